@@ -1,0 +1,11 @@
+import { defineConfig } from 'tsup';
+import packageJson from './package.json' with { type: 'json' };
+
+export default defineConfig({
+  entry: ['src/main.ts'],
+  format: ['esm'],
+  target: 'node20',
+  sourcemap: true,
+  clean: true,
+  define: { __EPISODIC_VERSION__: JSON.stringify(packageJson.version) },
+});

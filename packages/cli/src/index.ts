@@ -1,0 +1,2 @@
+export type { CliIo } from './run-cli.js';
+export { runCli } from './run-cli.js';

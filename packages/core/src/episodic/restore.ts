@@ -1,0 +1,110 @@
+import { type Episode, restoredEpisodeSchema } from '../schema/episode.js';
+import { safeJsonParse } from '../util/json.js';
+import { lazyCompiled } from '../validation/compiled-schema.js';
+import { describeValue, formatPath, valueAtPath } from '../validation/describe-value.js';
+
+const restoredEpisode = lazyCompiled(restoredEpisodeSchema);
+
+import { isNulRun, splitJsonlLines } from './jsonl-lines.js';
+
+/** What restoring found: the episodes to keep (ids repaired) and one message per bad entry. */
+export interface RestoreResult {
+  episodes: Episode[];
+  errors: string[];
+}
+
+const MAX_ERROR_TEXT = 200;
+
+function clip(text: string): string {
+  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT - 1)}…` : text;
+}
+
+/**
+ * Validates one candidate episode. A valid value is kept as it is (it is a fresh parse the log
+ * owns; the log freezes it on first read); the full parse runs only to explain a failure or to
+ * fill defaults.
+ */
+function checkEpisode(value: unknown): { episode: Episode } | { error: string } {
+  const schema = restoredEpisode();
+  if (schema.validate(value) && hasSource(value)) return { episode: value as Episode };
+  const result = schema.safeParse(value);
+  if (result.success) return { episode: result.data as Episode };
+  const [issue] = result.error.issues;
+  const field = issue ? formatPath(issue.path) : '(root)';
+  const detail = issue?.message ?? 'does not match the episode schema';
+  return {
+    error: `not an episode: ${field}: ${detail} (got ${describeValue(valueAtPath(value, issue?.path ?? []))})`,
+  };
+}
+
+function hasSource(value: unknown): boolean {
+  const meta = (value as { meta?: { source?: unknown } }).meta;
+  return meta !== undefined && meta.source !== undefined;
+}
+
+/**
+ * Assigns ids: an id that is an integer above the previous one is kept, anything else becomes
+ * previous + 1, so ids stay strictly increasing whatever the input held.
+ */
+function withRepairedId(episode: Episode, previousId: number): Episode {
+  const id = episode.id as unknown;
+  if (typeof id === 'number' && Number.isSafeInteger(id) && id > previousId) return episode;
+  return { ...episode, id: previousId + 1 } as Episode;
+}
+
+/** Restores episodes from JSONL. Never throws on bad data. */
+export function restoreFromJsonl(text: string, startAfterId = 0): RestoreResult {
+  const episodes: Episode[] = [];
+  const errors: string[] = [];
+  let previousId = startAfterId;
+  for (const { lineNumber, text: line } of splitJsonlLines(text)) {
+    if (isNulRun(line)) {
+      errors.push(`line ${lineNumber}: ${line.length} NUL bytes (a torn write)`);
+      continue;
+    }
+    const parsed = safeJsonParse(line);
+    if (!parsed.success) {
+      errors.push(clip(`line ${lineNumber}: invalid JSON: ${parsed.error}`));
+      continue;
+    }
+    const checked = checkEpisode(parsed.value);
+    if ('error' in checked) {
+      errors.push(clip(`line ${lineNumber}: ${checked.error}`));
+      continue;
+    }
+    const episode = withRepairedId(checked.episode, previousId);
+    previousId = episode.id;
+    episodes.push(episode);
+  }
+  return { episodes, errors };
+}
+
+/** Restores episodes from an array (ids kept when increasing). Never throws on bad entries. */
+export function restoreFromArray(values: readonly unknown[]): RestoreResult {
+  const episodes: Episode[] = [];
+  const errors: string[] = [];
+  let previousId = 0;
+  values.forEach((value, index) => {
+    let candidate: unknown;
+    try {
+      // Episodes handed in by the caller may be shared and mutable: copy them through JSON.
+      candidate = JSON.parse(JSON.stringify(value) ?? 'null');
+    } catch (error) {
+      errors.push(
+        clip(
+          `entry ${index}: not serializable: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+      return;
+    }
+    const checked = checkEpisode(candidate);
+    if ('error' in checked) {
+      errors.push(clip(`entry ${index}: ${checked.error}`));
+      return;
+    }
+    const episode = withRepairedId(checked.episode, previousId);
+    previousId = episode.id;
+    episodes.push(episode);
+  });
+  return { episodes, errors };
+}

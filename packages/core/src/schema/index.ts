@@ -1,0 +1,61 @@
+export type {
+  BoundaryEpisode,
+  BoundaryPayload,
+  BoundaryReason,
+  CheckpointPayload,
+  Episode,
+  EpisodeMeta,
+  EpisodeSource,
+  EpisodeType,
+  EpisodicQuery,
+  ItemEpisode,
+  MetaEpisode,
+  MetaPayload,
+  NewEpisode,
+  NewEpisodeMeta,
+  TurnUsage,
+} from './episode.js';
+export {
+  BOUNDARY_REASONS,
+  boundaryPayloadSchema,
+  checkpointPayloadSchema,
+  EPISODE_SOURCES,
+  EPISODE_TYPES,
+  episodeIdSchema,
+  episodeMetaSchema,
+  episodeSchema,
+  episodicQuerySchema,
+  intentPayloadSchema,
+  isoTimestampSchema,
+  itemPayloadSchema,
+  markerPayloadSchema,
+  metaPayloadSchema,
+  newEpisodeSchema,
+  restoredEpisodeSchema,
+  turnUsageSchema,
+} from './episode.js';
+export type {
+  FunctionCallItem,
+  FunctionCallOutputItem,
+  InputItem,
+  MessageItem,
+  ReasoningItem,
+  UnknownItem,
+} from './input-item.js';
+export {
+  functionCallItemSchema,
+  functionCallOutputItemSchema,
+  inputItemSchema,
+  isFunctionCall,
+  isFunctionCallOutput,
+  KNOWN_ITEM_TYPES,
+  messageItemSchema,
+  reasoningItemSchema,
+} from './input-item.js';
+export type { Metadata, MetadataScalar, MetadataValue } from './metadata.js';
+export {
+  METADATA_MAX_KEYS,
+  metadataScalarSchema,
+  metadataSchema,
+  metadataValueSchema,
+} from './metadata.js';

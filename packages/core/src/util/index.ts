@@ -1,0 +1,2 @@
+export type { JsonParseResult, JsonValue } from './json.js';
+export { deepFreeze, frozenJsonCopy, safeJsonParse } from './json.js';

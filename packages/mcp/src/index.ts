@@ -1,0 +1,1 @@
+export { MAX_TOOL_TEXT, sanitizeText } from './sanitize-text.js';

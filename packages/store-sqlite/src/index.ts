@@ -1,0 +1,5 @@
+export {
+  assertSqliteVersion,
+  isSqliteVersionSupported,
+  MINIMUM_SQLITE_VERSION,
+} from './sqlite-version.js';

@@ -1,0 +1,2 @@
+// Replaced by the benchmark harness (see the benchmarks issue).
+console.log('no benchmarks yet');

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ViteUserConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * Tests import sibling packages from their sources, so a change in `core` is seen by the store
+ * tests without a rebuild. Type checks and the published artifacts still go through `dist`.
+ */
+const sourceAliases = [
+  { find: /^@episodic\/core\/testing$/, replacement: `${root}packages/core/src/testing/index.ts` },
+  { find: /^@episodic\/core$/, replacement: `${root}packages/core/src/index.ts` },
+  { find: /^@episodic\/store-fs$/, replacement: `${root}packages/store-fs/src/index.ts` },
+  { find: /^@episodic\/store-sqlite$/, replacement: `${root}packages/store-sqlite/src/index.ts` },
+  { find: /^@episodic\/mcp$/, replacement: `${root}packages/mcp/src/index.ts` },
+];
+
+export function packageTestConfig(packageDirectory: string): ViteUserConfig {
+  const { version } = JSON.parse(readFileSync(`${packageDirectory}/package.json`, 'utf8')) as {
+    version: string;
+  };
+  return {
+    define: { __EPISODIC_VERSION__: JSON.stringify(version) },
+    resolve: { alias: sourceAliases },
+    test: {
+      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      restoreMocks: true,
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
+    },
+  };
+}
