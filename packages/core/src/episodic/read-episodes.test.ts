@@ -27,7 +27,10 @@ const query = fc.record(
   { requiredKeys: [] },
 );
 
-function naive(all: readonly Episode[], q: (typeof query extends fc.Arbitrary<infer Q> ? Q : never) | undefined): Episode[] {
+function naive(
+  all: readonly Episode[],
+  q: (typeof query extends fc.Arbitrary<infer Q> ? Q : never) | undefined,
+): Episode[] {
   if (q === undefined || Object.keys(q).length === 0) return all.slice(-100);
   if (q.limit !== undefined && (!Number.isFinite(q.limit) || q.limit < 1)) return [];
   const types = q.type === undefined ? null : new Set(Array.isArray(q.type) ? q.type : [q.type]);

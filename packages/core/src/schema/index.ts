@@ -1,3 +1,6 @@
+export * from './artifact.js';
+export type { BaseMessage, ToolCall } from './base-message.js';
+export { baseMessageSchema, toolCallSchema } from './base-message.js';
 export type {
   BoundaryEpisode,
   BoundaryPayload,
@@ -52,6 +55,7 @@ export {
   messageItemSchema,
   reasoningItemSchema,
 } from './input-item.js';
+export * from './ledger-event.js';
 export type { Metadata, MetadataScalar, MetadataValue } from './metadata.js';
 export {
   METADATA_MAX_KEYS,
@@ -59,3 +63,7 @@ export {
   metadataSchema,
   metadataValueSchema,
 } from './metadata.js';
+export * from './run-record.js';
+export type { SessionState } from './session-state.js';
+export { SESSION_STATE_SCHEMA_VERSION, sessionStateSchema, uuidSchema } from './session-state.js';
+export * from './task.js';

@@ -1,0 +1,2 @@
+export { episodesToMessages, itemsToMessages } from './items-to-messages.js';
+export { messagesToItems } from './messages-to-items.js';

@@ -1,0 +1,2 @@
+// Public exports of this area, listed by name.
+export {};

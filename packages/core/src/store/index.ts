@@ -1,0 +1,20 @@
+export type { MaybePromise } from './maybe-promise.js';
+export {
+  createMemorySessionStore,
+  createMemorySessionStoreAdapter,
+} from './memory-session-store.js';
+export type {
+  SaveSessionOptions,
+  SessionStore,
+  SessionStoreAdapter,
+  SessionStoreCapabilities,
+  SessionSummary,
+} from './session-store.js';
+export {
+  assertExpectedRevision,
+  compareSessionSummaries,
+  createSessionStore,
+  revisionOf,
+  summarizeSession,
+} from './session-store.js';
+export { callAdapter, toStorageError } from './storage-error.js';

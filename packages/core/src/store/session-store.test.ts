@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { EpisodicError } from '../errors/index.js';
+import type { SessionState } from '../schema/index.js';
+import { createMemorySessionStore } from './memory-session-store.js';
+import { createSessionStore, type SessionStoreAdapter } from './session-store.js';
+
+const id = '6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
+const state = (revision: number): SessionState => ({
+  schema_version: 1,
+  session_id: id,
+  updated_at: '2026-02-03T12:00:00.000Z',
+  messages: [{ role: 'user', content: 'hi' }],
+  revision,
+});
+
+async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (EpisodicError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('createSessionStore', () => {
+  it('saves and loads a fresh copy, and enforces the expected revision', async () => {
+    const store = createMemorySessionStore();
+    await store.save(state(1), { expectedRevision: null });
+    const loaded = await store.load(id);
+    expect(loaded).toEqual(state(1));
+    (loaded as SessionState).messages.push({ role: 'user', content: 'mutated' });
+    expect((await store.load(id))?.messages).toHaveLength(1);
+
+    const conflict = await rejection(store.save(state(2), { expectedRevision: 0 }));
+    expect(conflict.code).toBe('CONFLICT');
+    expect(conflict.message).toContain('expected revision 0, found revision 1');
+    expect((await store.load(id))?.revision).toBe(1);
+    await store.save(state(2), { expectedRevision: 1 });
+    expect((await store.list()).map((summary) => summary.revision)).toEqual([2]);
+  });
+
+  it('rejects a bad id or state with VALIDATION_ERROR before touching the backend', async () => {
+    const store = createMemorySessionStore();
+    expect((await rejection(store.load('../etc/passwd'))).code).toBe('VALIDATION_ERROR');
+    expect(
+      (await rejection(store.save({ ...state(1), messages: 'nope' } as never))).message,
+    ).toContain('messages');
+    expect(await store.list()).toEqual([]);
+  });
+
+  it('turns backend failures into STORAGE_ERROR and refuses adapters of another specification', async () => {
+    const broken: SessionStoreAdapter = {
+      specificationVersion: 'v1',
+      name: 'broken',
+      capabilities: { atomicSave: false, crossProcessConflicts: false },
+      load: () => {
+        throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+      },
+      save: () => undefined,
+      list: () => [],
+      delete: () => false,
+    };
+    const error = await rejection(createSessionStore(broken).load(id));
+    expect(error.code).toBe('STORAGE_ERROR');
+    expect(error.details).toMatchObject({ store: 'broken', backendCode: 'EIO' });
+    expect(() => createSessionStore({ ...broken, specificationVersion: 'v2' as 'v1' })).toThrow(
+      /specification v2/,
+    );
+  });
+});
