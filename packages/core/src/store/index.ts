@@ -18,3 +18,9 @@ export {
   summarizeSession,
 } from './session-store.js';
 export { callAdapter, toStorageError } from './storage-error.js';
+export * from './run-store.js';
+export * from './memory-run-store.js';
+export * from './ledger-store.js';
+export * from './memory-ledger.js';
+export * from './artifact-store.js';
+export * from './memory-artifact-store.js';
