@@ -1,8 +1,14 @@
+export * from './artifact-store.js';
+export * from './ledger-store.js';
 export type { MaybePromise } from './maybe-promise.js';
+export * from './memory-artifact-store.js';
+export * from './memory-ledger.js';
+export * from './memory-run-store.js';
 export {
   createMemorySessionStore,
   createMemorySessionStoreAdapter,
 } from './memory-session-store.js';
+export * from './run-store.js';
 export type {
   SaveSessionOptions,
   SessionStore,
@@ -18,9 +24,3 @@ export {
   summarizeSession,
 } from './session-store.js';
 export { callAdapter, toStorageError } from './storage-error.js';
-export * from './run-store.js';
-export * from './memory-run-store.js';
-export * from './ledger-store.js';
-export * from './memory-ledger.js';
-export * from './artifact-store.js';
-export * from './memory-artifact-store.js';
