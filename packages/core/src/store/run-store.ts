@@ -1,1 +1,735 @@
-export {};
+import { z } from 'zod';
+import { EpisodicError } from '../errors/episodic-error.js';
+import {
+  CUSTOM_RUN_RECORD_TYPE_PATTERN,
+  checkRunRecord,
+  customRunRecordSchema,
+  isKnownRunRecordType,
+  isSupportedRunSchemaVersion,
+  RUN_RECORD_SCHEMA_VERSION,
+  type RunHeader,
+  type RunModelInfo,
+  type RunRecord,
+  type RuntimeInfo,
+  runRecordSchemaFor,
+  runTimestampSchema,
+} from '../schema/run-record.js';
+import { uuidSchema } from '../schema/session-state.js';
+import { safeJsonParse } from '../util/json.js';
+import { lazyCompiled } from '../validation/compiled-schema.js';
+import { describeValue } from '../validation/describe-value.js';
+import { invalidField, parseInput } from '../validation/parse-input.js';
+import type { MaybePromise } from './maybe-promise.js';
+import { callAdapter } from './storage-error.js';
+
+// ---------------------------------------------------------------------------------------------
+// The contract
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * How far an acknowledged append survives a crash:
+ * - `none`: nothing is forced to disk (the OS writes it back eventually; a process crash loses
+ *   nothing already written, a power loss may).
+ * - `run`: the run file is synced when a terminal record (`run.end`) is appended.
+ * - `always`: every append is synced before it is acknowledged.
+ */
+export type RunDurability = 'none' | 'run' | 'always';
+
+/** What a run store backend can promise, declared as data. */
+export interface RunStoreCapabilities {
+  /** Several processes may append to the same run at once without tearing, merging or losing records. */
+  readonly crossProcessAppends: boolean;
+  /** How far an acknowledged append survives a crash. */
+  readonly durability: RunDurability;
+  /**
+   * `tool.output` records that carry an `output_ref` also get `result_raw` saved under that id
+   * (`cache/tool-output/<id>.txt` on disk), so a run recorder should set `output_ref`.
+   */
+  readonly toolOutputCache: boolean;
+}
+
+/** One damaged line (or unreadable stored record) met while reading a run. */
+export interface RunReadError {
+  /** 1-based line of the run's stored form; absent when only the byte offset is known (a tail read). */
+  line?: number;
+  /** Byte offset of the damaged line in the run file, when the backend knows it. */
+  byteOffset?: number;
+  /** What is wrong with the line, e.g. `not valid JSON (…)` or `a run of 512 NUL bytes`. */
+  message: string;
+  /** The start of the damaged line, JSON-quoted so control characters stay visible. */
+  excerpt: string;
+}
+
+/** A whole run, read tolerantly: every readable record, and one error per damaged line. */
+export interface RunReadResult {
+  /** The run id (lowercase). */
+  runId: string;
+  /** The header, or null when the first line is missing or damaged (the run is then read best-effort). */
+  header: RunHeader | null;
+  /** Every readable record in stored order, the header included. */
+  records: RunRecord[];
+  /** One entry per damaged line, in stored order. A read never stops at a damaged line. */
+  errors: RunReadError[];
+  /**
+   * True when the run is read in best-effort mode: its header is unreadable or declares a
+   * `schema_version` this version does not know (unknown fields and record types are then ignored
+   * by consumers that do not understand them).
+   */
+  bestEffort: boolean;
+  /** Why the run is read best-effort; absent when it is not. */
+  bestEffortReason?: string;
+  /** True when a `run.end` record was read (a crashed run has none). */
+  ended: boolean;
+}
+
+/** The last records of a run, read from the end. */
+export interface RunTailResult {
+  /** The run id (lowercase). */
+  runId: string;
+  /** Up to `count` readable records, oldest first. */
+  records: RunRecord[];
+  /** One entry per damaged line met between those records, oldest first. */
+  errors: RunReadError[];
+}
+
+/** What `list()` reports for one run: read from its header alone. */
+export interface RunSummary {
+  /** The run id (lowercase). */
+  runId: string;
+  /** The header's `session_id`, when it has one. */
+  sessionId?: string;
+  /** The header's `started_at`, as stored. */
+  startedAt: string;
+  /** The header's `schema_version`. */
+  schemaVersion: number;
+  /** True when the header's `schema_version` is not one this version reads fully. */
+  bestEffort: boolean;
+  /** The header's model, when it names one. */
+  model?: RunModelInfo;
+  /** The header's runtime environment, when it records one. */
+  runtime?: RuntimeInfo;
+}
+
+/** A run that `list()` could not summarize. Other runs are listed regardless. */
+export interface RunListError {
+  /** The run id, when the backend can tell it (e.g. from the file name). */
+  runId?: string;
+  /** Where the bad run is, e.g. a path relative to the store root, or `run <id>`. */
+  location: string;
+  /** What is wrong with it. */
+  message: string;
+}
+
+/** The result of `list()`. */
+export interface RunListResult {
+  /** Matching runs, newest `startedAt` first, then by run id. */
+  runs: RunSummary[];
+  /** One entry per run that could not be summarized; it never hides the others. */
+  errors: RunListError[];
+}
+
+/** Which runs `list()` returns. Every field narrows the result. */
+export interface RunListQuery {
+  /** Only runs whose header names this session. */
+  sessionId?: string;
+  /** Only runs that started at or after this instant (ISO 8601). */
+  from?: string;
+  /** Only runs that started at or before this instant (ISO 8601). */
+  to?: string;
+  /** At most this many runs (the newest). @default unlimited */
+  limit?: number;
+}
+
+/** Options of `tail()`. */
+export interface RunTailOptions {
+  /** How many records to return. @default 100 */
+  count?: number;
+}
+
+/** What `append()` did. */
+export interface RunAppendReceipt {
+  /** The run id (lowercase). */
+  runId: string;
+  /** How many records were written (a repeated identical header is not written again). */
+  appended: number;
+}
+
+/** A record ready for an adapter: validated, with its serialized JSON (no newline). */
+export interface RunRecordEntry {
+  readonly record: RunRecord;
+  /** `JSON.stringify(record)`: store exactly this text, so reads return what was appended. */
+  readonly json: string;
+}
+
+/** A normalized `list()` query as adapters receive it (ids lowercase, bounds as epoch ms). */
+export interface RunListFilter {
+  sessionId?: string;
+  /** Inclusive lower bound on the start time, in epoch milliseconds. */
+  fromMs?: number;
+  /** Inclusive upper bound on the start time, in epoch milliseconds. */
+  toMs?: number;
+  limit?: number;
+}
+
+/**
+ * The adapter a run store backend implements (seed 001 run files). Small on purpose: core's
+ * `createRunStore` validates ids and records, serializes them, and turns failures into domain errors.
+ * Run ids reach the adapter validated and lowercase.
+ */
+export interface RunStoreAdapter {
+  /** The contract version this adapter implements. */
+  readonly specificationVersion: 'v1';
+  /** A short backend name for messages, e.g. `fs` or `sqlite`. */
+  readonly name: string;
+  readonly capabilities: RunStoreCapabilities;
+  /**
+   * Appends `entries` in order. When the run does not exist, `entries[0]` must be its header
+   * (else throw `NOT_FOUND`, see `planRunAppend`). A header for an existing run is skipped when it
+   * equals the stored one and is a `CONFLICT` otherwise: a header is never rewritten. Returns the
+   * number of records written.
+   */
+  append(runId: string, entries: readonly RunRecordEntry[]): MaybePromise<number>;
+  /** The whole run read tolerantly (see `createRunReadCollector`), or null when it does not exist. */
+  read(runId: string): MaybePromise<RunReadResult | null>;
+  /** The last `count` records, or null when the run does not exist. */
+  tail(runId: string, count: number): MaybePromise<RunTailResult | null>;
+  /** Summaries of the matching runs, ordered with `compareRunSummaries`, plus one error per bad run. */
+  list(filter: RunListFilter): MaybePromise<RunListResult>;
+  /** Deletes the run; false when there was none. */
+  delete(runId: string): MaybePromise<boolean>;
+  close?(): MaybePromise<void>;
+}
+
+/** The run store callers use: always promises, validated input, domain errors. */
+export interface RunStore {
+  readonly name: string;
+  readonly capabilities: RunStoreCapabilities;
+  /**
+   * Appends records to a run, in order. A new run starts with its `header`; appending anything
+   * else to an unknown run is `NOT_FOUND`; a different header for an existing run is `CONFLICT`
+   * (an identical one is skipped, so creating a run is idempotent). Invalid records are a
+   * `VALIDATION_ERROR` and nothing is written.
+   */
+  append(runId: string, records: readonly RunRecord[]): Promise<RunAppendReceipt>;
+  /** The whole run, read tolerantly. `NOT_FOUND` when it does not exist. */
+  read(runId: string): Promise<RunReadResult>;
+  /** The last records of a run. `NOT_FOUND` when it does not exist. */
+  tail(runId: string, options?: RunTailOptions): Promise<RunTailResult>;
+  /** Runs matching `query`, newest first; one bad run yields one error and hides nothing else. */
+  list(query?: RunListQuery): Promise<RunListResult>;
+  /** Deletes a run; false when there was none. */
+  delete(runId: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** The default number of records `tail()` returns. */
+export const DEFAULT_TAIL_COUNT = 100;
+/** The most records one `tail()` may ask for. */
+export const MAX_TAIL_COUNT = 100_000;
+
+// ---------------------------------------------------------------------------------------------
+// The wrapper
+// ---------------------------------------------------------------------------------------------
+
+const listQuerySchema = z
+  .strictObject({
+    sessionId: uuidSchema.optional(),
+    from: runTimestampSchema.optional(),
+    to: runTimestampSchema.optional(),
+    limit: z.number().int().positive().optional(),
+  })
+  .optional();
+
+const tailOptionsSchema = z
+  .strictObject({ count: z.number().int().min(1).max(MAX_TAIL_COUNT).optional() })
+  .optional();
+
+const customRecord = lazyCompiled(customRunRecordSchema);
+
+function checkAdapter(adapter: RunStoreAdapter): void {
+  if (adapter?.specificationVersion !== 'v1') {
+    throw new EpisodicError({
+      code: 'UNSUPPORTED',
+      message: `This run store adapter implements specification ${String(adapter?.specificationVersion)}, but @episodic/core needs 'v1'. Upgrade the store package to match @episodic/core.`,
+      details: { specificationVersion: adapter?.specificationVersion },
+    });
+  }
+}
+
+/** Validates a run id and returns it lowercase (paths and keys must not depend on its case). */
+export function parseRunId(value: unknown, subject = 'run id'): string {
+  return parseInput(uuidSchema, value, subject).toLowerCase();
+}
+
+/** Throws `NOT_FOUND` for a run that does not exist. */
+export function runNotFound(runId: string): EpisodicError {
+  return new EpisodicError({
+    code: 'NOT_FOUND',
+    message: `Run ${runId} does not exist. Check the id (list runs to see the ones stored), or start the run by appending its header first.`,
+    details: { runId },
+  });
+}
+
+/**
+ * Validates records for `append` and serializes them: known types against their schema, custom
+ * types must be namespaced `x.<org>.<name>`; the header only first; every `run_id` must name the
+ * run; strings must be well-formed Unicode (a lone surrogate would make the line unreadable later).
+ */
+export function prepareRunRecords(runId: string, records: unknown): RunRecordEntry[] {
+  if (!Array.isArray(records) || records.length === 0) {
+    throw invalidField(
+      'run records',
+      'records',
+      records,
+      'must be a non-empty array of run records',
+    );
+  }
+  return records.map((value, index) => {
+    const subject = `run record [${index}]`;
+    const type = (value as { type?: unknown } | null)?.type;
+    let record: RunRecord;
+    if (isKnownRunRecordType(type)) {
+      record = parseInput(runRecordSchemaFor(type), value, subject) as RunRecord;
+    } else if (typeof type === 'string' && CUSTOM_RUN_RECORD_TYPE_PATTERN.test(type)) {
+      record = parseInput(customRecord(), value, subject) as RunRecord;
+    } else {
+      throw invalidField(
+        subject,
+        'type',
+        type,
+        'must be a seed 001 record type (header, run.start, run.context, agent.event, tool.output, llm.request, llm.response, run.status, run.error, run.end) or a custom type namespaced as x.<org>.<name>',
+      );
+    }
+    if (record.type === 'header' && index !== 0) {
+      throw invalidField(
+        subject,
+        'type',
+        'header',
+        'a header must be the first record of the run; append it alone or first',
+      );
+    }
+    const recordRunId = (record as { run_id?: unknown }).run_id;
+    if (typeof recordRunId !== 'string' || recordRunId.toLowerCase() !== runId) {
+      throw invalidField(subject, 'run_id', recordRunId, `must be the run id ${runId}`);
+    }
+    const json = JSON.stringify(record);
+    if (hasLoneSurrogateEscape(json)) {
+      throw invalidField(
+        subject,
+        '(a string)',
+        describeValue(record),
+        'contains a lone UTF-16 surrogate (a string cut in the middle of a character); repair it, e.g. with String.prototype.toWellFormed()',
+      );
+    }
+    return { record, json };
+  });
+}
+
+/**
+ * True when JSON text contains a `\uD800`–`\uDFFF` escape that is a real escape (not an escaped
+ * backslash followed by `ud…`). `JSON.stringify` escapes exactly the lone surrogates this way.
+ */
+export function hasLoneSurrogateEscape(json: string): boolean {
+  let index = json.indexOf('\\u');
+  while (index !== -1) {
+    const marker = json.charCodeAt(index + 2);
+    const next = json.charCodeAt(index + 3);
+    if ((marker === 0x64 || marker === 0x44) && isSurrogateHexDigit(next)) {
+      let backslashes = 0;
+      for (let cursor = index - 1; cursor >= 0 && json.charCodeAt(cursor) === 0x5c; cursor--)
+        backslashes++;
+      if (backslashes % 2 === 0) {
+        // A real escape: a lone surrogate unless a low one follows a high one (only hand-written
+        // JSON does that; JSON.stringify writes pairs raw).
+        const parsed = safeJsonParse(`"${json.slice(index, index + 12)}"`);
+        if (
+          !parsed.success ||
+          typeof parsed.value !== 'string' ||
+          !parsed.value.isWellFormed() ||
+          parsed.value.length === 1
+        ) {
+          return true;
+        }
+        index += 6;
+      }
+    }
+    index = json.indexOf('\\u', index + 2);
+  }
+  return false;
+}
+
+function isSurrogateHexDigit(code: number): boolean {
+  // 8, 9, a–f, A–F: the second hex digit of D800–DFFF.
+  return (
+    code === 0x38 ||
+    code === 0x39 ||
+    (code >= 0x61 && code <= 0x66) ||
+    (code >= 0x41 && code <= 0x46)
+  );
+}
+
+/** Wraps an adapter into the `RunStore` callers use. */
+export function createRunStore(adapter: RunStoreAdapter): RunStore {
+  checkAdapter(adapter);
+  const name = adapter.name;
+  return {
+    name,
+    capabilities: adapter.capabilities,
+    async append(id, records) {
+      const runId = parseRunId(id);
+      const entries = prepareRunRecords(runId, records);
+      const appended = await callAdapter(name, `append to run ${runId}`, () =>
+        adapter.append(runId, entries),
+      );
+      return { runId, appended };
+    },
+    async read(id) {
+      const runId = parseRunId(id);
+      const result = await callAdapter(name, `read run ${runId}`, () => adapter.read(runId));
+      if (result === null) throw runNotFound(runId);
+      return result;
+    },
+    async tail(id, options) {
+      const runId = parseRunId(id);
+      const { count = DEFAULT_TAIL_COUNT } =
+        parseInput(tailOptionsSchema, options, 'tail options') ?? {};
+      const result = await callAdapter(name, `tail run ${runId}`, () => adapter.tail(runId, count));
+      if (result === null) throw runNotFound(runId);
+      return result;
+    },
+    async list(query) {
+      const checked = parseInput(listQuerySchema, query, 'run list query') ?? {};
+      const filter: RunListFilter = {};
+      if (checked.sessionId !== undefined) filter.sessionId = checked.sessionId.toLowerCase();
+      if (checked.from !== undefined) filter.fromMs = Date.parse(checked.from);
+      if (checked.to !== undefined) filter.toMs = Date.parse(checked.to);
+      if (checked.limit !== undefined) filter.limit = checked.limit;
+      if (filter.fromMs !== undefined && filter.toMs !== undefined && filter.fromMs > filter.toMs) {
+        throw invalidField(
+          'run list query',
+          'from',
+          checked.from,
+          `must not be after to (${checked.to})`,
+        );
+      }
+      return callAdapter(name, 'list runs', () => adapter.list(filter));
+    },
+    async delete(id) {
+      const runId = parseRunId(id);
+      return callAdapter(name, `delete run ${runId}`, () => adapter.delete(runId));
+    },
+    async close() {
+      await callAdapter(name, 'close', () => adapter.close?.());
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rules shared by every adapter
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Decides what an append writes, given the run's stored header (`undefined`: the run does not
+ * exist; `null`: it exists but its header is unreadable). Returns the entries to write: all of them,
+ * or all but a leading header identical to the stored one. Throws `NOT_FOUND` when a run that does
+ * not exist is appended to without a header, and `CONFLICT` when a header differs from the stored one.
+ */
+export function planRunAppend(
+  runId: string,
+  storedHeader: RunHeader | null | undefined,
+  entries: readonly RunRecordEntry[],
+): readonly RunRecordEntry[] {
+  const first = entries[0];
+  const startsWithHeader = first?.record.type === 'header';
+  if (storedHeader === undefined) {
+    if (!startsWithHeader) throw runNotFound(runId);
+    return entries;
+  }
+  if (!startsWithHeader) return entries;
+  if (storedHeader !== null && jsonEqual(storedHeader, first?.record)) return entries.slice(1);
+  throw new EpisodicError({
+    code: 'CONFLICT',
+    message: `Run ${runId} already exists with ${storedHeader === null ? 'an unreadable header' : 'a different header'}; a run's header is written once and never rewritten. Append the other records without a header, or start a new run with a new id.`,
+    details: { runId },
+  });
+}
+
+/** Deep equality of two JSON values, ignoring object key order. */
+export function jsonEqual(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null)
+    return false;
+  if (Array.isArray(left) !== Array.isArray(right)) return false;
+  if (Array.isArray(left)) {
+    const other = right as unknown[];
+    return (
+      left.length === other.length && left.every((value, index) => jsonEqual(value, other[index]))
+    );
+  }
+  const leftKeys = Object.keys(left).filter(
+    (key) => (left as Record<string, unknown>)[key] !== undefined,
+  );
+  const rightKeys = Object.keys(right).filter(
+    (key) => (right as Record<string, unknown>)[key] !== undefined,
+  );
+  if (leftKeys.length !== rightKeys.length) return false;
+  return leftKeys.every(
+    (key) =>
+      Object.hasOwn(right, key) &&
+      jsonEqual((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]),
+  );
+}
+
+/** The summary `list()` reports for a run, from its header. */
+export function summarizeRun(runId: string, header: RunHeader): RunSummary {
+  const summary: RunSummary = {
+    runId,
+    startedAt: header.started_at,
+    schemaVersion: header.schema_version,
+    bestEffort: !isSupportedRunSchemaVersion(header.schema_version),
+  };
+  if (header.session_id !== undefined) summary.sessionId = header.session_id;
+  if (header.model !== undefined) summary.model = header.model;
+  if (header.runtime !== undefined) summary.runtime = header.runtime;
+  return summary;
+}
+
+/** Epoch milliseconds of a summary's start, or NaN when `startedAt` cannot be parsed. */
+export function runStartMs(summary: Pick<RunSummary, 'startedAt'>): number {
+  return Date.parse(summary.startedAt);
+}
+
+/** True when a summary matches a list filter (limit aside). */
+export function matchesRunListFilter(summary: RunSummary, filter: RunListFilter): boolean {
+  if (filter.sessionId !== undefined && summary.sessionId?.toLowerCase() !== filter.sessionId)
+    return false;
+  if (filter.fromMs === undefined && filter.toMs === undefined) return true;
+  const startMs = runStartMs(summary);
+  if (Number.isNaN(startMs)) return false;
+  if (filter.fromMs !== undefined && startMs < filter.fromMs) return false;
+  if (filter.toMs !== undefined && startMs > filter.toMs) return false;
+  return true;
+}
+
+/** Newest start first (unparsable starts last), then by run id: the order every `list()` returns. */
+export function compareRunSummaries(left: RunSummary, right: RunSummary): number {
+  const leftMs = runStartMs(left);
+  const rightMs = runStartMs(right);
+  const leftKnown = !Number.isNaN(leftMs);
+  const rightKnown = !Number.isNaN(rightMs);
+  if (leftKnown !== rightKnown) return leftKnown ? -1 : 1;
+  if (leftKnown && leftMs !== rightMs) return rightMs - leftMs;
+  return left.runId < right.runId ? -1 : left.runId > right.runId ? 1 : 0;
+}
+
+/** Sorts, then applies the filter's limit: what `list()` returns from summaries and errors. */
+export function finishRunList(
+  runs: RunSummary[],
+  errors: RunListError[],
+  filter: RunListFilter,
+): RunListResult {
+  runs.sort(compareRunSummaries);
+  return { runs: filter.limit === undefined ? runs : runs.slice(0, filter.limit), errors };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tolerant reading, shared by every adapter
+// ---------------------------------------------------------------------------------------------
+
+/** What one stored line holds. */
+export type RunLine =
+  | { kind: 'blank' }
+  | {
+      kind: 'record';
+      record: RunRecord;
+      /** Set when the record was salvaged from a damaged line (e.g. NUL padding around it). */
+      damage?: string;
+    }
+  | { kind: 'damaged'; message: string };
+
+const EXCERPT_LENGTH = 80;
+
+/** The excerpt a `RunReadError` shows for a damaged line. */
+export function runLineExcerpt(raw: string): string {
+  return JSON.stringify(raw.length > EXCERPT_LENGTH ? `${raw.slice(0, EXCERPT_LENGTH)}…` : raw);
+}
+
+/**
+ * Reads one stored line (without its `\n`). Tolerates what crashes and other tools leave: a BOM
+ * on the first line, a trailing `\r`, NUL padding, surrounding whitespace. A line of NULs, invalid
+ * JSON, a record that fails its schema, or a lone-surrogate escape is damaged. Never throws.
+ */
+export function readRunLine(raw: string, isFirstLine: boolean): RunLine {
+  let text = raw;
+  // Fast path: an ordinary record line.
+  if (!(text.charCodeAt(0) === 0x7b && text.charCodeAt(text.length - 1) === 0x7d)) {
+    if (isFirstLine && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    let nulPadding = 0;
+    if (text.length > 0 && (text.charCodeAt(0) === 0 || text.charCodeAt(text.length - 1) === 0)) {
+      const trimmed = text.replace(/^\0+|\0+$/g, '');
+      nulPadding = text.length - trimmed.length;
+      if (trimmed.trim() === '')
+        return { kind: 'damaged', message: `a run of ${nulPadding} NUL bytes` };
+      text = trimmed;
+    }
+    text = text.trim();
+    if (text === '') return { kind: 'blank' };
+    if (nulPadding > 0) {
+      const salvaged = readRecordText(text);
+      if (salvaged.kind === 'record') {
+        return { ...salvaged, damage: `${nulPadding} NUL bytes around the record` };
+      }
+      return {
+        kind: 'damaged',
+        message: `${nulPadding} NUL bytes, then ${salvaged.kind === 'damaged' ? salvaged.message : 'nothing'}`,
+      };
+    }
+  }
+  return readRecordText(text);
+}
+
+function readRecordText(text: string): RunLine {
+  const parsed = safeJsonParse(text);
+  if (!parsed.success) return { kind: 'damaged', message: `not valid JSON (${parsed.error})` };
+  const checked = checkRunRecord(parsed.value);
+  if (!checked.success) return { kind: 'damaged', message: checked.message };
+  if (text.includes('\\u') && hasLoneSurrogateEscape(text)) {
+    return {
+      kind: 'damaged',
+      message: 'contains a lone UTF-16 surrogate (a string cut in the middle of a character)',
+    };
+  }
+  return { kind: 'record', record: checked.record };
+}
+
+/** Accumulates a whole run read line by line. */
+export interface RunReadCollector {
+  /** Feeds the next stored line (without its `\n`), with its 1-based line number. */
+  line(raw: string, lineNumber: number, byteOffset?: number): void;
+  /** Reports damage that is not a line (e.g. an unreadable chunk), in stored order. */
+  error(error: RunReadError): void;
+  /** The result so far. */
+  result(): RunReadResult;
+}
+
+/** A collector that turns a run's lines into a `RunReadResult` (see `readRunLine`). */
+export function createRunReadCollector(runId: string): RunReadCollector {
+  const records: RunRecord[] = [];
+  const errors: RunReadError[] = [];
+  let header: RunHeader | null = null;
+  let sawFirstLine = false;
+  let firstLineDamaged = false;
+  let ended = false;
+  const fail = (raw: string, message: string, lineNumber: number, byteOffset?: number) => {
+    const error: RunReadError = { line: lineNumber, message, excerpt: runLineExcerpt(raw) };
+    if (byteOffset !== undefined) error.byteOffset = byteOffset;
+    errors.push(error);
+  };
+  return {
+    line(raw, lineNumber, byteOffset) {
+      const isFirst = !sawFirstLine;
+      const read = readRunLine(raw, lineNumber === 1);
+      if (read.kind === 'blank') return;
+      sawFirstLine = true;
+      if (read.kind === 'damaged') {
+        if (isFirst) firstLineDamaged = true;
+        fail(raw, read.message, lineNumber, byteOffset);
+        return;
+      }
+      if (read.damage !== undefined) fail(raw, read.damage, lineNumber, byteOffset);
+      const { record } = read;
+      if (isFirst && record.type === 'header') header = record as RunHeader;
+      if (record.type === 'run.end') ended = true;
+      records.push(record);
+    },
+    error(error) {
+      errors.push(error);
+    },
+    result() {
+      const result: RunReadResult = { runId, header, records, errors, bestEffort: false, ended };
+      if (header === null) {
+        result.bestEffort = true;
+        result.bestEffortReason = firstLineDamaged
+          ? 'the header line is damaged: records are read without it'
+          : 'the run has no header: records are read without it';
+      } else if (!isSupportedRunSchemaVersion((header as RunHeader).schema_version)) {
+        result.bestEffort = true;
+        result.bestEffortReason = `the header declares schema_version ${String((header as RunHeader).schema_version)}, but this reader knows ${RUN_RECORD_SCHEMA_VERSION}: fields and record types it does not understand are kept but not interpreted`;
+      }
+      return result;
+    },
+  };
+}
+
+/** Accumulates the tail of a run, fed line by line from the end. */
+export interface RunTailCollector {
+  /**
+   * Feeds the previous stored line (walking backwards, without its `\n`). `isFirstLine` is true for
+   * the file's first line. Returns true once `count` records are collected.
+   */
+  lineFromEnd(
+    raw: string,
+    isFirstLine: boolean,
+    position: { line?: number; byteOffset?: number },
+  ): boolean;
+  /** The result, oldest first. */
+  result(): RunTailResult;
+}
+
+/** A collector for `tail()`: the last `count` records and the damaged lines among them. */
+export function createRunTailCollector(runId: string, count: number): RunTailCollector {
+  const records: RunRecord[] = [];
+  const errors: RunReadError[] = [];
+  const fail = (raw: string, message: string, position: { line?: number; byteOffset?: number }) =>
+    errors.push({ ...position, message, excerpt: runLineExcerpt(raw) });
+  return {
+    lineFromEnd(raw, isFirstLine, position) {
+      if (records.length >= count) return true;
+      const read = readRunLine(raw, isFirstLine);
+      if (read.kind === 'damaged') fail(raw, read.message, position);
+      else if (read.kind === 'record') {
+        if (read.damage !== undefined) fail(raw, read.damage, position);
+        records.push(read.record);
+      }
+      return records.length >= count;
+    },
+    result() {
+      return { runId, records: records.slice().reverse(), errors: errors.slice().reverse() };
+    },
+  };
+}
+
+/** Reads a run stored as JSONL text (the in-memory store's form) into a `RunReadResult`. */
+export function readRunText(runId: string, text: string): RunReadResult {
+  const collector = createRunReadCollector(runId);
+  let start = 0;
+  let lineNumber = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    lineNumber++;
+    collector.line(text.slice(start, end), lineNumber);
+    start = end + 1;
+  }
+  return collector.result();
+}
+
+/** The tail of a run stored as JSONL text. */
+export function tailRunText(runId: string, text: string, count: number): RunTailResult {
+  const collector = createRunTailCollector(runId, count);
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  for (let index = lines.length - 1; index >= 0; index--) {
+    if (collector.lineFromEnd(lines[index] as string, index === 0, { line: index + 1 })) break;
+  }
+  return collector.result();
+}
+
+/** The header of a run stored as JSONL text: its first line, when that is a readable header. */
+export function readRunHeaderLine(firstLine: string): RunHeader | null {
+  const read = readRunLine(firstLine, true);
+  return read.kind === 'record' && read.record.type === 'header'
+    ? (read.record as RunHeader)
+    : null;
+}

@@ -1,0 +1,23 @@
+import { createMemoryRunStoreAdapter } from '../store/memory-run-store.js';
+import { createMemorySessionStore } from '../store/memory-session-store.js';
+import { createRunStore } from '../store/run-store.js';
+import { describeStoreConformance } from './index.js';
+
+describeStoreConformance(
+  'memory',
+  () => {
+    const runs = createMemoryRunStoreAdapter();
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    return {
+      runs: createRunStore(runs),
+      sessions: createMemorySessionStore(),
+      damage: {
+        appendRawToRun: async (runId, bytes) => runs.writeRaw(runId, decode(bytes)),
+        replaceRawRun: async (runId, bytes) =>
+          runs.writeRaw(runId, decode(bytes), { replace: true }),
+      },
+      close: async () => {},
+    };
+  },
+  { runDamage: true },
+);

@@ -1,0 +1,390 @@
+import { describe, expect, it } from 'vitest';
+import type { RunRecord } from '../schema/run-record.js';
+import {
+  agentEvent,
+  completedRun,
+  headerFor,
+  runIdFor,
+  SESSION_A,
+  SESSION_B,
+} from './run-fixtures.js';
+import type { CreateStoreHarness, StoreConformanceCapabilities } from './store-harness.js';
+import { expectEpisodicError, openStore, requireCapability, utf8 } from './suite-helpers.js';
+
+const CONTRACT = 'RunStore';
+
+/** Registers the `RunStore` contract tests (see `describeStoreConformance`). */
+export function describeRunStoreSuite(
+  createHarness: CreateStoreHarness,
+  capabilities: StoreConformanceCapabilities,
+): void {
+  const open = async (context: Parameters<typeof openStore>[0]) =>
+    openStore(context, createHarness, 'runs', CONTRACT);
+
+  describe(CONTRACT, () => {
+    it('declares its capabilities as data', async (context) => {
+      const { store } = await open(context);
+      expect(typeof store.name).toBe('string');
+      expect(typeof store.capabilities.crossProcessAppends).toBe('boolean');
+      expect(typeof store.capabilities.toolOutputCache).toBe('boolean');
+      expect(['none', 'run', 'always']).toContain(store.capabilities.durability);
+    });
+
+    it('reads back every appended record in order, unknown fields and custom types included', async (context) => {
+      const { store } = await open(context);
+      const runId = runIdFor(1);
+      const records = completedRun(runId, 4);
+      const custom: RunRecord = {
+        type: 'x.acme.checkpoint',
+        run_id: runId,
+        ts: '2026-02-03T12:02:00.000Z',
+        label: 'custom',
+      };
+      const withExtra = { ...agentEvent(runId, 4), future_field: { nested: [1, 2] } };
+      const receipt = await store.append(runId, records.slice(0, 3));
+      expect(receipt).toEqual({ runId, appended: 3 });
+      await store.append(runId, [custom, withExtra]);
+      await store.append(runId, records.slice(3));
+
+      const read = await store.read(runId);
+      expect(read.runId).toBe(runId);
+      expect(read.errors).toEqual([]);
+      expect(read.bestEffort).toBe(false);
+      expect(read.ended).toBe(true);
+      expect(read.header).toEqual(records[0]);
+      expect(read.records).toEqual([
+        ...records.slice(0, 3),
+        custom,
+        withExtra,
+        ...records.slice(3),
+      ]);
+    });
+
+    it('keeps the call order of appends issued without awaiting each other', async (context) => {
+      const { store } = await open(context);
+      const runId = runIdFor(2);
+      await store.append(runId, [headerFor(runId)]);
+      await Promise.all(
+        Array.from({ length: 40 }, (_, seq) => store.append(runId, [agentEvent(runId, seq)])),
+      );
+      const read = await store.read(runId);
+      expect(read.records.slice(1).map((record) => record.seq)).toEqual(
+        Array.from({ length: 40 }, (_, seq) => seq),
+      );
+    });
+
+    it('accepts unknown enum strings and reads an unknown schema_version best-effort, saying so', async (context) => {
+      const { store } = await open(context);
+      const runId = runIdFor(3);
+      await store.append(runId, [
+        headerFor(runId, { schemaVersion: 7 }),
+        {
+          type: 'run.status',
+          run_id: runId,
+          ts: '2026-02-03T12:00:01.000Z',
+          status: 'paused_for_review',
+        },
+      ]);
+      const read = await store.read(runId);
+      expect(read.bestEffort).toBe(true);
+      expect(read.bestEffortReason).toContain('schema_version 7');
+      expect(read.records[1]).toMatchObject({ status: 'paused_for_review' });
+      expect(read.ended).toBe(false);
+      const { runs } = await store.list();
+      expect(runs).toEqual([
+        expect.objectContaining({ runId, schemaVersion: 7, bestEffort: true }),
+      ]);
+    });
+
+    it('is NOT_FOUND for a run that does not exist, and never creates one without a header', async (context) => {
+      const { store } = await open(context);
+      const runId = runIdFor(4);
+      await expectEpisodicError(store.append(runId, [agentEvent(runId, 0)]), 'NOT_FOUND');
+      await expectEpisodicError(store.read(runId), 'NOT_FOUND');
+      await expectEpisodicError(store.tail(runId), 'NOT_FOUND');
+      expect(await store.delete(runId)).toBe(false);
+      expect((await store.list()).runs).toEqual([]);
+    });
+
+    it('never rewrites a header: an identical one is skipped (idempotent), a different one is CONFLICT', async (context) => {
+      const { store } = await open(context);
+      const runId = runIdFor(5);
+      const header = headerFor(runId);
+      await store.append(runId, [header, agentEvent(runId, 0)]);
+      const again = await store.append(runId, [{ ...header }, agentEvent(runId, 1)]);
+      expect(again.appended).toBe(1);
+      const conflict = await expectEpisodicError(
+        store.append(runId, [
+          headerFor(runId, { startedAt: '2026-02-04T00:00:00.000Z' }),
+          agentEvent(runId, 2),
+        ]),
+        'CONFLICT',
+      );
+      expect(conflict.message).toContain(runId);
+      const read = await store.read(runId);
+      expect(read.header).toEqual(header);
+      expect(read.records.map((record) => record.type)).toEqual([
+        'header',
+        'agent.event',
+        'agent.event',
+      ]);
+    });
+
+    it('rejects bad input with VALIDATION_ERROR before touching storage, writing nothing', async (context) => {
+      const { store } = await open(context);
+      const runId = runIdFor(6);
+      await store.append(runId, [headerFor(runId)]);
+      const cases: Array<[string, unknown, unknown]> = [
+        ['a path in the id', '../../etc/passwd', [agentEvent(runId, 0)]],
+        ['an empty id', '', [agentEvent(runId, 0)]],
+        ['no records', runId, []],
+        ['a negative seq', runId, [agentEvent(runId, 0), agentEvent(runId, -1)]],
+        ['a header not first', runId, [agentEvent(runId, 0), headerFor(runId)]],
+        ['another run id', runId, [agentEvent(runIdFor(99), 0)]],
+        [
+          'an unnamespaced unknown type',
+          runId,
+          [{ type: 'checkpoint', run_id: runId, ts: '2026-02-03T12:00:00.000Z' }],
+        ],
+        ['a bad timestamp', runId, [{ ...agentEvent(runId, 0), ts: 'yesterday' }]],
+        [
+          'a lone surrogate',
+          runId,
+          [{ ...agentEvent(runId, 0), event: { type: 'text', content: 'cut \ud83d' } }],
+        ],
+      ];
+      for (const [label, id, records] of cases) {
+        const error = await expectEpisodicError(
+          store.append(id as string, records as RunRecord[]),
+          'VALIDATION_ERROR',
+        );
+        expect(error.message, label).toMatch(/Invalid/);
+      }
+      await expectEpisodicError(store.read('not-a-uuid'), 'VALIDATION_ERROR');
+      await expectEpisodicError(store.tail(runId, { count: 0 }), 'VALIDATION_ERROR');
+      await expectEpisodicError(store.list({ sessionId: 'nope' }), 'VALIDATION_ERROR');
+      await expectEpisodicError(store.list({ limit: 0 }), 'VALIDATION_ERROR');
+      await expectEpisodicError(
+        store.list({ from: '2026-02-05T00:00:00.000Z', to: '2026-02-04T00:00:00.000Z' }),
+        'VALIDATION_ERROR',
+      );
+      await expectEpisodicError(store.delete('RUN-1'), 'VALIDATION_ERROR');
+      const read = await store.read(runId);
+      expect(read.records).toHaveLength(1);
+    });
+
+    it('treats run ids case-insensitively', async (context) => {
+      const { store } = await open(context);
+      const runId = runIdFor(7);
+      await store.append(runId.toUpperCase(), [headerFor(runId)]);
+      await store.append(runId, [agentEvent(runId.toUpperCase(), 0)]);
+      expect((await store.read(runId.toUpperCase())).records).toHaveLength(2);
+      expect((await store.list()).runs.map((run) => run.runId)).toEqual([runId]);
+    });
+
+    it('returns fresh copies: changing a read result never changes the store', async (context) => {
+      const { store } = await open(context);
+      const runId = runIdFor(8);
+      const records = completedRun(runId, 2);
+      await store.append(runId, records);
+      const first = await store.read(runId);
+      (first.records[1] as { input: { text: string } }).input.text = 'changed';
+      first.records.pop();
+      const tail = await store.tail(runId, { count: 2 });
+      (tail.records[0] as { status: string }).status = 'changed';
+      const { runs } = await store.list();
+      (runs[0] as { startedAt: string }).startedAt = 'changed';
+      const second = await store.read(runId);
+      expect(second.records).toEqual(records);
+      expect((await store.list()).runs[0]?.startedAt).toBe('2026-02-03T12:00:00.000Z');
+    });
+
+    it('tails the last records, oldest first', async (context) => {
+      const { store } = await open(context);
+      const runId = runIdFor(9);
+      const records = completedRun(runId, 150);
+      await store.append(runId, records);
+      const last3 = await store.tail(runId, { count: 3 });
+      expect(last3.records).toEqual(records.slice(-3));
+      expect(last3.errors).toEqual([]);
+      expect((await store.tail(runId)).records).toEqual(records.slice(-100));
+      expect((await store.tail(runId, { count: 10_000 })).records).toEqual(records);
+    });
+
+    it('lists runs newest first, by session, by inclusive time range and with a limit', async (context) => {
+      const { store } = await open(context);
+      const starts = [
+        '2026-01-31T23:59:59.000Z',
+        '2026-02-01T10:00:00.000Z',
+        '2026-02-02T10:00:00.000Z',
+        '2026-02-03T10:00:00.000Z',
+      ];
+      for (const [index, startedAt] of starts.entries()) {
+        const runId = runIdFor(20 + index);
+        const sessionId = index % 2 === 0 ? SESSION_A : SESSION_B;
+        await store.append(runId, [headerFor(runId, { startedAt, sessionId })]);
+      }
+      const all = await store.list();
+      expect(all.errors).toEqual([]);
+      expect(all.runs.map((run) => run.startedAt)).toEqual([...starts].reverse());
+      expect(all.runs[0]).toEqual({
+        runId: runIdFor(23),
+        sessionId: SESSION_B,
+        startedAt: starts[3],
+        schemaVersion: 1,
+        bestEffort: false,
+        model: { provider: 'test', name: 'test-model' },
+        runtime: { cwd: '/work/project', os: 'linux' },
+      });
+      const bySession = await store.list({ sessionId: SESSION_A });
+      expect(bySession.runs.map((run) => run.runId)).toEqual([runIdFor(22), runIdFor(20)]);
+      const upper = await store.list({ sessionId: SESSION_A.toUpperCase() });
+      expect(upper.runs).toHaveLength(2);
+      const range = await store.list({ from: starts[1], to: starts[2] });
+      expect(range.runs.map((run) => run.runId)).toEqual([runIdFor(22), runIdFor(21)]);
+      const limited = await store.list({ limit: 2 });
+      expect(limited.runs.map((run) => run.runId)).toEqual([runIdFor(23), runIdFor(22)]);
+      const combined = await store.list({ sessionId: SESSION_B, from: starts[0], limit: 1 });
+      expect(combined.runs.map((run) => run.runId)).toEqual([runIdFor(23)]);
+    });
+
+    it('deletes a run once: then it is NOT_FOUND and no longer listed', async (context) => {
+      const { store } = await open(context);
+      const keep = runIdFor(30);
+      const remove = runIdFor(31);
+      await store.append(keep, completedRun(keep, 1));
+      await store.append(remove, completedRun(remove, 1));
+      expect(await store.delete(remove)).toBe(true);
+      expect(await store.delete(remove)).toBe(false);
+      await expectEpisodicError(store.read(remove), 'NOT_FOUND');
+      expect((await store.list()).runs.map((run) => run.runId)).toEqual([keep]);
+      // The id can be used again for a new run.
+      await store.append(remove, [headerFor(remove)]);
+      expect((await store.read(remove)).records).toHaveLength(1);
+    });
+
+    it('reads a run whose writer crashed before run.end', async (context) => {
+      const { store } = await open(context);
+      const runId = runIdFor(32);
+      const records = completedRun(runId, 2).slice(0, -2);
+      await store.append(runId, records);
+      const read = await store.read(runId);
+      expect(read.ended).toBe(false);
+      expect(read.records).toEqual(records);
+    });
+
+    describe('damaged data', () => {
+      const damage = async (context: Parameters<typeof openStore>[0]) => {
+        requireCapability(context, capabilities.runDamage, 'runDamage');
+        const opened = await open(context);
+        const hooks = opened.harness.damage;
+        if (hooks?.appendRawToRun === undefined || hooks.replaceRawRun === undefined) {
+          throw new Error(
+            'capabilities.runDamage needs damage.appendRawToRun and damage.replaceRawRun',
+          );
+        }
+        return {
+          store: opened.store,
+          appendRaw: (runId: string, text: string) => hooks.appendRawToRun?.(runId, utf8(text)),
+          replaceRaw: (runId: string, text: string) => hooks.replaceRawRun?.(runId, utf8(text)),
+        };
+      };
+
+      it('repairs a torn tail before the next append: one error, no merged record', async (context) => {
+        const { store, appendRaw } = await damage(context);
+        const runId = runIdFor(40);
+        await store.append(runId, [headerFor(runId), agentEvent(runId, 0)]);
+        await appendRaw(runId, '{"type":"agent.event","run_id":"torn');
+        await store.append(runId, [agentEvent(runId, 1), agentEvent(runId, 2)]);
+        const read = await store.read(runId);
+        expect(read.records.map((record) => record.seq ?? 'header')).toEqual(['header', 0, 1, 2]);
+        expect(read.errors).toHaveLength(1);
+        expect(read.errors[0]?.line).toBe(3);
+        expect(read.errors[0]?.message).toContain('not valid JSON');
+        const tail = await store.tail(runId, { count: 3 });
+        expect(tail.records.map((record) => record.seq)).toEqual([0, 1, 2]);
+        expect(tail.errors).toHaveLength(1);
+      });
+
+      it('reads past every kind of damage, reporting exactly the damaged lines', async (context) => {
+        const { store, replaceRaw } = await damage(context);
+        const runId = runIdFor(41);
+        await store.append(runId, [headerFor(runId)]);
+        const good = (seq: number) => JSON.stringify(agentEvent(runId, seq));
+        const lines = [
+          `\uFEFF${JSON.stringify(headerFor(runId))}`,
+          good(0),
+          '{"type":"agent.event","run_id":"cut mid-str',
+          good(1),
+          '\0'.repeat(300),
+          `${good(2)}\r`,
+          JSON.stringify({
+            type: 'agent.event',
+            run_id: runId,
+            ts: '2026-02-03T12:00:00.000Z',
+            seq: 'x',
+            event: { type: 'a' },
+          }),
+          '{"type":"agent.event","run_id":"a","ts":"2026-02-03T12:00:00.000Z","seq":9,"event":{"type":"text","content":"\\ud83d"}}',
+          `${good(3)}${good(4)}`,
+          '',
+          JSON.stringify({ type: 'x.future.kind', run_id: runId }),
+          good(5),
+          '[1,2,3]',
+          '{"type":"run.end","run_id":"x","ts":"2026',
+        ];
+        await replaceRaw(runId, lines.join('\n'));
+        const read = await store.read(runId);
+        expect(read.header).toEqual(headerFor(runId));
+        expect(read.bestEffort).toBe(false);
+        expect(read.records.map((record) => record.seq ?? record.type)).toEqual([
+          'header',
+          0,
+          1,
+          2,
+          'x.future.kind',
+          5,
+        ]);
+        expect(read.errors.map((error) => error.line)).toEqual([3, 5, 7, 8, 9, 13, 14]);
+        for (const error of read.errors) expect(error.message.length).toBeGreaterThan(0);
+      });
+
+      it('reads a run whose header line is damaged, best-effort', async (context) => {
+        const { store, replaceRaw } = await damage(context);
+        const runId = runIdFor(42);
+        await store.append(runId, [headerFor(runId)]);
+        await replaceRaw(runId, `{"type":"header","sch\n${JSON.stringify(agentEvent(runId, 0))}\n`);
+        const read = await store.read(runId);
+        expect(read.header).toBeNull();
+        expect(read.bestEffort).toBe(true);
+        expect(read.bestEffortReason).toContain('header');
+        expect(read.records).toEqual([agentEvent(runId, 0)]);
+        expect(read.errors).toHaveLength(1);
+        await expectEpisodicError(store.append(runId, [headerFor(runId)]), 'CONFLICT');
+        await store.append(runId, [agentEvent(runId, 1)]);
+        expect((await store.read(runId)).records).toHaveLength(2);
+      });
+
+      it('lists the good runs and reports exactly one error naming a corrupt one', async (context) => {
+        const { store, replaceRaw } = await damage(context);
+        for (let index = 0; index < 12; index++) {
+          const runId = runIdFor(50 + index);
+          await store.append(runId, [
+            headerFor(runId, { startedAt: `2026-02-0${1 + (index % 5)}T10:00:00.000Z` }),
+          ]);
+        }
+        const bad = runIdFor(55);
+        await replaceRaw(bad, '\uFEFF\0\0\0{"type":"hea');
+        const listed = await store.list();
+        expect(listed.runs).toHaveLength(11);
+        expect(listed.runs.map((run) => run.runId)).not.toContain(bad);
+        expect(listed.errors).toHaveLength(1);
+        expect(listed.errors[0]?.runId).toBe(bad);
+        expect(listed.errors[0]?.location).toContain(bad);
+        const bySession = await store.list({ sessionId: SESSION_A });
+        expect(bySession.runs).toHaveLength(11);
+        expect(bySession.errors).toHaveLength(1);
+      });
+    });
+  });
+}

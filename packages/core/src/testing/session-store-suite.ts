@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionState } from '../schema/session-state.js';
+import type { CreateStoreHarness, StoreConformanceCapabilities } from './store-harness.js';
+import { expectEpisodicError, openStore, requireCapability, utf8 } from './suite-helpers.js';
+
+const CONTRACT = 'SessionStore';
+
+const SESSION_1 = '6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
+const SESSION_2 = '7a2d3b5f-4c6e-4d8f-8a91-2b3c4d5e6f70';
+const SESSION_3 = '8b3e4c60-5d7f-4e90-9ba2-3c4d5e6f7081';
+
+function stateOf(
+  sessionId: string,
+  revision: number,
+  updatedAt = '2026-02-03T12:00:00.000Z',
+): SessionState {
+  return {
+    schema_version: 1,
+    session_id: sessionId,
+    updated_at: updatedAt,
+    run_id: '8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a',
+    invoke_seq: revision,
+    messages: [
+      { role: 'system', content: 'You are a coding assistant.' },
+      { role: 'user', content: `message ${revision}` },
+    ],
+    revision,
+  };
+}
+
+/** Registers the `SessionStore` contract tests (see `describeStoreConformance`). */
+export function describeSessionStoreSuite(
+  createHarness: CreateStoreHarness,
+  capabilities: StoreConformanceCapabilities,
+): void {
+  const open = async (context: Parameters<typeof openStore>[0]) =>
+    openStore(context, createHarness, 'sessions', CONTRACT);
+
+  describe(CONTRACT, () => {
+    it('declares its capabilities as data', async (context) => {
+      const { store } = await open(context);
+      expect(typeof store.name).toBe('string');
+      expect(typeof store.capabilities.atomicSave).toBe('boolean');
+      expect(typeof store.capabilities.crossProcessConflicts).toBe('boolean');
+    });
+
+    it('saves and loads a snapshot, keeping unknown fields; a missing one loads as null', async (context) => {
+      const { store } = await open(context);
+      expect(await store.load(SESSION_1)).toBeNull();
+      const state = {
+        ...stateOf(SESSION_1, 1),
+        meta: { runtime: { cwd: '/a' } },
+        future_field: { kept: true },
+      } as SessionState;
+      await store.save(state);
+      expect(await store.load(SESSION_1)).toEqual(state);
+    });
+
+    it('returns fresh copies: changing a loaded snapshot never changes the store', async (context) => {
+      const { store } = await open(context);
+      await store.save(stateOf(SESSION_1, 1));
+      const loaded = (await store.load(SESSION_1)) as SessionState;
+      loaded.messages.push({ role: 'user', content: 'mutated' });
+      loaded.revision = 99;
+      expect(await store.load(SESSION_1)).toEqual(stateOf(SESSION_1, 1));
+    });
+
+    it('enforces expectedRevision: null for a new session, CONFLICT for a stale one, nothing stored', async (context) => {
+      const { store } = await open(context);
+      await store.save(stateOf(SESSION_1, 1), { expectedRevision: null });
+      await expectEpisodicError(
+        store.save(stateOf(SESSION_1, 2), { expectedRevision: null }),
+        'CONFLICT',
+      );
+      const stale = await expectEpisodicError(
+        store.save(stateOf(SESSION_1, 2), { expectedRevision: 0 }),
+        'CONFLICT',
+      );
+      expect(stale.message).toContain(SESSION_1);
+      expect((await store.load(SESSION_1))?.revision).toBe(1);
+      await store.save(stateOf(SESSION_1, 2), { expectedRevision: 1 });
+      expect((await store.load(SESSION_1))?.revision).toBe(2);
+    });
+
+    it('lets exactly one of two saves from the same revision win', async (context) => {
+      const { store } = await open(context);
+      await store.save(stateOf(SESSION_1, 1));
+      const results = await Promise.allSettled([
+        store.save(stateOf(SESSION_1, 2), { expectedRevision: 1 }),
+        store.save({ ...stateOf(SESSION_1, 2), invoke_seq: 42 }, { expectedRevision: 1 }),
+      ]);
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      const rejected = results.find((result) => result.status === 'rejected');
+      expect((rejected as PromiseRejectedResult).reason.code).toBe('CONFLICT');
+    });
+
+    it('is idempotent: saving the same snapshot twice without an expected revision succeeds', async (context) => {
+      const { store } = await open(context);
+      await store.save(stateOf(SESSION_1, 1));
+      await store.save(stateOf(SESSION_1, 1));
+      expect(await store.list()).toHaveLength(1);
+    });
+
+    it('lists summaries newest first and deletes once', async (context) => {
+      const { store } = await open(context);
+      await store.save(stateOf(SESSION_1, 1, '2026-02-01T00:00:00.000Z'));
+      await store.save(stateOf(SESSION_2, 3, '2026-02-03T00:00:00.000Z'));
+      await store.save(stateOf(SESSION_3, 2, '2026-02-02T00:00:00.000Z'));
+      const listed = await store.list();
+      expect(listed.map((summary) => summary.sessionId)).toEqual([SESSION_2, SESSION_3, SESSION_1]);
+      expect(listed[0]).toEqual({
+        sessionId: SESSION_2,
+        updatedAt: '2026-02-03T00:00:00.000Z',
+        revision: 3,
+        runId: '8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a',
+        messageCount: 2,
+      });
+      expect(await store.delete(SESSION_3)).toBe(true);
+      expect(await store.delete(SESSION_3)).toBe(false);
+      expect(await store.load(SESSION_3)).toBeNull();
+      expect((await store.list()).map((summary) => summary.sessionId)).toEqual([
+        SESSION_2,
+        SESSION_1,
+      ]);
+    });
+
+    it('rejects bad input with VALIDATION_ERROR, storing nothing', async (context) => {
+      const { store } = await open(context);
+      await expectEpisodicError(store.load('../../etc/passwd'), 'VALIDATION_ERROR');
+      await expectEpisodicError(store.delete('x/y'), 'VALIDATION_ERROR');
+      await expectEpisodicError(
+        store.save({ ...stateOf(SESSION_1, 1), messages: 'nope' } as unknown as SessionState),
+        'VALIDATION_ERROR',
+      );
+      await expectEpisodicError(
+        store.save({ ...stateOf(SESSION_1, 1), session_id: '../x' }),
+        'VALIDATION_ERROR',
+      );
+      await expectEpisodicError(
+        store.save(stateOf(SESSION_1, 1), { expectedRevision: -1 }),
+        'VALIDATION_ERROR',
+      );
+      expect(await store.list()).toEqual([]);
+      expect(await store.load(SESSION_1)).toBeNull();
+    });
+
+    describe('damaged data', () => {
+      it('loads a damaged snapshot as CORRUPT_DATA and leaves it out of the list', async (context) => {
+        requireCapability(context, capabilities.snapshotDamage, 'snapshotDamage');
+        const { store, harness } = await open(context);
+        const write = harness.damage?.writeRawSnapshot;
+        if (write === undefined)
+          throw new Error('capabilities.snapshotDamage needs damage.writeRawSnapshot');
+        await store.save(stateOf(SESSION_1, 1));
+        await store.save(stateOf(SESSION_2, 1));
+        await write(SESSION_2, utf8('{"schema_version":1,"session_id":"'));
+        await write(SESSION_3, utf8(''));
+        const error = await expectEpisodicError(store.load(SESSION_2), 'CORRUPT_DATA');
+        expect(error.message).toContain(SESSION_2);
+        await expectEpisodicError(store.load(SESSION_3), 'CORRUPT_DATA');
+        expect((await store.list()).map((summary) => summary.sessionId)).toEqual([SESSION_1]);
+        await store.save(stateOf(SESSION_2, 2));
+        expect((await store.load(SESSION_2))?.revision).toBe(2);
+      });
+    });
+  });
+}

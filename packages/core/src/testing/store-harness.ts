@@ -1,0 +1,43 @@
+import type { RunStore } from '../store/run-store.js';
+import type { SessionStore } from '../store/session-store.js';
+
+/**
+ * Hooks that write raw bytes underneath a store, so the conformance suite can check that reads
+ * tolerate damage a crash or another tool leaves behind. Each hook is optional; the tests that need
+ * one run only when the matching capability is declared.
+ */
+export interface StoreDamageHooks {
+  /** Appends raw bytes to an existing run's stored data (a torn write, a NUL run…). */
+  appendRawToRun?(runId: string, bytes: Uint8Array): Promise<void>;
+  /** Replaces an existing run's stored data with raw bytes (e.g. a BOM-prefixed or garbage file). */
+  replaceRawRun?(runId: string, bytes: Uint8Array): Promise<void>;
+  /** Writes raw bytes as a session's stored snapshot (creating or replacing it). */
+  writeRawSnapshot?(sessionId: string, bytes: Uint8Array): Promise<void>;
+}
+
+/**
+ * One fresh, empty set of stores, created per test (a new directory or database). A harness
+ * provides the contracts its backend implements; the suites of the others are skipped with a
+ * stated reason.
+ */
+export interface StoreHarness {
+  /** The run store under test. */
+  runs?: RunStore;
+  /** The session store under test. */
+  sessions?: SessionStore;
+  /** Raw-damage hooks (see `StoreConformanceCapabilities`). */
+  damage?: StoreDamageHooks;
+  /** Closes the stores and removes what the harness created. */
+  close(): Promise<void>;
+}
+
+/** Creates a fresh harness; called once per test. */
+export type CreateStoreHarness = () => StoreHarness | Promise<StoreHarness>;
+
+/** Optional features of a harness, declared as data. Undeclared features are skipped, with a reason. */
+export interface StoreConformanceCapabilities {
+  /** `damage.appendRawToRun` and `damage.replaceRawRun` work: runs the damaged-run tests. @default false */
+  readonly runDamage?: boolean;
+  /** `damage.writeRawSnapshot` works: runs the damaged-snapshot tests. @default false */
+  readonly snapshotDamage?: boolean;
+}

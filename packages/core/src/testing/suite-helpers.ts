@@ -1,0 +1,61 @@
+import { expect, type TestContext } from 'vitest';
+import { EpisodicError, type EpisodicErrorCode } from '../errors/episodic-error.js';
+import type { CreateStoreHarness, StoreHarness } from './store-harness.js';
+
+/** The contracts a harness may provide, by harness field. */
+export type StoreContractKey = 'runs' | 'sessions';
+
+/**
+ * Creates a fresh harness for one test and returns the store under test. When the harness does not
+ * provide that contract, the test is skipped with the reason; the harness is closed after the test.
+ */
+export async function openStore<Key extends StoreContractKey>(
+  context: TestContext,
+  createHarness: CreateStoreHarness,
+  key: Key,
+  contract: string,
+): Promise<{ harness: StoreHarness; store: NonNullable<StoreHarness[Key]> }> {
+  const harness = await createHarness();
+  const store = harness[key];
+  if (store === undefined) {
+    await harness.close();
+    context.skip(`the harness provides no ${contract} (StoreHarness.${key} is not set)`);
+  }
+  context.onTestFinished(() => harness.close());
+  return { harness, store: store as NonNullable<StoreHarness[Key]> };
+}
+
+/** Skips the test, with the reason, unless the capability is declared. */
+export function requireCapability(
+  context: TestContext,
+  declared: boolean | undefined,
+  capability: string,
+): void {
+  if (declared !== true) {
+    context.skip(`the harness does not declare capabilities.${capability}`);
+  }
+}
+
+/** Awaits a promise that must reject with an `EpisodicError` of `code`; returns the error. */
+export async function expectEpisodicError(
+  promise: Promise<unknown>,
+  code: EpisodicErrorCode,
+): Promise<EpisodicError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught, `expected a rejection with ${code}`).toBeDefined();
+  expect(EpisodicError.isInstance(caught), `expected an EpisodicError, got ${String(caught)}`).toBe(
+    true,
+  );
+  expect((caught as EpisodicError).code).toBe(code);
+  return caught as EpisodicError;
+}
+
+/** UTF-8 bytes of `text` (the damage hooks take bytes). */
+export function utf8(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
