@@ -1,2 +1,31 @@
 // Public exports of this area, listed by name.
-export {};
+export type {
+  ReplayAgentEvent,
+  ReplayEvent,
+  ReplayResult,
+  ReplayRunOptions,
+  ReplaySessionOptions,
+  ReplayUserMessage,
+  SessionReplayResult,
+} from './replay.js';
+export {
+  DEFAULT_REPLAY_MAX_EVENTS,
+  DEFAULT_REPLAY_MAX_RUNS,
+  replayRun,
+  replaySession,
+} from './replay.js';
+export type { EnvironmentChange, PlanResumeOptions, ResumePlan } from './resume.js';
+export { describeEnvironmentChanges, diffRuntime, planResume, snapshotRuntime } from './resume.js';
+export type {
+  LlmRequestInput,
+  LlmResponseOutput,
+  RunHeaderFields,
+  RunInput,
+  RunRecorder,
+  RunRecorderOptions,
+  RunRecorderState,
+  RunStartOptions,
+  RunStartReceipt,
+  ToolOutputInput,
+} from './run-recorder.js';
+export { createRunRecorder } from './run-recorder.js';
