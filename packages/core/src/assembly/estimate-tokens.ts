@@ -1,0 +1,15 @@
+import type { InputItem } from '../schema/input-item.js';
+
+/** Counts the tokens of one input item. Must return a finite number ≥ 0. */
+export type TokenCounter = (item: InputItem) => number;
+
+/** Characters per token assumed by the default counter. */
+export const CHARS_PER_TOKEN = 4;
+
+/**
+ * The default token counter: the item's JSON length divided by four, rounded up. Crude but
+ * provider-independent; pass a real tokenizer as `countTokens` when the budget must be exact.
+ */
+export function estimateTokens(item: InputItem): number {
+  return Math.ceil(JSON.stringify(item).length / CHARS_PER_TOKEN);
+}
