@@ -25,6 +25,12 @@ async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
   throw new Error('expected a rejection');
 }
 
+function at<T>(items: readonly T[], index: number): T {
+  const item = items.at(index);
+  if (item === undefined) throw new Error(`no item at ${index}`);
+  return item;
+}
+
 async function recordsOf(store: RunStore, runId = RUN_ID): Promise<RunRecord[]> {
   return (await store.read(runId)).records;
 }
@@ -265,7 +271,7 @@ describe('createRunRecorder', () => {
       { type: 'run.status', status: 'error', message: 'model endpoint refused' },
       { type: 'run.end', outcome: 'error' },
     ]);
-    expect(typeof (tail[0]?.error as { stack?: unknown }).stack).toBe('string');
+    expect(typeof (at(tail, 0).error as { stack?: unknown }).stack).toBe('string');
     expect((await store.read(failed.runId)).ended).toBe(true);
 
     const thrownString = createRunRecorder({ store, now: clock() });
@@ -359,10 +365,10 @@ describe('createRunRecorder', () => {
     let failures = 1;
     const store = createRunStore({
       ...adapter,
-      append(runId, entries) {
+      async append(runId, entries) {
         const written = adapter.append(runId, entries.slice(0, 1));
         if (failures-- > 0) throw new Error('EIO: i/o error');
-        return written + adapter.append(runId, entries.slice(1));
+        return (await written) + (await adapter.append(runId, entries.slice(1)));
       },
     });
     const recorder = createRunRecorder({ store, now: clock() });
@@ -418,7 +424,7 @@ describe('resuming a session in another environment (seed 001 §6)', () => {
     const records = await recordsOf(store, recorder.runId);
     const requests = records.filter((record) => record.type === 'llm.request');
     const firstMessages = (
-      requests[0]?.input as { messages: Array<{ role: string; content: string }> }
+      at(requests, 0).input as { messages: Array<{ role: string; content: string }> }
     ).messages;
     expect(firstMessages.map((message) => message.role)).toEqual([
       'system',
@@ -428,7 +434,7 @@ describe('resuming a session in another environment (seed 001 §6)', () => {
       'user',
     ]);
     expect(firstMessages[3]?.content).toBe(resume?.systemMessage?.content);
-    expect((requests[1]?.input as { messages: unknown[] }).messages).toHaveLength(1);
+    expect((at(requests, 1).input as { messages: unknown[] }).messages).toHaveLength(1);
     expect(requests[0]?.seq).toBe(3);
     expect(records.findIndex((record) => record.type === 'header')).toBeLessThan(
       records.findIndex((record) => record.type === 'llm.request'),
@@ -447,10 +453,10 @@ describe('resuming a session in another environment (seed 001 §6)', () => {
     await recorder.llmRequest({
       messages: [...(resume?.messages ?? []), { role: 'user', content: 'continue' }],
     });
-    const [request] = (await recordsOf(store, recorder.runId)).filter(
+    const requests = (await recordsOf(store, recorder.runId)).filter(
       (record) => record.type === 'llm.request',
     );
-    const messages = (request?.input as { messages: Array<{ role: string }> }).messages;
+    const messages = (at(requests, 0).input as { messages: Array<{ role: string }> }).messages;
     expect(messages.filter((message) => message.role === 'system')).toHaveLength(2);
   });
 
@@ -475,10 +481,10 @@ describe('resuming a session in another environment (seed 001 §6)', () => {
     await optOut.start('continue');
     await optOut.llmRequest({ messages: [{ role: 'user', content: 'x' }] });
     for (const runId of [same.runId, optOut.runId]) {
-      const [request] = (await recordsOf(store, runId)).filter(
+      const requests = (await recordsOf(store, runId)).filter(
         (record) => record.type === 'llm.request',
       );
-      expect((request?.input as { messages: unknown[] }).messages).toHaveLength(1);
+      expect((at(requests, 0).input as { messages: unknown[] }).messages).toHaveLength(1);
     }
   });
 
