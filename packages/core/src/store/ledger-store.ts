@@ -1,1 +1,561 @@
-export {};
+import { monotonicFactory } from 'ulid';
+import { z } from 'zod';
+import { EpisodicError } from '../errors/episodic-error.js';
+import type { ContentRule } from '../ledger/content-rules.js';
+import { DEFAULT_CONTENT_RULES } from '../ledger/content-rules.js';
+import { type LedgerRow, type NewLedgerRow, rowToLedgerEvent } from '../ledger/ledger-row.js';
+import {
+  isSameLedgerEvent,
+  type LedgerCaps,
+  ledgerCapsSchema,
+  type PreparedLedgerEvent,
+  type PrepareEventContext,
+  prepareLedgerEvent,
+  resolveLedgerCaps,
+} from '../ledger/prepare-event.js';
+import { resolveRetentionPolicy, retentionCutoffs } from '../ledger/retention.js';
+import { resolveScopeSelector } from '../ledger/scope.js';
+import { compileMetadataFilter, type MetadataPredicate } from '../provenance/evaluate-filter.js';
+import {
+  CONTENT_KINDS,
+  type ContentKind,
+  LEDGER_EVENT_TYPES,
+  LEDGER_MAX_LIMIT,
+  type LedgerAppendOptions,
+  type LedgerAppendReceipt,
+  type LedgerEventType,
+  type LedgerGcOptions,
+  type LedgerGcReceipt,
+  type LedgerPage,
+  type LedgerQuery,
+  type LedgerRedactOptions,
+  type LedgerRedactReceipt,
+  type LedgerRedactTarget,
+  type LedgerReplayOptions,
+  ledgerAppendOptionsSchema,
+  ledgerGcOptionsSchema,
+  ledgerIdentifierSchema,
+  ledgerQuerySchema,
+  ledgerRedactOptionsSchema,
+  ledgerRedactTargetSchema,
+  ledgerReplayOptionsSchema,
+  type NewLedgerEvent,
+  type RetentionPolicy,
+  type RetentionPolicyInput,
+  retentionPolicySchema,
+} from '../schema/ledger-event.js';
+import { safeJsonParse } from '../util/json.js';
+import { invalidField, parseInput } from '../validation/parse-input.js';
+import type { MaybePromise } from './maybe-promise.js';
+import { callAdapter } from './storage-error.js';
+
+/** What a ledger backend can promise, declared as data. */
+export interface LedgerCapabilities {
+  /** `appendBatch` is one transaction: all events are stored or none. */
+  readonly atomicBatch: boolean;
+  /** Duplicate ids and `expectedPosition` are enforced across processes, not only within one. */
+  readonly crossProcessConflicts: boolean;
+  /** Redacted and deleted content is overwritten in the backend's files, not just unlinked. */
+  readonly secureDelete: boolean;
+  /** Events survive the process (a file or a server, not memory). */
+  readonly persistent: boolean;
+}
+
+/** Which rows a query reads. Rows come back ordered by `ts_ms`, then `sequence`. */
+export interface LedgerQueryPlan {
+  /** The normalized scope, or null for every scope (`global: true`). */
+  readonly scope: string | null;
+  readonly sessionId?: string;
+  /** Inclusive bounds on `ts_ms`. */
+  readonly fromTsMs?: number;
+  readonly toTsMs?: number;
+  /** Distinct types in sorted order; absent means every type. */
+  readonly types?: readonly LedgerEventType[];
+  /** Only rows strictly after this point of the `(ts_ms, sequence)` order. */
+  readonly after?: { readonly tsMs: number; readonly sequence: number };
+  /** The most rows to return (at most 501). */
+  readonly limit: number;
+  /** Whether to read `payload_json`; when false it may be left undefined. */
+  readonly includePayload: boolean;
+}
+
+/** Which rows `redact` overwrites, and with what (core decides the replacement values). */
+export interface LedgerRedactPlan {
+  readonly scope: string | null;
+  readonly eventId?: string;
+  readonly sessionId?: string;
+  /** The new summary (`[REDACTED]`). `refs_json` becomes null and `redacted` true. */
+  readonly summary: string;
+  /** The new payload: null or the JSON text `"[REDACTED]"`. */
+  readonly payloadJson: string | null;
+}
+
+/** What `gc` deletes: per type, rows with `ts_ms < cutoff`. Types not listed are kept. */
+export interface LedgerGcPlan {
+  readonly scope: string | null;
+  readonly cutoffs: Partial<Record<LedgerEventType, number>>;
+  /** Count what would be deleted, delete nothing. */
+  readonly dryRun: boolean;
+}
+
+/**
+ * The adapter a ledger backend implements. It only stores and fetches: validation, scope
+ * normalization, caps, content guards, ids, clocks, idempotency and replacement values all run
+ * in core's `createLedger`. Methods may be synchronous (better-sqlite3) or asynchronous.
+ */
+export interface LedgerAdapter {
+  /** The contract version this adapter implements. */
+  readonly specificationVersion: 'v1';
+  /** A short backend name for messages, e.g. `memory` or `sqlite`. */
+  readonly name: string;
+  readonly capabilities: LedgerCapabilities;
+  /**
+   * Stores `rows` in order, all or nothing, giving each the next `sequence` and the next
+   * `position` of its (scope, session). If any event id is already stored, throws
+   * `duplicateEventIdsError` and stores nothing. When `expectedPosition` is a number (core
+   * guarantees every row then shares one scope and session), the session's last position must
+   * equal it, else throws `assertExpectedPosition`'s `CONFLICT` and stores nothing. The duplicate
+   * check comes first. Returns the stored rows.
+   */
+  append(
+    rows: readonly NewLedgerRow[],
+    expectedPosition: number | undefined,
+  ): MaybePromise<LedgerRow[]>;
+  /** The stored rows with these ids (payload selected); ids not stored are left out. */
+  getEvents(eventIds: readonly string[]): MaybePromise<LedgerRow[]>;
+  /** Rows matching `plan`, ordered by `ts_ms` then `sequence`, at most `plan.limit`. */
+  query(plan: LedgerQueryPlan): MaybePromise<LedgerRow[]>;
+  /**
+   * Overwrites the matching rows (one event id or one session, within the scope unless it is
+   * null): `summary` and `payload_json` from the plan, `refs_json` null, `redacted` true. The rows
+   * are kept. Returns how many rows matched.
+   */
+  redact(plan: LedgerRedactPlan): MaybePromise<number>;
+  /** Deletes (or only counts, when `dryRun`) the rows the plan selects; returns counts per type. */
+  gc(plan: LedgerGcPlan): MaybePromise<Partial<Record<LedgerEventType, number>>>;
+  close?(): MaybePromise<void>;
+}
+
+/** The ledger callers use: always promises, validated input, domain errors. */
+export interface Ledger {
+  readonly name: string;
+  readonly capabilities: LedgerCapabilities;
+  /**
+   * Appends one event. Retrying an event with the same `event_id` and content returns the
+   * original (`duplicate: true`); the same id with other content is `CONFLICT`.
+   */
+  append(event: NewLedgerEvent, options?: LedgerAppendOptions): Promise<LedgerAppendReceipt>;
+  /** Appends several events in one transaction (all or nothing), in order. */
+  appendBatch(
+    events: readonly NewLedgerEvent[],
+    options?: LedgerAppendOptions,
+  ): Promise<LedgerAppendReceipt[]>;
+  /** One page of events, ordered by `ts_ms` then insertion; summary-only unless asked. */
+  query(query: LedgerQuery): Promise<LedgerPage>;
+  /** One page of a session's timeline, in order. */
+  replay(sessionId: string, options: LedgerReplayOptions): Promise<LedgerPage>;
+  /** Redacts one event or a session in place (rows kept, `redacted` set). */
+  redact(target: LedgerRedactTarget, options?: LedgerRedactOptions): Promise<LedgerRedactReceipt>;
+  /** Deletes events past their retention (or counts them, with `dryRun`). */
+  gc(options: LedgerGcOptions): Promise<LedgerGcReceipt>;
+  close(): Promise<void>;
+}
+
+/** How the content guards treat flagged content. */
+export interface LedgerContentGuardOptions {
+  /** The detectors. @default DEFAULT_CONTENT_RULES */
+  rules?: readonly ContentRule[];
+  /** Kinds stored without complaint (`secret`, `pii`, `tool_output`). @default [] */
+  allow?: readonly ContentKind[];
+  /** `reject` flagged content, or `redact` it with typed placeholders. @default 'reject' */
+  mode?: 'reject' | 'redact';
+}
+
+/** Options of `createLedger`. */
+export interface LedgerOptions {
+  /** The clock for `ts_ms` defaults, `created_at` and GC. @default () => new Date() */
+  now?: () => Date;
+  /** Event ids for appends without one. @default a monotonic ULID stamped with `now` */
+  generateId?: () => string;
+  /** Byte caps. @default { payloadBytes: 8192, refsBytes: 4096, summaryBytes: 1024, metadataBytes: 2048 } */
+  caps?: Partial<LedgerCaps>;
+  /** Content guards. @default { mode: 'reject', allow: [] } */
+  contentGuard?: LedgerContentGuardOptions;
+  /** Retention overrides in days per type (`null` = forever). @default DEFAULT_RETENTION_POLICY */
+  retention?: RetentionPolicyInput;
+}
+
+/** The summary a redacted event keeps. */
+export const REDACTED_SUMMARY = '[REDACTED]';
+
+/** The most events one `appendBatch` accepts. */
+export const LEDGER_MAX_BATCH = 1000;
+
+const optionsSchema = z.strictObject({
+  now: z.function().optional(),
+  generateId: z.function().optional(),
+  caps: ledgerCapsSchema.optional(),
+  contentGuard: z
+    .strictObject({
+      rules: z
+        .array(z.looseObject({ id: z.string().min(1), pattern: z.instanceof(RegExp) }))
+        .optional(),
+      allow: z.array(z.enum(CONTENT_KINDS)).optional(),
+      mode: z.enum(['reject', 'redact']).optional(),
+    })
+    .optional(),
+  retention: retentionPolicySchema.optional(),
+});
+
+/** Throws `CONFLICT` unless the session's last position (0 when empty) equals `expectedPosition`. */
+export function assertExpectedPosition(
+  scope: string,
+  sessionId: string,
+  currentPosition: number,
+  expectedPosition: number | undefined,
+): void {
+  if (expectedPosition === undefined || currentPosition === expectedPosition) return;
+  throw new EpisodicError({
+    code: 'CONFLICT',
+    message: `Session ${sessionId} in scope ${scope} moved on: expected its last position to be ${expectedPosition}, found ${currentPosition}. Another writer appended first; read the session again and retry.`,
+    details: { scope, sessionId, expectedPosition, currentPosition },
+  });
+}
+
+/** The `CONFLICT` an adapter throws when event ids are already stored (nothing was appended). */
+export function duplicateEventIdsError(eventIds: readonly string[]): EpisodicError {
+  return new EpisodicError({
+    code: 'CONFLICT',
+    message: `Event id ${eventIds[0]} is already stored${eventIds.length > 1 ? ` (and ${eventIds.length - 1} more)` : ''}; nothing was appended.`,
+    details: { duplicateEventIds: [...eventIds] },
+  });
+}
+
+function checkAdapter(adapter: LedgerAdapter): void {
+  if (adapter?.specificationVersion !== 'v1') {
+    throw new EpisodicError({
+      code: 'UNSUPPORTED',
+      message: `This ledger adapter implements specification ${String(adapter?.specificationVersion)}, but @episodic/core needs 'v1'. Upgrade the store package to match @episodic/core.`,
+      details: { specificationVersion: adapter?.specificationVersion },
+    });
+  }
+}
+
+/** The default id generator: monotonic ULIDs whose time part comes from `now`. */
+export function createUlidGenerator(now: () => Date = () => new Date()): () => string {
+  const next = monotonicFactory();
+  return () => next(now().getTime());
+}
+
+function duplicateIdsOf(error: unknown): string[] | undefined {
+  if (!EpisodicError.hasCode(error, 'CONFLICT')) return undefined;
+  const ids = error.details.duplicateEventIds;
+  return Array.isArray(ids) ? (ids as string[]) : undefined;
+}
+
+function differentContent(eventId: string): EpisodicError {
+  return new EpisodicError({
+    code: 'CONFLICT',
+    message: `Event id ${eventId} is already stored with different content. A retry must send the same event; give a new event id for a new event. Nothing was appended.`,
+    details: { eventId },
+  });
+}
+
+function metadataOf(row: LedgerRow): unknown {
+  if (row.metadata_json === null) return {};
+  const parsed = safeJsonParse(row.metadata_json);
+  return parsed.success ? parsed.value : {};
+}
+
+function pageOf(rows: LedgerRow[], limit: number, includePayload: boolean): LedgerPage {
+  const events = rows.slice(0, limit).map((row) => rowToLedgerEvent(row, includePayload));
+  const last = events[events.length - 1];
+  return {
+    events,
+    next_after_id: rows.length > limit && last !== undefined ? last.event_id : null,
+  };
+}
+
+/**
+ * Wraps an adapter into the `Ledger` callers use. Every rule runs here, identically for every
+ * backend: input validation, scope normalization and `SCOPE_REQUIRED`, canonical JSON and byte
+ * caps, content guards, default ids and times, idempotent retries, cursor resolution, metadata
+ * filters, redaction values and retention cutoffs.
+ */
+export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}): Ledger {
+  checkAdapter(adapter);
+  parseInput(optionsSchema, options, 'ledger options');
+  const name = adapter.name;
+  const now = options.now ?? (() => new Date());
+  const context: PrepareEventContext = {
+    caps: resolveLedgerCaps(options.caps),
+    guard: {
+      rules: options.contentGuard?.rules ?? DEFAULT_CONTENT_RULES,
+      allow: options.contentGuard?.allow ?? [],
+      mode: options.contentGuard?.mode ?? 'reject',
+    },
+    now,
+    generateId: options.generateId ?? createUlidGenerator(now),
+  };
+  const retention: RetentionPolicy = resolveRetentionPolicy(options.retention);
+
+  async function store(
+    prepared: readonly PreparedLedgerEvent[],
+    expectedPosition: number | undefined,
+  ): Promise<LedgerAppendReceipt[]> {
+    const results = new Map<string, LedgerAppendReceipt>();
+    let pending = [...prepared];
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      try {
+        const stored = await callAdapter(name, 'append to the ledger', () =>
+          adapter.append(
+            pending.map((event) => event.row),
+            expectedPosition,
+          ),
+        );
+        for (const row of stored) {
+          results.set(row.event_id, { event: rowToLedgerEvent(row, true), duplicate: false });
+        }
+        pending = [];
+      } catch (error) {
+        const duplicates = duplicateIdsOf(error);
+        if (duplicates === undefined || attempt >= 3) throw error;
+        const existing = await callAdapter(name, 'read ledger events', () =>
+          adapter.getEvents(duplicates),
+        );
+        for (const row of existing) {
+          const incoming = pending.find((event) => event.row.event_id === row.event_id);
+          if (incoming === undefined) continue;
+          if (!isSameLedgerEvent(row, incoming)) throw differentContent(row.event_id);
+          results.set(row.event_id, { event: rowToLedgerEvent(row, true), duplicate: true });
+        }
+        pending = pending.filter((event) => !results.has(event.row.event_id));
+      }
+    }
+    return prepared.map((event) => results.get(event.row.event_id) as LedgerAppendReceipt);
+  }
+
+  function parseAppendOptions(value: unknown) {
+    return parseInput(ledgerAppendOptionsSchema, value ?? {}, 'append options');
+  }
+
+  async function resolveAfter(afterId: string | undefined, scope: string | null) {
+    if (afterId === undefined) return undefined;
+    const [row] = await callAdapter(name, 'read ledger events', () => adapter.getEvents([afterId]));
+    if (row === undefined || (scope !== null && row.scope !== scope)) {
+      throw new EpisodicError({
+        code: 'NOT_FOUND',
+        message: `No event ${afterId} to continue after${scope === null ? '' : ` in scope ${scope}`}. Pass the next_after_id of a page from the same scope, or leave afterId out to start from the beginning.`,
+        details: { afterId, scope },
+      });
+    }
+    return { tsMs: row.ts_ms, sequence: row.sequence };
+  }
+
+  async function readPage(
+    plan: Omit<LedgerQueryPlan, 'limit' | 'after'>,
+    after: LedgerQueryPlan['after'],
+    limit: number,
+    predicate: MetadataPredicate | undefined,
+  ): Promise<LedgerPage> {
+    if (predicate === undefined) {
+      const rows = await callAdapter(name, 'query the ledger', () =>
+        adapter.query({ ...plan, ...(after === undefined ? {} : { after }), limit: limit + 1 }),
+      );
+      return pageOf(rows, limit, plan.includePayload);
+    }
+    // Metadata is matched in core, on each event's own metadata, so every backend filters alike.
+    const matched: LedgerRow[] = [];
+    let cursor = after;
+    const batch = LEDGER_MAX_LIMIT;
+    for (;;) {
+      const rows = await callAdapter(name, 'query the ledger', () =>
+        adapter.query({
+          ...plan,
+          ...(cursor === undefined ? {} : { after: cursor }),
+          limit: batch,
+        }),
+      );
+      for (const row of rows) {
+        if (predicate(metadataOf(row))) {
+          matched.push(row);
+          if (matched.length > limit) return pageOf(matched, limit, plan.includePayload);
+        }
+      }
+      const last = rows[rows.length - 1];
+      if (rows.length < batch || last === undefined)
+        return pageOf(matched, limit, plan.includePayload);
+      cursor = { tsMs: last.ts_ms, sequence: last.sequence };
+    }
+  }
+
+  return {
+    name,
+    capabilities: adapter.capabilities,
+
+    async append(event, callOptions) {
+      const call = parseAppendOptions(callOptions);
+      const prepared = prepareLedgerEvent(event, context, call);
+      const [receipt] = await store([prepared], call.expectedPosition);
+      return receipt as LedgerAppendReceipt;
+    },
+
+    async appendBatch(events, callOptions) {
+      const call = parseAppendOptions(callOptions);
+      if (!Array.isArray(events) || events.length === 0 || events.length > LEDGER_MAX_BATCH) {
+        throw invalidField(
+          'ledger batch',
+          'events',
+          Array.isArray(events) ? `${events.length} events` : events,
+          `must be an array of 1 to ${LEDGER_MAX_BATCH} events: split larger batches`,
+        );
+      }
+      const prepared = events.map((event, index) =>
+        prepareLedgerEvent(event, context, call, `ledger event [${index}]`),
+      );
+      const seen = new Set<string>();
+      prepared.forEach((event, index) => {
+        if (seen.has(event.row.event_id)) {
+          throw invalidField(
+            'ledger batch',
+            `[${index}].event_id`,
+            event.row.event_id,
+            'repeats an event id of this batch: give each event its own id',
+          );
+        }
+        seen.add(event.row.event_id);
+      });
+      if (call.expectedPosition !== undefined) {
+        const first = prepared[0]?.row;
+        const other = prepared.findIndex(
+          (event) => event.row.scope !== first?.scope || event.row.session_id !== first?.session_id,
+        );
+        if (other !== -1) {
+          throw invalidField(
+            'ledger batch',
+            `[${other}].session_id`,
+            prepared[other]?.row.session_id,
+            'must match the first event (scope and session) when expectedPosition is given',
+          );
+        }
+      }
+      return store(prepared, call.expectedPosition);
+    },
+
+    async query(input) {
+      const query = parseInput(ledgerQuerySchema, input, 'ledger query');
+      const { scope } = resolveScopeSelector(query, 'query');
+      if (
+        query.fromTsMs !== undefined &&
+        query.toTsMs !== undefined &&
+        query.fromTsMs > query.toTsMs
+      ) {
+        throw invalidField(
+          'ledger query',
+          'fromTsMs',
+          query.fromTsMs,
+          `must not be after toTsMs (${query.toTsMs}): the range is inclusive, swap the bounds`,
+        );
+      }
+      const predicate =
+        query.metadata === undefined ? undefined : compileMetadataFilter(query.metadata).predicate;
+      const after = await resolveAfter(query.afterId, scope);
+      return readPage(
+        {
+          scope,
+          ...(query.sessionId === undefined ? {} : { sessionId: query.sessionId }),
+          ...(query.fromTsMs === undefined ? {} : { fromTsMs: query.fromTsMs }),
+          ...(query.toTsMs === undefined ? {} : { toTsMs: query.toTsMs }),
+          ...(query.types === undefined ? {} : { types: [...new Set(query.types)].sort() }),
+          includePayload: query.includePayload,
+        },
+        after,
+        query.limit,
+        predicate,
+      );
+    },
+
+    async replay(sessionId, replayOptions) {
+      const session = parseInput(ledgerIdentifierSchema, sessionId, 'replay session id');
+      const parsed = parseInput(ledgerReplayOptionsSchema, replayOptions, 'replay options');
+      const { scope } = resolveScopeSelector(parsed, 'replay');
+      const after = await resolveAfter(parsed.afterId, scope);
+      return readPage(
+        { scope, sessionId: session, includePayload: parsed.includePayload },
+        after,
+        parsed.limit,
+        undefined,
+      );
+    },
+
+    async redact(target, redactOptions) {
+      const parsed = parseInput(ledgerRedactTargetSchema, target, 'redaction target');
+      const { replacement } = parseInput(
+        ledgerRedactOptionsSchema,
+        redactOptions ?? {},
+        'redact options',
+      );
+      const { scope } = resolveScopeSelector(parsed, 'redaction');
+      const count = await callAdapter(name, 'redact ledger events', () =>
+        adapter.redact({
+          scope,
+          ...(parsed.eventId === undefined ? {} : { eventId: parsed.eventId }),
+          ...(parsed.sessionId === undefined ? {} : { sessionId: parsed.sessionId }),
+          summary: REDACTED_SUMMARY,
+          payloadJson: replacement === 'null' ? null : JSON.stringify(REDACTED_SUMMARY),
+        }),
+      );
+      if (parsed.eventId !== undefined && count === 0) {
+        throw new EpisodicError({
+          code: 'NOT_FOUND',
+          message: `No event ${parsed.eventId}${scope === null ? '' : ` in scope ${scope}`} to redact. Check the event id and the scope; nothing was changed.`,
+          details: { eventId: parsed.eventId, scope },
+        });
+      }
+      return {
+        kind: 'ledger.redact',
+        scope,
+        ...(parsed.eventId === undefined ? {} : { event_id: parsed.eventId }),
+        ...(parsed.sessionId === undefined ? {} : { session_id: parsed.sessionId }),
+        replacement,
+        redacted_count: count,
+      };
+    },
+
+    async gc(gcOptions) {
+      const parsed = parseInput(ledgerGcOptionsSchema, gcOptions, 'gc options');
+      const { scope } = resolveScopeSelector(parsed, 'gc');
+      const nowMs = parsed.nowMs ?? now().getTime();
+      const policy = resolveRetentionPolicy(retention, parsed.policy);
+      const cutoffs: Partial<Record<LedgerEventType, number>> = {};
+      for (const [type, cutoff] of Object.entries(retentionCutoffs(policy, nowMs))) {
+        if (cutoff !== null) cutoffs[type as LedgerEventType] = cutoff;
+      }
+      const counts = await callAdapter(
+        name,
+        parsed.dryRun ? 'count expired events' : 'delete expired events',
+        () => adapter.gc({ scope, cutoffs, dryRun: parsed.dryRun }),
+      );
+      const deletedByType = {} as Record<LedgerEventType, number>;
+      let total = 0;
+      for (const type of LEDGER_EVENT_TYPES) {
+        const count = counts[type] ?? 0;
+        deletedByType[type] = count;
+        total += count;
+      }
+      return {
+        kind: 'ledger.gc',
+        scope,
+        dry_run: parsed.dryRun,
+        now_ms: nowMs,
+        deleted_total: total,
+        deleted_by_type: deletedByType,
+        policy_days: { ...policy },
+      };
+    },
+
+    async close() {
+      await callAdapter(name, 'close', () => adapter.close?.());
+    },
+  };
+}

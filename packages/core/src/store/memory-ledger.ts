@@ -1,1 +1,157 @@
-export {};
+import type { LedgerRow, NewLedgerRow } from '../ledger/ledger-row.js';
+import type { LedgerEventType } from '../schema/ledger-event.js';
+import {
+  assertExpectedPosition,
+  createLedger,
+  duplicateEventIdsError,
+  type Ledger,
+  type LedgerAdapter,
+  type LedgerOptions,
+  type LedgerQueryPlan,
+} from './ledger-store.js';
+
+function compareOrder(left: LedgerRow, right: LedgerRow): number {
+  return left.ts_ms - right.ts_ms || left.sequence - right.sequence;
+}
+
+function sessionKey(scope: string, sessionId: string): string {
+  return `${scope}\u0000${sessionId}`;
+}
+
+function matches(row: LedgerRow, plan: LedgerQueryPlan): boolean {
+  if (plan.scope !== null && row.scope !== plan.scope) return false;
+  if (plan.sessionId !== undefined && row.session_id !== plan.sessionId) return false;
+  if (plan.fromTsMs !== undefined && row.ts_ms < plan.fromTsMs) return false;
+  if (plan.toTsMs !== undefined && row.ts_ms > plan.toTsMs) return false;
+  if (plan.types !== undefined && !plan.types.includes(row.type as LedgerEventType)) return false;
+  const after = plan.after;
+  if (
+    after !== undefined &&
+    (row.ts_ms < after.tsMs || (row.ts_ms === after.tsMs && row.sequence <= after.sequence))
+  ) {
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The in-memory reference ledger adapter: rows kept frozen in `(ts_ms, sequence)` order, with
+ * the same semantics as the SQLite store (all-or-nothing batches, duplicate ids, positions).
+ */
+export function createMemoryLedgerAdapter(): LedgerAdapter {
+  const rows: LedgerRow[] = [];
+  const byId = new Map<string, LedgerRow>();
+  const heads = new Map<string, number>();
+  let sequence = 0;
+
+  const insertSorted = (row: LedgerRow) => {
+    let low = 0;
+    let high = rows.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareOrder(rows[middle] as LedgerRow, row) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    rows.splice(low, 0, row);
+  };
+  const replace = (row: LedgerRow) => {
+    const index = rows.indexOf(byId.get(row.event_id) as LedgerRow);
+    rows[index] = row;
+    byId.set(row.event_id, row);
+  };
+
+  return {
+    specificationVersion: 'v1',
+    name: 'memory',
+    capabilities: {
+      atomicBatch: true,
+      crossProcessConflicts: false,
+      secureDelete: false,
+      persistent: false,
+    },
+    append(newRows, expectedPosition) {
+      const duplicates = newRows.filter((row) => byId.has(row.event_id)).map((row) => row.event_id);
+      if (duplicates.length > 0) throw duplicateEventIdsError(duplicates);
+      const first = newRows[0];
+      if (first !== undefined && expectedPosition !== undefined) {
+        assertExpectedPosition(
+          first.scope,
+          first.session_id,
+          heads.get(sessionKey(first.scope, first.session_id)) ?? 0,
+          expectedPosition,
+        );
+      }
+      // Everything is checked above, so the writes below cannot fail half-way.
+      return newRows.map((row: NewLedgerRow) => {
+        const key = sessionKey(row.scope, row.session_id);
+        const position = (heads.get(key) ?? 0) + 1;
+        heads.set(key, position);
+        sequence += 1;
+        const stored: LedgerRow = Object.freeze({ ...row, position, sequence });
+        byId.set(stored.event_id, stored);
+        insertSorted(stored);
+        return stored;
+      });
+    },
+    getEvents(eventIds) {
+      return eventIds.flatMap((eventId) => {
+        const row = byId.get(eventId);
+        return row === undefined ? [] : [row];
+      });
+    },
+    query(plan) {
+      const found: LedgerRow[] = [];
+      for (const row of rows) {
+        if (!matches(row, plan)) continue;
+        found.push(plan.includePayload ? row : { ...row, payload_json: undefined });
+        if (found.length >= plan.limit) break;
+      }
+      return found;
+    },
+    redact(plan) {
+      const targets = rows.filter(
+        (row) =>
+          (plan.scope === null || row.scope === plan.scope) &&
+          (plan.eventId === undefined || row.event_id === plan.eventId) &&
+          (plan.sessionId === undefined || row.session_id === plan.sessionId),
+      );
+      for (const row of targets) {
+        replace(
+          Object.freeze({
+            ...row,
+            summary: plan.summary,
+            payload_json: plan.payloadJson,
+            refs_json: null,
+            redacted: true,
+          }),
+        );
+      }
+      return targets.length;
+    },
+    gc(plan) {
+      const counts: Partial<Record<LedgerEventType, number>> = {};
+      const expired = (row: LedgerRow) => {
+        if (plan.scope !== null && row.scope !== plan.scope) return false;
+        const cutoff = plan.cutoffs[row.type as LedgerEventType];
+        return cutoff !== undefined && row.ts_ms < cutoff;
+      };
+      for (const row of rows) {
+        if (!expired(row)) continue;
+        const type = row.type as LedgerEventType;
+        counts[type] = (counts[type] ?? 0) + 1;
+      }
+      if (!plan.dryRun) {
+        const kept = rows.filter((row) => !expired(row));
+        for (const row of rows) if (expired(row)) byId.delete(row.event_id);
+        rows.length = 0;
+        rows.push(...kept);
+      }
+      return counts;
+    },
+  };
+}
+
+/** An in-memory `Ledger` (for tests, examples and short-lived agents). */
+export function createMemoryLedger(options: LedgerOptions = {}): Ledger {
+  return createLedger(createMemoryLedgerAdapter(), options);
+}

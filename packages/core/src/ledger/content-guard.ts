@@ -1,0 +1,220 @@
+import { EpisodicError } from '../errors/episodic-error.js';
+import type { ContentKind } from '../schema/ledger-event.js';
+import { formatPath } from '../validation/describe-value.js';
+import {
+  type ContentRule,
+  CREDENTIAL_KEY,
+  DEFAULT_CONTENT_RULES,
+  looksLikeCredentialValue,
+} from './content-rules.js';
+
+/** One thing a guard found. It never carries the matched text, so it is safe to log and return. */
+export interface ContentFinding {
+  /** The rule id, e.g. `aws_key`. */
+  readonly rule: string;
+  readonly kind: ContentKind;
+  /** Where it was found, e.g. `summary` or `payload.headers.authorization`. */
+  readonly field: string;
+}
+
+/** Which detectors run and which kinds pass. */
+export interface ContentGuardOptions {
+  /** The detectors. @default DEFAULT_CONTENT_RULES */
+  readonly rules?: readonly ContentRule[];
+  /** Kinds that are stored without complaint. @default [] */
+  readonly allow?: readonly ContentKind[];
+}
+
+interface Span {
+  start: number;
+  end: number;
+  rule: ContentRule;
+  order: number;
+}
+
+/** The placeholder that replaces content found by `rule`, e.g. `[REDACTED:aws_key]`. */
+export function placeholderFor(ruleId: string): string {
+  return `[REDACTED:${ruleId}]`;
+}
+
+function activeRules(options: ContentGuardOptions): readonly ContentRule[] {
+  const rules = options.rules ?? DEFAULT_CONTENT_RULES;
+  const allow = options.allow;
+  if (allow === undefined || allow.length === 0) return rules;
+  return rules.filter((rule) => !allow.includes(rule.kind));
+}
+
+/** Non-overlapping spans of sensitive text, in order (the earliest, then the longest, wins). */
+function findSpans(text: string, rules: readonly ContentRule[]): Span[] {
+  if (text.length < 3) return [];
+  const spans: Span[] = [];
+  for (let order = 0; order < rules.length; order++) {
+    const rule = rules[order] as ContentRule;
+    const pattern = rule.pattern;
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      if (match[0].length === 0) {
+        pattern.lastIndex++;
+        continue;
+      }
+      let start = match.index;
+      let end = start + match[0].length;
+      if (rule.group !== undefined) {
+        const indices = match.indices?.[rule.group];
+        if (indices === undefined) continue;
+        [start, end] = indices;
+      }
+      if (rule.accept !== undefined && !rule.accept(text.slice(start, end))) continue;
+      spans.push({ start, end, rule, order });
+    }
+  }
+  if (spans.length < 2) return spans;
+  spans.sort(
+    (left, right) => left.start - right.start || right.end - left.end || left.order - right.order,
+  );
+  const kept: Span[] = [];
+  let reach = -1;
+  for (const span of spans) {
+    if (span.start < reach) continue;
+    kept.push(span);
+    reach = span.end;
+  }
+  return kept;
+}
+
+/** The rule ids found in `text` (one entry per match), without changing anything. */
+export function scanText(text: string, options: ContentGuardOptions = {}): string[] {
+  return findSpans(text, activeRules(options)).map((span) => span.rule.id);
+}
+
+function replaceSpans(text: string, spans: Span[]): string {
+  let output = '';
+  let cursor = 0;
+  for (const span of spans) {
+    output += text.slice(cursor, span.start) + placeholderFor(span.rule.id);
+    cursor = span.end;
+  }
+  return output + text.slice(cursor);
+}
+
+/** `text` with every match replaced by its typed placeholder, and the rule ids replaced. */
+export function redactText(
+  text: string,
+  options: ContentGuardOptions = {},
+): { text: string; rules: string[] } {
+  const spans = findSpans(text, activeRules(options));
+  if (spans.length === 0) return { text, rules: [] };
+  return { text: replaceSpans(text, spans), rules: spans.map((span) => span.rule.id) };
+}
+
+/** The result of guarding one value: the (possibly redacted) value and the findings. */
+export interface GuardResult<T> {
+  readonly value: T;
+  readonly findings: ContentFinding[];
+}
+
+/**
+ * Scans every string in a JSON value (object keys name the field; a string under a credential
+ * key such as `password` or `api_key` is a `credential` finding). With `redact`, returns a copy in
+ * which each finding is replaced by its placeholder; otherwise returns the value unchanged.
+ */
+export function guardJsonValue<T>(
+  value: T,
+  field: string,
+  options: ContentGuardOptions & { redact?: boolean } = {},
+): GuardResult<T> {
+  const rules = activeRules(options);
+  const credentialRule = rules.find((rule) => rule.id === 'credential');
+  const findings: ContentFinding[] = [];
+  const redact = options.redact === true;
+
+  const visitString = (text: string, path: ReadonlyArray<string | number>, key?: string) => {
+    if (
+      credentialRule !== undefined &&
+      key !== undefined &&
+      CREDENTIAL_KEY.test(key) &&
+      looksLikeCredentialValue(text) &&
+      !text.startsWith('[REDACTED')
+    ) {
+      findings.push({
+        rule: 'credential',
+        kind: credentialRule.kind,
+        field: formatPath([...path]),
+      });
+      return redact ? placeholderFor('credential') : text;
+    }
+    const spans = findSpans(text, rules);
+    if (spans.length === 0) return text;
+    const where = formatPath([...path]);
+    for (const span of spans)
+      findings.push({ rule: span.rule.id, kind: span.rule.kind, field: where });
+    return redact ? replaceSpans(text, spans) : text;
+  };
+
+  const visit = (node: unknown, path: Array<string | number>, key?: string): unknown => {
+    if (typeof node === 'string') return visitString(node, path, key);
+    if (typeof node !== 'object' || node === null) return node;
+    if (Array.isArray(node)) {
+      let copy: unknown[] | undefined;
+      for (let index = 0; index < node.length; index++) {
+        path.push(index);
+        const next = visit(node[index], path, key);
+        path.pop();
+        if (next !== node[index]) {
+          copy ??= [...node];
+          copy[index] = next;
+        }
+      }
+      return copy ?? node;
+    }
+    let copy: Record<string, unknown> | undefined;
+    for (const [entryKey, entryValue] of Object.entries(node)) {
+      path.push(entryKey);
+      const next = visit(entryValue, path, entryKey);
+      path.pop();
+      if (next !== entryValue) {
+        copy ??= { ...(node as Record<string, unknown>) };
+        copy[entryKey] = next;
+      }
+    }
+    return copy ?? node;
+  };
+
+  const result = visit(value, field === '' ? [] : [field]) as T;
+  return { value: result, findings };
+}
+
+const KIND_WORDS: Record<ContentKind, string> = {
+  secret: 'a secret',
+  pii: 'personal data',
+  tool_output: 'raw tool output',
+};
+
+/**
+ * The `VALIDATION_ERROR` for content the guards rejected. It names the fields and rules but never
+ * the matched text, so the secret is not echoed into logs or model context.
+ */
+export function contentRejectedError(subject: string, findings: ContentFinding[]): EpisodicError {
+  const [first] = findings;
+  const firstText = first
+    ? `${first.field} looks like ${KIND_WORDS[first.kind]} (rule ${first.rule})`
+    : 'the content was flagged';
+  const more =
+    findings.length > 1
+      ? ` (and ${findings.length - 1} more finding${findings.length > 2 ? 's' : ''})`
+      : '';
+  const kinds = [...new Set(findings.map((finding) => finding.kind))].sort();
+  return new EpisodicError({
+    code: 'VALIDATION_ERROR',
+    message: `Invalid ${subject}: ${firstText}${more}. Remove it or store a reference to it instead, pass { redact: true } to replace it with ${placeholderFor(first?.rule ?? 'rule')}, or pass { allow: [${kinds.map((kind) => `'${kind}'`).join(', ')}] } if it must be stored. Nothing was changed.`,
+    details: {
+      subject,
+      issues: findings.slice(0, 10).map((finding) => ({
+        field: finding.field,
+        message: `looks like ${KIND_WORDS[finding.kind]} (rule ${finding.rule})`,
+        value: '(withheld)',
+      })),
+      findings: findings.map((finding) => ({ ...finding })),
+    },
+  });
+}

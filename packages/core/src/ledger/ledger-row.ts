@@ -1,0 +1,81 @@
+import { EpisodicError } from '../errors/episodic-error.js';
+import type { LedgerEvent, LedgerEventType, LedgerJson } from '../schema/ledger-event.js';
+import type { Metadata } from '../schema/metadata.js';
+import { safeJsonParse } from '../util/json.js';
+
+/**
+ * A ledger event as adapters store and return it: the seed's columns, with `payload_json`,
+ * `refs_json` and `metadata_json` as canonical JSON text. Adapters never interpret these fields;
+ * core builds rows on the way in and turns them into `LedgerEvent`s on the way out.
+ */
+export interface LedgerRow {
+  readonly event_id: string;
+  readonly ts_ms: number;
+  /** The normalized scope. */
+  readonly scope: string;
+  readonly session_id: string;
+  readonly agent_id: string;
+  readonly type: string;
+  readonly summary: string;
+  /** Canonical JSON or null; `undefined` when the read did not select payloads. */
+  readonly payload_json?: string | null;
+  readonly refs_json: string | null;
+  readonly redacted: boolean;
+  readonly schema_version: string;
+  readonly created_at: string;
+  readonly metadata_json: string | null;
+  /** 1-based place in its session (within its scope), assigned by the adapter on append. */
+  readonly position: number;
+  /**
+   * Insertion order, assigned by the adapter on append: strictly increasing across the whole
+   * ledger (SQLite's `id`). Ties on `ts_ms` are ordered by it; it is never shown to callers.
+   */
+  readonly sequence: number;
+}
+
+/** A row about to be appended: no position or sequence yet (the adapter assigns them). */
+export type NewLedgerRow = Omit<LedgerRow, 'position' | 'sequence' | 'payload_json'> & {
+  readonly payload_json: string | null;
+};
+
+function parseStored(row: LedgerRow, column: string, text: string): unknown {
+  const parsed = safeJsonParse(text);
+  if (parsed.success) return parsed.value;
+  throw new EpisodicError({
+    code: 'CORRUPT_DATA',
+    message: `Ledger event ${row.event_id} has unreadable ${column} (${parsed.error}). The row was changed outside Episodic; redact it or restore the database from a backup.`,
+    details: { eventId: row.event_id, column },
+  });
+}
+
+/** Turns a stored row into the event callers see; `payload` only when it was selected. */
+export function rowToLedgerEvent(row: LedgerRow, includePayload: boolean): LedgerEvent {
+  const event: LedgerEvent = {
+    event_id: row.event_id,
+    ts_ms: row.ts_ms,
+    scope: row.scope,
+    session_id: row.session_id,
+    agent_id: row.agent_id,
+    type: row.type as LedgerEventType,
+    summary: row.summary,
+    refs:
+      row.refs_json === null
+        ? null
+        : (parseStored(row, 'refs_json', row.refs_json) as Record<string, LedgerJson>),
+    redacted: row.redacted,
+    schema_version: row.schema_version,
+    created_at: row.created_at,
+    position: row.position,
+  };
+  if (includePayload) {
+    const text = row.payload_json;
+    event.payload =
+      text === null || text === undefined
+        ? null
+        : (parseStored(row, 'payload_json', text) as LedgerJson);
+  }
+  if (row.metadata_json !== null) {
+    event.metadata = parseStored(row, 'metadata_json', row.metadata_json) as Metadata;
+  }
+  return event;
+}
