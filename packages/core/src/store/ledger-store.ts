@@ -16,6 +16,7 @@ import {
 import { resolveRetentionPolicy, retentionCutoffs } from '../ledger/retention.js';
 import { resolveScopeSelector } from '../ledger/scope.js';
 import { compileMetadataFilter, type MetadataPredicate } from '../provenance/evaluate-filter.js';
+import type { MetadataFilter } from '../provenance/metadata-filter.js';
 import {
   CONTENT_KINDS,
   type ContentKind,
@@ -136,6 +137,9 @@ export interface LedgerAdapter {
   close?(): MaybePromise<void>;
 }
 
+/** `query()` input: `LedgerQuery` with its metadata filter typed (seed 003 filter groups). */
+export type LedgerQueryInput = Omit<LedgerQuery, 'metadata'> & { metadata?: MetadataFilter };
+
 /** The ledger callers use: always promises, validated input, domain errors. */
 export interface Ledger {
   readonly name: string;
@@ -151,7 +155,7 @@ export interface Ledger {
     options?: LedgerAppendOptions,
   ): Promise<LedgerAppendReceipt[]>;
   /** One page of events, ordered by `ts_ms` then insertion; summary-only unless asked. */
-  query(query: LedgerQuery): Promise<LedgerPage>;
+  query(query: LedgerQueryInput): Promise<LedgerPage>;
   /** One page of a session's timeline, in order. */
   replay(sessionId: string, options: LedgerReplayOptions): Promise<LedgerPage>;
   /** Redacts one event or a session in place (rows kept, `redacted` set). */

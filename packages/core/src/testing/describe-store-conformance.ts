@@ -1,4 +1,5 @@
 import { describe } from 'vitest';
+import { describeLedgerSuite } from './ledger-suite.js';
 import { describeRunStoreSuite } from './run-store-suite.js';
 import { describeSessionStoreSuite } from './session-store-suite.js';
 import type { CreateStoreHarness, StoreConformanceCapabilities } from './store-harness.js';
@@ -13,6 +14,7 @@ export type ContractSuite = (
 const CONTRACT_SUITES: readonly ContractSuite[] = [
   describeRunStoreSuite,
   describeSessionStoreSuite,
+  describeLedgerSuite,
 ];
 
 /**

@@ -1,6 +1,7 @@
 // The store conformance suite (`@episodic/core/testing`). Imports vitest: use it from tests only.
 export type { ContractSuite } from './describe-store-conformance.js';
 export { describeStoreConformance } from './describe-store-conformance.js';
+export { describeLedgerSuite } from './ledger-suite.js';
 export { agentEvent, completedRun, headerFor, runIdFor } from './run-fixtures.js';
 export { describeRunStoreSuite } from './run-store-suite.js';
 export { describeSessionStoreSuite } from './session-store-suite.js';

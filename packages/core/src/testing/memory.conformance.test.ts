@@ -1,3 +1,4 @@
+import { createMemoryLedger } from '../store/memory-ledger.js';
 import { createMemoryRunStoreAdapter } from '../store/memory-run-store.js';
 import { createMemorySessionStore } from '../store/memory-session-store.js';
 import { createRunStore } from '../store/run-store.js';
@@ -11,6 +12,7 @@ describeStoreConformance(
     return {
       runs: createRunStore(runs),
       sessions: createMemorySessionStore(),
+      ledger: createMemoryLedger(),
       damage: {
         appendRawToRun: async (runId, bytes) => runs.writeRaw(runId, decode(bytes)),
         replaceRawRun: async (runId, bytes) =>

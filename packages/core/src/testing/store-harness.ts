@@ -1,3 +1,4 @@
+import type { Ledger } from '../store/ledger-store.js';
 import type { RunStore } from '../store/run-store.js';
 import type { SessionStore } from '../store/session-store.js';
 
@@ -25,6 +26,8 @@ export interface StoreHarness {
   runs?: RunStore;
   /** The session store under test. */
   sessions?: SessionStore;
+  /** The ledger under test, created with the default options (caps, guards, retention). */
+  ledger?: Ledger;
   /** Raw-damage hooks (see `StoreConformanceCapabilities`). */
   damage?: StoreDamageHooks;
   /** Closes the stores and removes what the harness created. */
