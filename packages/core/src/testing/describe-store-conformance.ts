@@ -1,4 +1,5 @@
 import { describe } from 'vitest';
+import { describeArtifactStoreSuite } from './artifact-suite.js';
 import { describeLedgerSuite } from './ledger-suite.js';
 import { describeRunStoreSuite } from './run-store-suite.js';
 import { describeSessionStoreSuite } from './session-store-suite.js';
@@ -15,6 +16,7 @@ const CONTRACT_SUITES: readonly ContractSuite[] = [
   describeRunStoreSuite,
   describeSessionStoreSuite,
   describeLedgerSuite,
+  describeArtifactStoreSuite,
 ];
 
 /**

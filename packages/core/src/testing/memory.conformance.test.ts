@@ -1,3 +1,4 @@
+import { createMemoryArtifactStore } from '../store/memory-artifact-store.js';
 import { createMemoryLedger } from '../store/memory-ledger.js';
 import { createMemoryRunStoreAdapter } from '../store/memory-run-store.js';
 import { createMemorySessionStore } from '../store/memory-session-store.js';
@@ -13,6 +14,7 @@ describeStoreConformance(
       runs: createRunStore(runs),
       sessions: createMemorySessionStore(),
       ledger: createMemoryLedger(),
+      artifacts: createMemoryArtifactStore(),
       damage: {
         appendRawToRun: async (runId, bytes) => runs.writeRaw(runId, decode(bytes)),
         replaceRawRun: async (runId, bytes) =>

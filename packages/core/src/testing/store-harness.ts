@@ -1,3 +1,4 @@
+import type { ArtifactStore } from '../store/artifact-store.js';
 import type { Ledger } from '../store/ledger-store.js';
 import type { RunStore } from '../store/run-store.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -28,6 +29,8 @@ export interface StoreHarness {
   sessions?: SessionStore;
   /** The ledger under test, created with the default options (caps, guards, retention). */
   ledger?: Ledger;
+  /** The artifact store under test (artifacts, associations, episode metadata). */
+  artifacts?: ArtifactStore;
   /** Raw-damage hooks (see `StoreConformanceCapabilities`). */
   damage?: StoreDamageHooks;
   /** Closes the stores and removes what the harness created. */

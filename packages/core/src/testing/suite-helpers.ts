@@ -3,7 +3,7 @@ import { EpisodicError, type EpisodicErrorCode } from '../errors/episodic-error.
 import type { CreateStoreHarness, StoreHarness } from './store-harness.js';
 
 /** The contracts a harness may provide, by harness field. */
-export type StoreContractKey = 'runs' | 'sessions' | 'ledger';
+export type StoreContractKey = 'runs' | 'sessions' | 'ledger' | 'artifacts';
 
 /**
  * Creates a fresh harness for one test and returns the store under test. When the harness does not
