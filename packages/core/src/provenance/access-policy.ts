@@ -17,7 +17,7 @@ import { METADATA_FILTER_MAX_LIST } from './metadata-filter.js';
  */
 export interface AccessPolicy {
   /** Per metadata key, the value (or values) the reader may see. 1 to 10 keys. */
-  required: Record<string, MetadataScalar | MetadataScalar[]>;
+  required: Readonly<Record<string, MetadataScalar | readonly MetadataScalar[]>>;
 }
 
 /** The zod schema of an `AccessPolicy` (no transforms; `z.toJSONSchema` works on it). */

@@ -332,3 +332,33 @@ describe('matchesAnyEpisodeMetadata (the single-episode rule)', () => {
     );
   });
 });
+
+describe('the README example', () => {
+  it('accepts a filter written `as const` and evaluates it as documented', () => {
+    const urgentCrm = {
+      type: 'and',
+      filters: [
+        { property_name: 'source', comparison_operator: '=', property_value: 'crm' },
+        { property_name: 'priority', comparison_operator: '>=', property_value: 5 },
+      ],
+      groups: [
+        {
+          type: 'or',
+          filters: [
+            { property_name: 'tags', comparison_operator: 'IN', property_value: 'billing, auth' },
+            { property_name: 'reviewed', comparison_operator: 'IS NULL' },
+          ],
+        },
+      ],
+    } as const;
+    expect(matchesMetadataFilter(urgentCrm, { source: 'crm', priority: 7, tags: ['auth'] })).toBe(
+      true,
+    );
+    expect(
+      matchesAnyEpisodeMetadata(urgentCrm, [
+        { source: 'crm', priority: 1 },
+        { source: 'erp', priority: 9 },
+      ]),
+    ).toBe(false);
+  });
+});

@@ -28,7 +28,11 @@ export const METADATA_FILTER_MAX_CONDITIONS = 100;
 export const METADATA_FILTER_MAX_LIST = 100;
 
 /** A value a condition compares with: a scalar, or a list for `IN` and `CONTAINS`. */
-export type MetadataFilterValue = string | number | boolean | Array<string | number | boolean>;
+export type MetadataFilterValue =
+  | string
+  | number
+  | boolean
+  | ReadonlyArray<string | number | boolean>;
 
 /**
  * One condition on one metadata key, e.g. `{ property_name: 'priority', comparison_operator: '>=',
@@ -51,9 +55,9 @@ export interface MetadataFilter {
   /** `and`: every member must hold; `or`: at least one must hold. */
   type: MetadataFilterGroupType;
   /** Conditions of this group. */
-  filters?: MetadataCondition[] | undefined;
+  filters?: readonly MetadataCondition[] | undefined;
   /** Nested groups of this group. */
-  groups?: MetadataFilter[] | undefined;
+  groups?: readonly MetadataFilter[] | undefined;
 }
 
 const ORDERING: ReadonlySet<string> = new Set(['>', '<', '>=', '<=']);
