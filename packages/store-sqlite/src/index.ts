@@ -1,3 +1,13 @@
+export { MIGRATIONS, migrate, SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
+export type { SqliteConnectionOptions, SqliteSynchronous } from './open-database.js';
+export { openSqliteDatabase } from './open-database.js';
+export { SEED_EVENTS_DDL, SEED_INDEXES } from './schema-sql.js';
+export type { SqliteLedgerAdapterOptions } from './sqlite-ledger.js';
+export { createSqliteLedgerAdapter } from './sqlite-ledger.js';
+export { createSqliteRunStoreAdapter } from './sqlite-run-store.js';
+export { createSqliteSessionStoreAdapter } from './sqlite-session-store.js';
+export type { SqliteStore, SqliteStoreOptions } from './sqlite-store.js';
+export { createSqliteStore } from './sqlite-store.js';
 export {
   assertSqliteVersion,
   isSqliteVersionSupported,

@@ -1,0 +1,120 @@
+import { EpisodicError } from '@episodic/core';
+import type Database from 'better-sqlite3';
+import { SEED_EVENTS_DDL } from './schema-sql.js';
+
+/** One schema step: it runs once, inside an IMMEDIATE transaction, and bumps `user_version`. */
+interface Migration {
+  readonly version: number;
+  readonly description: string;
+  up(database: Database.Database): void;
+}
+
+function columnsOf(database: Database.Database, table: string): Set<string> {
+  const rows = database.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+  return new Set(rows.map((row) => row.name));
+}
+
+/**
+ * The schema history. Version 1 is the seed's table and indexes plus our ledger columns; later
+ * versions add tables. A database left by the seed's own implementation (the v0 table, with rows,
+ * `user_version` 0) is upgraded in place: its rows get session positions in `(ts_ms, id)` order.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'seed 002 episodic_events + positions, metadata and session heads',
+    up(database) {
+      database.exec(SEED_EVENTS_DDL);
+      const columns = columnsOf(database, 'episodic_events');
+      if (!columns.has('position')) {
+        database.exec('ALTER TABLE episodic_events ADD COLUMN position INTEGER');
+      }
+      if (!columns.has('metadata_json')) {
+        database.exec('ALTER TABLE episodic_events ADD COLUMN metadata_json TEXT');
+      }
+      database.exec(`CREATE TABLE IF NOT EXISTS episodic_session_heads (
+  scope TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  PRIMARY KEY (scope, session_id)
+) WITHOUT ROWID`);
+      // Rows written before positions existed are numbered per (scope, session) in timeline order.
+      database.exec(`WITH numbered AS (
+  SELECT id, row_number() OVER (PARTITION BY scope, session_id ORDER BY ts_ms, id) AS n
+  FROM episodic_events WHERE position IS NULL
+)
+UPDATE episodic_events SET position = numbered.n FROM numbered WHERE episodic_events.id = numbered.id`);
+      database.exec(`INSERT INTO episodic_session_heads (scope, session_id, position)
+SELECT scope, session_id, max(position) FROM episodic_events GROUP BY scope, session_id
+ON CONFLICT (scope, session_id) DO UPDATE SET position = max(position, excluded.position)`);
+    },
+  },
+  {
+    version: 2,
+    description: 'session state snapshots',
+    up(database) {
+      database.exec(`CREATE TABLE IF NOT EXISTS episodic_sessions (
+  session_id TEXT PRIMARY KEY,
+  revision INTEGER NOT NULL,
+  updated_at TEXT NOT NULL,
+  run_id TEXT,
+  message_count INTEGER NOT NULL,
+  state_json TEXT NOT NULL
+)`);
+    },
+  },
+  {
+    version: 3,
+    description: 'runs and run records',
+    up(database) {
+      database.exec(`CREATE TABLE IF NOT EXISTS episodic_runs (
+  run_id TEXT PRIMARY KEY,
+  header_json TEXT NOT NULL,
+  session_id TEXT,
+  record_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS idx_episodic_runs_session ON episodic_runs(session_id);
+CREATE TABLE IF NOT EXISTS episodic_run_records (
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  json TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+)`);
+    },
+  },
+];
+
+/** The schema version this package writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+/** The database's `user_version`. */
+export function schemaVersionOf(database: Database.Database): number {
+  return database.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Brings the schema up to date. Each step runs in its own IMMEDIATE transaction and re-reads
+ * `user_version` inside it, so two processes opening an old database at once migrate it once.
+ * A database from a newer version of this package is refused (`UNSUPPORTED`).
+ */
+export function migrate(database: Database.Database): number {
+  const current = schemaVersionOf(database);
+  if (current > SCHEMA_VERSION) {
+    throw new EpisodicError({
+      code: 'UNSUPPORTED',
+      message: `This database has schema version ${current}, newer than the ${SCHEMA_VERSION} this @episodic/store-sqlite understands. Upgrade @episodic/store-sqlite; the database was not changed.`,
+      details: { schemaVersion: current, supported: SCHEMA_VERSION },
+    });
+  }
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    database
+      .transaction(() => {
+        if (schemaVersionOf(database) >= migration.version) return;
+        migration.up(database);
+        database.pragma(`user_version = ${migration.version}`);
+      })
+      .immediate();
+  }
+  return schemaVersionOf(database);
+}

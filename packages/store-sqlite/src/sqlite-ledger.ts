@@ -1,0 +1,348 @@
+import {
+  assertExpectedPosition,
+  duplicateEventIdsError,
+  type LedgerAdapter,
+  type LedgerEventType,
+  type LedgerGcPlan,
+  type LedgerQueryPlan,
+  type LedgerRow,
+  type NewLedgerRow,
+} from '@episodic/core';
+import type Database from 'better-sqlite3';
+
+/** Options of the SQLite ledger adapter. */
+export interface SqliteLedgerAdapterOptions {
+  /** Rows deleted (GC) or rewritten (session redaction) per write transaction. @default 500 */
+  batchSize?: number;
+  /**
+   * After a redaction or a GC that changed rows, checkpoint and truncate the WAL so the old page
+   * images (which still hold the erased bytes) leave the `-wal` file too. @default true
+   */
+  truncateWalAfterErase?: boolean;
+}
+
+interface StoredRow {
+  id: number;
+  event_id: string;
+  ts_ms: number;
+  scope: string;
+  session_id: string;
+  agent_id: string;
+  type: string;
+  summary: string;
+  payload_json?: string | null;
+  refs_json: string | null;
+  redacted: number;
+  schema_version: string;
+  created_at: string;
+  metadata_json: string | null;
+  position: number | null;
+}
+
+const BASE_COLUMNS =
+  'id, event_id, ts_ms, scope, session_id, agent_id, type, summary, refs_json, redacted, schema_version, created_at, metadata_json, position';
+
+function toRow(stored: StoredRow): LedgerRow {
+  const row: LedgerRow = {
+    event_id: stored.event_id,
+    ts_ms: stored.ts_ms,
+    scope: stored.scope,
+    session_id: stored.session_id,
+    agent_id: stored.agent_id,
+    type: stored.type,
+    summary: stored.summary,
+    refs_json: stored.refs_json,
+    redacted: stored.redacted !== 0,
+    schema_version: stored.schema_version,
+    created_at: stored.created_at,
+    metadata_json: stored.metadata_json,
+    position: stored.position ?? 0,
+    sequence: stored.id,
+  };
+  if (stored.payload_json !== undefined)
+    (row as { payload_json?: string | null }).payload_json = stored.payload_json;
+  return row;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
+}
+
+/**
+ * The ledger adapter over one better-sqlite3 connection (see `openSqliteDatabase` for the
+ * pragmas and migrations it needs). Every write runs in an IMMEDIATE transaction; queries pick
+ * their index explicitly, and a multi-type query reads each type through the
+ * `(scope, type, ts_ms)` index and merges the ordered streams (UNION ALL) instead of scanning.
+ */
+export function createSqliteLedgerAdapter(
+  database: Database.Database,
+  options: SqliteLedgerAdapterOptions = {},
+): LedgerAdapter {
+  const batchSize = options.batchSize ?? 500;
+  const truncateWal = options.truncateWalAfterErase ?? true;
+  const statements = new Map<string, Database.Statement>();
+  const prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = database.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+
+  const insert = database.prepare(
+    `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position)
+     VALUES (@event_id, @ts_ms, @scope, @session_id, @agent_id, @type, @summary, @payload_json, @refs_json, 0, @schema_version, @created_at, @metadata_json, @position)`,
+  );
+  const advanceHead = database.prepare(
+    `INSERT INTO episodic_session_heads (scope, session_id, position) VALUES (?, ?, ?)
+     ON CONFLICT (scope, session_id) DO UPDATE SET position = position + excluded.position
+     RETURNING position`,
+  );
+  const readHead = database.prepare(
+    'SELECT position FROM episodic_session_heads WHERE scope = ? AND session_id = ?',
+  );
+  const exists = database.prepare('SELECT 1 FROM episodic_events WHERE event_id = ?').pluck();
+  const byEventId = database.prepare(
+    `SELECT ${BASE_COLUMNS}, payload_json FROM episodic_events WHERE event_id = ?`,
+  );
+
+  const findDuplicates = (rows: readonly NewLedgerRow[]) =>
+    rows.filter((row) => exists.get(row.event_id) !== undefined).map((row) => row.event_id);
+
+  const appendTransaction = database.transaction(
+    (rows: readonly NewLedgerRow[], expectedPosition: number | undefined): LedgerRow[] => {
+      if (expectedPosition !== undefined) {
+        // Duplicates first: a retried append must return its original, not a stale-position CONFLICT.
+        const duplicates = findDuplicates(rows);
+        if (duplicates.length > 0) throw duplicateEventIdsError(duplicates);
+        const first = rows[0] as NewLedgerRow;
+        const head = readHead.get(first.scope, first.session_id) as
+          | { position: number }
+          | undefined;
+        assertExpectedPosition(
+          first.scope,
+          first.session_id,
+          head?.position ?? 0,
+          expectedPosition,
+        );
+      }
+      // One head update per session: positions for k rows are reserved at once.
+      const counts = new Map<
+        string,
+        { scope: string; session: string; count: number; next: number }
+      >();
+      for (const row of rows) {
+        const key = `${row.scope}\u0000${row.session_id}`;
+        const entry = counts.get(key);
+        if (entry === undefined)
+          counts.set(key, { scope: row.scope, session: row.session_id, count: 1, next: 0 });
+        else entry.count++;
+      }
+      for (const entry of counts.values()) {
+        const { position } = advanceHead.get(entry.scope, entry.session, entry.count) as {
+          position: number;
+        };
+        entry.next = position - entry.count + 1;
+      }
+      return rows.map((row) => {
+        const entry = counts.get(`${row.scope}\u0000${row.session_id}`) as { next: number };
+        const position = entry.next++;
+        const { lastInsertRowid } = insert.run({ ...row, position });
+        return { ...row, position, sequence: Number(lastInsertRowid) };
+      });
+    },
+  );
+
+  const readPlanSql = (plan: LedgerQueryPlan): { sql: string; parameters: unknown[] } => {
+    const columns = plan.includePayload ? `${BASE_COLUMNS}, payload_json` : BASE_COLUMNS;
+    const common: string[] = [];
+    const commonParameters: unknown[] = [];
+    if (plan.fromTsMs !== undefined) {
+      common.push('ts_ms >= ?');
+      commonParameters.push(plan.fromTsMs);
+    }
+    if (plan.toTsMs !== undefined) {
+      common.push('ts_ms <= ?');
+      commonParameters.push(plan.toTsMs);
+    }
+    if (plan.after !== undefined) {
+      common.push('(ts_ms, id) > (?, ?)');
+      commonParameters.push(plan.after.tsMs, plan.after.sequence);
+    }
+    const types = plan.types;
+    if (plan.sessionId === undefined && plan.scope !== null && types !== undefined) {
+      // Scope + types: one ordered index range per type, merged; never a scan of the scope.
+      const arm = ['scope = ?', 'type = ?', ...common].join(' AND ');
+      const arms = types.map(
+        () =>
+          `SELECT * FROM (SELECT ${columns} FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE ${arm} ORDER BY ts_ms, id LIMIT ?)`,
+      );
+      const parameters: unknown[] = [];
+      for (const type of types) parameters.push(plan.scope, type, ...commonParameters, plan.limit);
+      const sql =
+        arms.length === 1
+          ? (arms[0] as string)
+          : `${arms.join(' UNION ALL ')} ORDER BY ts_ms, id LIMIT ?`;
+      if (arms.length > 1) parameters.push(plan.limit);
+      return { sql, parameters };
+    }
+    const where: string[] = [];
+    const parameters: unknown[] = [];
+    let index = '';
+    if (plan.sessionId !== undefined) {
+      index = 'INDEXED BY idx_episodic_session_ts';
+      where.push('session_id = ?');
+      parameters.push(plan.sessionId);
+      if (plan.scope !== null) {
+        where.push('scope = ?');
+        parameters.push(plan.scope);
+      }
+    } else if (plan.scope !== null) {
+      index = 'INDEXED BY idx_episodic_scope_ts';
+      where.push('scope = ?');
+      parameters.push(plan.scope);
+    }
+    if (types !== undefined) {
+      where.push(`type IN (${types.map(() => '?').join(', ')})`);
+      parameters.push(...types);
+    }
+    where.push(...common);
+    parameters.push(...commonParameters, plan.limit);
+    const filter = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
+    return {
+      sql: `SELECT ${columns} FROM episodic_events ${index} ${filter} ORDER BY ts_ms, id LIMIT ?`,
+      parameters,
+    };
+  };
+
+  const checkpoint = () => {
+    if (truncateWal && !database.memory) database.pragma('wal_checkpoint(TRUNCATE)');
+  };
+
+  const nextScope = database
+    .prepare(
+      'SELECT scope FROM episodic_events INDEXED BY idx_episodic_scope_ts WHERE scope > ? ORDER BY scope LIMIT 1',
+    )
+    .pluck();
+  const scopesOf = (scope: string | null): string[] => {
+    if (scope !== null) return [scope];
+    const scopes: string[] = [];
+    for (
+      let current = nextScope.get('') as string | undefined;
+      current !== undefined;
+      current = nextScope.get(current) as string | undefined
+    ) {
+      scopes.push(current);
+    }
+    return scopes;
+  };
+
+  const gcCount = database
+    .prepare(
+      'SELECT count(*) FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE scope = ? AND type = ? AND ts_ms < ?',
+    )
+    .pluck();
+  const gcDelete = database.prepare(
+    'DELETE FROM episodic_events WHERE id IN (SELECT id FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE scope = ? AND type = ? AND ts_ms < ? LIMIT ?)',
+  );
+  const gcBatch = database.transaction(
+    (scope: string, type: string, cutoff: number) =>
+      gcDelete.run(scope, type, cutoff, batchSize).changes,
+  );
+
+  return {
+    specificationVersion: 'v1',
+    name: 'sqlite',
+    capabilities: {
+      atomicBatch: true,
+      crossProcessConflicts: true,
+      secureDelete: true,
+      persistent: !database.memory,
+    },
+    append(rows, expectedPosition) {
+      try {
+        return appendTransaction.immediate(rows, expectedPosition);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const duplicates = findDuplicates(rows);
+        // A unique violation with no duplicate left means it was removed meanwhile: report the
+        // batch's ids so the caller re-checks and retries.
+        throw duplicateEventIdsError(
+          duplicates.length > 0 ? duplicates : rows.map((row) => row.event_id),
+        );
+      }
+    },
+    getEvents(eventIds) {
+      const rows: LedgerRow[] = [];
+      for (const eventId of eventIds) {
+        const stored = byEventId.get(eventId) as StoredRow | undefined;
+        if (stored !== undefined) rows.push(toRow(stored));
+      }
+      return rows;
+    },
+    query(plan) {
+      const { sql, parameters } = readPlanSql(plan);
+      return (prepare(sql).all(...parameters) as StoredRow[]).map(toRow);
+    },
+    redact(plan) {
+      const where: string[] = [];
+      const parameters: unknown[] = [];
+      if (plan.eventId !== undefined) {
+        where.push('event_id = ?');
+        parameters.push(plan.eventId);
+      }
+      if (plan.sessionId !== undefined) {
+        where.push('session_id = ?');
+        parameters.push(plan.sessionId);
+      }
+      if (plan.scope !== null) {
+        where.push('scope = ?');
+        parameters.push(plan.scope);
+      }
+      const ids = prepare(`SELECT id FROM episodic_events WHERE ${where.join(' AND ')}`)
+        .pluck()
+        .all(...parameters) as number[];
+      // Short batches keep the write lock brief even for a session of many thousand events.
+      const update = database.transaction((chunk: number[]) => {
+        const statement = prepare(
+          `UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, redacted = 1 WHERE id IN (${chunk.map(() => '?').join(', ')})`,
+        );
+        return statement.run(plan.summary, plan.payloadJson, ...chunk).changes;
+      });
+      let count = 0;
+      for (let start = 0; start < ids.length; start += batchSize) {
+        count += update.immediate(ids.slice(start, start + batchSize));
+      }
+      if (count > 0) checkpoint();
+      return count;
+    },
+    gc(plan: LedgerGcPlan) {
+      const counts: Partial<Record<LedgerEventType, number>> = {};
+      let changed = 0;
+      for (const scope of scopesOf(plan.scope)) {
+        for (const [type, cutoff] of Object.entries(plan.cutoffs) as Array<
+          [LedgerEventType, number]
+        >) {
+          let count = 0;
+          if (plan.dryRun) count = gcCount.get(scope, type, cutoff) as number;
+          else {
+            for (;;) {
+              const deleted = gcBatch.immediate(scope, type, cutoff);
+              count += deleted;
+              if (deleted < batchSize) break;
+            }
+          }
+          counts[type] = (counts[type] ?? 0) + count;
+          changed += count;
+        }
+      }
+      if (!plan.dryRun && changed > 0) checkpoint();
+      return counts;
+    },
+  };
+}

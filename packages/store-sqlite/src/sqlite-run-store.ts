@@ -1,0 +1,121 @@
+import {
+  createRunReadCollector,
+  createRunTailCollector,
+  finishRunList,
+  matchesRunListFilter,
+  planRunAppend,
+  type RunDurability,
+  type RunHeader,
+  type RunListError,
+  type RunRecordEntry,
+  type RunStoreAdapter,
+  type RunSummary,
+  readRunHeaderLine,
+  summarizeRun,
+} from '@episodic/core';
+import type Database from 'better-sqlite3';
+
+/**
+ * The run store adapter over `episodic_runs` and `episodic_run_records`: each record is kept as the
+ * exact JSON text that was appended (one row per line of a run file) and read back through core's
+ * tolerant reader. Appends are IMMEDIATE transactions, so several processes can append to one run.
+ */
+export function createSqliteRunStoreAdapter(
+  database: Database.Database,
+  durability: RunDurability,
+): RunStoreAdapter {
+  const header = database.prepare('SELECT header_json FROM episodic_runs WHERE run_id = ?').pluck();
+  const createRun = database.prepare(
+    'INSERT INTO episodic_runs (run_id, header_json, session_id, record_count) VALUES (?, ?, ?, 0)',
+  );
+  const bump = database.prepare(
+    'UPDATE episodic_runs SET record_count = record_count + ? WHERE run_id = ? RETURNING record_count',
+  );
+  const insertRecord = database.prepare(
+    'INSERT INTO episodic_run_records (run_id, seq, json) VALUES (?, ?, ?)',
+  );
+  const records = database.prepare(
+    'SELECT seq, json FROM episodic_run_records WHERE run_id = ? ORDER BY seq',
+  );
+  const recordsFromEnd = database.prepare(
+    'SELECT seq, json FROM episodic_run_records WHERE run_id = ? ORDER BY seq DESC',
+  );
+  const runs = database.prepare('SELECT run_id, header_json FROM episodic_runs');
+  const runsOfSession = database.prepare(
+    'SELECT run_id, header_json FROM episodic_runs WHERE lower(session_id) = ?',
+  );
+  const deleteRecords = database.prepare('DELETE FROM episodic_run_records WHERE run_id = ?');
+  const deleteRun = database.prepare('DELETE FROM episodic_runs WHERE run_id = ?');
+
+  const storedHeader = (runId: string): RunHeader | null | undefined => {
+    const text = header.get(runId) as string | undefined;
+    return text === undefined ? undefined : readRunHeaderLine(text);
+  };
+
+  const append = database.transaction((runId: string, entries: readonly RunRecordEntry[]) => {
+    const toWrite = planRunAppend(runId, storedHeader(runId), entries);
+    if (toWrite.length === 0) return 0;
+    const first = toWrite[0] as RunRecordEntry;
+    if (first.record.type === 'header' && header.get(runId) === undefined) {
+      const sessionId = (first.record as RunHeader).session_id;
+      createRun.run(runId, first.json, typeof sessionId === 'string' ? sessionId : null);
+    }
+    const { record_count: end } = bump.get(toWrite.length, runId) as { record_count: number };
+    let seq = end - toWrite.length;
+    for (const entry of toWrite) insertRecord.run(runId, ++seq, entry.json);
+    return toWrite.length;
+  });
+  const remove = database.transaction((runId: string) => {
+    deleteRecords.run(runId);
+    return deleteRun.run(runId).changes > 0;
+  });
+
+  return {
+    specificationVersion: 'v1',
+    name: 'sqlite',
+    capabilities: { crossProcessAppends: true, durability, toolOutputCache: false },
+    append(runId, entries) {
+      return append.immediate(runId, entries);
+    },
+    read(runId) {
+      if (header.get(runId) === undefined) return null;
+      const collector = createRunReadCollector(runId);
+      for (const row of records.iterate(runId) as Iterable<{ seq: number; json: string }>) {
+        collector.line(row.json, row.seq);
+      }
+      return collector.result();
+    },
+    tail(runId, count) {
+      if (header.get(runId) === undefined) return null;
+      const collector = createRunTailCollector(runId, count);
+      for (const row of recordsFromEnd.iterate(runId) as Iterable<{ seq: number; json: string }>) {
+        if (collector.lineFromEnd(row.json, row.seq === 1, { line: row.seq })) break;
+      }
+      return collector.result();
+    },
+    list(filter) {
+      const summaries: RunSummary[] = [];
+      const errors: RunListError[] = [];
+      const rows = (
+        filter.sessionId === undefined ? runs.all() : runsOfSession.all(filter.sessionId)
+      ) as Array<{ run_id: string; header_json: string }>;
+      for (const row of rows) {
+        const parsed = readRunHeaderLine(row.header_json);
+        if (parsed === null) {
+          errors.push({
+            runId: row.run_id,
+            location: `run ${row.run_id}`,
+            message: 'the stored header is not a readable run header',
+          });
+          continue;
+        }
+        const summary = summarizeRun(row.run_id, parsed);
+        if (matchesRunListFilter(summary, filter)) summaries.push(summary);
+      }
+      return finishRunList(summaries, errors, filter);
+    },
+    delete(runId) {
+      return remove.immediate(runId);
+    },
+  };
+}

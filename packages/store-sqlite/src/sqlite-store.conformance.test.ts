@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeStoreConformance } from '@episodic/core/testing';
+import { createSqliteStore } from './sqlite-store.js';
+
+describeStoreConformance(
+  'sqlite',
+  () => {
+    const directory = mkdtempSync(join(tmpdir(), 'episodic-sqlite-'));
+    const store = createSqliteStore({ filename: join(directory, 'episodic.db') });
+    const database = store.database;
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    // Raw damage is written straight into the tables: each stored row is one line of a run file.
+    const writeLines = (runId: string, text: string, replace: boolean) => {
+      const lines = text.split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      database.transaction(() => {
+        if (replace) {
+          database.prepare('DELETE FROM episodic_run_records WHERE run_id = ?').run(runId);
+          database
+            .prepare('UPDATE episodic_runs SET header_json = ?, record_count = 0 WHERE run_id = ?')
+            .run(lines[0] ?? '', runId);
+        }
+        for (const line of lines) {
+          const { record_count: seq } = database
+            .prepare(
+              'UPDATE episodic_runs SET record_count = record_count + 1 WHERE run_id = ? RETURNING record_count',
+            )
+            .get(runId) as { record_count: number };
+          database
+            .prepare('INSERT INTO episodic_run_records (run_id, seq, json) VALUES (?, ?, ?)')
+            .run(runId, seq, line);
+        }
+      })();
+    };
+    return {
+      ledger: store.ledger,
+      sessions: store.sessions,
+      runs: store.runs,
+      damage: {
+        appendRawToRun: async (runId, bytes) =>
+          writeLines(runId.toLowerCase(), decode(bytes), false),
+        replaceRawRun: async (runId, bytes) => writeLines(runId.toLowerCase(), decode(bytes), true),
+        writeRawSnapshot: async (sessionId, bytes) => {
+          database
+            .prepare(
+              `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count, state_json)
+               VALUES (?, 0, '', NULL, 0, ?) ON CONFLICT (session_id) DO UPDATE SET state_json = excluded.state_json`,
+            )
+            .run(sessionId, decode(bytes));
+        },
+      },
+      close: async () => {
+        await store.close();
+        rmSync(directory, { recursive: true, force: true });
+      },
+    };
+  },
+  { runDamage: true, snapshotDamage: true },
+);

@@ -1,0 +1,86 @@
+import {
+  createLedger,
+  createRunStore,
+  createSessionStore,
+  EpisodicError,
+  type Ledger,
+  type LedgerOptions,
+  type RunStore,
+  type SessionStore,
+} from '@episodic/core';
+import type Database from 'better-sqlite3';
+import { openSqliteDatabase, type SqliteConnectionOptions } from './open-database.js';
+import { createSqliteLedgerAdapter } from './sqlite-ledger.js';
+import { createSqliteRunStoreAdapter } from './sqlite-run-store.js';
+import { createSqliteSessionStoreAdapter } from './sqlite-session-store.js';
+
+/** Options of `createSqliteStore`. Give exactly one of `filename` and `database`. */
+export interface SqliteStoreOptions extends SqliteConnectionOptions {
+  /** The database file to open (created when missing); `:memory:` for a private in-memory one. */
+  filename?: string;
+  /** An open better-sqlite3 connection to use instead; `close()` then leaves it open. */
+  database?: Database.Database;
+  /** Ledger rules: clock, id generator, caps, content guards, retention. @default core's defaults */
+  ledger?: LedgerOptions;
+  /** Rows per write transaction in GC and session redaction (keeps the write lock short). @default 500 */
+  batchSize?: number;
+  /** Checkpoint and truncate the WAL after a redaction or GC, so erased bytes leave `-wal` too. @default true */
+  truncateWalAfterErase?: boolean;
+}
+
+/** One SQLite file holding the ledger, the session snapshots and the runs. */
+export interface SqliteStore {
+  /** The native better-sqlite3 connection (for backups, `EXPLAIN`, custom reads). */
+  readonly database: Database.Database;
+  readonly ledger: Ledger;
+  readonly sessions: SessionStore;
+  readonly runs: RunStore;
+  /** Closes the connection if this store opened it. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens (or adopts) a SQLite database and returns the ledger, session store and run store over
+ * it. The connection is configured and migrated by `openSqliteDatabase`.
+ *
+ * ```ts
+ * const store = createSqliteStore({ filename: 'episodic.db' });
+ * await store.ledger.append({ scope: 'my-project', session_id: 's-1', agent_id: 'planner', type: 'conversation.user', summary: 'Asked for status' });
+ * const page = await store.ledger.query({ scope: 'my-project', sessionId: 's-1' });
+ * await store.close();
+ * ```
+ */
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const { filename, database: given } = options ?? {};
+  if ((filename === undefined) === (given === undefined)) {
+    throw new EpisodicError({
+      code: 'VALIDATION_ERROR',
+      message:
+        'Invalid SQLite store options: give exactly one of filename (a path, or ":memory:") and database (an open better-sqlite3 connection). Nothing was opened.',
+      details: { field: 'filename' },
+    });
+  }
+  const database = openSqliteDatabase((filename ?? given) as string | Database.Database, options);
+  const owned = given === undefined;
+  const durability = options.synchronous === 'FULL' ? 'always' : 'none';
+  const ledger = createLedger(
+    createSqliteLedgerAdapter(database, {
+      ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+      ...(options.truncateWalAfterErase === undefined
+        ? {}
+        : { truncateWalAfterErase: options.truncateWalAfterErase }),
+    }),
+    options.ledger,
+  );
+  const sessions = createSessionStore(createSqliteSessionStoreAdapter(database));
+  const runs = createRunStore(createSqliteRunStoreAdapter(database, durability));
+  return {
+    database,
+    ledger,
+    sessions,
+    runs,
+    async close() {
+      if (owned && database.open) database.close();
+    },
+  };
+}
