@@ -1,2 +1,6 @@
 export type { EpisodicHomeOptions } from './episodic-home.js';
 export { resolveEpisodicHome } from './episodic-home.js';
+export type { FsIo } from './fs-io.js';
+export { nodeFsIo } from './fs-io.js';
+export type { FsStore, FsStoreOptions } from './fs-store.js';
+export { createFsRunStore, createFsSessionStore, createFsStore } from './fs-store.js';

@@ -287,11 +287,11 @@ export function prepareRunRecords(runId: string, records: unknown): RunRecordEnt
   return records.map((value, index) => {
     const subject = `run record [${index}]`;
     const type = (value as { type?: unknown } | null)?.type;
-    let record: RunRecord;
+    let schema: z.ZodType;
     if (isKnownRunRecordType(type)) {
-      record = parseInput(runRecordSchemaFor(type), value, subject) as RunRecord;
+      schema = runRecordSchemaFor(type);
     } else if (typeof type === 'string' && CUSTOM_RUN_RECORD_TYPE_PATTERN.test(type)) {
-      record = parseInput(customRecord(), value, subject) as RunRecord;
+      schema = customRecord();
     } else {
       throw invalidField(
         subject,
@@ -300,6 +300,11 @@ export function prepareRunRecords(runId: string, records: unknown): RunRecordEnt
         'must be a seed 001 record type (header, run.start, run.context, agent.event, tool.output, llm.request, llm.response, run.status, run.error, run.end) or a custom type namespaced as x.<org>.<name>',
       );
     }
+    // Validated without copying and stored as given (no defaults filled in); the JSON is taken
+    // now, so a caller changing the object later changes nothing.
+    const record = (
+      schema.validate(value) ? value : parseInput(schema, value, subject)
+    ) as RunRecord;
     if (record.type === 'header' && index !== 0) {
       throw invalidField(
         subject,
@@ -673,6 +678,8 @@ export interface RunTailCollector {
     isFirstLine: boolean,
     position: { line?: number; byteOffset?: number },
   ): boolean;
+  /** Reports damage that is not a line (e.g. bytes that are not UTF-8), walking backwards. */
+  errorFromEnd(error: RunReadError): void;
   /** The result, oldest first. */
   result(): RunTailResult;
 }
@@ -693,6 +700,9 @@ export function createRunTailCollector(runId: string, count: number): RunTailCol
         records.push(read.record);
       }
       return records.length >= count;
+    },
+    errorFromEnd(error) {
+      if (records.length < count) errors.push(error);
     },
     result() {
       return { runId, records: records.slice().reverse(), errors: errors.slice().reverse() };

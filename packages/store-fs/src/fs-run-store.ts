@@ -1,0 +1,354 @@
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import {
+  EpisodicError,
+  finishRunList,
+  matchesRunListFilter,
+  planRunAppend,
+  type RunDurability,
+  type RunHeader,
+  type RunListError,
+  type RunListFilter,
+  type RunRecordEntry,
+  type RunStoreAdapter,
+  type RunSummary,
+  readRunHeaderLine,
+  runNotFound,
+  summarizeRun,
+} from '@episodic/core';
+import { writeFileAtomic } from './atomic-file.js';
+import type { FsIo } from './fs-io.js';
+import { readFirstLine, readRunFile, tailRunFile } from './run-file-reader.js';
+import type { RunFileWriter } from './run-file-writer.js';
+import {
+  dayComponents,
+  fsyncDirectory,
+  isPathId,
+  isToolOutputId,
+  SESSIONS_DIR,
+  type StoreRoot,
+  TOOL_OUTPUT_DIR,
+} from './store-layout.js';
+
+/** Options of `createFsRunStoreAdapter`. */
+export interface FsRunStoreAdapterOptions {
+  root: StoreRoot;
+  io: FsIo;
+  writer: RunFileWriter;
+  durability: RunDurability;
+  now: () => Date;
+}
+
+/** The fs run store adapter, plus what only a file store can do. */
+export interface FsRunStoreAdapter extends RunStoreAdapter {
+  /** The path of a run's file, or null when the run does not exist. */
+  locate(runId: string, verify?: boolean): string | null;
+  /** The cached full text of a tool output (`cache/tool-output/<id>.txt`), or null. */
+  readToolOutput(id: string): string | null;
+}
+
+const RUN_SUFFIX = '.jsonl';
+const YEAR = /^\d{4}$/;
+const TWO_DIGITS = /^\d{2}$/;
+/** How long a reader waits for the header of a run file another process has just created. */
+const HEADER_WAIT_MS = 2000;
+
+/** One day directory: its components and real path. */
+interface DayDirectory {
+  day: string;
+  path: string;
+}
+
+function realDirectories(path: string, pattern: RegExp): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(path, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  // Symbolic links are not directories here: the walk never leaves the root.
+  return entries
+    .filter((entry) => entry.isDirectory() && pattern.test(entry.name))
+    .map((entry) => entry.name)
+    .sort()
+    .reverse();
+}
+
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Run files as `sessions/YYYY/MM/DD/<run_id>.jsonl` (UTC date of the header's `started_at`).
+ * Appends go through the shared writer (one write per record, serialized per file); reads are
+ * tolerant; listing reads only each file's first line.
+ */
+export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRunStoreAdapter {
+  const { root, io, writer, durability, now } = options;
+  const fsyncDirectories = durability !== 'none';
+  const paths = new Map<string, string>();
+
+  /** Day directories, newest first, optionally limited to `[fromDay, toDay]` (YYYY/MM/DD). */
+  const dayDirectories = (fromDay?: string, toDay?: string): DayDirectory[] => {
+    const sessions = root.directory([SESSIONS_DIR], false);
+    if (sessions === null) return [];
+    const days: DayDirectory[] = [];
+    for (const year of realDirectories(sessions, YEAR)) {
+      if (fromDay !== undefined && year < fromDay.slice(0, 4)) continue;
+      if (toDay !== undefined && year > toDay.slice(0, 4)) continue;
+      for (const month of realDirectories(join(sessions, year), TWO_DIGITS)) {
+        for (const dayOfMonth of realDirectories(join(sessions, year, month), TWO_DIGITS)) {
+          const day = `${year}/${month}/${dayOfMonth}`;
+          if (fromDay !== undefined && day < fromDay) continue;
+          if (toDay !== undefined && day > toDay) continue;
+          days.push({ day, path: join(sessions, year, month, dayOfMonth) });
+        }
+      }
+    }
+    return days;
+  };
+
+  /**
+   * The run's file. A known path is trusted without a stat on the append path (`verify` false):
+   * appends keep the descriptor open anyway, and a stat per record would cost a third of an append.
+   */
+  const locate = (runId: string, verify = true): string | null => {
+    const cached = paths.get(runId);
+    if (cached !== undefined) {
+      if (!verify || fs.existsSync(cached)) return cached;
+      paths.delete(runId);
+    }
+    for (const { path } of dayDirectories()) {
+      const candidate = join(path, `${runId}${RUN_SUFFIX}`);
+      if (fs.existsSync(candidate)) {
+        paths.set(runId, candidate);
+        return candidate;
+      }
+    }
+    return null;
+  };
+
+  /** The stored header: `null` when unreadable. Waits briefly for a file that is still empty. */
+  const storedHeader = (path: string): RunHeader | null => {
+    const deadline = Date.now() + HEADER_WAIT_MS;
+    for (;;) {
+      const { line, complete } = readFirstLine(io, path);
+      if (complete || line !== '' || Date.now() > deadline) return readRunHeaderLine(line);
+      // Another process created the file and has not written its header yet.
+      sleepSync(5);
+    }
+  };
+
+  const writeToolOutputs = (entries: readonly RunRecordEntry[]) => {
+    const outputs = entries.filter(
+      (entry) => entry.record.type === 'tool.output' && entry.record.output_ref !== undefined,
+    );
+    if (outputs.length === 0) return;
+    for (const { record } of outputs) {
+      const id = (record.output_ref as { id?: unknown }).id;
+      if (typeof id !== 'string' || !isToolOutputId(id)) {
+        throw new EpisodicError({
+          code: 'VALIDATION_ERROR',
+          message: `Invalid run record: output_ref.id ${JSON.stringify(id)} must be 1–200 characters of [A-Za-z0-9_-] (seed 001: the tool_call_id with other characters replaced by _). Nothing was written.`,
+          details: {
+            subject: 'run record',
+            issues: [
+              {
+                field: 'output_ref.id',
+                message: 'must match [A-Za-z0-9_-]{1,200}',
+                value: String(id),
+              },
+            ],
+          },
+        });
+      }
+    }
+    const directory = root.directory(TOOL_OUTPUT_DIR, true) as string;
+    for (const { record } of outputs) {
+      const id = (record.output_ref as { id: string }).id;
+      writeFileAtomic(directory, `${id}.txt`, String(record.result_raw), durability === 'always');
+    }
+  };
+
+  const bufferOf = (entry: RunRecordEntry) => Buffer.from(`${entry.json}\n`, 'utf8');
+  const needsSync = (entries: readonly RunRecordEntry[]) =>
+    durability === 'always' ||
+    (durability === 'run' && entries.some((entry) => entry.record.type === 'run.end'));
+
+  const createRun = (runId: string, header: RunHeader): string | null => {
+    const directory = root.directory(
+      [SESSIONS_DIR, ...dayComponents(header.started_at, now)],
+      true,
+    ) as string;
+    const path = join(directory, `${runId}${RUN_SUFFIX}`);
+    try {
+      writer.create(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
+      throw error;
+    }
+    paths.set(runId, path);
+    if (fsyncDirectories) fsyncDirectory(directory);
+    return path;
+  };
+
+  return {
+    specificationVersion: 'v1',
+    name: 'fs',
+    capabilities: { crossProcessAppends: true, durability, toolOutputCache: true },
+
+    async append(runId, entries) {
+      let path = locate(runId, false);
+      let toWrite: readonly RunRecordEntry[];
+      if (path === null) {
+        toWrite = planRunAppend(runId, undefined, entries);
+        path = createRun(runId, toWrite[0]?.record as RunHeader);
+        if (path === null) {
+          // Another process created the run between our lookup and our create.
+          path = locate(runId) as string;
+          toWrite = planRunAppend(runId, storedHeader(path), entries);
+        }
+      } else {
+        toWrite = planRunAppend(
+          runId,
+          entries[0]?.record.type === 'header' ? storedHeader(path) : null,
+          entries,
+        );
+      }
+      if (toWrite.length === 0) return 0;
+      writeToolOutputs(toWrite);
+      try {
+        await writer.append(path, toWrite.map(bufferOf), needsSync(toWrite));
+      } catch (error) {
+        // The file was deleted (by another process) since its path was cached.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        paths.delete(runId);
+        if (locate(runId) === null) throw runNotFound(runId);
+        throw error;
+      }
+      return toWrite.length;
+    },
+
+    read(runId) {
+      const path = locate(runId);
+      if (path === null) return null;
+      try {
+        return readRunFile(io, path, runId);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+
+    tail(runId, count) {
+      const path = locate(runId);
+      if (path === null) return null;
+      try {
+        return tailRunFile(io, path, runId, count);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+
+    list(filter: RunListFilter) {
+      const runs: RunSummary[] = [];
+      const errors: RunListError[] = [];
+      const dayOf = (ms: number | undefined) =>
+        ms === undefined ? undefined : dayComponents(new Date(ms).toISOString(), now).join('/');
+      const days = dayDirectories(dayOf(filter.fromMs), dayOf(filter.toMs));
+      let datedMatches = 0;
+      for (const { path: directory } of days) {
+        let entries: fs.Dirent[];
+        try {
+          entries = fs.readdirSync(directory, { withFileTypes: true });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+          throw error;
+        }
+        for (const entry of entries) {
+          if (!entry.name.endsWith(RUN_SUFFIX)) continue;
+          const path = join(directory, entry.name);
+          const location = root.relative(path);
+          const runId = entry.name.slice(0, -RUN_SUFFIX.length);
+          const fail = (message: string) =>
+            errors.push({ ...(isPathId(runId) ? { runId } : {}), location, message });
+          if (!isPathId(runId)) {
+            fail('the file name is not a lowercase run id (UUID)');
+            continue;
+          }
+          if (!entry.isFile()) {
+            fail(
+              entry.isSymbolicLink()
+                ? 'it is a symbolic link, which the store refuses to follow'
+                : 'it is not a regular file',
+            );
+            continue;
+          }
+          let first: { line: string; complete: boolean };
+          try {
+            first = readFirstLine(io, path);
+          } catch (error) {
+            const code = (error as NodeJS.ErrnoException).code;
+            if (code === 'ENOENT') continue;
+            fail(`it cannot be read (${code ?? String(error)})`);
+            continue;
+          }
+          const header = readRunHeaderLine(first.line);
+          if (header === null) {
+            fail(
+              first.line === ''
+                ? 'the file is empty'
+                : 'the first line is not a readable run header',
+            );
+            continue;
+          }
+          paths.set(runId, path);
+          const summary = summarizeRun(runId, header);
+          if (!matchesRunListFilter(summary, filter)) continue;
+          runs.push(summary);
+          if (!Number.isNaN(Date.parse(summary.startedAt))) datedMatches++;
+        }
+        // Days are newest first, so once a day is done older days cannot beat what is collected.
+        if (filter.limit !== undefined && datedMatches >= filter.limit) break;
+      }
+      return finishRunList(runs, errors, filter);
+    },
+
+    delete(runId) {
+      const path = locate(runId);
+      if (path === null) return false;
+      writer.forget(path);
+      paths.delete(runId);
+      try {
+        fs.unlinkSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+        throw error;
+      }
+      if (fsyncDirectories) {
+        fsyncDirectory(path.slice(0, path.length - runId.length - RUN_SUFFIX.length - 1));
+      }
+      return true;
+    },
+
+    locate,
+
+    readToolOutput(id) {
+      if (!isToolOutputId(id)) {
+        throw new EpisodicError({
+          code: 'VALIDATION_ERROR',
+          message: `Invalid tool output id ${JSON.stringify(id)}: use the output_ref.id of a tool.output record (1–200 characters of [A-Za-z0-9_-]).`,
+          details: { field: 'id', value: id },
+        });
+      }
+      const directory = root.directory(TOOL_OUTPUT_DIR, false);
+      if (directory === null) return null;
+      try {
+        return fs.readFileSync(join(directory, `${id}.txt`), 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import { describeStoreConformance } from '@episodic/core/testing';
+import { createFsHarness } from './__fixtures__/fs-harness.js';
+
+describeStoreConformance('fs (durability run)', () => createFsHarness(), {
+  runDamage: true,
+  snapshotDamage: true,
+});
+describeStoreConformance(
+  'fs (durability always)',
+  () => createFsHarness({ durability: 'always' }),
+  {
+    runDamage: true,
+    snapshotDamage: true,
+  },
+);

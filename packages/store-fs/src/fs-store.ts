@@ -1,0 +1,136 @@
+import {
+  createRunStore,
+  createSessionStore,
+  parseInput,
+  parseRunId,
+  type RunDurability,
+  type RunStore,
+  type SessionStore,
+} from '@episodic/core';
+import { z } from 'zod';
+import { sweepTempFiles } from './atomic-file.js';
+import { resolveEpisodicHome } from './episodic-home.js';
+import { type FsIo, nodeFsIo } from './fs-io.js';
+import { createFsRunStoreAdapter } from './fs-run-store.js';
+import { createFsSessionStoreAdapter } from './fs-session-store.js';
+import { createRunFileWriter } from './run-file-writer.js';
+import { openStoreRoot, TOOL_OUTPUT_DIR } from './store-layout.js';
+
+/** Options of `createFsStore`. */
+export interface FsStoreOptions {
+  /** The store root. @default $EPISODIC_HOME, else ~/.episodic */
+  root?: string;
+  /**
+   * How far an acknowledged write survives a crash: `none` (no fsync), `run` (fsync when a run
+   * ends and at every snapshot), `always` (fsync every append before acknowledging it; appends
+   * issued together share one fsync). @default 'run'
+   */
+  durability?: RunDurability;
+  /** Dates run files whose `started_at` cannot be parsed, and ages lock files. @default () => new Date() */
+  now?: () => Date;
+  /** How long a snapshot save waits for another process's lock on the same session. @default 10000 */
+  lockTimeoutMs?: number;
+  /** A lock from another host older than this is treated as abandoned. @default 30000 */
+  staleLockMs?: number;
+  /** The file operations of the run-file writer and readers (tests count write calls with it). @default node:fs */
+  io?: FsIo;
+  /** How many run files the writer keeps open at most. @default 64 */
+  maxOpenFiles?: number;
+}
+
+/** Run files and session snapshots under one root. */
+export interface FsStore {
+  /** The root's real path. */
+  readonly root: string;
+  /** The `RunStore` over `sessions/YYYY/MM/DD/<run_id>.jsonl`. */
+  readonly runs: RunStore;
+  /** The `SessionStore` over `sessions/state/<session_id>.json`. */
+  readonly sessions: SessionStore;
+  /** The full text of a tool output saved for an `output_ref` (`cache/tool-output/<id>.txt`), or null. */
+  readToolOutput(id: string): Promise<string | null>;
+  /** The path of a run's file, or null when the run does not exist. */
+  locateRun(runId: string): Promise<string | null>;
+  /** Finishes queued appends and closes open files. */
+  close(): Promise<void>;
+}
+
+const optionsSchema = z
+  .strictObject({
+    root: z.string().min(1).optional(),
+    durability: z.enum(['none', 'run', 'always']).optional(),
+    now: z
+      .custom<() => Date>((value) => typeof value === 'function', 'must be a function')
+      .optional(),
+    lockTimeoutMs: z.number().int().nonnegative().optional(),
+    staleLockMs: z.number().int().positive().optional(),
+    io: z
+      .custom<FsIo>(
+        (value) =>
+          typeof value === 'object' &&
+          value !== null &&
+          typeof (value as FsIo).writeSync === 'function',
+        'must implement FsIo (openSync, writeSync, readSync, fstatSync, fsyncSync, fdatasyncSync, closeSync)',
+      )
+      .optional(),
+    maxOpenFiles: z.number().int().positive().optional(),
+  })
+  .optional();
+
+/**
+ * Opens the file store: `RunStore` and `SessionStore` over one root. Creates the root if needed
+ * and sweeps temp files that crashed writers left behind.
+ *
+ * ```ts
+ * const store = createFsStore({ root: './.episodic', durability: 'run' });
+ * const recorder = createRunRecorder({ store: store.runs });
+ * ```
+ */
+export function createFsStore(options?: FsStoreOptions): FsStore {
+  const checked = parseInput(optionsSchema, options, 'fs store options') ?? {};
+  const durability = checked.durability ?? 'run';
+  const now = checked.now ?? (() => new Date());
+  const io = checked.io ?? nodeFsIo;
+  const root = openStoreRoot(
+    resolveEpisodicHome(checked.root === undefined ? {} : { home: checked.root }),
+  );
+  const toolOutputs = root.directory(TOOL_OUTPUT_DIR, false);
+  if (toolOutputs !== null) sweepTempFiles(toolOutputs);
+  const writer = createRunFileWriter({ io, maxOpenFiles: checked.maxOpenFiles ?? 64 });
+  const runAdapter = createFsRunStoreAdapter({ root, io, writer, durability, now });
+  const sessionAdapter = createFsSessionStoreAdapter({
+    root,
+    durability,
+    now,
+    lockTimeoutMs: checked.lockTimeoutMs ?? 10_000,
+    staleLockMs: checked.staleLockMs ?? 30_000,
+  });
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= writer.close();
+    return closing;
+  };
+  const runs = createRunStore({ ...runAdapter, close });
+  const sessions = createSessionStore(sessionAdapter);
+  return {
+    root: root.path,
+    runs,
+    sessions,
+    async readToolOutput(id) {
+      return runAdapter.readToolOutput(id);
+    },
+    async locateRun(runId) {
+      return runAdapter.locate(parseRunId(runId));
+    },
+    close,
+  };
+}
+
+/** Opens a file store and returns its `RunStore` (closing it closes the store). */
+export function createFsRunStore(options?: FsStoreOptions): RunStore {
+  return createFsStore(options).runs;
+}
+
+/** Opens a file store and returns its `SessionStore`. */
+export function createFsSessionStore(options?: FsStoreOptions): SessionStore {
+  return createFsStore(options).sessions;
+}

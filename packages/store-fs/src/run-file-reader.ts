@@ -1,0 +1,180 @@
+import { isUtf8 } from 'node:buffer';
+import {
+  createRunReadCollector,
+  createRunTailCollector,
+  type RunReadResult,
+  type RunTailResult,
+} from '@episodic/core';
+import type { FsIo } from './fs-io.js';
+import { READ_FLAGS } from './store-layout.js';
+
+/** Bytes read per call when reading a whole run. */
+const READ_CHUNK = 1024 * 1024;
+/** Bytes read per call when reading backwards for a tail. */
+const TAIL_BLOCK = 64 * 1024;
+/** Bytes read per call when looking for the end of the first line. */
+const FIRST_LINE_CHUNK = 64 * 1024;
+/** A first line longer than this is not a header anyone wrote (it is damage). */
+export const MAX_HEADER_BYTES = 16 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+
+/**
+ * Decodes one line. Invalid UTF-8 (a write cut in the middle of a character, or bytes of another
+ * file) would silently become U+FFFD, so a line holding U+FFFD is checked and marked.
+ */
+function decodeLine(
+  bytes: Buffer,
+  start: number,
+  end: number,
+): { text: string; invalidUtf8: boolean } {
+  const text = bytes.toString('utf8', start, end);
+  if (!text.includes('\uFFFD')) return { text, invalidUtf8: false };
+  return { text, invalidUtf8: !isUtf8(bytes.subarray(start, end)) };
+}
+
+/** Reads a whole run file tolerantly, in 1 MiB chunks, decoding line by line. */
+export function readRunFile(io: FsIo, path: string, runId: string): RunReadResult {
+  const collector = createRunReadCollector(runId);
+  const fd = io.openSync(path, READ_FLAGS);
+  try {
+    const chunk = Buffer.allocUnsafe(READ_CHUNK);
+    let carry: Buffer[] = [];
+    let carryLength = 0;
+    let offset = 0;
+    let lineNumber = 0;
+    let lineStart = 0;
+    const emit = (bytes: Buffer, start: number, end: number) => {
+      lineNumber++;
+      const { text, invalidUtf8 } = decodeLine(bytes, start, end);
+      if (invalidUtf8) {
+        collector.error({
+          line: lineNumber,
+          byteOffset: lineStart,
+          message: 'the line is not valid UTF-8',
+          excerpt: JSON.stringify(text.slice(0, 80)),
+        });
+        return;
+      }
+      collector.line(text, lineNumber, lineStart);
+    };
+    for (;;) {
+      const read = io.readSync(fd, chunk, 0, READ_CHUNK, offset);
+      if (read === 0) break;
+      let position = 0;
+      while (position < read) {
+        const newline = chunk.indexOf(NEWLINE, position);
+        if (newline === -1 || newline >= read) {
+          const rest = Buffer.from(chunk.subarray(position, read));
+          carry.push(rest);
+          carryLength += rest.length;
+          break;
+        }
+        if (carryLength > 0) {
+          carry.push(chunk.subarray(position, newline));
+          const line = Buffer.concat(carry);
+          carry = [];
+          carryLength = 0;
+          emit(line, 0, line.length);
+        } else {
+          emit(chunk, position, newline);
+        }
+        lineStart = offset + newline + 1;
+        position = newline + 1;
+      }
+      offset += read;
+    }
+    if (carryLength > 0) {
+      const line = Buffer.concat(carry);
+      emit(line, 0, line.length);
+    }
+  } finally {
+    io.closeSync(fd);
+  }
+  return collector.result();
+}
+
+/**
+ * Reads the last `count` records of a run file by reading backwards in 64 KiB blocks: the cost
+ * depends on the size of those records, not on the size of the file.
+ */
+export function tailRunFile(io: FsIo, path: string, runId: string, count: number): RunTailResult {
+  const collector = createRunTailCollector(runId, count);
+  const fd = io.openSync(path, READ_FLAGS);
+  try {
+    let position = io.fstatSync(fd).size;
+    // The bytes of the line being assembled (it started before the block just read), in file order.
+    let partial: Buffer[] = [];
+    let done = false;
+    const emit = (bytes: Buffer, byteOffset: number, isFirstLine: boolean): boolean => {
+      const { text, invalidUtf8 } = decodeLine(bytes, 0, bytes.length);
+      if (invalidUtf8) {
+        collector.errorFromEnd({
+          byteOffset,
+          message: 'the line is not valid UTF-8',
+          excerpt: JSON.stringify(text.slice(0, 80)),
+        });
+        return false;
+      }
+      return collector.lineFromEnd(text, isFirstLine, { byteOffset });
+    };
+    while (position > 0 && !done) {
+      const start = Math.max(0, position - TAIL_BLOCK);
+      const block = Buffer.allocUnsafe(position - start);
+      let filled = 0;
+      while (filled < block.length) {
+        const read = io.readSync(fd, block, filled, block.length - filled, start + filled);
+        if (read === 0) break;
+        filled += read;
+      }
+      let cursor = filled - 1;
+      while (cursor >= -1) {
+        const newline = cursor < 0 ? -1 : block.lastIndexOf(NEWLINE, cursor);
+        if (newline === -1) {
+          partial.unshift(block.subarray(0, cursor + 1));
+          break;
+        }
+        const line = Buffer.concat([block.subarray(newline + 1, cursor + 1), ...partial]);
+        partial = [];
+        if (emit(line, start + newline + 1, false)) {
+          done = true;
+          break;
+        }
+        cursor = newline - 1;
+      }
+      position = start;
+    }
+    if (!done && position === 0) emit(Buffer.concat(partial), 0, true);
+  } finally {
+    io.closeSync(fd);
+  }
+  return collector.result();
+}
+
+/**
+ * The first line of a file (without its `\n`), read in 64 KiB steps so headers of any size up to
+ * `MAX_HEADER_BYTES` work. Returns `{ line, complete }`; `complete` is false when the file ends (or
+ * the cap is reached) before a newline.
+ */
+export function readFirstLine(io: FsIo, path: string): { line: string; complete: boolean } {
+  const fd = io.openSync(path, READ_FLAGS);
+  try {
+    const chunks: Buffer[] = [];
+    let offset = 0;
+    while (offset < MAX_HEADER_BYTES) {
+      const chunk = Buffer.allocUnsafe(FIRST_LINE_CHUNK);
+      const read = io.readSync(fd, chunk, 0, FIRST_LINE_CHUNK, offset);
+      if (read === 0) break;
+      const newline = chunk.indexOf(NEWLINE);
+      if (newline !== -1 && newline < read) {
+        chunks.push(chunk.subarray(0, newline));
+        return { line: Buffer.concat(chunks).toString('utf8'), complete: true };
+      }
+      chunks.push(chunk.subarray(0, read));
+      offset += read;
+    }
+    return { line: Buffer.concat(chunks).toString('utf8'), complete: false };
+  } finally {
+    io.closeSync(fd);
+  }
+}
