@@ -306,18 +306,20 @@ describe('assemble: the estimate budget mode', () => {
     const b = logBuilder();
     b.user(big, 't1');
     b.model([call('c1')], 't1');
-    b.tool('c1', big, 't2');
+    b.tool('c1', 'result', 't2');
     b.user('x', 't3');
-    const countTokens = (item: InputItem) => JSON.stringify(item).length;
+    const countTokens = (item: InputItem) =>
+      item.type === 'message' ? String(item.content).length : item.type === 'function_call' ? 10 : 50;
     const { items, manifest } = await assemble(b.log, {
-      maxTokens: 500,
+      maxTokens: 100,
       budgetMode: 'estimate',
       countTokens,
       turnId: 't3',
     });
-    // Dropping t1 alone would orphan the output in t2: both go.
+    // Dropping turn t1 alone would fit, but would orphan t2's output: both go.
     expect(contents(items)).toEqual(['x']);
     expect(manifest.dropped.map((drop) => drop.episodeId)).toEqual([1, 2, 3]);
+    expect(manifest.estimatedTokens).toBe(1);
   });
 
   it('keeps the start checkpoint and plugin items, and reports when even they do not fit', async () => {

@@ -1,2 +1,35 @@
 // Public exports of this area, listed by name.
-export {};
+export type {
+  CompactOptions,
+  CompactResult,
+  CompactSummary,
+  SummarizeInput,
+} from './compact.js';
+export { compact, DEFAULT_CHECKPOINT_TITLE } from './compact.js';
+export type {
+  CheckpointHook,
+  CheckpointInfo,
+  ForkSessionOptions,
+  InterruptResult,
+  ReadonlyEpisodic,
+  RunTurnOptions,
+  Session,
+  SessionAssemblyOptions,
+  SessionContext,
+  SessionOptions,
+  SessionRecorder,
+  TurnInput,
+  TurnResult,
+  TurnStopReason,
+} from './create-session.js';
+export { createSession } from './create-session.js';
+export type { LoadSessionOptions } from './load-session.js';
+export { loadSession } from './load-session.js';
+export type {
+  ModelCall,
+  ModelRequest,
+  ModelResponse,
+  ToolCallContext,
+  ToolExecutor,
+  ToolResult,
+} from './model-call.js';
