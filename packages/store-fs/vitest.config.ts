@@ -1,4 +1,16 @@
 import { defineConfig } from 'vitest/config';
 import { packageTestConfig } from '../../vitest.shared.js';
 
-export default defineConfig(packageTestConfig(import.meta.dirname));
+const base = packageTestConfig(import.meta.dirname);
+
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    // Crash and concurrency tests spawn real node processes running the store from its sources;
+    // this bundles those child scripts once per run.
+    globalSetup: ['./src/__fixtures__/build-children.ts'],
+    // Each reliability file owns a core's worth of child processes; two cores, two files at once.
+    maxWorkers: 2,
+  },
+});
