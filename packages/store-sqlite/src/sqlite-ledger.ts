@@ -64,6 +64,72 @@ function toRow(stored: StoredRow): LedgerRow {
   return row;
 }
 
+/**
+ * The SQL of one ledger query and its parameters. Exported for the query-plan tests: scope-only
+ * reads use `idx_episodic_scope_ts`, session reads `idx_episodic_session_ts`, and scope + types
+ * reads one `idx_episodic_scope_type_ts` range per type, merged by `ORDER BY ts_ms, id`.
+ */
+export function buildLedgerQuery(plan: LedgerQueryPlan): { sql: string; parameters: unknown[] } {
+  const columns = plan.includePayload ? `${BASE_COLUMNS}, payload_json` : BASE_COLUMNS;
+  const common: string[] = [];
+  const commonParameters: unknown[] = [];
+  if (plan.fromTsMs !== undefined) {
+    common.push('ts_ms >= ?');
+    commonParameters.push(plan.fromTsMs);
+  }
+  if (plan.toTsMs !== undefined) {
+    common.push('ts_ms <= ?');
+    commonParameters.push(plan.toTsMs);
+  }
+  if (plan.after !== undefined) {
+    common.push('(ts_ms, id) > (?, ?)');
+    commonParameters.push(plan.after.tsMs, plan.after.sequence);
+  }
+  const types = plan.types;
+  if (plan.sessionId === undefined && plan.scope !== null && types !== undefined) {
+    // Scope + types: one ordered index range per type, merged; never a scan of the scope.
+    const arm = ['scope = ?', 'type = ?', ...common].join(' AND ');
+    // Each arm is read in index order; SQLite merges the ordered arms (MERGE (UNION ALL)) and
+    // stops pulling as soon as the outer LIMIT is met: a k-way merge, no sort, no scan.
+    const arms = types.map(
+      () =>
+        `SELECT ${columns} FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE ${arm}`,
+    );
+    const parameters: unknown[] = [];
+    for (const type of types) parameters.push(plan.scope, type, ...commonParameters);
+    parameters.push(plan.limit);
+    const sql = `${arms.join(' UNION ALL ')} ORDER BY ts_ms, id LIMIT ?`;
+    return { sql, parameters };
+  }
+  const where: string[] = [];
+  const parameters: unknown[] = [];
+  let index = '';
+  if (plan.sessionId !== undefined) {
+    index = 'INDEXED BY idx_episodic_session_ts';
+    where.push('session_id = ?');
+    parameters.push(plan.sessionId);
+    if (plan.scope !== null) {
+      where.push('scope = ?');
+      parameters.push(plan.scope);
+    }
+  } else if (plan.scope !== null) {
+    index = 'INDEXED BY idx_episodic_scope_ts';
+    where.push('scope = ?');
+    parameters.push(plan.scope);
+  }
+  if (types !== undefined) {
+    where.push(`type IN (${types.map(() => '?').join(', ')})`);
+    parameters.push(...types);
+  }
+  where.push(...common);
+  parameters.push(...commonParameters, plan.limit);
+  const filter = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
+  return {
+    sql: `SELECT ${columns} FROM episodic_events ${index} ${filter} ORDER BY ts_ms, id LIMIT ?`,
+    parameters,
+  };
+}
+
 function isUniqueViolation(error: unknown): boolean {
   return (
     typeof error === 'object' &&
@@ -158,68 +224,6 @@ export function createSqliteLedgerAdapter(
     },
   );
 
-  const readPlanSql = (plan: LedgerQueryPlan): { sql: string; parameters: unknown[] } => {
-    const columns = plan.includePayload ? `${BASE_COLUMNS}, payload_json` : BASE_COLUMNS;
-    const common: string[] = [];
-    const commonParameters: unknown[] = [];
-    if (plan.fromTsMs !== undefined) {
-      common.push('ts_ms >= ?');
-      commonParameters.push(plan.fromTsMs);
-    }
-    if (plan.toTsMs !== undefined) {
-      common.push('ts_ms <= ?');
-      commonParameters.push(plan.toTsMs);
-    }
-    if (plan.after !== undefined) {
-      common.push('(ts_ms, id) > (?, ?)');
-      commonParameters.push(plan.after.tsMs, plan.after.sequence);
-    }
-    const types = plan.types;
-    if (plan.sessionId === undefined && plan.scope !== null && types !== undefined) {
-      // Scope + types: one ordered index range per type, merged; never a scan of the scope.
-      const arm = ['scope = ?', 'type = ?', ...common].join(' AND ');
-      const arms = types.map(
-        () =>
-          `SELECT * FROM (SELECT ${columns} FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE ${arm} ORDER BY ts_ms, id LIMIT ?)`,
-      );
-      const parameters: unknown[] = [];
-      for (const type of types) parameters.push(plan.scope, type, ...commonParameters, plan.limit);
-      const sql =
-        arms.length === 1
-          ? (arms[0] as string)
-          : `${arms.join(' UNION ALL ')} ORDER BY ts_ms, id LIMIT ?`;
-      if (arms.length > 1) parameters.push(plan.limit);
-      return { sql, parameters };
-    }
-    const where: string[] = [];
-    const parameters: unknown[] = [];
-    let index = '';
-    if (plan.sessionId !== undefined) {
-      index = 'INDEXED BY idx_episodic_session_ts';
-      where.push('session_id = ?');
-      parameters.push(plan.sessionId);
-      if (plan.scope !== null) {
-        where.push('scope = ?');
-        parameters.push(plan.scope);
-      }
-    } else if (plan.scope !== null) {
-      index = 'INDEXED BY idx_episodic_scope_ts';
-      where.push('scope = ?');
-      parameters.push(plan.scope);
-    }
-    if (types !== undefined) {
-      where.push(`type IN (${types.map(() => '?').join(', ')})`);
-      parameters.push(...types);
-    }
-    where.push(...common);
-    parameters.push(...commonParameters, plan.limit);
-    const filter = where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
-    return {
-      sql: `SELECT ${columns} FROM episodic_events ${index} ${filter} ORDER BY ts_ms, id LIMIT ?`,
-      parameters,
-    };
-  };
-
   const checkpoint = () => {
     if (truncateWal && !database.memory) database.pragma('wal_checkpoint(TRUNCATE)');
   };
@@ -250,7 +254,7 @@ export function createSqliteLedgerAdapter(
   const gcDelete = database.prepare(
     'DELETE FROM episodic_events WHERE id IN (SELECT id FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE scope = ? AND type = ? AND ts_ms < ? LIMIT ?)',
   );
-  const gcBatch = database.transaction(
+  const gcBatchTransaction = database.transaction(
     (scope: string, type: string, cutoff: number) =>
       gcDelete.run(scope, type, cutoff, batchSize).changes,
   );
@@ -286,7 +290,7 @@ export function createSqliteLedgerAdapter(
       return rows;
     },
     query(plan) {
-      const { sql, parameters } = readPlanSql(plan);
+      const { sql, parameters } = buildLedgerQuery(plan);
       return (prepare(sql).all(...parameters) as StoredRow[]).map(toRow);
     },
     redact(plan) {
@@ -308,7 +312,7 @@ export function createSqliteLedgerAdapter(
         .pluck()
         .all(...parameters) as number[];
       // Short batches keep the write lock brief even for a session of many thousand events.
-      const update = database.transaction((chunk: number[]) => {
+      const updateTransaction = database.transaction((chunk: number[]) => {
         const statement = prepare(
           `UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, redacted = 1 WHERE id IN (${chunk.map(() => '?').join(', ')})`,
         );
@@ -316,7 +320,7 @@ export function createSqliteLedgerAdapter(
       });
       let count = 0;
       for (let start = 0; start < ids.length; start += batchSize) {
-        count += update.immediate(ids.slice(start, start + batchSize));
+        count += updateTransaction.immediate(ids.slice(start, start + batchSize));
       }
       if (count > 0) checkpoint();
       return count;
@@ -332,7 +336,7 @@ export function createSqliteLedgerAdapter(
           if (plan.dryRun) count = gcCount.get(scope, type, cutoff) as number;
           else {
             for (;;) {
-              const deleted = gcBatch.immediate(scope, type, cutoff);
+              const deleted = gcBatchTransaction.immediate(scope, type, cutoff);
               count += deleted;
               if (deleted < batchSize) break;
             }

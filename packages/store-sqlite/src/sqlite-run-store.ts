@@ -52,20 +52,22 @@ export function createSqliteRunStoreAdapter(
     return text === undefined ? undefined : readRunHeaderLine(text);
   };
 
-  const append = database.transaction((runId: string, entries: readonly RunRecordEntry[]) => {
-    const toWrite = planRunAppend(runId, storedHeader(runId), entries);
-    if (toWrite.length === 0) return 0;
-    const first = toWrite[0] as RunRecordEntry;
-    if (first.record.type === 'header' && header.get(runId) === undefined) {
-      const sessionId = (first.record as RunHeader).session_id;
-      createRun.run(runId, first.json, typeof sessionId === 'string' ? sessionId : null);
-    }
-    const { record_count: end } = bump.get(toWrite.length, runId) as { record_count: number };
-    let seq = end - toWrite.length;
-    for (const entry of toWrite) insertRecord.run(runId, ++seq, entry.json);
-    return toWrite.length;
-  });
-  const remove = database.transaction((runId: string) => {
+  const appendTransaction = database.transaction(
+    (runId: string, entries: readonly RunRecordEntry[]) => {
+      const toWrite = planRunAppend(runId, storedHeader(runId), entries);
+      if (toWrite.length === 0) return 0;
+      const first = toWrite[0] as RunRecordEntry;
+      if (first.record.type === 'header' && header.get(runId) === undefined) {
+        const sessionId = (first.record as RunHeader).session_id;
+        createRun.run(runId, first.json, typeof sessionId === 'string' ? sessionId : null);
+      }
+      const { record_count: end } = bump.get(toWrite.length, runId) as { record_count: number };
+      let seq = end - toWrite.length;
+      for (const entry of toWrite) insertRecord.run(runId, ++seq, entry.json);
+      return toWrite.length;
+    },
+  );
+  const removeTransaction = database.transaction((runId: string) => {
     deleteRecords.run(runId);
     return deleteRun.run(runId).changes > 0;
   });
@@ -75,7 +77,7 @@ export function createSqliteRunStoreAdapter(
     name: 'sqlite',
     capabilities: { crossProcessAppends: true, durability, toolOutputCache: false },
     append(runId, entries) {
-      return append.immediate(runId, entries);
+      return appendTransaction.immediate(runId, entries);
     },
     read(runId) {
       if (header.get(runId) === undefined) return null;
@@ -115,7 +117,7 @@ export function createSqliteRunStoreAdapter(
       return finishRunList(summaries, errors, filter);
     },
     delete(runId) {
-      return remove.immediate(runId);
+      return removeTransaction.immediate(runId);
     },
   };
 }

@@ -48,7 +48,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
      WHERE json_valid(state_json) ORDER BY updated_at DESC, session_id`,
   );
   const remove = database.prepare('DELETE FROM episodic_sessions WHERE session_id = ?');
-  const save = database.transaction(
+  const saveTransaction = database.transaction(
     (state: SessionState, expectedRevision: number | null | undefined) => {
       const current = selectRevision.get(state.session_id) as number | undefined;
       assertExpectedRevision(
@@ -81,7 +81,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       return checked.data;
     },
     save(state, expectedRevision) {
-      save.immediate(state, expectedRevision);
+      saveTransaction.immediate(state, expectedRevision);
     },
     list() {
       return (list.all() as SummaryRow[]).map(

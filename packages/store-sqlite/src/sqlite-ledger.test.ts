@@ -1,0 +1,154 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LedgerQueryPlan } from '@episodic/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSqliteDatabase } from './open-database.js';
+import { buildLedgerQuery } from './sqlite-ledger.js';
+import { createSqliteStore } from './sqlite-store.js';
+
+const directories: string[] = [];
+function temporaryFile(name: string): string {
+  const directory = mkdtempSync(join(tmpdir(), 'episodic-ledger-'));
+  directories.push(directory);
+  return join(directory, name);
+}
+afterEach(() => {
+  for (const directory of directories.splice(0))
+    rmSync(directory, { recursive: true, force: true });
+});
+
+function planOf(plan: LedgerQueryPlan): string[] {
+  const database = openSqliteDatabase(':memory:');
+  const { sql, parameters } = buildLedgerQuery(plan);
+  const rows = database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as Array<{
+    detail: string;
+  }>;
+  database.close();
+  return rows.map((row) => row.detail);
+}
+
+describe('ledger query plans (EXPLAIN QUERY PLAN)', () => {
+  it('reads several types through the (scope, type, ts_ms) index, one range per type, never a scan', () => {
+    const details = planOf({
+      scope: 'a',
+      types: ['ops.alert', 'tool.call', 'tool.result'],
+      fromTsMs: 1,
+      toTsMs: 2,
+      after: { tsMs: 1, sequence: 5 },
+      limit: 51,
+      includePayload: false,
+    });
+    const searches = details.filter((detail) =>
+      detail.includes('USING INDEX idx_episodic_scope_type_ts'),
+    );
+    expect(searches, details.join('\n')).toHaveLength(3);
+    expect(
+      details.some((detail) => /^SCAN episodic_events/.test(detail)),
+      details.join('\n'),
+    ).toBe(false);
+    expect(
+      details.some((detail) => detail.includes('TEMP B-TREE')),
+      details.join('\n'),
+    ).toBe(false);
+  });
+
+  it('reads a scope through (scope, ts_ms) and a session through (session_id, ts_ms), without sorting', () => {
+    const scope = planOf({ scope: 'a', limit: 51, includePayload: true });
+    expect(scope.join('\n')).toContain(
+      'SEARCH episodic_events USING INDEX idx_episodic_scope_ts (scope=?)',
+    );
+    expect(scope.join('\n')).not.toContain('TEMP B-TREE');
+    const session = planOf({
+      scope: 'a',
+      sessionId: 's',
+      types: ['tool.call', 'tool.result'],
+      limit: 51,
+      includePayload: false,
+    });
+    expect(session.join('\n')).toContain('USING INDEX idx_episodic_session_ts (session_id=?)');
+    expect(session.join('\n')).not.toContain('TEMP B-TREE');
+    const single = planOf({
+      scope: 'a',
+      types: ['tool.call'],
+      fromTsMs: 5,
+      limit: 51,
+      includePayload: false,
+    });
+    expect(single.join('\n')).toContain(
+      'USING INDEX idx_episodic_scope_type_ts (scope=? AND type=? AND ts_ms>?)',
+    );
+  });
+});
+
+describe('ledger on SQLite', () => {
+  it('GC deletes in short batches and reports the same counts as its dry run', async () => {
+    const store = createSqliteStore({ filename: ':memory:', batchSize: 7 });
+    const events = Array.from({ length: 40 }, (_, index) => ({
+      scope: 'gc',
+      session_id: `s${index % 3}`,
+      agent_id: 'agent',
+      type: (index % 2 === 0 ? 'tool.result' : 'conversation.user') as
+        | 'tool.result'
+        | 'conversation.user',
+      summary: `event ${index}`,
+      ts_ms: index * 86_400_000,
+    }));
+    await store.ledger.appendBatch(events);
+    const now = 70 * 86_400_000;
+    const dry = await store.ledger.gc({ scope: 'gc', nowMs: now, dryRun: true });
+    const real = await store.ledger.gc({ scope: 'gc', nowMs: now });
+    expect(real.deleted_by_type).toEqual(dry.deleted_by_type);
+    expect(real.deleted_total).toBe(20 + 5);
+    expect((await store.ledger.query({ scope: 'gc', limit: 500 })).events).toHaveLength(15);
+    await store.close();
+  });
+
+  it('leaves no copy of a redacted or collected secret in the .db or -wal files', async () => {
+    const filename = temporaryFile('residue.db');
+    const store = createSqliteStore({ filename });
+    const secrets = Array.from(
+      { length: 10 },
+      (_, index) => `sk-proj-RESIDUE${index}x${'Ab9Cd8Ef7Gh6'.repeat(4)}`,
+    );
+    // The guards would reject these; a caller who explicitly allows secrets stores them.
+    for (const [index, secret] of secrets.entries()) {
+      await store.ledger.append(
+        {
+          scope: 'residue',
+          session_id: index < 5 ? 'redact-me' : 'keep',
+          agent_id: 'agent',
+          type: index < 5 ? 'conversation.user' : 'tool.result',
+          summary: `summary with ${secret}`,
+          payload: { secret, padding: 'p'.repeat(6000) },
+          refs: { secret },
+          ts_ms: index < 5 ? Date.now() : 0,
+        },
+        { allow: ['secret'] },
+      );
+    }
+    const bytes = () =>
+      ['', '-wal']
+        .map((suffix) =>
+          existsSync(filename + suffix) ? readFileSync(filename + suffix).toString('latin1') : '',
+        )
+        .join('');
+    // The check can see them before they are erased.
+    expect(secrets.filter((secret) => bytes().includes(secret)).length).toBeGreaterThan(0);
+
+    expect(
+      (await store.ledger.redact({ scope: 'residue', sessionId: 'redact-me' })).redacted_count,
+    ).toBe(5);
+    expect((await store.ledger.gc({ scope: 'residue', nowMs: Date.now() })).deleted_total).toBe(5);
+    const after = bytes();
+    expect(secrets.filter((secret) => after.includes(secret))).toEqual([]);
+    await store.close();
+    const closed = bytes();
+    expect(secrets.filter((secret) => closed.includes(secret))).toEqual([]);
+    expect(
+      (await createSqliteStore({ filename }).ledger.query({ scope: 'residue' })).events.map(
+        (event) => event.summary,
+      ),
+    ).toEqual(Array(5).fill('[REDACTED]'));
+  });
+});

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'tsup';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
+const coreSource = fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url));
+
+/**
+ * Bundles the reliability worker (TypeScript, importing core from source) into one ESM file under
+ * this package's `node_modules/.cache`, where Node resolves `better-sqlite3` like the package does.
+ * Each call builds into its own directory (test files run in parallel); the directory is removed
+ * when the test process exits. Returns the bundle's path.
+ */
+export async function buildLedgerWorker(): Promise<string> {
+  const outDir = `${packageRoot}node_modules/.cache/episodic-reliability/${randomUUID()}`;
+  process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
+  await build({
+    entry: { 'ledger-worker': `${here}ledger-worker.ts` },
+    outDir,
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    bundle: true,
+    splitting: false,
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    silent: true,
+    config: false,
+    external: ['better-sqlite3'],
+    noExternal: [/^(?!better-sqlite3).*/],
+    define: { __EPISODIC_VERSION__: JSON.stringify('0.0.0-test') },
+    esbuildOptions(options) {
+      options.alias = { '@episodic/core': coreSource };
+    },
+  });
+  return `${outDir}/ledger-worker.js`;
+}

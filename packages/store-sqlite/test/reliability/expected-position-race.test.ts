@@ -1,0 +1,56 @@
+// Guarantee: two processes appending with the same expected position: exactly one wins, the
+// other gets CONFLICT, and no session ever holds two events at one position.
+// Source: QUALITY.md (reliability table, "optimistic concurrency: 2 writers, same expected
+// position, 1,000 races"), research/reliability.md §4 (EventStoreDB expected version), test T18.
+import { writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteDatabase } from '../../src/open-database.js';
+import { buildLedgerWorker } from './build-worker.js';
+import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
+
+const RACES = FULL ? 1000 : 200;
+let worker = '';
+const directory = temporaryDirectory();
+beforeAll(async () => {
+  worker = await buildLedgerWorker();
+}, 120_000);
+afterAll(() => directory.remove());
+
+describe('expected-position race between two processes', () => {
+  it(`${RACES} races: exactly one winner and one CONFLICT each`, async () => {
+    const filename = `${directory.path}/race.db`;
+    const goFile = `${directory.path}/go`;
+    openSqliteDatabase(filename).close();
+    const racers = [0, 1].map(() => startWorker(worker, ['race', filename, String(RACES), goFile]));
+    await Promise.all(racers.map((racer) => racer.waitFor((line) => line === 'ready')));
+    writeFileSync(goFile, 'go');
+    const exits = await Promise.all(racers.map((racer) => racer.exited));
+    for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
+    const outcomes = new Map<number, string[]>();
+    for (const racer of racers) {
+      for (const line of racer.lines) {
+        const [outcome, round] = line.split(' ');
+        if (outcome === 'ready') continue;
+        const list = outcomes.get(Number(round)) ?? [];
+        list.push(outcome as string);
+        outcomes.set(Number(round), list);
+      }
+    }
+    expect(outcomes.size).toBe(RACES);
+    for (const [round, list] of outcomes)
+      expect(list.sort(), `round ${round}`).toEqual(['conflict', 'win']);
+    const database = new Database(filename, { readonly: true });
+    try {
+      const counts = database
+        .prepare(
+          "SELECT count(*) AS n, max(position) AS top FROM episodic_events WHERE session_id LIKE 'race-%' GROUP BY session_id",
+        )
+        .all() as Array<{ n: number; top: number }>;
+      expect(counts).toHaveLength(RACES);
+      expect(counts.every((row) => row.n === 1 && row.top === 1)).toBe(true);
+    } finally {
+      database.close();
+    }
+  }, 600_000);
+});

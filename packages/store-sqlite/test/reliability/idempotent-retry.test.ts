@@ -1,0 +1,52 @@
+// Guarantee: a writer killed between its commit and its acknowledgement can be retried with the
+// same event id: one row, and the retry returns the original event.
+// Source: QUALITY.md (reliability table, "idempotent append: retry with the same event id"),
+// research/reliability.md §4 (event-id dedupe in EventStoreDB/KurrentDB), test T19.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../../src/sqlite-store.js';
+import { buildLedgerWorker } from './build-worker.js';
+import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
+
+const RETRIES = FULL ? 50 : 10;
+let worker = '';
+const directory = temporaryDirectory();
+beforeAll(async () => {
+  worker = await buildLedgerWorker();
+}, 120_000);
+afterAll(() => directory.remove());
+
+describe('idempotent retry after a crash between commit and acknowledgement', () => {
+  it(`${RETRIES} crashed appends, each retried: 1 row per event id, the retry returns the original`, async () => {
+    const filename = `${directory.path}/retry.db`;
+    for (let attempt = 0; attempt < RETRIES; attempt++) {
+      const eventId = `retry-${attempt}`;
+      const child = startWorker(worker, ['crash', filename, eventId], { CRASH_AT: 'after-commit' });
+      const committed = await child.waitFor((line) => line.startsWith('committed '));
+      expect((await child.exited).signal).toBe('SIGKILL');
+
+      const store = createSqliteStore({ filename });
+      try {
+        const original = committed.slice('committed '.length);
+        const retry = await store.ledger.append({
+          scope: 'reliability',
+          session_id: 'retry',
+          agent_id: `worker-${child.child.pid}`,
+          type: 'ops.decision',
+          event_id: eventId,
+          summary: 'retried event',
+          ts_ms: 1_767_225_600_000,
+        });
+        expect(retry.duplicate).toBe(true);
+        expect(retry.event.created_at).toBe(original);
+        expect(
+          store.database
+            .prepare('SELECT count(*) FROM episodic_events WHERE event_id = ?')
+            .pluck()
+            .get(eventId),
+        ).toBe(1);
+      } finally {
+        await store.close();
+      }
+    }
+  }, 300_000);
+});
