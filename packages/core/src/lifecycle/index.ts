@@ -1,2 +1,15 @@
 // Public exports of this area, listed by name.
-export {};
+export type {
+  DeleteTaskReceipt,
+  TaskLifecycle,
+  TaskLifecycleOptions,
+} from './task-lifecycle.js';
+export { createTaskLifecycle } from './task-lifecycle.js';
+export type { StoredTask } from './task-records.js';
+export {
+  runStartTaskSchema,
+  TASK_COMPLETED_EVENT,
+  TASK_STEP_EVENT,
+  taskFromRun,
+  timelineOf,
+} from './task-records.js';

@@ -1,0 +1,671 @@
+import { describe, expect, it } from 'vitest';
+import { EpisodicError, type EpisodicErrorCode } from '../errors/index.js';
+import { replayRun } from '../run/replay.js';
+import { createRunRecorder } from '../run/run-recorder.js';
+import type { CreateTaskInput } from '../schema/task.js';
+import { type ArtifactStoreAdapter, createArtifactStore } from '../store/artifact-store.js';
+import { createMemoryArtifactStoreAdapter } from '../store/memory-artifact-store.js';
+import { createMemoryRunStoreAdapter } from '../store/memory-run-store.js';
+import { createRunStore, type RunStoreAdapter } from '../store/run-store.js';
+import { createTaskLifecycle, type TaskLifecycleOptions } from './task-lifecycle.js';
+
+const TASK_ID = '3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c';
+const OTHER_ID = '4a3b2c1d-0e9f-4a8b-9c7d-6e5f4a3b2c1d';
+
+/** A clock that advances 5 seconds per reading, from 2026-01-21T10:00:00Z. */
+function steppingClock(stepSeconds = 5) {
+  let reading = 0;
+  return () => new Date(Date.UTC(2026, 0, 21, 10, 0, 0) + stepSeconds * 1000 * reading++);
+}
+
+/** Counts every backend call, and fails the ones named in `failing` (while it is non-empty). */
+function instrumented<Adapter extends object>(adapter: Adapter) {
+  const calls: string[] = [];
+  const failing = new Set<string>();
+  const proxy = new Proxy(adapter, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push(String(property));
+        if (failing.has(String(property))) {
+          throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        }
+        return (value as (...inner: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { adapter: proxy, calls, failing };
+}
+
+function setup(extra: Partial<TaskLifecycleOptions> = {}) {
+  const runAdapter = instrumented<RunStoreAdapter>(createMemoryRunStoreAdapter());
+  const artifactAdapter = instrumented<ArtifactStoreAdapter>(createMemoryArtifactStoreAdapter());
+  const runs = createRunStore(runAdapter.adapter);
+  const artifacts = createArtifactStore(artifactAdapter.adapter);
+  const ids = [TASK_ID, OTHER_ID];
+  const options: TaskLifecycleOptions = {
+    runs,
+    artifacts,
+    now: steppingClock(),
+    generateId: () => ids.shift() ?? globalThis.crypto.randomUUID(),
+    ...extra,
+  };
+  return {
+    lifecycle: createTaskLifecycle(options),
+    runs,
+    artifacts,
+    runAdapter,
+    artifactAdapter,
+    options,
+  };
+}
+
+async function rejection(
+  promise: Promise<unknown>,
+  code: EpisodicErrorCode,
+): Promise<EpisodicError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (EpisodicError.isInstance(error)) {
+      expect(error.code, error.message).toBe(code);
+      return error;
+    }
+    throw error;
+  }
+  throw new Error(`expected a rejection with ${code}`);
+}
+
+const rateLimiting: CreateTaskInput = {
+  task_description: 'Add rate limiting to API endpoints',
+  domain: 'web-api',
+  task_type: 'code_generation',
+  language: 'rust',
+  framework: 'axum',
+  complexity: 'moderate',
+  tags: ['api', 'security', 'rate-limiting'],
+};
+
+describe('the task lifecycle', () => {
+  it("runs seed 004's documented workflow end to end: create → 3 steps → timeline → complete → get", async () => {
+    const { lifecycle, runs, artifacts } = setup();
+
+    // 1. Create.
+    const created = await lifecycle.createTask(rateLimiting);
+    const episodeId = created.id;
+    expect(episodeId).toBe(TASK_ID);
+    expect(created).toMatchObject({
+      task_description: 'Add rate limiting to API endpoints',
+      task_type: 'code_generation',
+      context: {
+        domain: 'web-api',
+        language: 'rust',
+        framework: 'axum',
+        complexity: 'moderate',
+        tags: ['api', 'security', 'rate-limiting'],
+      },
+      start_time: '2026-01-21T10:00:00.000Z',
+      end_time: null,
+      steps: [],
+      outcome: null,
+      reward_score: null,
+      patterns: [],
+    });
+
+    // 2–4. Three steps.
+    await lifecycle.addStep({
+      episode_id: episodeId,
+      step_number: 1,
+      tool: 'architect',
+      action: 'Designing rate limiting strategy',
+      result: { type: 'success', output: 'Chose token bucket algorithm with Redis backend' },
+      latency_ms: 100,
+    });
+    const second = await lifecycle.addStep({
+      episode_id: episodeId,
+      step_number: 2,
+      tool: 'code_generator',
+      action: 'Implementing rate limiter middleware',
+      parameters: { algorithm: 'token-bucket', backend: 'redis' },
+      result: { type: 'success', output: 'Created middleware and tests' },
+      latency_ms: 450,
+    });
+    expect(second).toEqual({
+      step_number: 2,
+      timestamp: '2026-01-21T10:00:10.000Z',
+      tool: 'code_generator',
+      action: 'Implementing rate limiter middleware',
+      parameters: { algorithm: 'token-bucket', backend: 'redis' },
+      result: { type: 'success', output: 'Created middleware and tests' },
+      latency_ms: 450,
+    });
+    await lifecycle.addStep({
+      episode_id: episodeId,
+      step_number: 3,
+      tool: 'test_runner',
+      action: 'Running integration tests',
+      result: { type: 'success', output: 'All 12 tests passed' },
+      latency_ms: 800,
+    });
+
+    // 5. Check progress before completion.
+    const timeline = await lifecycle.getTimeline({ episode_id: episodeId });
+    expect(timeline).toEqual({
+      episode_id: episodeId,
+      task_description: 'Add rate limiting to API endpoints',
+      start_time: '2026-01-21T10:00:00.000Z',
+      end_time: null,
+      duration_seconds: null,
+      step_count: 3,
+      outcome: null,
+      timeline: [
+        {
+          step_number: 1,
+          timestamp: '2026-01-21T10:00:05.000Z',
+          tool: 'architect',
+          action: 'Designing rate limiting strategy',
+          result_type: 'success',
+          latency_ms: 100,
+        },
+        {
+          step_number: 2,
+          timestamp: '2026-01-21T10:00:10.000Z',
+          tool: 'code_generator',
+          action: 'Implementing rate limiter middleware',
+          result_type: 'success',
+          latency_ms: 450,
+        },
+        {
+          step_number: 3,
+          timestamp: '2026-01-21T10:00:15.000Z',
+          tool: 'test_runner',
+          action: 'Running integration tests',
+          result_type: 'success',
+          latency_ms: 800,
+        },
+      ],
+    });
+
+    // 6. Complete.
+    const completed = await lifecycle.completeTask({
+      episode_id: episodeId,
+      outcome_type: 'success',
+      verdict: 'Rate limiting successfully implemented and tested',
+      artifacts: ['rate_limiter.rs', 'rate_limiter_tests.rs', 'redis_backend.rs'],
+    });
+    expect(completed.end_time).toBe('2026-01-21T10:00:20.000Z');
+
+    // 7. Retrieve the full episode.
+    const episode = await lifecycle.getTask({ episode_id: episodeId });
+    expect(episode).toEqual(completed);
+    expect(episode.outcome).toEqual({
+      type: 'success',
+      verdict: 'Rate limiting successfully implemented and tested',
+      artifacts: ['rate_limiter.rs', 'rate_limiter_tests.rs', 'redis_backend.rs'],
+    });
+    expect(episode.reward_score).toBeCloseTo(0.89, 2);
+    expect(episode.reward).toMatchObject({ base: 1, complexity_bonus: 1.1 });
+    expect(episode.reflection?.successes[0]).toBe(
+      'Completed the task: Rate limiting successfully implemented and tested',
+    );
+    expect(episode.patterns.map((pattern) => pattern.type)).toEqual(['tool_sequence', 'context']);
+    expect(episode.quality_gate).toBeNull();
+    const finished = await lifecycle.getTimeline({ episode_id: episodeId });
+    expect(finished).toMatchObject({ duration_seconds: 20, outcome: 'success', step_count: 3 });
+
+    // The task is a run: listed and replayable like any other.
+    expect((await runs.list()).runs.map((run) => run.runId)).toEqual([episodeId]);
+    const read = await runs.read(episodeId);
+    expect(read.ended).toBe(true);
+    expect(read.records.map((record) => record.type)).toEqual([
+      'header',
+      'run.start',
+      'run.status',
+      'agent.event',
+      'agent.event',
+      'agent.event',
+      'agent.event',
+      'run.status',
+      'run.end',
+    ]);
+    const replay = replayRun(read.records);
+    expect(replay.events[0]).toMatchObject({
+      kind: 'user_message',
+      message: { content: 'Add rate limiting to API endpoints' },
+    });
+    expect(
+      replay.events.slice(1).map((event) => (event.kind === 'agent_event' ? event.seq : -1)),
+    ).toEqual([0, 1, 2, 3]);
+
+    // Patterns and the reflection are artifacts associated with the task episode.
+    const stored = await artifacts.list({ episode: `task:${episodeId}` });
+    expect(stored.artifacts.map((artifact) => artifact.kind).sort()).toEqual([
+      'pattern',
+      'pattern',
+      'reflection',
+    ]);
+    for (const pattern of episode.patterns) {
+      expect((await artifacts.get(pattern.key))?.content).toEqual(pattern);
+    }
+  });
+
+  it('shows each step immediately; a step without a result is pending; latency is null when unknown', async () => {
+    const { lifecycle } = setup();
+    const { id } = await lifecycle.createTask({
+      task_description: 'Investigate a slow query',
+      domain: 'db',
+      task_type: 'analysis',
+    });
+    expect((await lifecycle.getTask({ episode_id: id })).context.complexity).toBe('moderate');
+    await lifecycle.addStep({
+      episode_id: id,
+      step_number: 1,
+      tool: 'psql',
+      action: 'Run explain',
+    });
+    const timeline = await lifecycle.getTimeline({ episode_id: id });
+    expect(timeline.timeline).toEqual([
+      {
+        step_number: 1,
+        timestamp: '2026-01-21T10:00:05.000Z',
+        tool: 'psql',
+        action: 'Run explain',
+        result_type: 'pending',
+        latency_ms: null,
+      },
+    ]);
+    expect(timeline.duration_seconds).toBeNull();
+  });
+
+  it('answers NOT_FOUND for an unknown id, and for a run that is not a task episode', async () => {
+    const { lifecycle, runs } = setup();
+    const unknown = OTHER_ID;
+    await rejection(lifecycle.getTask({ episode_id: unknown }), 'NOT_FOUND');
+    await rejection(lifecycle.getTimeline({ episode_id: unknown }), 'NOT_FOUND');
+    await rejection(
+      lifecycle.addStep({ episode_id: unknown, step_number: 1, tool: 't', action: 'a' }),
+      'NOT_FOUND',
+    );
+    await rejection(
+      lifecycle.completeTask({ episode_id: unknown, outcome_type: 'failure', reason: 'r' }),
+      'NOT_FOUND',
+    );
+    await rejection(lifecycle.deleteTask({ episode_id: unknown, confirm: true }), 'NOT_FOUND');
+    const recorder = createRunRecorder({ store: runs, runId: unknown, sessionId: TASK_ID });
+    await recorder.start('hello');
+    const error = await rejection(lifecycle.getTask({ episode_id: unknown }), 'NOT_FOUND');
+    expect(error.message).toContain('not a task episode');
+  });
+
+  it('rejects an invalid id with VALIDATION_ERROR before any storage access', async () => {
+    const { lifecycle, runAdapter, artifactAdapter } = setup();
+    for (const badId of ['../../etc/passwd', 'not-a-uuid', '', 42, `${TASK_ID}\u0000`]) {
+      const calls = [
+        lifecycle.getTask({ episode_id: badId as string }),
+        lifecycle.getTimeline({ episode_id: badId as string }),
+        lifecycle.addStep({ episode_id: badId as string, step_number: 1, tool: 't', action: 'a' }),
+        lifecycle.completeTask({
+          episode_id: badId as string,
+          outcome_type: 'failure',
+          reason: 'r',
+        }),
+        lifecycle.deleteTask({ episode_id: badId as string, confirm: true }),
+        lifecycle.deleteTask({ episode_id: badId as string } as never),
+      ];
+      for (const call of calls) {
+        const error = await rejection(call, 'VALIDATION_ERROR');
+        expect(error.message).toContain('episode_id');
+      }
+    }
+    expect(runAdapter.calls).toEqual([]);
+    expect(artifactAdapter.calls).toEqual([]);
+    await rejection(
+      lifecycle.createTask({ ...rateLimiting, task_type: 'coding' as never }),
+      'VALIDATION_ERROR',
+    );
+    await rejection(
+      lifecycle.createTask({
+        ...rateLimiting,
+        metadata: { a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9, j: 10, k: 11 },
+      }),
+      'VALIDATION_ERROR',
+    );
+    expect(runAdapter.calls).toEqual([]);
+  });
+
+  it('answers CONFLICT for a step or an outcome after completion, and for a repeated step number', async () => {
+    const { lifecycle } = setup();
+    const { id } = await lifecycle.createTask(rateLimiting);
+    await lifecycle.addStep({ episode_id: id, step_number: 2, tool: 't', action: 'a' });
+    const repeated = await rejection(
+      lifecycle.addStep({ episode_id: id, step_number: 2, tool: 't', action: 'again' }),
+      'CONFLICT',
+    );
+    expect(repeated.message).toContain('Use step_number 3 or higher');
+    await rejection(
+      lifecycle.addStep({ episode_id: id, step_number: 1, tool: 't', action: 'a' }),
+      'CONFLICT',
+    );
+    await lifecycle.addStep({ episode_id: id, step_number: 5, tool: 't', action: 'a gap is fine' });
+    await lifecycle.completeTask({
+      episode_id: id,
+      outcome_type: 'partial_success',
+      verdict: 'half',
+      completed: ['a'],
+      failed: ['b'],
+    });
+    const late = await rejection(
+      lifecycle.addStep({ episode_id: id, step_number: 6, tool: 't', action: 'a' }),
+      'CONFLICT',
+    );
+    expect(late.message).toContain('already completed (partial_success');
+    await rejection(
+      lifecycle.completeTask({ episode_id: id, outcome_type: 'success', verdict: 'v' }),
+      'CONFLICT',
+    );
+    expect((await lifecycle.getTask({ episode_id: id })).outcome?.type).toBe('partial_success');
+    expect((await lifecycle.getTimeline({ episode_id: id })).step_count).toBe(2);
+  });
+
+  it('records a failure as an errored run, with the reason', async () => {
+    const { lifecycle, runs } = setup();
+    const { id } = await lifecycle.createTask(rateLimiting);
+    await lifecycle.addStep({
+      episode_id: id,
+      step_number: 1,
+      tool: 'cargo',
+      action: 'Build',
+      result: { type: 'error', message: 'axum 0.7 requires tokio 1.35+' },
+    });
+    const failed = await lifecycle.completeTask({
+      episode_id: id,
+      outcome_type: 'failure',
+      reason: 'Incompatible dependency versions',
+      error_details: 'axum 0.7 requires tokio 1.35+, but project uses tokio 1.28',
+    });
+    expect(failed.patterns).toEqual([]);
+    expect(failed.reward?.base).toBe(0);
+    expect(failed.reflection?.improvements[0]).toBe(
+      'The task failed: Incompatible dependency versions',
+    );
+    const read = await runs.read(id);
+    expect(read.records.slice(-3)).toMatchObject([
+      {
+        type: 'run.error',
+        error: { name: 'TaskFailure', message: 'Incompatible dependency versions' },
+      },
+      { type: 'run.status', status: 'error' },
+      { type: 'run.end', outcome: 'error', final: 'Incompatible dependency versions' },
+    ]);
+    expect((await lifecycle.getTimeline({ episode_id: id })).outcome).toBe('failure');
+  });
+
+  it('requires confirm: true to delete, and garbage-collects artifacts by association', async () => {
+    const { lifecycle, runs, artifacts, runAdapter } = setup();
+    const first = (await lifecycle.createTask({ ...rateLimiting, metadata: { team: 'api' } })).id;
+    const second = (await lifecycle.createTask({ ...rateLimiting, metadata: { team: 'web' } })).id;
+    for (const id of [first, second]) {
+      await lifecycle.addStep({
+        episode_id: id,
+        step_number: 1,
+        tool: 'planner',
+        action: 'Plan',
+        result: { type: 'success' },
+      });
+      await lifecycle.addStep({
+        episode_id: id,
+        step_number: 2,
+        tool: 'coder',
+        action: 'Code',
+        result: { type: 'success' },
+      });
+      await lifecycle.completeTask({ episode_id: id, outcome_type: 'success', verdict: 'done' });
+    }
+    const shared = (await lifecycle.getTask({ episode_id: first })).patterns[0];
+    expect(shared?.type).toBe('tool_sequence');
+    const sharedKey = shared?.key as string;
+    // The same pattern in two tasks is ONE artifact associated with both.
+    expect((await artifacts.get(sharedKey))?.episodes).toEqual([`task:${first}`, `task:${second}`]);
+    expect((await artifacts.get(sharedKey))?.effectiveMetadata).toEqual({ team: ['api', 'web'] });
+
+    const callsBefore = runAdapter.calls.length;
+    for (const confirm of [undefined, false]) {
+      const error = await rejection(
+        lifecycle.deleteTask({
+          episode_id: first,
+          ...(confirm === undefined ? {} : { confirm }),
+        } as never),
+        'CONFIRMATION_REQUIRED',
+      );
+      expect(error.message).toContain('confirm: true');
+    }
+    await rejection(
+      lifecycle.deleteTask({ episode_id: first, confirm: 'yes' } as never),
+      'VALIDATION_ERROR',
+    );
+    expect(runAdapter.calls.length).toBe(callsBefore);
+    expect((await lifecycle.getTask({ episode_id: first })).id).toBe(first);
+
+    const receipt = await lifecycle.deleteTask({ episode_id: first, confirm: true });
+    expect(receipt.episode_id).toBe(first);
+    expect(receipt.deleted_artifacts).toEqual([`reflection:${first}`]);
+    expect(receipt.updated_artifacts.sort()).toEqual(
+      (await lifecycle.getTask({ episode_id: second })).patterns
+        .map((pattern) => pattern.key)
+        .sort(),
+    );
+    await rejection(lifecycle.getTask({ episode_id: first }), 'NOT_FOUND');
+    expect((await runs.list()).runs.map((run) => run.runId)).toEqual([second]);
+    // The shared pattern survives, without the deleted task's contribution.
+    expect(await artifacts.get(sharedKey)).toMatchObject({
+      episodes: [`task:${second}`],
+      effectiveMetadata: { team: ['web'] },
+    });
+    expect(await artifacts.getEpisodeMetadata(`task:${first}`)).toBeNull();
+
+    const last = await lifecycle.deleteTask({ episode_id: second, confirm: true });
+    expect(last.deleted_artifacts).toContain(sharedKey);
+    expect((await artifacts.list()).artifacts).toEqual([]);
+  });
+
+  it('never reports success when storing failed, and a retry then succeeds', async () => {
+    const { lifecycle, runAdapter, artifactAdapter, runs } = setup();
+    runAdapter.failing.add('append');
+    await rejection(lifecycle.createTask(rateLimiting), 'STORAGE_ERROR');
+    runAdapter.failing.clear();
+    expect((await runs.list()).runs).toEqual([]);
+
+    const { id } = await lifecycle.createTask(rateLimiting);
+    runAdapter.failing.add('append');
+    const error = await rejection(
+      lifecycle.addStep({
+        episode_id: id,
+        step_number: 1,
+        tool: 'planner',
+        action: 'Plan',
+        result: { type: 'success' },
+      }),
+      'STORAGE_ERROR',
+    );
+    expect(error.message).toContain('Nothing was reported as stored');
+    runAdapter.failing.clear();
+    expect((await lifecycle.getTimeline({ episode_id: id })).step_count).toBe(0);
+    await lifecycle.addStep({
+      episode_id: id,
+      step_number: 1,
+      tool: 'planner',
+      action: 'Plan',
+      result: { type: 'success' },
+    });
+    await lifecycle.addStep({
+      episode_id: id,
+      step_number: 2,
+      tool: 'coder',
+      action: 'Code',
+      result: { type: 'success' },
+    });
+
+    // The artifact store fails: the completion is not recorded.
+    artifactAdapter.failing.add('upsertArtifact');
+    const complete = { episode_id: id, outcome_type: 'success', verdict: 'done' } as const;
+    await rejection(lifecycle.completeTask(complete), 'STORAGE_ERROR');
+    expect((await lifecycle.getTask({ episode_id: id })).outcome).toBeNull();
+    artifactAdapter.failing.clear();
+
+    // The run store fails after the artifacts were stored: still not completed; the retry is clean.
+    runAdapter.failing.add('append');
+    await rejection(lifecycle.completeTask(complete), 'STORAGE_ERROR');
+    runAdapter.failing.clear();
+    expect((await lifecycle.getTask({ episode_id: id })).outcome).toBeNull();
+    const done = await lifecycle.completeTask(complete);
+    expect(done.outcome?.type).toBe('success');
+    expect((await lifecycle.getTimeline({ episode_id: id })).step_count).toBe(2);
+
+    // A failing delete leaves the task readable, and a retry finishes it.
+    runAdapter.failing.add('delete');
+    await rejection(lifecycle.deleteTask({ episode_id: id, confirm: true }), 'STORAGE_ERROR');
+    runAdapter.failing.clear();
+    expect((await lifecycle.getTask({ episode_id: id })).id).toBe(id);
+    await lifecycle.deleteTask({ episode_id: id, confirm: true });
+    await rejection(lifecycle.getTask({ episode_id: id }), 'NOT_FOUND');
+  });
+
+  it('applies the quality gate only when configured', async () => {
+    const gated = setup({ qualityGate: { threshold: 0.95 } });
+    const { id } = await gated.lifecycle.createTask(rateLimiting);
+    await gated.lifecycle.addStep({
+      episode_id: id,
+      step_number: 1,
+      tool: 'a',
+      action: 'x',
+      result: { type: 'success' },
+    });
+    await gated.lifecycle.addStep({
+      episode_id: id,
+      step_number: 2,
+      tool: 'b',
+      action: 'y',
+      result: { type: 'success' },
+    });
+    const done = await gated.lifecycle.completeTask({
+      episode_id: id,
+      outcome_type: 'success',
+      verdict: 'ok',
+    });
+    expect(done.quality_gate).toEqual({ threshold: 0.95, score: done.reward_score, passed: false });
+    expect(done.patterns).toEqual([]);
+    expect((await gated.artifacts.list({ kind: 'pattern' })).artifacts).toEqual([]);
+    expect((await gated.artifacts.list({ kind: 'reflection' })).artifacts).toHaveLength(1);
+    expect(() => createTaskLifecycle({ ...gated.options, qualityGate: { threshold: 2 } })).toThrow(
+      /threshold/,
+    );
+  });
+
+  it('filters patterns by the metadata of the task episodes they came from', async () => {
+    const { lifecycle, artifacts } = setup();
+    const steps = async (id: string) => {
+      await lifecycle.addStep({
+        episode_id: id,
+        step_number: 1,
+        tool: 'planner',
+        action: 'Plan',
+        result: { type: 'success' },
+      });
+      await lifecycle.addStep({
+        episode_id: id,
+        step_number: 2,
+        tool: 'coder',
+        action: 'Code',
+        result: { type: 'success' },
+      });
+      await lifecycle.completeTask({ episode_id: id, outcome_type: 'success', verdict: 'done' });
+    };
+    const a = (
+      await lifecycle.createTask({ ...rateLimiting, metadata: { tenant: 'acme', priority: 1 } })
+    ).id;
+    const b = (
+      await lifecycle.createTask({ ...rateLimiting, metadata: { tenant: 'globex', priority: 9 } })
+    ).id;
+    await steps(a);
+    await steps(b);
+    const acmeUrgent = {
+      type: 'and' as const,
+      filters: [
+        { property_name: 'tenant', comparison_operator: '=' as const, property_value: 'acme' },
+        { property_name: 'priority', comparison_operator: '>=' as const, property_value: 5 },
+      ],
+    };
+    // The shared patterns have an acme episode and an urgent episode, but no urgent acme episode.
+    expect((await artifacts.list({ kind: 'pattern', filter: acmeUrgent })).artifacts).toEqual([]);
+    expect(
+      (
+        await artifacts.list({ kind: 'reflection', policy: { required: { tenant: 'acme' } } })
+      ).artifacts.map((artifact) => artifact.key),
+    ).toEqual([`reflection:${a}`]);
+    // Both tenants contributed to the shared patterns, so an acme-only reader sees none of them.
+    expect(
+      (await artifacts.list({ kind: 'pattern', policy: { required: { tenant: 'acme' } } }))
+        .artifacts,
+    ).toEqual([]);
+  });
+
+  it('keeps no state of its own: a new instance over the same stores continues a task', async () => {
+    const { lifecycle, options } = setup();
+    const { id } = await lifecycle.createTask(rateLimiting);
+    await lifecycle.addStep({
+      episode_id: id,
+      step_number: 1,
+      tool: 't',
+      action: 'a',
+      result: { type: 'success' },
+    });
+    const other = createTaskLifecycle({ ...options, now: steppingClock() });
+    await other.addStep({
+      episode_id: id.toUpperCase(),
+      step_number: 2,
+      tool: 't',
+      action: 'b',
+      result: { type: 'timeout' },
+    });
+    expect(
+      (await lifecycle.getTimeline({ episode_id: id })).timeline.map((entry) => entry.result_type),
+    ).toEqual(['success', 'timeout']);
+  });
+
+  it('serializes concurrent calls on one task: every step stored once, in order, with distinct seqs', async () => {
+    const { lifecycle, runs } = setup();
+    const { id } = await lifecycle.createTask(rateLimiting);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        lifecycle.addStep({
+          episode_id: id,
+          step_number: index + 1,
+          tool: 't',
+          action: `step ${index + 1}`,
+        }),
+      ),
+    );
+    const seqs = (await runs.read(id)).records.flatMap((record) =>
+      record.type === 'agent.event' ? [(record as { seq: number }).seq] : [],
+    );
+    expect(seqs).toEqual(Array.from({ length: 20 }, (_, index) => index));
+    expect(
+      (await lifecycle.getTimeline({ episode_id: id })).timeline.map((entry) => entry.step_number),
+    ).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
+  });
+
+  it('stops at 1,000 steps', async () => {
+    const { lifecycle } = setup({ now: () => new Date(Date.UTC(2026, 0, 21)) });
+    const { id } = await lifecycle.createTask(rateLimiting);
+    for (let step = 1; step <= 1_000; step++) {
+      await lifecycle.addStep({ episode_id: id, step_number: step, tool: 't', action: 'a' });
+    }
+    const error = await rejection(
+      lifecycle.addStep({ episode_id: id, step_number: 1_001, tool: 't', action: 'a' }),
+      'VALIDATION_ERROR',
+    );
+    expect(error.message).toContain('1000 steps');
+    expect((await lifecycle.getTimeline({ episode_id: id })).step_count).toBe(1_000);
+  }, 60_000);
+});

@@ -1,0 +1,438 @@
+import { z } from 'zod';
+import { EpisodicError } from '../errors/episodic-error.js';
+import { runLearningCycle } from '../learning/learning-cycle.js';
+import { type QualityGateOptions, qualityGateOptionsSchema } from '../learning/quality-gate.js';
+import { taskEpisodeRef } from '../schema/artifact.js';
+import { RUN_RECORD_SCHEMA_VERSION, type RunRecord } from '../schema/run-record.js';
+import { uuidSchema } from '../schema/session-state.js';
+import {
+  type AddStepInput,
+  addStepInputSchema,
+  type CompleteTaskInput,
+  type CreateTaskInput,
+  completeTaskInputSchema,
+  createTaskInputSchema,
+  type DeleteTaskInput,
+  deleteTaskInputSchema,
+  TASK_MAX_STEPS,
+  type TaskEpisode,
+  type TaskIdInput,
+  type TaskOutcome,
+  type TaskStep,
+  type TaskTimeline,
+  taskIdInputSchema,
+} from '../schema/task.js';
+import type { ArtifactStore, DeleteEpisodeReceipt } from '../store/artifact-store.js';
+import type { RunStore } from '../store/run-store.js';
+import { frozenJsonCopy } from '../util/json.js';
+import { invalidField, parseInput } from '../validation/parse-input.js';
+import { createKeyedQueue } from './keyed-queue.js';
+import {
+  type StoredTask,
+  TASK_COMPLETED_EVENT,
+  TASK_STEP_EVENT,
+  taskFromRun,
+  timelineOf,
+} from './task-records.js';
+
+/** Options of `createTaskLifecycle`. */
+export interface TaskLifecycleOptions {
+  /** Where task episodes are recorded, as runs. */
+  runs: RunStore;
+  /** Where patterns and reflections are stored as artifacts, with each task's metadata. */
+  artifacts: ArtifactStore;
+  /**
+   * The clock that stamps start, step and completion times.
+   * @default () => new Date()
+   */
+  now?: () => Date;
+  /**
+   * Generates task episode ids; must return a UUID (lowercased when stored).
+   * @default () => globalThis.crypto.randomUUID()
+   */
+  generateId?: () => string;
+  /**
+   * The quality gate: when set, a completed task keeps its patterns only if its `reward_score`
+   * reaches `threshold`. Off by default.
+   * @default undefined
+   */
+  qualityGate?: QualityGateOptions;
+}
+
+/** What `deleteTask` did. */
+export interface DeleteTaskReceipt {
+  /** The deleted task episode. */
+  episode_id: string;
+  /** Artifacts deleted because this task was their last associated episode. */
+  deleted_artifacts: string[];
+  /** Artifacts that lost this task's association (and metadata contribution) but remain. */
+  updated_artifacts: string[];
+}
+
+/**
+ * The task episode lifecycle (seed 004) over a run store and an artifact store. Every method
+ * takes the matching MCP tool's input object, validates it first (an invalid id is a
+ * `VALIDATION_ERROR` before any storage access) and reports success only once everything was
+ * stored.
+ */
+export interface TaskLifecycle {
+  /** `create_episode`: starts a task episode (a new run) and returns it. */
+  createTask(input: CreateTaskInput): Promise<TaskEpisode>;
+  /**
+   * `add_episode_step`: records one step, visible immediately. `NOT_FOUND` for an unknown task,
+   * `CONFLICT` after completion or for a step number not above the last one.
+   */
+  addStep(input: AddStepInput): Promise<TaskStep>;
+  /**
+   * `complete_episode`: records the outcome and runs the learning cycle (reward, reflection,
+   * patterns); returns the completed task. `CONFLICT` when the task is already completed.
+   */
+  completeTask(input: CompleteTaskInput): Promise<TaskEpisode>;
+  /** `get_episode`: the task with its steps, outcome, reflection, reward and patterns. */
+  getTask(input: TaskIdInput): Promise<TaskEpisode>;
+  /** `get_episode_timeline`: the steps in order, with the duration and outcome once ended. */
+  getTimeline(input: TaskIdInput): Promise<TaskTimeline>;
+  /**
+   * `delete_episode`: deletes the task's run and its artifact associations (an artifact goes only
+   * when no other episode remains). Needs `confirm: true` (`CONFIRMATION_REQUIRED`).
+   */
+  deleteTask(input: DeleteTaskInput): Promise<DeleteTaskReceipt>;
+}
+
+const functionSchema = <Value>() =>
+  z.custom<Value>((value) => typeof value === 'function', 'must be a function');
+const storeSchema = <Value>(methods: string[], what: string) =>
+  z.custom<Value>(
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function'),
+    `must be ${what}`,
+  );
+
+const optionsSchema = z.strictObject({
+  runs: storeSchema<RunStore>(['append', 'read', 'delete'], 'a RunStore (see createRunStore)'),
+  artifacts: storeSchema<ArtifactStore>(
+    ['upsert', 'deleteEpisode', 'setEpisodeMetadata'],
+    'an ArtifactStore (see createArtifactStore)',
+  ),
+  now: functionSchema<() => Date>().optional(),
+  generateId: functionSchema<() => string>().optional(),
+  qualityGate: qualityGateOptionsSchema.optional(),
+});
+
+/** Only the id, so an invalid id is reported first, before any other field or storage access. */
+const idOnlySchema = z.looseObject({ episode_id: taskIdInputSchema.shape.episode_id });
+
+function notFound(episodeId: string): EpisodicError {
+  return new EpisodicError({
+    code: 'NOT_FOUND',
+    message: `Task episode ${episodeId} was not found. Check the episode_id (it is returned by create_episode), or create the task first.`,
+    details: { episode_id: episodeId },
+  });
+}
+
+function alreadyCompleted(task: TaskEpisode, what: string): EpisodicError {
+  return new EpisodicError({
+    code: 'CONFLICT',
+    message: `Task episode ${task.id} was already completed (${task.outcome?.type} at ${task.end_time}), so ${what} cannot be recorded. Create a new task episode to track more work.`,
+    details: { episode_id: task.id, outcome_type: task.outcome?.type, end_time: task.end_time },
+  });
+}
+
+function outcomeOf(input: z.output<typeof completeTaskInputSchema>): TaskOutcome {
+  switch (input.outcome_type) {
+    case 'success':
+      return { type: 'success', verdict: input.verdict, artifacts: input.artifacts ?? [] };
+    case 'partial_success':
+      return {
+        type: 'partial_success',
+        verdict: input.verdict,
+        completed: input.completed,
+        failed: input.failed,
+      };
+    case 'failure':
+      return {
+        type: 'failure',
+        reason: input.reason,
+        ...(input.error_details === undefined ? {} : { error_details: input.error_details }),
+      };
+  }
+}
+
+/**
+ * Creates the task lifecycle. A task episode IS a run: its id is a UUIDv4 run id and its history
+ * is stored as run records (see `task-records.ts`), so it shows up in run listings and replays.
+ * Calls on one task are serialized within this instance; the stores are the only state, so a new
+ * instance (or process) sees every task.
+ */
+export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycle {
+  const checked = parseInput(optionsSchema, options, 'task lifecycle options');
+  const runs = options.runs;
+  const artifacts = options.artifacts;
+  const now = checked.now ?? (() => new Date());
+  const generateId = checked.generateId ?? (() => globalThis.crypto.randomUUID());
+  const qualityGate = checked.qualityGate;
+  const queue = createKeyedQueue();
+
+  const timestamp = (): string => {
+    const date = now();
+    if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
+      throw invalidField('task lifecycle options', 'now', date, 'must return a valid Date');
+    }
+    return date.toISOString();
+  };
+
+  const newId = (): string => {
+    const id = generateId();
+    if (!uuidSchema.safeParse(id).success) {
+      throw invalidField('task lifecycle options', 'generateId', id, 'must return a UUID');
+    }
+    return id.toLowerCase();
+  };
+
+  /** Reads a task; `NOT_FOUND` when the run does not exist or is not a task episode. */
+  const load = async (episodeId: string): Promise<StoredTask> => {
+    let read: Awaited<ReturnType<RunStore['read']>>;
+    try {
+      read = await runs.read(episodeId);
+    } catch (error) {
+      if (EpisodicError.hasCode(error, 'NOT_FOUND')) throw notFound(episodeId);
+      throw error;
+    }
+    return taskFromRun(read);
+  };
+
+  const episodeIdOf = (input: unknown, schema: z.ZodType, subject: string) =>
+    (parseInput(schema, input, subject) as { episode_id: string }).episode_id.toLowerCase();
+
+  return {
+    async createTask(input) {
+      const request = parseInput(createTaskInputSchema, input, 'create_episode input');
+      const metadata =
+        request.metadata === undefined
+          ? undefined
+          : frozenJsonCopy(request.metadata, 'create_episode input');
+      const id = newId();
+      const startedAt = timestamp();
+      const sessionId = request.session_id?.toLowerCase();
+      const context = {
+        domain: request.domain,
+        ...(request.language === undefined ? {} : { language: request.language }),
+        ...(request.framework === undefined ? {} : { framework: request.framework }),
+        complexity: request.complexity,
+        tags: request.tags ?? [],
+      };
+      const records: RunRecord[] = [
+        {
+          type: 'header',
+          schema_version: RUN_RECORD_SCHEMA_VERSION,
+          run_id: id,
+          ...(sessionId === undefined ? {} : { session_id: sessionId }),
+          started_at: startedAt,
+        },
+        {
+          type: 'run.start',
+          run_id: id,
+          ts: startedAt,
+          ...(sessionId === undefined ? {} : { session_id: sessionId }),
+          input: { type: 'text', text: request.task_description },
+          task: {
+            task_type: request.task_type,
+            context,
+            ...(metadata === undefined ? {} : { metadata }),
+          },
+        },
+        { type: 'run.status', run_id: id, ts: startedAt, status: 'running' },
+      ];
+      return queue.run(id, async () => {
+        // The metadata first: if the run cannot be written, an unused id keeps harmless metadata;
+        // the other order could leave a task nobody knows the id of.
+        if (metadata !== undefined)
+          await artifacts.setEpisodeMetadata(taskEpisodeRef(id), metadata);
+        await runs.append(id, records);
+        return (await load(id)).task;
+      });
+    },
+
+    async addStep(input) {
+      const episodeId = episodeIdOf(input, idOnlySchema, 'add_episode_step input');
+      const request = parseInput(addStepInputSchema, input, 'add_episode_step input');
+      const parameters =
+        request.parameters === undefined
+          ? undefined
+          : frozenJsonCopy(request.parameters, 'add_episode_step input');
+      return queue.run(episodeId, async () => {
+        const { task, nextEventSeq } = await load(episodeId);
+        if (task.outcome !== null) throw alreadyCompleted(task, `step ${request.step_number}`);
+        const last = task.steps.at(-1);
+        if (last !== undefined && request.step_number <= last.step_number) {
+          throw new EpisodicError({
+            code: 'CONFLICT',
+            message: `Task episode ${episodeId} already has step ${last.step_number}, so step_number ${request.step_number} cannot be added; step numbers increase. Use step_number ${last.step_number + 1} or higher.`,
+            details: {
+              episode_id: episodeId,
+              step_number: request.step_number,
+              last_step_number: last.step_number,
+            },
+          });
+        }
+        if (task.steps.length >= TASK_MAX_STEPS) {
+          throw invalidField(
+            'add_episode_step input',
+            'step_number',
+            request.step_number,
+            `cannot be added: task episode ${episodeId} already has ${TASK_MAX_STEPS} steps, the limit. Complete it and start a new task episode`,
+          );
+        }
+        const ts = timestamp();
+        const step: TaskStep = {
+          step_number: request.step_number,
+          timestamp: ts,
+          tool: request.tool,
+          action: request.action,
+          ...(parameters === undefined ? {} : { parameters }),
+          ...(request.result === undefined ? {} : { result: request.result }),
+          ...(request.latency_ms === undefined ? {} : { latency_ms: request.latency_ms }),
+        };
+        const { timestamp: _timestamp, ...fields } = step;
+        await runs.append(episodeId, [
+          {
+            type: 'agent.event',
+            run_id: episodeId,
+            ts,
+            seq: nextEventSeq,
+            event: { type: TASK_STEP_EVENT, ...fields },
+          },
+        ]);
+        return step;
+      });
+    },
+
+    async completeTask(input) {
+      const episodeId = episodeIdOf(input, idOnlySchema, 'complete_episode input');
+      const request = parseInput(completeTaskInputSchema, input, 'complete_episode input');
+      const outcome = outcomeOf(request);
+      return queue.run(episodeId, async () => {
+        const { task, nextEventSeq } = await load(episodeId);
+        if (task.outcome !== null) throw alreadyCompleted(task, 'another outcome');
+        const endTime = timestamp();
+        const learning = runLearningCycle(
+          {
+            task_description: task.task_description,
+            task_type: task.task_type,
+            context: task.context,
+            steps: task.steps,
+            outcome,
+            start_time: task.start_time,
+            end_time: endTime,
+          },
+          qualityGate === undefined ? undefined : { qualityGate },
+        );
+        const ref = taskEpisodeRef(episodeId);
+        // Artifacts first: upserts are idempotent, so if writing the run fails below, a retried
+        // completion repeats them harmlessly; the other order could complete a task whose patterns
+        // were never stored, and a retry would then be a CONFLICT.
+        for (const pattern of learning.patterns) {
+          await artifacts.upsert({
+            key: pattern.key,
+            kind: 'pattern',
+            content: pattern,
+            episodes: [ref],
+          });
+        }
+        await artifacts.upsert({
+          key: `reflection:${episodeId}`,
+          kind: 'reflection',
+          content: {
+            episode_id: episodeId,
+            outcome_type: outcome.type,
+            reward_score: learning.reward.reward_score,
+            reflection: learning.reflection,
+          },
+          episodes: [ref],
+        });
+        const completion: RunRecord = {
+          type: 'agent.event',
+          run_id: episodeId,
+          ts: endTime,
+          seq: nextEventSeq,
+          event: {
+            type: TASK_COMPLETED_EVENT,
+            outcome,
+            reward: learning.reward,
+            reflection: learning.reflection,
+            patterns: learning.patterns,
+            quality_gate: learning.qualityGate,
+          },
+        };
+        const final = outcome.type === 'failure' ? outcome.reason : outcome.verdict;
+        const terminal: RunRecord[] =
+          outcome.type === 'failure'
+            ? [
+                {
+                  type: 'run.error',
+                  run_id: episodeId,
+                  ts: endTime,
+                  error: { name: 'TaskFailure', message: outcome.reason },
+                },
+                {
+                  type: 'run.status',
+                  run_id: episodeId,
+                  ts: endTime,
+                  status: 'error',
+                  message: outcome.reason,
+                },
+                { type: 'run.end', run_id: episodeId, ts: endTime, outcome: 'error', final },
+              ]
+            : [
+                { type: 'run.status', run_id: episodeId, ts: endTime, status: 'completed' },
+                { type: 'run.end', run_id: episodeId, ts: endTime, outcome: 'completed', final },
+              ];
+        await runs.append(episodeId, [completion, ...terminal]);
+        return (await load(episodeId)).task;
+      });
+    },
+
+    async getTask(input) {
+      const episodeId = episodeIdOf(input, taskIdInputSchema, 'get_episode input');
+      return (await load(episodeId)).task;
+    },
+
+    async getTimeline(input) {
+      const episodeId = episodeIdOf(input, taskIdInputSchema, 'get_episode_timeline input');
+      return timelineOf((await load(episodeId)).task);
+    },
+
+    async deleteTask(input) {
+      const episodeId = episodeIdOf(input, idOnlySchema, 'delete_episode input');
+      if ((input as { confirm?: unknown } | null)?.confirm !== true) {
+        const given = (input as { confirm?: unknown } | null)?.confirm;
+        if (given !== undefined && typeof given !== 'boolean') {
+          parseInput(deleteTaskInputSchema, input, 'delete_episode input');
+        }
+        throw new EpisodicError({
+          code: 'CONFIRMATION_REQUIRED',
+          message: `Deleting task episode ${episodeId} is permanent and needs confirm: true. Call delete_episode again with "confirm": true to delete it; nothing was deleted.`,
+          details: { episode_id: episodeId },
+        });
+      }
+      parseInput(deleteTaskInputSchema, input, 'delete_episode input');
+      return queue.run(episodeId, async () => {
+        await load(episodeId);
+        // Associations first: if deleting the run fails, a retry finds the task and finishes;
+        // the other order could leave associations to a task that no longer exists.
+        const receipt: DeleteEpisodeReceipt = await artifacts.deleteEpisode(
+          taskEpisodeRef(episodeId),
+        );
+        const deleted = await runs.delete(episodeId);
+        if (!deleted) throw notFound(episodeId);
+        return {
+          episode_id: episodeId,
+          deleted_artifacts: receipt.deletedArtifacts,
+          updated_artifacts: receipt.updatedArtifacts,
+        };
+      });
+    },
+  };
+}

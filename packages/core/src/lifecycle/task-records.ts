@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { EpisodicError } from '../errors/episodic-error.js';
+import { secondsBetween } from '../learning/task-facts.js';
+import { metadataSchema } from '../schema/metadata.js';
+import type { RunRecord } from '../schema/run-record.js';
+import {
+  TASK_TYPES,
+  type TaskEpisode,
+  type TaskStep,
+  type TaskTimeline,
+  taskContextSchema,
+  taskOutcomeSchema,
+  taskPatternSchema,
+  taskQualityGateSchema,
+  taskReflectionSchema,
+  taskRewardSchema,
+  taskStepResultSchema,
+} from '../schema/task.js';
+import type { RunReadResult } from '../store/run-store.js';
+
+/**
+ * How a task episode is stored as a run (seed 001 records), so it shows up in run listings and
+ * replays like any other run:
+ *
+ * - `header`: the run header (`started_at` = the task's start, `session_id` when given);
+ * - `run.start`: `input.text` is the task description, and a `task` field carries the task type,
+ *   the context and the metadata;
+ * - `run.status: running`;
+ * - one `agent.event` per step, `event: { type: 'task_step', step_number, tool, action,
+ *   parameters?, result?, latency_ms? }` (the record's `ts` is the step's timestamp);
+ * - on completion, `agent.event` `{ type: 'task_completed', outcome, reward, reflection, patterns,
+ *   quality_gate }`, then the terminal records: `run.status: completed` + `run.end: completed`
+ *   for a success or partial success, `run.error` (`TaskFailure`) + `run.status: error` +
+ *   `run.end: error` for a failure.
+ */
+
+/** The `agent.event` type of a step. */
+export const TASK_STEP_EVENT = 'task_step';
+/** The `agent.event` type of the completion. */
+export const TASK_COMPLETED_EVENT = 'task_completed';
+
+/** The `task` field of a task's `run.start` record. */
+export const runStartTaskSchema = z.looseObject({
+  task_type: z.enum(TASK_TYPES),
+  context: taskContextSchema,
+  metadata: metadataSchema.optional(),
+});
+
+const stepEventSchema = z.looseObject({
+  type: z.literal(TASK_STEP_EVENT),
+  step_number: z.number().int().min(1),
+  tool: z.string(),
+  action: z.string(),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  result: taskStepResultSchema.optional(),
+  latency_ms: z.number().int().nonnegative().optional(),
+});
+
+const completedEventSchema = z.looseObject({
+  type: z.literal(TASK_COMPLETED_EVENT),
+  outcome: taskOutcomeSchema,
+  reward: taskRewardSchema,
+  reflection: taskReflectionSchema,
+  patterns: z.array(taskPatternSchema),
+  quality_gate: taskQualityGateSchema.nullable(),
+});
+
+/** A task episode as read back from its run, plus the bookkeeping the lifecycle needs. */
+export interface StoredTask {
+  task: TaskEpisode;
+  /** The next `agent.event` seq of the run. */
+  nextEventSeq: number;
+}
+
+function notATask(runId: string): EpisodicError {
+  return new EpisodicError({
+    code: 'NOT_FOUND',
+    message: `Task episode ${runId} was not found: run ${runId} exists but is not a task episode. Use the episode_id returned by create_episode.`,
+    details: { episode_id: runId },
+  });
+}
+
+/**
+ * Rebuilds a task episode from its run. Tolerant like every run reader: damaged lines were already
+ * reported by the store and are skipped here, as are step events that do not parse. A run without
+ * a task `run.start` is `NOT_FOUND` (it is not a task episode); a task whose `run.start` is
+ * unreadable is `CORRUPT_DATA`.
+ */
+export function taskFromRun(read: RunReadResult): StoredTask {
+  const { runId, records } = read;
+  let start: RunRecord | undefined;
+  let task: z.infer<typeof runStartTaskSchema> | undefined;
+  const steps: TaskStep[] = [];
+  let completed: { ts: string; event: z.infer<typeof completedEventSchema> } | undefined;
+  let nextEventSeq = 0;
+
+  for (const record of records) {
+    if (record.type === 'run.start' && start === undefined) {
+      start = record;
+      const parsed = runStartTaskSchema.safeParse((record as { task?: unknown }).task);
+      if (parsed.success) task = parsed.data;
+      continue;
+    }
+    if (record.type !== 'agent.event') continue;
+    const { seq, ts, event } = record as { seq?: unknown; ts?: unknown; event?: unknown };
+    if (typeof seq === 'number' && Number.isInteger(seq) && seq >= nextEventSeq) {
+      nextEventSeq = seq + 1;
+    }
+    if (typeof ts !== 'string') continue;
+    const type = (event as { type?: unknown } | null)?.type;
+    if (type === TASK_STEP_EVENT && completed === undefined) {
+      const parsed = stepEventSchema.safeParse(event);
+      if (!parsed.success) continue;
+      const { type: _type, ...fields } = parsed.data;
+      steps.push({
+        step_number: fields.step_number,
+        timestamp: ts,
+        tool: fields.tool,
+        action: fields.action,
+        ...(fields.parameters === undefined ? {} : { parameters: fields.parameters }),
+        ...(fields.result === undefined ? {} : { result: fields.result }),
+        ...(fields.latency_ms === undefined ? {} : { latency_ms: fields.latency_ms }),
+      });
+    } else if (type === TASK_COMPLETED_EVENT && completed === undefined) {
+      const parsed = completedEventSchema.safeParse(event);
+      if (parsed.success) completed = { ts, event: parsed.data };
+    }
+  }
+
+  if (start === undefined) {
+    if (read.header === null || read.errors.length > 0) {
+      throw new EpisodicError({
+        code: 'CORRUPT_DATA',
+        message: `Task episode ${runId} cannot be read: the record that starts it is damaged (${read.errors.length} damaged line(s)). Inspect the run with "episodic runs show ${runId}".`,
+        details: { episode_id: runId, errors: read.errors.slice(0, 5) },
+      });
+    }
+    throw notATask(runId);
+  }
+  if (task === undefined) throw notATask(runId);
+  const startRecord = start as { ts: string; input?: { text?: unknown }; session_id?: unknown };
+  const description = typeof startRecord.input?.text === 'string' ? startRecord.input.text : '';
+  const sessionId =
+    typeof startRecord.session_id === 'string' ? startRecord.session_id : read.header?.session_id;
+
+  return {
+    nextEventSeq,
+    task: {
+      id: runId,
+      task_description: description,
+      task_type: task.task_type,
+      context: task.context,
+      ...(task.metadata === undefined ? {} : { metadata: task.metadata }),
+      ...(sessionId === undefined ? {} : { session_id: sessionId }),
+      start_time: startRecord.ts,
+      end_time: completed?.ts ?? null,
+      steps,
+      outcome: completed?.event.outcome ?? null,
+      reflection: completed?.event.reflection ?? null,
+      reward: completed?.event.reward ?? null,
+      reward_score: completed?.event.reward.reward_score ?? null,
+      patterns: completed?.event.patterns ?? [],
+      quality_gate: completed?.event.quality_gate ?? null,
+    },
+  };
+}
+
+/** The timeline of a task episode: its steps in order, and the duration and outcome once ended. */
+export function timelineOf(task: TaskEpisode): TaskTimeline {
+  return {
+    episode_id: task.id,
+    task_description: task.task_description,
+    start_time: task.start_time,
+    end_time: task.end_time,
+    duration_seconds:
+      task.end_time === null ? null : secondsBetween(task.start_time, task.end_time),
+    step_count: task.steps.length,
+    outcome: task.outcome?.type ?? null,
+    timeline: task.steps.map((step) => ({
+      step_number: step.step_number,
+      timestamp: step.timestamp,
+      tool: step.tool,
+      action: step.action,
+      result_type: step.result?.type ?? 'pending',
+      latency_ms: step.latency_ms ?? null,
+    })),
+  };
+}
