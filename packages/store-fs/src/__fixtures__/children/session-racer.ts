@@ -11,7 +11,7 @@ interface Arguments {
 }
 
 const argument = JSON.parse(process.argv[2] as string) as Arguments;
-const store = createFsStore({ root: argument.root, durability: 'none' });
+const store = createFsStore({ root: argument.root, durability: 'run' });
 let successes = 0;
 let conflicts = 0;
 while (successes < argument.iterations) {
