@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { EpisodicError } from '../errors/episodic-error.js';
+import { createLedger, createUlidGenerator, type LedgerAdapter } from './ledger-store.js';
+import { createMemoryLedger, createMemoryLedgerAdapter } from './memory-ledger.js';
+
+async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (EpisodicError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+const event = {
+  scope: 'a',
+  session_id: 's',
+  agent_id: 'x',
+  type: 'ops.alert' as const,
+  summary: 'disk 91 % full',
+};
+
+describe('createLedger', () => {
+  it('uses the injected clock and id generator', async () => {
+    const ledger = createMemoryLedger({ now: () => new Date(1_000), generateId: () => 'fixed-id' });
+    const { event: stored } = await ledger.append(event);
+    expect(stored).toMatchObject({
+      event_id: 'fixed-id',
+      ts_ms: 1_000,
+      created_at: '1970-01-01T00:00:01.000Z',
+    });
+  });
+
+  it('generates monotonic ULIDs stamped with the clock', () => {
+    const next = createUlidGenerator(() => new Date(1_767_225_600_000));
+    const ids = [next(), next(), next()];
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids[0]?.slice(0, 10)).toBe(ids[2]?.slice(0, 10));
+  });
+
+  it('validates its options: caps must be positive integers', () => {
+    expect(() => createMemoryLedger({ caps: { payloadBytes: 0 } })).toThrow(/payloadBytes/);
+    expect(() => createMemoryLedger({ caps: { refsBytes: 1.5 } })).toThrow(/refsBytes/);
+    expect(() => createMemoryLedger({ retention: { 'tool.call': -1 } })).toThrow(/tool\.call/);
+    expect(() => createMemoryLedger({ contentGuard: { mode: 'warn' as never } })).toThrow(/mode/);
+  });
+
+  it('applies ledger-wide guard settings: allow-listed kinds and redact mode', async () => {
+    const allowing = createMemoryLedger({ contentGuard: { allow: ['pii'] } });
+    expect(
+      (await allowing.append({ ...event, summary: 'mail jane.doe@example.com' })).event.summary,
+    ).toContain('@');
+    const redacting = createMemoryLedger({ contentGuard: { mode: 'redact' } });
+    expect(
+      (await redacting.append({ ...event, summary: 'mail jane.doe@example.com' })).event.summary,
+    ).toBe('mail [REDACTED:email]');
+  });
+
+  it('turns backend failures into STORAGE_ERROR and refuses adapters of another specification', async () => {
+    const broken: LedgerAdapter = {
+      ...createMemoryLedgerAdapter(),
+      name: 'broken',
+      append: () => {
+        throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+      },
+    };
+    const error = await rejection(createLedger(broken).append(event));
+    expect(error.code).toBe('STORAGE_ERROR');
+    expect(error.details).toMatchObject({ store: 'broken', backendCode: 'SQLITE_IOERR' });
+    expect(() => createLedger({ ...broken, specificationVersion: 'v2' as 'v1' })).toThrow(
+      /specification v2/,
+    );
+  });
+});
