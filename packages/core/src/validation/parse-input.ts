@@ -40,7 +40,12 @@ function describeIssue(issue: ZodIssue, given: unknown): string {
     case 'unrecognized_keys':
       return `has unknown key${issue.keys.length > 1 ? 's' : ''} ${quoteList(issue.keys)}: remove ${issue.keys.length > 1 ? 'them' : 'it'}`;
     case 'invalid_format':
-      return `must be a valid ${issue.format}`;
+      // A regex check carries its own message (e.g. 'must be a UUID'); zod's default names the pattern.
+      return issue.format === 'regex' && !issue.message.startsWith('Invalid string')
+        ? issue.message
+        : issue.format === 'regex'
+          ? 'does not have the expected format'
+          : `must be a valid ${issue.format}`;
     case 'invalid_union': {
       const { options } = issue as { options?: unknown[] };
       return Array.isArray(options) && options.length > 0
