@@ -309,7 +309,11 @@ describe('assemble: the estimate budget mode', () => {
     b.tool('c1', 'result', 't2');
     b.user('x', 't3');
     const countTokens = (item: InputItem) =>
-      item.type === 'message' ? String(item.content).length : item.type === 'function_call' ? 10 : 50;
+      item.type === 'message'
+        ? String(item.content).length
+        : item.type === 'function_call'
+          ? 10
+          : 50;
     const { items, manifest } = await assemble(b.log, {
       maxTokens: 100,
       budgetMode: 'estimate',

@@ -15,7 +15,7 @@ import type {
 import {
   type DanglingCallPolicy,
   type Normalizer,
-  normalizeItems,
+  normalizeTrusted,
   type SourcedItem,
 } from './normalize-items.js';
 import { type AssemblyPlugin, pluginsSchema, runPlugins } from './plugin.js';
@@ -242,17 +242,26 @@ export async function assemble(log: Episodic, options?: AssembleOptions): Promis
     }
   }
 
-  const normalizer = settings.normalize ?? normalizeItems;
-  const normalized = parseInput(
-    normalizeResultSchema,
-    normalizer(sourced, {
-      danglingCalls: settings.danglingCalls ?? 'synthesize',
-      maxToolOutputChars: settings.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
-    }),
-    'result of the normalize option',
-  ) as { items: SourcedItem[]; dropped: AssemblyDrop[] };
+  const normalizeOptions = {
+    danglingCalls: settings.danglingCalls ?? 'synthesize',
+    maxToolOutputChars: settings.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+  } as const;
+  const custom = settings.normalize;
+  const normalized =
+    custom === undefined
+      ? normalizeTrusted(sourced, normalizeOptions)
+      : (parseInput(
+          normalizeResultSchema,
+          custom(sourced, normalizeOptions),
+          'result of the normalize option',
+        ) as { items: SourcedItem[]; dropped: AssemblyDrop[] });
 
-  const normalizeDrops = explainNormalizeDrops(sourced, normalized, selection.cutCalls);
+  const normalizeDrops = explainNormalizeDrops(
+    sourced,
+    normalized,
+    selection.cutCalls,
+    custom !== undefined,
+  );
   const counter = settings.countTokens ?? estimateTokens;
   let items = normalized.items;
   let tokens = countWith(counter, items);
@@ -276,13 +285,15 @@ export async function assemble(log: Episodic, options?: AssembleOptions): Promis
     budget = { mode, limit, exceeded: fitted.exceeded, fits: fitted.fits };
   }
 
-  const manifestItems: AssemblyManifestItem[] = items.map((entry, index) => ({
-    ...(entry.episodeId === undefined ? {} : { episodeId: entry.episodeId }),
-    ...(entry.plugin === undefined ? {} : { plugin: entry.plugin }),
-    ...(entry.synthetic ? { synthetic: true } : {}),
-    ...(entry.note === undefined ? {} : { note: entry.note }),
-    tokens: tokens[index] as number,
-  }));
+  const manifestItems = items.map((entry, index) => {
+    const described: { -readonly [Key in keyof AssemblyManifestItem]: AssemblyManifestItem[Key] } =
+      { tokens: tokens[index] as number };
+    if (entry.episodeId !== undefined) described.episodeId = entry.episodeId;
+    if (entry.plugin !== undefined) described.plugin = entry.plugin;
+    if (entry.synthetic) described.synthetic = true;
+    if (entry.note !== undefined) described.note = entry.note;
+    return described as AssemblyManifestItem;
+  });
   const dropped = [...selection.dropped, ...rendered.dropped, ...normalizeDrops, ...fitDrops].sort(
     (left, right) =>
       (left.episodeId ?? Number.MAX_SAFE_INTEGER) - (right.episodeId ?? Number.MAX_SAFE_INTEGER),
@@ -310,12 +321,20 @@ function explainNormalizeDrops(
   before: readonly SourcedItem[],
   after: { items: readonly SourcedItem[]; dropped: readonly AssemblyDrop[] },
   cutCalls: ReadonlyMap<string, number>,
+  customNormalizer: boolean,
 ): AssemblyDrop[] {
-  const itemOf = new Map<number, SourcedItem>();
-  for (const entry of before) if (entry.episodeId !== undefined) itemOf.set(entry.episodeId, entry);
+  let itemOf: Map<number, SourcedItem> | null = null;
   const drops = after.dropped.map((drop): AssemblyDrop => {
-    if (drop.reason !== 'orphan-output' || drop.episodeId === undefined) return drop;
-    const callId = String((itemOf.get(drop.episodeId)?.item as { call_id?: unknown })?.call_id);
+    if (drop.reason !== 'orphan-output' || drop.episodeId === undefined || cutCalls.size === 0)
+      return drop;
+    if (itemOf === null) {
+      itemOf = new Map();
+      for (const candidate of before) {
+        if (candidate.episodeId !== undefined) itemOf.set(candidate.episodeId, candidate);
+      }
+    }
+    const entry = itemOf.get(drop.episodeId);
+    const callId = String((entry?.item as { call_id?: unknown } | undefined)?.call_id);
     const callEpisode = cutCalls.get(callId);
     if (callEpisode === undefined) return drop;
     return {
@@ -324,12 +343,16 @@ function explainNormalizeDrops(
       detail: `its call (episode ${callEpisode}, call_id ${JSON.stringify(callId)}) was cut by the budget, so this output was left out with it to keep the pair whole.`,
     };
   });
+  // The default step reports every removal itself; only a custom one can drop silently.
+  if (!customNormalizer) return drops;
   const accounted = new Set<number>();
   for (const entry of after.items)
     if (entry.episodeId !== undefined) accounted.add(entry.episodeId);
   for (const drop of drops) if (drop.episodeId !== undefined) accounted.add(drop.episodeId);
-  for (const [episodeId] of itemOf) {
-    if (!accounted.has(episodeId)) {
+  for (const entry of before) {
+    const { episodeId } = entry;
+    if (episodeId !== undefined && !entry.synthetic && !accounted.has(episodeId)) {
+      accounted.add(episodeId);
       drops.push({
         episodeId,
         reason: 'normalize',

@@ -11,5 +11,15 @@ export const CHARS_PER_TOKEN = 4;
  * provider-independent; pass a real tokenizer as `countTokens` when the budget must be exact.
  */
 export function estimateTokens(item: InputItem): number {
-  return Math.ceil(JSON.stringify(item).length / CHARS_PER_TOKEN);
+  // Items from the log are frozen, so their estimate cannot change: later turns reuse it.
+  const frozen = Object.isFrozen(item);
+  if (frozen) {
+    const known = estimates.get(item);
+    if (known !== undefined) return known;
+  }
+  const count = Math.ceil(JSON.stringify(item).length / CHARS_PER_TOKEN);
+  if (frozen) estimates.set(item, count);
+  return count;
 }
+
+const estimates = new WeakMap<object, number>();

@@ -105,8 +105,19 @@ export function normalizeItems(
 ): NormalizeResult {
   parseInput(sourcedItemsSchema, items, 'normalizeItems items');
   const settings = parseInput(normalizeOptionsSchema, options, 'normalizeItems options');
-  const danglingCalls = settings.danglingCalls ?? 'synthesize';
-  const maxChars = settings.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS;
+  return normalizeTrusted(items, {
+    danglingCalls: settings.danglingCalls ?? 'synthesize',
+    maxToolOutputChars: settings.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+  });
+}
+
+/** `normalizeItems` for input assembly built and validated itself (no second validation pass). */
+export function normalizeTrusted(
+  items: readonly SourcedItem[],
+  options: Required<NormalizeOptions>,
+): NormalizeResult {
+  const { danglingCalls } = options;
+  const maxChars = options.maxToolOutputChars;
   const dropped: AssemblyDrop[] = [];
 
   const paired: SourcedItem[] = [];
