@@ -75,8 +75,6 @@ function realDirectories(path: string, pattern: RegExp): string[] {
     .reverse();
 }
 
-const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-
 /**
  * Run files as `sessions/YYYY/MM/DD/<run_id>.jsonl` (UTC date of the header's `started_at`).
  * Appends go through the shared writer (one write per record, serialized per file); reads are
@@ -127,15 +125,25 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     return null;
   };
 
-  /** The stored header: `null` when unreadable. Waits briefly for a file that is still empty. */
-  const storedHeader = (path: string): RunHeader | null => {
+  /**
+   * The stored header: `null` when unreadable. A file that another writer has created but not yet
+   * given its header is waited for briefly, without blocking (the creator may be this process);
+   * otherwise the answer is synchronous, so appends keep their call order.
+   */
+  const storedHeader = (path: string): RunHeader | null | Promise<RunHeader | null> => {
+    const { line, complete } = readFirstLine(io, path);
+    if (complete || line !== '') return readRunHeaderLine(line);
     const deadline = Date.now() + HEADER_WAIT_MS;
-    for (;;) {
-      const { line, complete } = readFirstLine(io, path);
-      if (complete || line !== '' || Date.now() > deadline) return readRunHeaderLine(line);
-      // Another process created the file and has not written its header yet.
-      sleepSync(5);
-    }
+    const wait = async (): Promise<RunHeader | null> => {
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const again = readFirstLine(io, path);
+        if (again.complete || again.line !== '' || Date.now() > deadline) {
+          return readRunHeaderLine(again.line);
+        }
+      }
+    };
+    return wait();
   };
 
   const writeToolOutputs = (entries: readonly RunRecordEntry[]) => {
@@ -205,14 +213,16 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
         if (path === null) {
           // Another process created the run between our lookup and our create.
           path = locate(runId) as string;
-          toWrite = planRunAppend(runId, storedHeader(path), entries);
+          const stored = storedHeader(path);
+          toWrite = planRunAppend(
+            runId,
+            stored instanceof Promise ? await stored : stored,
+            entries,
+          );
         }
       } else {
-        toWrite = planRunAppend(
-          runId,
-          entries[0]?.record.type === 'header' ? storedHeader(path) : null,
-          entries,
-        );
+        const stored = entries[0]?.record.type === 'header' ? storedHeader(path) : null;
+        toWrite = planRunAppend(runId, stored instanceof Promise ? await stored : stored, entries);
       }
       if (toWrite.length === 0) return 0;
       writeToolOutputs(toWrite);
