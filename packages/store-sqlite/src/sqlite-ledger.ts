@@ -162,7 +162,7 @@ export function createSqliteLedgerAdapter(
 
   const insert = database.prepare(
     `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position)
-     VALUES (@event_id, @ts_ms, @scope, @session_id, @agent_id, @type, @summary, @payload_json, @refs_json, 0, @schema_version, @created_at, @metadata_json, @position)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
   );
   const advanceHead = database.prepare(
     `INSERT INTO episodic_session_heads (scope, session_id, position) VALUES (?, ?, ?)
@@ -218,7 +218,22 @@ export function createSqliteLedgerAdapter(
       return rows.map((row) => {
         const entry = counts.get(`${row.scope}\u0000${row.session_id}`) as { next: number };
         const position = entry.next++;
-        const { lastInsertRowid } = insert.run({ ...row, position });
+        // Positional binding: measurably cheaper than named parameters on this hot path.
+        const { lastInsertRowid } = insert.run(
+          row.event_id,
+          row.ts_ms,
+          row.scope,
+          row.session_id,
+          row.agent_id,
+          row.type,
+          row.summary,
+          row.payload_json,
+          row.refs_json,
+          row.schema_version,
+          row.created_at,
+          row.metadata_json,
+          position,
+        );
         return { ...row, position, sequence: Number(lastInsertRowid) };
       });
     },

@@ -50,6 +50,7 @@ function findSpans(text: string, rules: readonly ContentRule[]): Span[] {
   const spans: Span[] = [];
   for (let order = 0; order < rules.length; order++) {
     const rule = rules[order] as ContentRule;
+    if (rule.hint !== undefined && !rule.hint(text)) continue;
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
     for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {

@@ -16,7 +16,18 @@ export interface ContentRule {
   readonly group?: number;
   /** A second look at the sensitive part, to drop near misses the expression cannot exclude. */
   readonly accept?: (value: string) => boolean;
+  /**
+   * A cheap necessary condition (usually a literal the match must contain). When it is false the
+   * expression is not run at all, which keeps scanning ordinary text fast.
+   */
+  readonly hint?: (text: string) => boolean;
 }
+
+const has =
+  (...literals: string[]) =>
+  (text: string) =>
+    literals.some((literal) => text.includes(literal));
+const matches = (pattern: RegExp) => (text: string) => pattern.test(text);
 
 const hasDigit = (value: string) => /[0-9]/.test(value);
 const hasUpper = (value: string) => /[A-Z]/.test(value);
@@ -85,6 +96,7 @@ function digitCount(value: string): number {
 export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   {
     id: 'private_key',
+    hint: has('PRIVATE KEY'),
     kind: 'secret',
     description: 'a PEM private key block (RSA, EC, OpenSSH, PGP, …), whole or cut off',
     pattern:
@@ -92,12 +104,14 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'anthropic_key',
+    hint: has('sk-ant-'),
     kind: 'secret',
     description: 'an Anthropic API or admin key (sk-ant-…)',
     pattern: /(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|sid|oat)[0-9]{2}-[A-Za-z0-9_-]{32,}/g,
   },
   {
     id: 'openai_key',
+    hint: has('sk-'),
     kind: 'secret',
     description: 'an OpenAI-style secret key (sk-…, sk-proj-…)',
     pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g,
@@ -106,12 +120,14 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'aws_key',
+    hint: has('AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'),
     kind: 'secret',
     description: 'an AWS access key id (AKIA…, ASIA…)',
     pattern: /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g,
   },
   {
     id: 'github_token',
+    hint: has('gh', 'github_pat_'),
     kind: 'secret',
     description: 'a GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)',
     pattern:
@@ -119,12 +135,14 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'gitlab_token',
+    hint: has('glpat-'),
     kind: 'secret',
     description: 'a GitLab personal access token (glpat-…)',
     pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/g,
   },
   {
     id: 'slack_token',
+    hint: has('xox', 'xapp-'),
     kind: 'secret',
     description: 'a Slack token (xoxb-, xoxp-, xoxa-, xoxe-, xoxo-, xoxr-, xoxs-, xapp-)',
     pattern:
@@ -132,12 +150,14 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'slack_webhook',
+    hint: has('hooks.slack.com'),
     kind: 'secret',
     description: 'a Slack incoming webhook URL',
     pattern: /https?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/_-]{20,}/g,
   },
   {
     id: 'stripe_key',
+    hint: has('_test_', '_live_', '_prod_'),
     kind: 'secret',
     description: 'a Stripe secret or restricted key (sk_live_…, rk_test_…)',
     pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,99}(?![A-Za-z0-9_])/g,
@@ -145,18 +165,21 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'google_api_key',
+    hint: has('AIza'),
     kind: 'secret',
     description: 'a Google API key (AIza…)',
     pattern: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g,
   },
   {
     id: 'npm_token',
+    hint: has('npm_'),
     kind: 'secret',
     description: 'an npm access token (npm_…)',
     pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/g,
   },
   {
     id: 'huggingface_token',
+    hint: has('hf_'),
     kind: 'secret',
     description: 'a Hugging Face access token (hf_…)',
     pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z]{34}(?![A-Za-z0-9_])/g,
@@ -164,12 +187,14 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'sendgrid_key',
+    hint: has('SG.'),
     kind: 'secret',
     description: 'a SendGrid API key (SG.….…)',
     pattern: /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
   },
   {
     id: 'jwt',
+    hint: has('.ey'),
     kind: 'secret',
     description: 'a signed JSON Web Token (ey….ey….…)',
     pattern:
@@ -177,6 +202,7 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'auth_header',
+    hint: has('earer', 'uthorization'),
     kind: 'secret',
     description: 'an Authorization header value or a bearer token',
     pattern:
@@ -186,6 +212,7 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'url_password',
+    hint: has('://'),
     kind: 'secret',
     description: 'a password in a URL (scheme://user:password@host)',
     pattern: /\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}:\/\/[^\s:/?#@"'<>]+:([^\s/?#@"'<>]+)@[^\s/?#@"'<>]+/dg,
@@ -194,6 +221,7 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'credential',
+    hint: matches(/pass|secret|token|key|credential/i),
     kind: 'secret',
     description: 'a key=value or key: value credential (password=…, api_key: …, token=…)',
     pattern:
@@ -203,6 +231,7 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'email',
+    hint: has('@'),
     kind: 'pii',
     description: 'an email address',
     pattern:
@@ -216,6 +245,7 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'phone',
+    hint: (text) => text.includes('+') || /[0-9]{3}/.test(text),
     kind: 'pii',
     description: 'a phone number (+44 20 7946 0958, (415) 555-2671, 415-555-2671)',
     pattern:
@@ -227,6 +257,7 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'ansi_escape',
+    hint: has('\u001b'),
     kind: 'tool_output',
     description: 'terminal escape sequences (colours, cursor moves, titles)',
     // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what this finds
@@ -234,6 +265,7 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'stack_trace',
+    hint: has('at ', 'Traceback'),
     kind: 'tool_output',
     description: 'stack trace lines (Node, Java, Python)',
     pattern:
@@ -241,12 +273,14 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'html_document',
+    hint: matches(/doctype/i),
     kind: 'tool_output',
     description: 'a raw HTML document',
     pattern: /<!DOCTYPE html/gi,
   },
   {
     id: 'prompt_injection',
+    hint: matches(/ignore|disregard|forget/i),
     kind: 'tool_output',
     description: 'an instruction-override phrase typical of prompt injection',
     pattern:

@@ -339,8 +339,11 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
     return prepared.map((event) => results.get(event.row.event_id) as LedgerAppendReceipt);
   }
 
+  const noOptions: { expectedPosition?: number; allow?: ContentKind[]; redact?: boolean } = {};
   function parseAppendOptions(value: unknown) {
-    return parseInput(ledgerAppendOptionsSchema, value ?? {}, 'append options');
+    // The common call passes no options: skip the schema walk on the hot path.
+    if (value === undefined) return noOptions;
+    return parseInput(ledgerAppendOptionsSchema, value, 'append options');
   }
 
   async function resolveAfter(afterId: string | undefined, scope: string | null) {

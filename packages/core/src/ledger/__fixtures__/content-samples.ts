@@ -216,6 +216,7 @@ export const CONTENT_SAMPLES: Readonly<Record<string, RuleSamples>> = {
       tp('(415) 555-2671', 'office ', '.'),
       tp('415-555-2671', '', ''),
       tp('+14155552671', 'sms:', ''),
+      tp('+33 1 23 45 67 89', 'Paris ', ''),
     ],
     falsePositives: [
       '2026-02-03',
