@@ -197,7 +197,7 @@ export interface Session {
   readonly context: SessionContext;
   /** The committed log, read-only. */
   readonly log: ReadonlyEpisodic;
-  /** The id of the turn running now, or null. */
+  /** The current turn: the one running now, else the next one waiting to run, else null. */
   readonly activeTurnId: string | null;
   /** The number of model calls made so far (seed 001 `invoke_seq`). */
   readonly invokeSeq: number;
@@ -483,7 +483,8 @@ class SessionImpl implements Session {
   private carried: Record<string, unknown>;
   private invokeCount: number;
   private readonly queue = new MutationQueue();
-  private active: ActiveTurn | null = null;
+  /** Turns in call order: the first is running or next to run; later ones wait behind it. */
+  private readonly turns: ActiveTurn[] = [];
   private removing = false;
   private removed = false;
 
@@ -519,7 +520,7 @@ class SessionImpl implements Session {
   }
 
   get activeTurnId(): string | null {
-    return this.active?.turnId ?? null;
+    return this.turns[0]?.turnId ?? null;
   }
 
   get invokeSeq(): number {
@@ -551,14 +552,23 @@ class SessionImpl implements Session {
     parseInput(isFunction('request → response'), modelCall, 'runTurn modelCall');
     const settings = parseInput(runTurnOptionsSchema, options, 'runTurn options') ?? {};
     this.assertOpen();
-    return this.exclusive(() => this.executeTurn(items, modelCall, settings));
+    // Registered now, not when it starts: interrupt() right after runTurn() must reach it.
+    const turn = this.registerTurn(settings.turnId ?? this.config.generateId(), settings.signal);
+    return this.queue.run(async () => {
+      try {
+        this.assertOpen();
+        return await this.executeTurn(turn, items, modelCall, settings);
+      } finally {
+        this.releaseTurn(turn);
+      }
+    });
   }
 
   async interrupt(reason?: string): Promise<InterruptResult> {
     const text = parseInput(z.string().min(1).max(10_000).optional(), reason, 'interrupt reason');
     this.assertOpen();
-    const turn = this.active;
-    if (turn === null || turn.committing || turn.finished) {
+    const turn = this.turns[0];
+    if (turn === undefined || turn.committing || turn.finished) {
       return { interrupted: false, turnId: null, boundary: null };
     }
     if (turn.interrupt !== null) return turn.interrupt.promise;
@@ -573,8 +583,8 @@ class SessionImpl implements Session {
 
   async abort(): Promise<boolean> {
     this.assertOpen();
-    const turn = this.active;
-    if (turn === null || turn.committing || turn.finished) return false;
+    const turn = this.turns[0];
+    if (turn === undefined || turn.committing || turn.finished) return false;
     turn.controller.abort(turnAbortedError(this.id, turn.turnId, 'aborted'));
     await turn.settled;
     return true;
@@ -630,8 +640,8 @@ class SessionImpl implements Session {
   async remove(): Promise<boolean> {
     if (this.removed || this.removing) return false;
     this.removing = true;
-    const turn = this.active;
-    if (turn !== null && !turn.committing && !turn.finished) {
+    const turn = this.turns[0];
+    if (turn !== undefined && !turn.committing && !turn.finished) {
       turn.controller.abort(turnAbortedError(this.id, turn.turnId, 'aborted', 'session removed'));
     }
     return this.queue.run(async () => {
@@ -664,15 +674,15 @@ class SessionImpl implements Session {
   }
 
   private async executeTurn(
+    turn: ActiveTurn,
     input: readonly InputItem[],
     modelCall: ModelCall,
     settings: NonNullable<z.output<typeof runTurnOptionsSchema>>,
   ): Promise<TurnResult> {
-    const turnId = settings.turnId ?? this.config.generateId();
+    const { turnId } = turn;
     const executeTool =
       (settings.executeTool as ToolExecutor | undefined) ?? this.config.executeTool;
     const maxModelCalls = settings.maxModelCalls ?? this.config.maxModelCalls;
-    const turn = this.startTurn(turnId, settings.signal);
     const { signal } = turn.controller;
     const startId = this.committedLog.lastId;
     const working = this.committedLog.fork();
@@ -776,13 +786,10 @@ class SessionImpl implements Session {
       turn.finished = true;
       if (turn.interrupt !== null) await this.commitInterrupt(turn);
       throw signal.reason;
-    } finally {
-      this.active = null;
-      turn.markSettled();
     }
   }
 
-  private startTurn(turnId: string, external: AbortSignal | undefined): ActiveTurn {
+  private registerTurn(turnId: string, external: AbortSignal | undefined): ActiveTurn {
     const controller = new AbortController();
     let markSettled = () => {};
     const settled = new Promise<void>((resolve) => {
@@ -811,8 +818,17 @@ class SessionImpl implements Session {
     } else {
       turn.markSettled = markSettled;
     }
-    this.active = turn;
+    this.turns.push(turn);
     return turn;
+  }
+
+  private releaseTurn(turn: ActiveTurn): void {
+    const index = this.turns.indexOf(turn);
+    if (index >= 0) this.turns.splice(index, 1);
+    // Settles an interrupt() whose turn never got to write its boundary (e.g. the session was
+    // removed first); a no-op when the boundary path already settled it.
+    turn.resolveInterrupt?.({ interrupted: false, turnId: turn.turnId, boundary: null });
+    turn.markSettled();
   }
 
   /** Appends the interrupt boundary for an interrupted turn and settles `interrupt()`'s promise. */

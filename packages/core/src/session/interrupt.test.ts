@@ -7,7 +7,6 @@ import {
   rejection,
   say,
   scriptedModel,
-  until,
 } from './__fixtures__/harness.js';
 import type { ModelCall, ModelRequest } from './model-call.js';
 
@@ -186,19 +185,59 @@ describe('abort', () => {
 
   it('cannot abort a turn once it is committing', async () => {
     const { session, store } = newSession();
+    const entered = deferred<void>();
     const saving = deferred<void>();
     const save = store.save.bind(store);
     store.save = async (state, options) => {
+      entered.resolve();
       await saving.promise;
       return save(state, options);
     };
     const turn = session.runTurn('x', echoModel);
-    await until(() => session.activeTurnId !== null);
-    await new Promise((resolve) => setImmediate(resolve));
+    await entered.promise;
     expect(await session.interrupt('too late')).toMatchObject({ interrupted: false });
     expect(await session.abort()).toBe(false);
     saving.resolve();
     expect((await turn).revision).toBe(1);
     expect(session.log.read({ type: 'boundary', fromId: 0 })).toEqual([]);
+  });
+});
+
+describe('interrupt and abort: which turn', () => {
+  it('reaches a turn that was requested but has not started yet', async () => {
+    const { session } = newSession();
+    let called = false;
+    const turn = session.runTurn(
+      'x',
+      () => {
+        called = true;
+        return { output: [] };
+      },
+      { turnId: 'queued' },
+    );
+    expect(session.activeTurnId).toBe('queued');
+    const result = await session.interrupt('changed my mind');
+    expect((await rejection(turn)).code).toBe('ABORTED');
+    expect(called).toBe(false);
+    expect(result).toMatchObject({ interrupted: true, turnId: 'queued' });
+    expect(session.log.read({ fromId: 0 }).map((episode) => episode.type)).toEqual(['boundary']);
+  });
+
+  it('stops the running turn only; the next queued turn runs and sees the boundary', async () => {
+    const { session } = newSession();
+    const blocking = blockingModel();
+    const first = session.runTurn('first', blocking.model, { turnId: 'first' });
+    const { model, requests } = scriptedModel({ output: [say('assistant', 'second answer')] });
+    const second = session.runTurn('second', model, { turnId: 'second' });
+    await blocking.started;
+    expect(session.activeTurnId).toBe('first');
+    await session.interrupt('stop the first');
+    expect((await rejection(first)).code).toBe('ABORTED');
+    expect((await second).turnId).toBe('second');
+    expect(requests[0]?.items).toEqual([
+      say('user', '<interrupt>\nstop the first\n</interrupt>'),
+      say('user', 'second'),
+    ]);
+    expect(session.activeTurnId).toBeNull();
   });
 });

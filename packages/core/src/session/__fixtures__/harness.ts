@@ -72,15 +72,6 @@ export function deferred<T>(): Deferred<T> {
   return { promise, resolve, reject };
 }
 
-/** Waits until `condition` holds, yielding to the event loop between checks (never a wall-clock wait). */
-export async function until(condition: () => boolean, turns = 1000): Promise<void> {
-  for (let index = 0; index < turns; index++) {
-    if (condition()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('condition never became true');
-}
-
 export async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
   try {
     await promise;
