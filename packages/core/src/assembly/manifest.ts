@@ -119,7 +119,7 @@ export interface AssemblyManifest {
 
 const START_DESCRIPTIONS: Record<AssemblyStart, string> = {
   beginning: 'the beginning of the log',
-  boundary: 'the last boundary that startAt asked for',
+  boundary: 'the last boundary of the kind startAt names (by default the last checkpoint)',
   'budget-boundary':
     'the last checkpoint or interrupt boundary, because the last known input tokens exceeded the budget',
   'budget-turn':
