@@ -54,6 +54,7 @@ export function createRunFileWriter({
   maxOpenFiles = 64,
 }: RunFileWriterOptions): RunFileWriter {
   const files = new Map<string, OpenRunFile>();
+  const probe = Buffer.alloc(2);
   let clock = 0;
   let closed = false;
 
@@ -88,17 +89,22 @@ export function createRunFileWriter({
 
   /**
    * A torn fragment at the end (left by a crashed writer, ours or another process's) stays one bad
-   * line instead of swallowing the next record. One fstat per flush; the last byte is read only
-   * when the file changed underneath this writer.
+   * line instead of swallowing the next record. Cheap in the common case: one 2-byte read at the
+   * end this writer left; it returns exactly its own final `\n` unless someone else changed the
+   * file, and only then is the size looked up and the real last byte checked.
    */
   const repairTail = (file: OpenRunFile) => {
+    if (file.knownSize !== undefined && file.knownSize > 0) {
+      const read = io.readSync(file.fd, probe, 0, 2, file.knownSize - 1);
+      if (read === 1 && probe[0] === 0x0a) return;
+    } else if (file.knownSize === 0) {
+      if (io.readSync(file.fd, probe, 0, 1, 0) === 0) return;
+    }
     const { size } = io.fstatSync(file.fd);
-    if (size === file.knownSize) return;
     file.knownSize = size;
     if (size === 0) return;
-    const last = Buffer.alloc(1);
-    io.readSync(file.fd, last, 0, 1, size - 1);
-    if (last[0] !== 0x0a) writeAll(file, NEWLINE);
+    io.readSync(file.fd, probe, 0, 1, size - 1);
+    if (probe[0] !== 0x0a) writeAll(file, NEWLINE);
   };
 
   const writeAll = (file: OpenRunFile, buffer: Buffer) => {
