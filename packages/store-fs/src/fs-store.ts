@@ -14,7 +14,7 @@ import { type FsIo, nodeFsIo } from './fs-io.js';
 import { createFsRunStoreAdapter } from './fs-run-store.js';
 import { createFsSessionStoreAdapter } from './fs-session-store.js';
 import { createRunFileWriter } from './run-file-writer.js';
-import { openStoreRoot, TOOL_OUTPUT_DIR } from './store-layout.js';
+import { fsyncDirectory, openStoreRoot, TOOL_OUTPUT_DIR } from './store-layout.js';
 
 /** Options of `createFsStore`. */
 export interface FsStoreOptions {
@@ -92,6 +92,8 @@ export function createFsStore(options?: FsStoreOptions): FsStore {
   const io = checked.io ?? nodeFsIo;
   const root = openStoreRoot(
     resolveEpisodicHome(checked.root === undefined ? {} : { home: checked.root }),
+    // A new directory entry survives a power loss only once its parent is synced.
+    durability === 'none' ? undefined : fsyncDirectory,
   );
   const toolOutputs = root.directory(TOOL_OUTPUT_DIR, false);
   if (toolOutputs !== null) sweepTempFiles(toolOutputs);
