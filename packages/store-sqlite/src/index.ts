@@ -2,6 +2,7 @@ export { MIGRATIONS, migrate, SCHEMA_VERSION, schemaVersionOf } from './migratio
 export type { SqliteConnectionOptions, SqliteSynchronous } from './open-database.js';
 export { openSqliteDatabase } from './open-database.js';
 export { SEED_EVENTS_DDL, SEED_INDEXES } from './schema-sql.js';
+export { createSqliteArtifactStoreAdapter } from './sqlite-artifact-store.js';
 export type { SqliteLedgerAdapterOptions } from './sqlite-ledger.js';
 export { createSqliteLedgerAdapter } from './sqlite-ledger.js';
 export { createSqliteRunStoreAdapter } from './sqlite-run-store.js';

@@ -97,6 +97,9 @@ describe('migrations', () => {
       'episodic_sessions',
       'episodic_runs',
       'episodic_run_records',
+      'episodic_artifacts',
+      'episodic_artifact_episodes',
+      'episodic_episode_metadata',
     ]) {
       expect(sql(name), name).toContain('CREATE TABLE');
     }

@@ -82,6 +82,33 @@ CREATE TABLE IF NOT EXISTS episodic_run_records (
 )`);
     },
   },
+  {
+    version: 4,
+    description: 'artifacts, their episode associations and episode metadata',
+    up(database) {
+      // Artifact content can be 64 KB, so the artifact table keeps its rowid (large rows do not
+      // belong in a WITHOUT ROWID b-tree); the two narrow tables are keyed by what they are read by.
+      database.exec(`CREATE TABLE IF NOT EXISTS episodic_artifacts (
+  key TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  content_json TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_episodic_artifacts_kind ON episodic_artifacts(kind, key);
+CREATE TABLE IF NOT EXISTS episodic_artifact_episodes (
+  artifact_key TEXT NOT NULL REFERENCES episodic_artifacts(key) ON DELETE CASCADE,
+  episode_ref TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,
+  PRIMARY KEY (artifact_key, episode_ref)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_episodic_artifact_episodes_ref ON episodic_artifact_episodes(episode_ref, artifact_key);
+CREATE TABLE IF NOT EXISTS episodic_episode_metadata (
+  episode_ref TEXT PRIMARY KEY,
+  metadata_json TEXT NOT NULL
+) WITHOUT ROWID`);
+    },
+  },
 ];
 
 /** The schema version this package writes. */

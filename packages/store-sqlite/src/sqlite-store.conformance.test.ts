@@ -38,6 +38,7 @@ describeStoreConformance(
       ledger: store.ledger,
       sessions: store.sessions,
       runs: store.runs,
+      artifacts: store.artifacts,
       damage: {
         appendRawToRun: async (runId, bytes) =>
           writeLines(runId.toLowerCase(), decode(bytes), false),

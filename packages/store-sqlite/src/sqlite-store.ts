@@ -1,4 +1,7 @@
 import {
+  type ArtifactStore,
+  type ArtifactStoreOptions,
+  createArtifactStore,
   createLedger,
   createRunStore,
   createSessionStore,
@@ -10,6 +13,7 @@ import {
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
 import { openSqliteDatabase, type SqliteConnectionOptions } from './open-database.js';
+import { createSqliteArtifactStoreAdapter } from './sqlite-artifact-store.js';
 import { createSqliteLedgerAdapter } from './sqlite-ledger.js';
 import { createSqliteRunStoreAdapter } from './sqlite-run-store.js';
 import { createSqliteSessionStoreAdapter } from './sqlite-session-store.js';
@@ -22,26 +26,30 @@ export interface SqliteStoreOptions extends SqliteConnectionOptions {
   database?: Database.Database;
   /** Ledger rules: clock, id generator, caps, content guards, retention. @default core's defaults */
   ledger?: LedgerOptions;
+  /** Artifact store options: the clock that stamps `createdAt` / `updatedAt`. @default core's defaults */
+  artifacts?: ArtifactStoreOptions;
   /** Rows per write transaction in GC and session redaction (keeps the write lock short). @default 500 */
   batchSize?: number;
   /** Checkpoint and truncate the WAL after a redaction or GC, so erased bytes leave `-wal` too. @default true */
   truncateWalAfterErase?: boolean;
 }
 
-/** One SQLite file holding the ledger, the session snapshots and the runs. */
+/** One SQLite file holding the ledger, the session snapshots, the runs and the artifacts. */
 export interface SqliteStore {
   /** The native better-sqlite3 connection (for backups, `EXPLAIN`, custom reads). */
   readonly database: Database.Database;
   readonly ledger: Ledger;
   readonly sessions: SessionStore;
   readonly runs: RunStore;
+  /** Artifacts (patterns, reflections…), their episode associations and episode metadata. */
+  readonly artifacts: ArtifactStore;
   /** Closes the connection if this store opened it. Idempotent. */
   close(): Promise<void>;
 }
 
 /**
- * Opens (or adopts) a SQLite database and returns the ledger, session store and run store over
- * it. The connection is configured and migrated by `openSqliteDatabase`.
+ * Opens (or adopts) a SQLite database and returns the ledger, session store, run store and
+ * artifact store over it. The connection is configured and migrated by `openSqliteDatabase`.
  *
  * ```ts
  * const store = createSqliteStore({ filename: 'episodic.db' });
@@ -74,11 +82,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   );
   const sessions = createSessionStore(createSqliteSessionStoreAdapter(database));
   const runs = createRunStore(createSqliteRunStoreAdapter(database, durability));
+  const artifacts = createArtifactStore(
+    createSqliteArtifactStoreAdapter(database),
+    options.artifacts,
+  );
   return {
     database,
     ledger,
     sessions,
     runs,
+    artifacts,
     async close() {
       if (owned && database.open) database.close();
     },
