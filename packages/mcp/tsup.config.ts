@@ -1,12 +1,33 @@
 import { defineConfig } from 'tsup';
 import packageJson from './package.json' with { type: 'json' };
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/stdio.ts', 'src/http.ts', 'src/bin/episodic-mcp.ts'],
-  format: ['esm'],
-  target: 'node20',
-  dts: { entry: ['src/index.ts', 'src/stdio.ts', 'src/http.ts'] },
-  sourcemap: true,
-  clean: true,
-  define: { __EPISODIC_VERSION__: JSON.stringify(packageJson.version) },
-});
+const define = { __EPISODIC_VERSION__: JSON.stringify(packageJson.version) };
+
+export default defineConfig([
+  {
+    // The library entry points: dependencies stay external.
+    entry: ['src/index.ts', 'src/stores.ts', 'src/stdio.ts', 'src/http.ts'],
+    format: ['esm'],
+    target: 'node20',
+    dts: true,
+    sourcemap: true,
+    clean: ['!bin/**'],
+    define,
+  },
+  {
+    // The bin starts fast: one bundle with the SDK, zod and @episodic/* inside (no module
+    // resolution at start-up); only the native better-sqlite3 stays external. What a run does not
+    // need (HTTP, store-fs) is split into chunks loaded on demand.
+    entry: { 'episodic-mcp': 'src/bin/episodic-mcp.ts' },
+    outDir: 'dist/bin',
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    splitting: true,
+    sourcemap: true,
+    clean: true,
+    noExternal: [/^@modelcontextprotocol\//, /^@episodic\//, 'zod'],
+    external: ['better-sqlite3'],
+    define,
+  },
+]);

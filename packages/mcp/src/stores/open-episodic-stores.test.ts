@@ -1,0 +1,138 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EpisodicError } from '@episodic/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openEpisodicStores, resolveEpisodicLocation } from './open-episodic-stores.js';
+
+const directories: string[] = [];
+function temporaryDirectory(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'episodic-stores-'));
+  directories.push(directory);
+  return directory;
+}
+afterEach(() => {
+  for (const directory of directories.splice(0))
+    rmSync(directory, { recursive: true, force: true });
+});
+
+const header = (runId: string) => ({
+  type: 'header' as const,
+  schema_version: 1,
+  run_id: runId,
+  started_at: '2026-01-21T10:00:00.000Z',
+});
+const RUN_ID = '6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
+
+describe('resolveEpisodicLocation', () => {
+  it('defaults to <home>/episodic.db with runs in SQLite; options win over the environment', () => {
+    const env = { EPISODIC_HOME: '/srv/episodic', EPISODIC_DB: '/data/e.db', EPISODIC_STORE: 'fs' };
+    expect(resolveEpisodicLocation({ env: {} }).database).toMatch(/\.episodic[/\\]episodic\.db$/);
+    expect(resolveEpisodicLocation({ env: { EPISODIC_HOME: '/srv/episodic' } })).toEqual({
+      home: '/srv/episodic',
+      database: '/srv/episodic/episodic.db',
+      store: 'sqlite',
+      runs: '/srv/episodic/episodic.db',
+    });
+    expect(resolveEpisodicLocation({ env })).toEqual({
+      home: '/srv/episodic',
+      database: '/data/e.db',
+      store: 'fs',
+      runs: '/srv/episodic',
+    });
+    expect(
+      resolveEpisodicLocation({ env, home: '/other', db: '/x/y.db', store: 'sqlite' }),
+    ).toEqual({ home: '/other', database: '/x/y.db', store: 'sqlite', runs: '/x/y.db' });
+    expect(resolveEpisodicLocation({ env: {}, home: '/h', db: ':memory:' }).database).toBe(
+      ':memory:',
+    );
+  });
+
+  it('names the option or variable and the fix for a bad value', () => {
+    const expectInvalid = (call: () => unknown, text: RegExp) => {
+      try {
+        call();
+        expect.unreachable();
+      } catch (error) {
+        expect(EpisodicError.hasCode(error, 'VALIDATION_ERROR')).toBe(true);
+        expect((error as Error).message).toMatch(text);
+      }
+    };
+    expectInvalid(
+      () => resolveEpisodicLocation({ env: { EPISODIC_STORE: 'postgres' } }),
+      /EPISODIC_STORE "postgres".*"sqlite".*"fs"/,
+    );
+    expectInvalid(
+      () => resolveEpisodicLocation({ env: {}, store: 'mongo' as 'fs' }),
+      /store "mongo"/,
+    );
+    expectInvalid(() => resolveEpisodicLocation({ env: {}, db: 'a\0b' }), /db .*NUL/);
+    expectInvalid(() => resolveEpisodicLocation({ env: {}, home: '' }), /home/i);
+    expectInvalid(() => resolveEpisodicLocation({ env: {}, typo: 1 } as never), /typo/);
+  });
+});
+
+describe('openEpisodicStores', () => {
+  it('creates the home (0700) and keeps every store in one SQLite file by default', async () => {
+    const home = join(temporaryDirectory(), 'home');
+    const stores = await openEpisodicStores({ env: { EPISODIC_HOME: home } });
+    try {
+      expect(stores.location).toMatchObject({ home, store: 'sqlite' });
+      expect(statSync(home).mode & 0o777).toBe(0o700);
+      await stores.runs.append(RUN_ID, [header(RUN_ID)]);
+      await stores.ledger.append({
+        scope: 'p',
+        session_id: 's',
+        agent_id: 'a',
+        type: 'ops.decision',
+        summary: 'x',
+      });
+      await stores.artifacts.setEpisodeMetadata(`task:${RUN_ID}`, { tenant: 'acme' });
+      const tables = stores.sqlite.database
+        .prepare('SELECT count(*) FROM episodic_runs')
+        .pluck()
+        .get();
+      expect(tables).toBe(1);
+      expect(readdirSync(home)).not.toContain('sessions');
+    } finally {
+      await stores.close();
+      await stores.close();
+    }
+    const again = await openEpisodicStores({ home, env: {} });
+    try {
+      expect((await again.runs.list()).runs.map((run) => run.runId)).toEqual([RUN_ID]);
+      expect(await again.artifacts.getEpisodeMetadata(`task:${RUN_ID}`)).toEqual({
+        tenant: 'acme',
+      });
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('keeps runs and sessions as files under the home with store "fs" (EPISODIC_STORE=fs)', async () => {
+    const home = temporaryDirectory();
+    const database = join(temporaryDirectory(), 'nested', 'ledger.db');
+    const stores = await openEpisodicStores({
+      env: { EPISODIC_HOME: home, EPISODIC_STORE: 'fs', EPISODIC_DB: database },
+    });
+    try {
+      expect(stores.location).toEqual({ home, database, store: 'fs', runs: home });
+      await stores.runs.append(RUN_ID, [header(RUN_ID)]);
+      expect(existsSync(join(home, 'sessions', '2026', '01', '21', `${RUN_ID}.jsonl`))).toBe(true);
+      expect(existsSync(database)).toBe(true);
+      expect(
+        stores.sqlite.database.prepare('SELECT count(*) FROM episodic_runs').pluck().get(),
+      ).toBe(0);
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it('reports a database it cannot open as STORAGE_ERROR', async () => {
+    const home = temporaryDirectory();
+    const error = await openEpisodicStores({ home, db: home, env: {} }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(EpisodicError.hasCode(error, 'STORAGE_ERROR')).toBe(true);
+  });
+});
