@@ -1,0 +1,95 @@
+import type { RowResult, SideResult } from './result.js';
+
+function number(value: number): string {
+  if (!Number.isFinite(value)) return '–';
+  const magnitude = Math.abs(value);
+  if (magnitude >= 100) return Math.round(value).toLocaleString('en-US');
+  if (magnitude >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}
+
+function withUnit(value: number, unit: string): string {
+  if (unit === '%') return `${number(value)} %`;
+  if (unit === '×') return `${number(value)}×`;
+  return `${number(value)} ${unit}`;
+}
+
+function short(unit: string | undefined): string {
+  return (unit ?? '').split(' ')[0] ?? '';
+}
+
+function sideLines(
+  side: SideResult | undefined,
+  unit: string,
+  latencyUnit?: string,
+): [string, string] {
+  if (side === undefined) return ['', ''];
+  const first = withUnit(side.metric.median, unit);
+  const range = side.metric.n > 1 ? `[${number(side.metric.min)}–${number(side.metric.max)}]` : '';
+  const latency =
+    side.latency === undefined
+      ? ''
+      : ` p50 ${number(side.latency.median)} p99 ${number(side.latency.p99)} ${short(latencyUnit)}`;
+  return [first, `${range}${latency}`.trim()];
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? `${text} ` : text.padEnd(width);
+}
+
+const RESULT: Record<RowResult['status'], string> = {
+  pass: 'ok',
+  miss: 'MISS',
+  info: 'info',
+  unavailable: 'n/a',
+  error: 'ERROR',
+};
+
+/** The stdout table: two lines per row (medians, then ranges and latency percentiles). */
+export function formatTable(rows: readonly RowResult[]): string {
+  const widths = [30, 20, 36, 36, 16, 50];
+  const header = ['row', 'mode', 'product (median)', 'probe (median)', 'product/probe', 'target'];
+  const lines: string[] = [];
+  lines.push(header.map((cell, index) => pad(cell, widths[index] as number)).join('') + 'result');
+  lines.push('-'.repeat(widths.reduce((sum, width) => sum + width, 0) + 6));
+  for (const row of rows) {
+    const [product, productDetail] = sideLines(row.productResult, row.metric.unit, row.latencyUnit);
+    const [probe, probeDetail] = sideLines(row.probeResult, row.metric.unit, row.latencyUnit);
+    const ratio = row.ratio === undefined ? '' : `${number(row.ratio.median)}×`;
+    const ratioRange =
+      row.ratio === undefined || row.ratio.n < 2
+        ? ''
+        : `[${number(row.ratio.min)}–${number(row.ratio.max)}]`;
+    const target = row.target;
+    const first = [row.id, row.mode, product, probe, ratio, target];
+    lines.push(
+      first.map((cell, index) => pad(cell, widths[index] as number)).join('') + RESULT[row.status],
+    );
+    const second = ['', '', productDetail, probeDetail, ratioRange, ''];
+    if (second.some((cell) => cell !== ''))
+      lines.push(
+        second
+          .map((cell, index) => pad(cell, widths[index] as number))
+          .join('')
+          .trimEnd(),
+      );
+  }
+  return lines.join('\n');
+}
+
+/** Notes and checks under the table: durability in full, failed checks, why a row is n/a. */
+export function formatNotes(rows: readonly RowResult[]): string {
+  const lines: string[] = [];
+  for (const row of rows) {
+    lines.push(`${row.id} (${row.status}): ${row.title}`);
+    lines.push(`    durability: ${row.durability}; data: ${row.dataset}`);
+    for (const entry of row.checks) {
+      const actual = `${number(entry.actual)}`;
+      lines.push(
+        `    ${entry.pass ? 'ok  ' : 'MISS'} ${entry.label} (actual ${actual}${entry.kind === 'absolute' ? ', absolute bound' : ''})`,
+      );
+    }
+    for (const note of row.notes) lines.push(`    note: ${note}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,43 @@
+// A second writer for the GC / redact rows: it opens the same database and, until it reads "stop"
+// on stdin, commits a tiny IMMEDIATE transaction every 2 ms, timing how long each one waits for
+// the write lock. On "stop" it prints { count, p50, p99, max } (milliseconds) as one JSON line.
+import Database from 'better-sqlite3';
+
+const path = process.argv[2];
+if (path === undefined) {
+  process.stderr.write('usage: lock-writer <database>\n');
+  process.exit(2);
+}
+const database = new Database(path, { timeout: 30_000 });
+database.pragma('journal_mode = WAL');
+database.exec('CREATE TABLE IF NOT EXISTS bench_lock_probe (id INTEGER PRIMARY KEY, at REAL)');
+const insert = database.prepare('INSERT INTO bench_lock_probe (at) VALUES (?)');
+const write = database.transaction(() => insert.run(Date.now()));
+const waits: number[] = [];
+let stopped = false;
+
+const tick = () => {
+  if (stopped) return;
+  const before = performance.now();
+  write.immediate();
+  waits.push(performance.now() - before);
+  setTimeout(tick, 2);
+};
+
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (text: string) => {
+  if (!text.includes('stop')) return;
+  stopped = true;
+  const sorted = waits.slice().sort((left, right) => left - right);
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
+  process.stdout.write(
+    `${JSON.stringify({ count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? 0 })}\n`,
+  );
+  database.close();
+  process.exit(0);
+});
+
+write.immediate();
+process.stdout.write('ready\n');
+setTimeout(tick, 2);

@@ -1,2 +1,0 @@
-// Replaced by the benchmark harness (see the benchmarks issue).
-console.log('no benchmarks yet');
