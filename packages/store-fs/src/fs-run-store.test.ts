@@ -188,6 +188,44 @@ describe('tool outputs', () => {
   });
 });
 
+describe('failed creations', () => {
+  it('creates no run file when a record of a new run is refused', async () => {
+    const { store, root } = open();
+    const runId = runIdFor(12);
+    const error = await rejection(
+      store.runs.append(runId, [
+        headerFor(runId),
+        {
+          type: 'tool.output',
+          run_id: runId,
+          ts: '2026-02-03T12:00:01.000Z',
+          tool: 't',
+          tool_call_id: 'c',
+          result_raw: 'x',
+          output_ref: { id: 'a/b' },
+        },
+      ]),
+    );
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(await store.locateRun(runId)).toBeNull();
+    expect(fs.existsSync(join(root, 'sessions'))).toBe(false);
+  });
+
+  it('lets a header be written into a run file its creator left empty', async () => {
+    const { store } = open();
+    const runId = runIdFor(13);
+    await store.runs.append(runId, [headerFor(runId)]);
+    const path = (await store.locateRun(runId)) as string;
+    await store.close();
+    // The creator died after creating the file and before writing the header.
+    fs.writeFileSync(path, '');
+    const retry = createFsStore({ root: path.split('/sessions/')[0] as string });
+    cleanups.push(() => retry.close());
+    expect((await retry.runs.append(runId, [headerFor(runId)])).appended).toBe(1);
+    expect((await retry.runs.read(runId)).records).toEqual([headerFor(runId)]);
+  });
+});
+
 describe('paths stay under the root', () => {
   const outside = () => {
     const directory = temporaryDirectory('episodic-outside-');

@@ -53,6 +53,9 @@ const TWO_DIGITS = /^\d{2}$/;
 /** How long a reader waits for the header of a run file another process has just created. */
 const HEADER_WAIT_MS = 2000;
 
+const EMPTY = Symbol('empty run file');
+type StoredHeader = RunHeader | null | typeof EMPTY;
+
 /** One day directory: its components and real path. */
 interface DayDirectory {
   day: string;
@@ -126,32 +129,47 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
   };
 
   /**
-   * The stored header: `null` when unreadable. A file that another writer has created but not yet
-   * given its header is waited for briefly, without blocking (the creator may be this process);
-   * otherwise the answer is synchronous, so appends keep their call order.
+   * The stored header: `null` when unreadable, `EMPTY` when the file is still empty. A file that
+   * another writer has created but not yet given its header is waited for briefly, without
+   * blocking (the creator may be this process); otherwise the answer is synchronous, so appends
+   * keep their call order. A file that stays empty (its creator failed before writing the header)
+   * can be given one.
    */
-  const storedHeader = (path: string): RunHeader | null | Promise<RunHeader | null> => {
+  const storedHeader = (path: string): StoredHeader | Promise<StoredHeader> => {
     const { line, complete } = readFirstLine(io, path);
     if (complete || line !== '') return readRunHeaderLine(line);
     const deadline = Date.now() + HEADER_WAIT_MS;
-    const wait = async (): Promise<RunHeader | null> => {
+    const wait = async (): Promise<StoredHeader> => {
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, 5));
         const again = readFirstLine(io, path);
-        if (again.complete || again.line !== '' || Date.now() > deadline) {
-          return readRunHeaderLine(again.line);
-        }
+        if (again.complete || again.line !== '') return readRunHeaderLine(again.line);
+        if (Date.now() > deadline) return EMPTY;
       }
     };
     return wait();
   };
 
-  const writeToolOutputs = (entries: readonly RunRecordEntry[]) => {
-    const outputs = entries.filter(
+  /** `planRunAppend` for an existing file; synchronous unless the header is still being written. */
+  const plan = (
+    runId: string,
+    path: string,
+    entries: readonly RunRecordEntry[],
+  ): readonly RunRecordEntry[] | Promise<readonly RunRecordEntry[]> => {
+    const decide = (stored: StoredHeader) =>
+      planRunAppend(runId, stored === EMPTY ? undefined : stored, entries);
+    const pending = storedHeader(path);
+    return pending instanceof Promise ? pending.then(decide) : decide(pending);
+  };
+
+  const toolOutputsOf = (entries: readonly RunRecordEntry[]) =>
+    entries.filter(
       (entry) => entry.record.type === 'tool.output' && entry.record.output_ref !== undefined,
     );
-    if (outputs.length === 0) return;
-    for (const { record } of outputs) {
+
+  /** Output ids become file names: checked before anything is stored. */
+  const checkToolOutputIds = (entries: readonly RunRecordEntry[]) => {
+    for (const { record } of toolOutputsOf(entries)) {
       const id = (record.output_ref as { id?: unknown }).id;
       if (typeof id !== 'string' || !isToolOutputId(id)) {
         throw new EpisodicError({
@@ -170,6 +188,12 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
         });
       }
     }
+  };
+
+  /** The full outputs go to the cache before the records that reference them. */
+  const writeToolOutputs = (entries: readonly RunRecordEntry[]) => {
+    const outputs = toolOutputsOf(entries);
+    if (outputs.length === 0) return;
     const directory = root.directory(TOOL_OUTPUT_DIR, true) as string;
     for (const { record } of outputs) {
       const id = (record.output_ref as { id: string }).id;
@@ -205,6 +229,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     capabilities: { crossProcessAppends: true, durability, toolOutputCache: true },
 
     async append(runId, entries) {
+      checkToolOutputIds(entries);
       let path = locate(runId, false);
       let toWrite: readonly RunRecordEntry[];
       if (path === null) {
@@ -213,16 +238,14 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
         if (path === null) {
           // Another process created the run between our lookup and our create.
           path = locate(runId) as string;
-          const stored = storedHeader(path);
-          toWrite = planRunAppend(
-            runId,
-            stored instanceof Promise ? await stored : stored,
-            entries,
-          );
+          const planned = plan(runId, path, entries);
+          toWrite = planned instanceof Promise ? await planned : planned;
         }
+      } else if (entries[0]?.record.type === 'header') {
+        const planned = plan(runId, path, entries);
+        toWrite = planned instanceof Promise ? await planned : planned;
       } else {
-        const stored = entries[0]?.record.type === 'header' ? storedHeader(path) : null;
-        toWrite = planRunAppend(runId, stored instanceof Promise ? await stored : stored, entries);
+        toWrite = planRunAppend(runId, null, entries);
       }
       if (toWrite.length === 0) return 0;
       writeToolOutputs(toWrite);
