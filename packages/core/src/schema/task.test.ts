@@ -123,7 +123,7 @@ describe('task input schemas', () => {
       issue(createTaskInputSchema, { task_description: 'x', domain: 'd', task_type: 'coding' }),
     ).toContain('task_type must be one of "analysis", "code_generation"');
     expect(issue(taskIdInputSchema, { episode_id: 'not-a-uuid' })).toContain(
-      'episode_id must be a valid',
+      'episode_id must be a UUID',
     );
     expect(
       issue(completeTaskInputSchema, {
