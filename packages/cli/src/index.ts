@@ -1,2 +1,1 @@
-export type { CliIo } from './run-cli.js';
-export { runCli } from './run-cli.js';
+export * from './receipts/index.js';

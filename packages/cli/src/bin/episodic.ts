@@ -1,8 +1,5 @@
 #!/usr/bin/env node
+import { processIo } from '../cli-io.js';
 import { runCli } from '../run-cli.js';
 
-const code = await runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-});
-process.exitCode = code;
+process.exitCode = await runCli(process.argv.slice(2), processIo());

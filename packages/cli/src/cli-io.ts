@@ -1,0 +1,54 @@
+/** Where the CLI reads and writes: the process's streams, or test doubles. */
+export interface CliIo {
+  /** Writes to standard output (results, receipts). */
+  stdout: (text: string) => void;
+  /** Writes to standard error (errors, progress, notes). */
+  stderr: (text: string) => void;
+  /** True when standard output is a terminal (colour, tables sized for a person). @default false */
+  stdoutIsTTY?: boolean;
+  /** True when standard error is a terminal (progress lines). @default false */
+  stderrIsTTY?: boolean;
+  /** The environment (`EPISODIC_HOME`, `NO_COLOR`, …). @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Reads all of standard input (for `-` file arguments). */
+  readStdin?: () => Promise<string>;
+  /**
+   * A signal aborted on SIGINT/SIGTERM, for commands that run until stopped (`runs tail -f`,
+   * `mcp`). Only those ask for it, so Ctrl-C still ends every other command at once.
+   */
+  interruptSignal?: () => AbortSignal;
+}
+
+/** The IO of the running process. */
+export function processIo(): CliIo {
+  let controller: AbortController | undefined;
+  // A reader that went away (`episodic runs list | head`) is not an error worth a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    env: process.env,
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    interruptSignal: () => {
+      if (controller === undefined) {
+        const created = new AbortController();
+        controller = created;
+        const stop = () => created.abort();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      }
+      return controller.signal;
+    },
+  };
+}

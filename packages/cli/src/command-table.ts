@@ -1,0 +1,803 @@
+import type { CommandSpec, GroupSpec, OptionSpec } from './command-spec.js';
+
+// Every command's help and options are data here, so `--help` and usage errors need no command
+// module: a handler module (and zod, the stores, better-sqlite3) loads only when its command runs.
+
+/** The options every command accepts. */
+export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  home: {
+    type: 'string',
+    value: 'DIR',
+    description: 'the Episodic home (default: $EPISODIC_HOME, else ~/.episodic)',
+  },
+  db: {
+    type: 'string',
+    value: 'PATH',
+    description: 'the SQLite database (default: $EPISODIC_DB, else <home>/episodic.db)',
+  },
+  store: {
+    type: 'string',
+    value: 'KIND',
+    description:
+      'where runs and sessions live: sqlite (in the database, the default) or fs (run files under <home>/sessions); $EPISODIC_STORE',
+  },
+  json: { type: 'boolean', description: 'print one JSON receipt on stdout instead of text' },
+  quiet: {
+    type: 'boolean',
+    short: 'q',
+    description: 'print only results and errors (no notes, no progress)',
+  },
+  'no-color': { type: 'boolean', description: 'never colour the output (same as NO_COLOR=1)' },
+  help: { type: 'boolean', short: 'h', description: 'show help for the command' },
+  version: { type: 'boolean', short: 'v', description: 'print the version' },
+};
+
+const scope: OptionSpec = {
+  type: 'string',
+  value: 'SCOPE',
+  description: 'the scope (a project, tenant or team; normalized: "My Project" → my-project)',
+};
+const globalScope: OptionSpec = {
+  type: 'boolean',
+  description: 'act on every scope instead of one (never implied: give --scope or --global)',
+};
+const limit = (defaultValue: number, max = 500): OptionSpec => ({
+  type: 'string',
+  value: 'N',
+  description: `at most N results (1–${max}, default ${defaultValue})`,
+});
+const afterId: OptionSpec = {
+  type: 'string',
+  value: 'EVENT_ID',
+  description: 'continue after this event (the next_after_id of the previous page)',
+};
+const includePayload: OptionSpec = {
+  type: 'boolean',
+  description: 'return payloads too (queries are summary-only by default)',
+};
+const metadataCondition: OptionSpec = {
+  type: 'string',
+  multiple: true,
+  value: 'COND',
+  description:
+    'a metadata condition, repeatable, all must hold: key=value, key<>value, key>=5, "key IN a,b", "key CONTAINS x", "key IS NULL"',
+};
+const metadataFilter: OptionSpec = {
+  type: 'string',
+  value: 'JSON',
+  description:
+    'a full metadata filter: {"type":"and"|"or","filters":[…],"groups":[…]} (combined with --metadata by AND)',
+};
+const runId = { name: 'RUN_ID', required: true, description: 'the run id (a UUID)' } as const;
+const taskId = {
+  name: 'EPISODE_ID',
+  required: true,
+  description: 'the task episode id (printed by tasks create)',
+} as const;
+const fromDate: OptionSpec = {
+  type: 'string',
+  value: 'DATE',
+  description:
+    'only runs started at or after DATE (ISO 8601, e.g. 2026-01-31 or 2026-01-31T12:00:00Z)',
+};
+const toDate: OptionSpec = {
+  type: 'string',
+  value: 'DATE',
+  description: 'only runs started at or before DATE (a bare date means the end of that day, UTC)',
+};
+
+const episodes = () => import('./commands/episodes.js');
+const runs = () => import('./commands/runs.js');
+const sessions = () => import('./commands/sessions.js');
+const tasks = () => import('./commands/tasks.js');
+const patterns = () => import('./commands/patterns.js');
+const mcp = () => import('./commands/mcp.js');
+const doctor = () => import('./commands/doctor.js');
+const transfer = () => import('./commands/transfer.js');
+
+/** The command groups, in the order help lists them. */
+export const GROUPS: readonly GroupSpec[] = [
+  {
+    name: 'episodes',
+    summary: 'the scoped ledger: append, query, replay, redact and garbage-collect events',
+    description:
+      'Ledger events are the queryable, redactable, retention-managed record of what agents did. Every command names a scope (or asks for --global explicitly); nothing falls back across scopes.',
+    examples: [
+      'episodic episodes append --scope my-project --session-id sess-001 --agent-id planner --type conversation.user --summary "Asked for status"',
+      'episodic episodes query --scope my-project --session-id sess-001 --json',
+    ],
+  },
+  {
+    name: 'runs',
+    summary: 'run files: list, show, replay and tail runs',
+    examples: ['episodic runs list --from 2026-01-01', 'episodic runs tail RUN_ID -f'],
+  },
+  {
+    name: 'sessions',
+    summary: 'session snapshots: list and show',
+    examples: ['episodic sessions list', 'episodic sessions show SESSION_ID'],
+  },
+  {
+    name: 'tasks',
+    summary: 'task episodes: create, add steps, complete, show, timeline, delete',
+    examples: [
+      'episodic tasks create --description "Add rate limiting" --domain web-api --task-type code_generation',
+      'episodic tasks timeline EPISODE_ID',
+    ],
+  },
+  {
+    name: 'patterns',
+    summary: 'learned patterns: search by type, task and metadata',
+    examples: ['episodic patterns search --type tool_sequence --metadata source=crm'],
+  },
+];
+
+/** Every command. */
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    path: ['episodes', 'append'],
+    summary: 'append one event to the ledger',
+    usage:
+      'episodic episodes append --scope SCOPE --session-id ID --agent-id ID --type TYPE --summary TEXT [options]',
+    description:
+      'Appends one ledger event. The payload and refs are stored as canonical JSON and capped in UTF-8 bytes; secret-, PII- and tool-output-like content is rejected unless allowed. Giving --event-id makes a retry idempotent: the same id with the same content returns the original (duplicate: true).',
+    options: {
+      scope: { ...scope, description: 'the scope the event belongs to (required)' },
+      'session-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'the run or conversation (required)',
+      },
+      'agent-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'the actor, e.g. planner, worker, cron (required)',
+      },
+      type: {
+        type: 'string',
+        value: 'TYPE',
+        description:
+          'conversation.user, conversation.assistant, tool.call, tool.result, ops.decision or ops.alert (required)',
+      },
+      summary: { type: 'string', value: 'TEXT', description: 'a short description (required)' },
+      'event-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'the event id (default: a new ULID); reuse it to retry safely',
+      },
+      'ts-ms': {
+        type: 'string',
+        value: 'MS',
+        description: 'the event time in epoch milliseconds (default: now)',
+      },
+      'payload-json': { type: 'string', value: 'JSON', description: 'the payload, any JSON value' },
+      'payload-file': {
+        type: 'string',
+        value: 'FILE',
+        description: 'read the payload JSON from FILE ("-" for stdin)',
+      },
+      'refs-json': {
+        type: 'string',
+        value: 'JSON',
+        description: 'links as a JSON object, e.g. {"run_id":"…","file":"src/a.ts"}',
+      },
+      'refs-file': { type: 'string', value: 'FILE', description: 'read the refs JSON from FILE' },
+      'metadata-json': {
+        type: 'string',
+        value: 'JSON',
+        description: 'filterable metadata: a JSON object of at most 10 keys',
+      },
+      'payload-cap-bytes': {
+        type: 'string',
+        value: 'BYTES',
+        description: 'reject a payload larger than BYTES of canonical JSON (default 8192)',
+      },
+      'refs-cap-bytes': {
+        type: 'string',
+        value: 'BYTES',
+        description: 'reject refs larger than BYTES of canonical JSON (default 4096)',
+      },
+      'allow-tool-output': {
+        type: 'boolean',
+        description: 'store content that looks like raw tool output (stack traces, escapes, HTML)',
+      },
+      allow: {
+        type: 'string',
+        multiple: true,
+        value: 'KIND',
+        description:
+          'store flagged content of this kind anyway: pii, secret or tool_output (repeatable)',
+      },
+      'redact-content': {
+        type: 'boolean',
+        description:
+          'replace flagged content with typed placeholders ([REDACTED:aws_key]) instead of rejecting it',
+      },
+      'expected-position': {
+        type: 'string',
+        value: 'N',
+        description: "fail with a conflict unless the session's last position is N (0: empty)",
+      },
+    },
+    examples: [
+      'episodic episodes append --scope openclaw-mem --session-id sess-001 --agent-id lyria --type conversation.user --summary "Asked for status" --payload-json \'{"intent":"status"}\' --refs-json \'{"recordRef":"obs:42"}\' --json',
+      'episodic episodes append --scope ci --session-id build-7 --agent-id runner --type tool.result --summary "tests passed" --payload-file result.json --allow-tool-output',
+    ],
+    load: episodes,
+    handler: 'append',
+  },
+  {
+    path: ['episodes', 'query'],
+    summary: 'read events of one scope, oldest first',
+    usage: 'episodic episodes query (--scope SCOPE | --global) [options]',
+    description:
+      'Reads ledger events ordered by time, then insertion. Summary-only unless --include-payload. The time range is inclusive. When more events match than --limit, the receipt has a next_after_id to pass as --after-id.',
+    options: {
+      scope,
+      global: globalScope,
+      'session-id': { type: 'string', value: 'ID', description: 'only this session' },
+      type: {
+        type: 'string',
+        multiple: true,
+        value: 'TYPE',
+        description: 'only these types: repeat the option or separate them with commas',
+      },
+      'from-ts-ms': { type: 'string', value: 'MS', description: 'only events at or after MS' },
+      'to-ts-ms': { type: 'string', value: 'MS', description: 'only events at or before MS' },
+      limit: limit(50),
+      'after-id': afterId,
+      'include-payload': includePayload,
+      metadata: metadataCondition,
+      'metadata-filter': metadataFilter,
+    },
+    examples: [
+      'episodic episodes query --scope openclaw-mem --session-id sess-001 --limit 50 --json',
+      'episodic episodes query --scope openclaw-mem --session-id sess-001 --include-payload --json',
+      'episodic episodes query --scope ci --type tool.call,tool.result --from-ts-ms 1767225600000',
+      'episodic episodes query --global --metadata source=crm --metadata "priority>=5"',
+    ],
+    load: episodes,
+    handler: 'query',
+  },
+  {
+    path: ['episodes', 'replay'],
+    summary: "one session's events in order",
+    usage: 'episodic episodes replay SESSION_ID (--scope SCOPE | --global) [options]',
+    positionals: [{ name: 'SESSION_ID', required: true, description: 'the session to replay' }],
+    options: {
+      scope,
+      global: globalScope,
+      limit: limit(200),
+      'after-id': afterId,
+      'include-payload': includePayload,
+    },
+    examples: [
+      'episodic episodes replay sess-001 --scope openclaw-mem --json',
+      'episodic episodes replay sess-001 --scope openclaw-mem --include-payload --limit 500',
+    ],
+    load: episodes,
+    handler: 'replay',
+  },
+  {
+    path: ['episodes', 'redact'],
+    summary: 'redact one event or a whole session, keeping the rows',
+    usage:
+      'episodic episodes redact (--event-id ID | --session-id ID) (--scope SCOPE | --global) [--replacement null|placeholder]',
+    description:
+      'Sets the summary to [REDACTED], clears refs, replaces the payload with null or the string "[REDACTED]", and marks the rows redacted. The rows stay for audit continuity; the erased bytes do not survive in the database files.',
+    options: {
+      scope,
+      global: globalScope,
+      'event-id': { type: 'string', value: 'ID', description: 'redact this event' },
+      'session-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'redact every event of this session',
+      },
+      replacement: {
+        type: 'string',
+        value: 'MODE',
+        description: 'null (no payload) or placeholder (the string "[REDACTED]", the default)',
+      },
+    },
+    examples: [
+      'episodic episodes redact --session-id sess-001 --scope openclaw-mem --replacement placeholder --json',
+      'episodic episodes redact --event-id 01JH4Z5Q8K2M3N4P5Q6R7S8T9V --scope openclaw-mem --replacement null',
+    ],
+    load: episodes,
+    handler: 'redact',
+  },
+  {
+    path: ['episodes', 'gc'],
+    summary: 'delete events older than their retention',
+    usage:
+      'episodic episodes gc (--scope SCOPE | --global) [--policy TYPE=DAYS|forever]… [--now-ts-ms MS] [--dry-run]',
+    description:
+      "Deletes events strictly older than their type's retention (days): conversation.user 60, conversation.assistant 90, tool.call 30, tool.result 30, ops.alert 90, ops.decision forever. The receipt has counts only, never content. --dry-run counts exactly what the real run would delete.",
+    options: {
+      scope,
+      global: globalScope,
+      policy: {
+        type: 'string',
+        multiple: true,
+        value: 'TYPE=DAYS',
+        description: 'override one type\'s retention: days, or "forever" (repeatable)',
+      },
+      'now-ts-ms': {
+        type: 'string',
+        value: 'MS',
+        description: '"now" for the cutoffs, in epoch milliseconds (default: the clock)',
+      },
+      'dry-run': { type: 'boolean', description: 'count what would be deleted; delete nothing' },
+    },
+    examples: [
+      'episodic episodes gc --scope openclaw-mem --json',
+      'episodic episodes gc --scope ci --policy tool.result=7 --policy ops.alert=forever --dry-run',
+    ],
+    load: episodes,
+    handler: 'gc',
+  },
+  {
+    path: ['runs', 'list'],
+    summary: 'list runs, newest first',
+    usage: 'episodic runs list [--session-id ID] [--from DATE] [--to DATE] [--limit N]',
+    description:
+      'Lists runs from their headers. A damaged run is reported on its own line and never hides the others.',
+    options: {
+      'session-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'only runs of this session (a UUID)',
+      },
+      from: fromDate,
+      to: toDate,
+      limit: { type: 'string', value: 'N', description: 'at most N runs (the newest)' },
+    },
+    examples: [
+      'episodic runs list',
+      'episodic runs list --from 2026-01-01 --to 2026-01-31 --json',
+      'episodic runs list --session-id 6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f --store fs',
+    ],
+    load: runs,
+    handler: 'list',
+  },
+  {
+    path: ['runs', 'show'],
+    summary: "a run's records and any damaged lines",
+    usage: 'episodic runs show RUN_ID',
+    positionals: [runId],
+    options: {},
+    examples: [
+      'episodic runs show 6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f',
+      'episodic runs show RUN_ID --json',
+    ],
+    load: runs,
+    handler: 'show',
+  },
+  {
+    path: ['runs', 'replay'],
+    summary: 'replay a run (or a session’s runs) as UI events',
+    usage: 'episodic runs replay (RUN_ID | --session-id ID) [--max-events N] [--max-runs N]',
+    description:
+      'Turns run records into UI events: the run input as a hidden user message, then the agent events in order. The newest events are kept when there are more than --max-events.',
+    positionals: [{ name: 'RUN_ID', required: false, description: 'the run to replay' }],
+    options: {
+      'session-id': {
+        type: 'string',
+        value: 'ID',
+        description: "replay this session's runs, oldest first",
+      },
+      'max-events': {
+        type: 'string',
+        value: 'N',
+        description: 'keep at most N events (default 1500)',
+      },
+      'max-runs': {
+        type: 'string',
+        value: 'N',
+        description: 'with --session-id, at most N runs (the newest, default 20)',
+      },
+    },
+    examples: [
+      'episodic runs replay 6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f',
+      'episodic runs replay --session-id 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e --max-events 200 --json',
+    ],
+    load: runs,
+    handler: 'replay',
+  },
+  {
+    path: ['runs', 'tail'],
+    summary: 'the last records of a run; -f follows new ones',
+    usage: 'episodic runs tail RUN_ID [-n COUNT] [-f [--until-end]]',
+    description:
+      'Prints the last records of a run, read from its end. With -f it keeps printing records as they are appended, until interrupted (Ctrl-C) or, with --until-end, until the run ends. With --json and -f, each new record is one more JSON line.',
+    positionals: [runId],
+    options: {
+      count: {
+        type: 'string',
+        short: 'n',
+        value: 'COUNT',
+        description: 'how many records (default 20)',
+      },
+      follow: {
+        type: 'boolean',
+        short: 'f',
+        description: 'keep printing records as they are appended',
+      },
+      'until-end': {
+        type: 'boolean',
+        description: 'with -f, stop once the run ends (a run.end record)',
+      },
+      'interval-ms': {
+        type: 'string',
+        value: 'MS',
+        description: 'with -f, how often to look for new records (default 200)',
+      },
+    },
+    examples: [
+      'episodic runs tail 6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f -n 50',
+      'episodic runs tail 6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f -f --until-end --store fs',
+    ],
+    load: runs,
+    handler: 'tail',
+  },
+  {
+    path: ['sessions', 'list'],
+    summary: 'list session snapshots, newest first',
+    usage: 'episodic sessions list [--limit N]',
+    options: { limit: { type: 'string', value: 'N', description: 'at most N sessions' } },
+    examples: ['episodic sessions list', 'episodic sessions list --store fs --json'],
+    load: sessions,
+    handler: 'list',
+  },
+  {
+    path: ['sessions', 'show'],
+    summary: "a session's snapshot: revision, context and log",
+    usage: 'episodic sessions show SESSION_ID [--episodes N]',
+    positionals: [{ name: 'SESSION_ID', required: true, description: 'the session id (a UUID)' }],
+    options: {
+      episodes: {
+        type: 'string',
+        value: 'N',
+        description: 'how many of the newest episodes to print (default 20)',
+      },
+    },
+    examples: [
+      'episodic sessions show 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e',
+      'episodic sessions show SESSION_ID --json',
+    ],
+    load: sessions,
+    handler: 'show',
+  },
+  {
+    path: ['tasks', 'create'],
+    summary: 'start a task episode',
+    usage:
+      'episodic tasks create --description TEXT --domain DOMAIN --task-type TYPE [--complexity LEVEL] [options]',
+    options: {
+      description: { type: 'string', value: 'TEXT', description: 'what the task is (required)' },
+      domain: {
+        type: 'string',
+        value: 'DOMAIN',
+        description: 'e.g. web-api, cli, data-processing (required)',
+      },
+      'task-type': {
+        type: 'string',
+        value: 'TYPE',
+        description:
+          'code_generation, debugging, refactoring, testing, analysis or documentation (required)',
+      },
+      complexity: {
+        type: 'string',
+        value: 'LEVEL',
+        description: 'simple, moderate (default) or complex',
+      },
+      language: { type: 'string', value: 'NAME', description: 'the programming language' },
+      framework: { type: 'string', value: 'NAME', description: 'the framework' },
+      tag: { type: 'string', multiple: true, value: 'TAG', description: 'a tag (repeatable)' },
+      'metadata-json': {
+        type: 'string',
+        value: 'JSON',
+        description: 'metadata for filtering and access control (at most 10 keys)',
+      },
+      'session-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'the session the task belongs to (a UUID)',
+      },
+    },
+    examples: [
+      'episodic tasks create --description "Add rate limiting" --domain web-api --task-type code_generation --language rust --tag api',
+      'episodic tasks create --description "Fix flaky test" --domain ci --task-type debugging --metadata-json \'{"team":"infra"}\' --json',
+    ],
+    load: tasks,
+    handler: 'create',
+  },
+  {
+    path: ['tasks', 'step'],
+    summary: 'record one step of a task episode',
+    usage:
+      'episodic tasks step EPISODE_ID --step N --tool NAME --action TEXT [--result success|error|timeout] [options]',
+    positionals: [taskId],
+    options: {
+      step: {
+        type: 'string',
+        value: 'N',
+        description: 'the step number, above the last one (required)',
+      },
+      tool: { type: 'string', value: 'NAME', description: 'the tool that acted (required)' },
+      action: { type: 'string', value: 'TEXT', description: 'what it did (required)' },
+      'parameters-json': {
+        type: 'string',
+        value: 'JSON',
+        description: 'the parameters, a JSON object',
+      },
+      result: {
+        type: 'string',
+        value: 'TYPE',
+        description: 'success, error or timeout (leave out while it runs)',
+      },
+      output: { type: 'string', value: 'TEXT', description: 'with --result success: the output' },
+      message: {
+        type: 'string',
+        value: 'TEXT',
+        description: 'with --result error: the error message',
+      },
+      'latency-ms': { type: 'string', value: 'MS', description: 'how long the step took' },
+    },
+    examples: [
+      'episodic tasks step EPISODE_ID --step 1 --tool architect --action "Design the limiter" --result success --output "Token bucket" --latency-ms 100',
+      'episodic tasks step EPISODE_ID --step 2 --tool test_runner --action "Run tests" --result error --message "2 failures"',
+    ],
+    load: tasks,
+    handler: 'step',
+  },
+  {
+    path: ['tasks', 'complete'],
+    summary: 'complete a task episode and learn from it',
+    usage: 'episodic tasks complete EPISODE_ID --outcome success|partial_success|failure [options]',
+    description:
+      'Records the outcome and runs the learning cycle: the reward, a reflection and patterns, stored as artifacts.',
+    positionals: [taskId],
+    options: {
+      outcome: {
+        type: 'string',
+        value: 'TYPE',
+        description: 'success, partial_success or failure (required)',
+      },
+      verdict: {
+        type: 'string',
+        value: 'TEXT',
+        description: 'success and partial_success: the verdict',
+      },
+      artifact: {
+        type: 'string',
+        multiple: true,
+        value: 'NAME',
+        description: 'success: an artifact created (repeatable)',
+      },
+      completed: {
+        type: 'string',
+        multiple: true,
+        value: 'ITEM',
+        description: 'partial_success: an item completed (repeatable)',
+      },
+      failed: {
+        type: 'string',
+        multiple: true,
+        value: 'ITEM',
+        description: 'partial_success: an item that failed (repeatable)',
+      },
+      reason: { type: 'string', value: 'TEXT', description: 'failure: why' },
+      'error-details': { type: 'string', value: 'TEXT', description: 'failure: details' },
+    },
+    examples: [
+      'episodic tasks complete EPISODE_ID --outcome success --verdict "Implemented and tested" --artifact limiter.rs --artifact limiter_tests.rs',
+      'episodic tasks complete EPISODE_ID --outcome failure --reason "Upstream API is down" --json',
+    ],
+    load: tasks,
+    handler: 'complete',
+  },
+  {
+    path: ['tasks', 'show'],
+    summary: 'a task episode with its outcome, reward and reflection',
+    usage: 'episodic tasks show EPISODE_ID',
+    positionals: [taskId],
+    options: {},
+    examples: ['episodic tasks show EPISODE_ID', 'episodic tasks show EPISODE_ID --json'],
+    load: tasks,
+    handler: 'show',
+  },
+  {
+    path: ['tasks', 'timeline'],
+    summary: "a task episode's steps in order",
+    usage: 'episodic tasks timeline EPISODE_ID',
+    positionals: [taskId],
+    options: {},
+    examples: ['episodic tasks timeline EPISODE_ID', 'episodic tasks timeline EPISODE_ID --json'],
+    load: tasks,
+    handler: 'timeline',
+  },
+  {
+    path: ['tasks', 'delete'],
+    summary: 'delete a task episode and its artifact associations',
+    usage: 'episodic tasks delete EPISODE_ID --yes',
+    positionals: [taskId],
+    options: {
+      yes: { type: 'boolean', short: 'y', description: 'confirm the deletion (required)' },
+    },
+    examples: ['episodic tasks delete EPISODE_ID --yes'],
+    load: tasks,
+    handler: 'remove',
+  },
+  {
+    path: ['patterns', 'search'],
+    summary: 'search learned patterns (and other artifacts) by metadata',
+    usage:
+      'episodic patterns search [--type TYPE]… [--metadata COND]… [--task EPISODE_ID] [options]',
+    description:
+      'Patterns are learned when task episodes complete. A metadata filter matches a pattern when ONE of the task episodes it came from satisfies the whole filter.',
+    options: {
+      type: {
+        type: 'string',
+        multiple: true,
+        value: 'TYPE',
+        description:
+          'tool_sequence, decision_point, error_recovery or context (repeatable, or comma-separated)',
+      },
+      metadata: metadataCondition,
+      'metadata-filter': metadataFilter,
+      task: {
+        type: 'string',
+        value: 'EPISODE_ID',
+        description: 'only patterns learned from this task episode',
+      },
+      kind: {
+        type: 'string',
+        value: 'KIND',
+        description: 'the artifact kind: pattern (default) or reflection',
+      },
+      limit: limit(50),
+      'after-key': {
+        type: 'string',
+        value: 'KEY',
+        description: 'continue after this key (the next_key of the previous page)',
+      },
+    },
+    examples: [
+      'episodic patterns search --type tool_sequence',
+      'episodic patterns search --metadata team=infra --metadata "priority>=3" --json',
+      'episodic patterns search --kind reflection --task EPISODE_ID',
+    ],
+    load: patterns,
+    handler: 'search',
+  },
+  {
+    path: ['mcp'],
+    summary: 'start the MCP server (stdio, or Streamable HTTP with --http)',
+    usage: 'episodic mcp [--scope SCOPE] [--http PORT [--host HOST] [--tokens FILE]] [options]',
+    description:
+      'Serves the task-episode lifecycle tools and the read-only history tools, bound to one scope, over stdio (for an MCP client that spawns it) or over Streamable HTTP with bearer tokens. On stdio, stdout carries only JSON-RPC; logs go to stderr. It runs until the client disconnects (stdio) or until interrupted (Ctrl-C).',
+    options: {
+      scope: {
+        ...scope,
+        description: 'the scope the server is bound to (default: $EPISODIC_SCOPE, else default)',
+      },
+      policy: {
+        type: 'string',
+        value: 'JSON',
+        description:
+          'an access policy, e.g. \'{"required":{"tenant":"acme"}}\' ($EPISODIC_MCP_POLICY)',
+      },
+      http: {
+        type: 'string',
+        value: 'PORT',
+        description: 'serve Streamable HTTP on PORT (0: any free port) instead of stdio',
+      },
+      host: {
+        type: 'string',
+        value: 'HOST',
+        description: 'with --http, the address to bind (default 127.0.0.1)',
+      },
+      path: {
+        type: 'string',
+        value: 'PATH',
+        description: 'with --http, the endpoint path (default /mcp)',
+      },
+      tokens: {
+        type: 'string',
+        value: 'FILE',
+        description:
+          'with --http, a bearer tokens file ($EPISODIC_MCP_TOKENS_FILE); or set EPISODIC_MCP_TOKEN for one token bound to --scope',
+      },
+      'allowed-hosts': {
+        type: 'string',
+        value: 'LIST',
+        description: 'with --http, comma-separated Host names to accept (default: localhost names)',
+      },
+      'allowed-origins': {
+        type: 'string',
+        value: 'LIST',
+        description: 'with --http, comma-separated browser Origin host names to accept',
+      },
+    },
+    examples: [
+      'episodic mcp --scope my-project',
+      'EPISODIC_MCP_TOKEN=$(openssl rand -hex 24) episodic mcp --scope my-project --http 8765',
+      '# in an MCP client config: { "command": "episodic", "args": ["mcp", "--scope", "my-project"] }',
+    ],
+    load: mcp,
+    handler: 'mcp',
+  },
+  {
+    path: ['doctor'],
+    summary: 'verify run files, snapshots and the database; --fix repairs them',
+    usage: 'episodic doctor [--fix]',
+    description:
+      'Reads every run file, session snapshot and the database, and reports each damaged line and file. --fix moves damaged fragments into <home>/quarantine/<time>/ (with a manifest), rewrites each damaged run file atomically with every readable record kept, and repairs torn tails. Run it while no agent is writing. Exits 1 while problems remain.',
+    options: {
+      fix: { type: 'boolean', description: 'quarantine damaged fragments and repair the files' },
+    },
+    examples: [
+      'episodic doctor',
+      'episodic doctor --fix',
+      'episodic doctor --home ./agent-data --json',
+    ],
+    load: doctor,
+    handler: 'doctor',
+  },
+  {
+    path: ['export'],
+    summary: 'export a session or a set of runs as JSONL',
+    usage:
+      'episodic export (--session-id ID | --run-id ID… | --from DATE --to DATE | --all) [--scope SCOPE | --global] [-o FILE]',
+    description:
+      'Writes one JSON object per line: a header, session snapshots, run records and, with --scope or --global, the ledger events of the exported sessions. The output is deterministic: exporting, importing into an empty home and exporting again gives identical bytes.',
+    options: {
+      'session-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'a session: its snapshot and every run of the session',
+      },
+      'run-id': { type: 'string', multiple: true, value: 'ID', description: 'a run (repeatable)' },
+      from: fromDate,
+      to: toDate,
+      all: { type: 'boolean', description: 'every session and run' },
+      scope: {
+        ...scope,
+        description: 'also export the ledger events of the exported sessions in SCOPE',
+      },
+      global: { type: 'boolean', description: 'also export their ledger events in every scope' },
+      output: {
+        type: 'string',
+        short: 'o',
+        value: 'FILE',
+        description: 'write to FILE (atomically) instead of stdout',
+      },
+    },
+    examples: [
+      'episodic export --session-id 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e -o session.jsonl',
+      'episodic export --from 2026-01-01 --to 2026-01-31 --scope my-project > january.jsonl',
+      'episodic export --all --global -o backup.jsonl --json',
+    ],
+    load: transfer,
+    handler: 'exportCommand',
+  },
+  {
+    path: ['import'],
+    summary: 'import a JSONL export into this home',
+    usage: 'episodic import FILE [--dry-run]',
+    description:
+      'Validates the whole file before writing anything. Objects already present with the same content are skipped, so an interrupted import can be run again; different content under the same id is a conflict and nothing is written.',
+    positionals: [{ name: 'FILE', required: true, description: 'the export ("-" for stdin)' }],
+    options: {
+      'dry-run': { type: 'boolean', description: 'validate and count; write nothing' },
+    },
+    examples: [
+      'episodic import session.jsonl --home ./restored',
+      'episodic import - --dry-run --json < backup.jsonl',
+    ],
+    load: transfer,
+    handler: 'importCommand',
+  },
+];

@@ -1,0 +1,231 @@
+import { existsSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
+import { EpisodicError } from '@episodic/core';
+import { openEpisodicStores } from '@episodic/mcp/stores';
+import type { CommandHandler } from '../command-spec.js';
+import { checkDatabase, type DatabaseCheck } from '../doctor/database-doctor.js';
+import { createQuarantine } from '../doctor/quarantine.js';
+import { checkRunFile, type RunFileCheck, repairRunFile } from '../doctor/run-file-doctor.js';
+import { checkSnapshots, staleRunTempFiles } from '../doctor/snapshot-doctor.js';
+import { EXIT_FAILURE } from '../exit-codes.js';
+import { flag } from '../option-values.js';
+import { createStyles, sanitizeForTerminal } from '../output.js';
+import { createProgress } from '../progress.js';
+import { listRunFiles } from '../run-file-follower.js';
+import { locate, storeOptions } from '../stores.js';
+
+/** One problem as the receipt lists it. */
+interface Problem {
+  area: 'run_file' | 'snapshot' | 'file' | 'database';
+  /** A path relative to the home, or a database subject (`event <id>`, `run <id>`). */
+  path: string;
+  line?: number;
+  byte_offset?: number;
+  message: string;
+  excerpt?: string;
+  fixable: boolean;
+  fixed: boolean;
+  action?: string;
+}
+
+/** `doctor [--fix]`. */
+export const doctor: CommandHandler = async (context) => {
+  const fix = flag(context.options, 'fix');
+  const location = locate(context);
+  const { home } = location;
+  const styles = createStyles(context.globals.color);
+  const problems: Problem[] = [];
+  const quarantine = createQuarantine(home, new Date());
+  const name = (path: string) => {
+    const inside = relative(home, path);
+    return inside.startsWith('..') ? path : inside;
+  };
+  const homeExists = existsSync(home);
+
+  // Run files.
+  const files = homeExists ? listRunFiles(home) : [];
+  const progress = createProgress(context, fix ? 'doctor --fix: run files' : 'doctor: run files');
+  let records = 0;
+  const checks: RunFileCheck[] = [];
+  for (const [index, file] of files.entries()) {
+    progress.update(index, files.length);
+    const check = checkRunFile(file.path);
+    records += check.records;
+    checks.push(check);
+  }
+  progress.update(files.length, files.length);
+  progress.finish();
+  for (const check of checks) {
+    if (check.problems.length === 0) continue;
+    let action: string | undefined;
+    let repaired = false;
+    if (fix && check.problems.some((problem) => problem.fixable)) {
+      const repair = repairRunFile(check, quarantine);
+      if (repair.outcome === 'changed') {
+        action =
+          'not repaired: the file changed while doctor read it (a writer is active); run doctor --fix again when it is idle';
+      } else if (repair.outcome === 'quarantined') {
+        action = 'moved to the quarantine (it held no readable record)';
+        repaired = true;
+      } else {
+        action = `rewritten: ${repair.kept} records kept, ${repair.quarantined} damaged line${repair.quarantined === 1 ? '' : 's'} quarantined`;
+        repaired = true;
+      }
+    }
+    for (const problem of check.problems) {
+      problems.push({
+        area: 'run_file',
+        path: name(check.path),
+        ...(problem.line === undefined ? {} : { line: problem.line }),
+        ...(problem.byteOffset === undefined ? {} : { byte_offset: problem.byteOffset }),
+        message: problem.message,
+        ...(problem.excerpt === undefined ? {} : { excerpt: problem.excerpt }),
+        fixable: problem.fixable,
+        fixed: repaired && problem.fixable,
+        ...(action === undefined ? {} : { action }),
+      });
+    }
+  }
+
+  // Snapshots, tool-output cache and temp files.
+  const snapshotCheck = homeExists ? checkSnapshots(home) : { snapshots: 0, problems: [] };
+  const fileProblems = [
+    ...snapshotCheck.problems,
+    ...staleRunTempFiles([...new Set(files.map((file) => dirname(file.path)))]),
+  ];
+  for (const problem of fileProblems) {
+    let fixed = false;
+    let action: string | undefined;
+    if (fix && problem.fixable) {
+      quarantine.moveFile(problem.path, problem.message);
+      fixed = true;
+      action = 'moved to the quarantine';
+    }
+    problems.push({
+      area: problem.area,
+      path: name(problem.path),
+      message: problem.message,
+      fixable: problem.fixable,
+      fixed,
+      ...(action === undefined ? {} : { action }),
+    });
+  }
+
+  // The database: opened only when it exists (doctor never creates one), with runs read from it.
+  let database: DatabaseCheck | null = null;
+  const databaseExists = location.database !== ':memory:' && existsSync(location.database);
+  if (databaseExists) {
+    const databaseProgress = createProgress(context, 'doctor: database runs');
+    try {
+      const stores = await openEpisodicStores({ ...storeOptions(context), store: 'sqlite' });
+      try {
+        database = await checkDatabase(stores, (done, total) =>
+          databaseProgress.update(done, total),
+        );
+      } finally {
+        databaseProgress.finish();
+        await stores.close();
+      }
+    } catch (error) {
+      problems.push({
+        area: 'database',
+        path: location.database,
+        message: `the database cannot be opened or read: ${EpisodicError.isInstance(error) || error instanceof Error ? error.message : String(error)}`,
+        fixable: false,
+        fixed: false,
+      });
+    }
+    for (const problem of database?.problems ?? []) {
+      problems.push({
+        area: 'database',
+        path: problem.subject,
+        ...(problem.line === undefined ? {} : { line: problem.line }),
+        message: problem.message,
+        fixable: false,
+        fixed: false,
+      });
+    }
+  }
+
+  const remaining = problems.filter((problem) => !problem.fixed);
+  const healthy = remaining.length === 0;
+  const receipt: Record<string, unknown> = {
+    ...(healthy
+      ? {}
+      : {
+          ok: false,
+          error: `${remaining.length} problem${remaining.length === 1 ? '' : 's'} found${fix ? ' that --fix could not repair' : ''}.${!fix && remaining.some((problem) => problem.fixable) ? ' Run "episodic doctor --fix" to repair the fixable ones.' : ''}`,
+          code: 'CORRUPT_DATA',
+        }),
+    home,
+    database: location.database,
+    store: location.store,
+    fix,
+    healthy,
+    checked: {
+      run_files: files.length,
+      records,
+      snapshots: snapshotCheck.snapshots,
+      database:
+        database === null
+          ? null
+          : {
+              integrity: database.integrity,
+              events: database.events,
+              sessions: database.sessions,
+              runs: database.runs,
+            },
+    },
+    problem_count: problems.length,
+    fixed_count: problems.length - remaining.length,
+    problems,
+    quarantine: quarantine.path,
+  };
+  return {
+    receipt,
+    exitCode: healthy ? 0 : EXIT_FAILURE,
+    render: (write) => {
+      write(
+        `${styles.bold('Checked')} ${files.length} run file${files.length === 1 ? '' : 's'} (${records} records), ${snapshotCheck.snapshots} snapshot${snapshotCheck.snapshots === 1 ? '' : 's'}, ${
+          database === null
+            ? databaseExists
+              ? 'the database (unreadable)'
+              : 'no database'
+            : `the database (${database.events} events, ${database.runs} runs, ${database.sessions} sessions, integrity ${database.integrity})`
+        } under ${sanitizeForTerminal(home)}\n`,
+      );
+      for (const problem of problems) {
+        const where = [
+          problem.path,
+          problem.line === undefined ? undefined : `line ${problem.line}`,
+          problem.byte_offset === undefined ? undefined : `byte ${problem.byte_offset}`,
+        ]
+          .filter((part) => part !== undefined)
+          .join(' ');
+        const mark = problem.fixed
+          ? styles.green('fixed')
+          : problem.fixable
+            ? styles.yellow('fixable')
+            : styles.red('problem');
+        write(
+          `${mark} ${sanitizeForTerminal(where)}: ${sanitizeForTerminal(problem.message)}${problem.excerpt === undefined ? '' : ` ${styles.dim(sanitizeForTerminal(problem.excerpt))}`}\n`,
+        );
+        if (problem.action !== undefined)
+          write(`        ${styles.dim(sanitizeForTerminal(problem.action))}\n`);
+      }
+      if (quarantine.path !== null)
+        write(
+          `Quarantined fragments and files are in ${sanitizeForTerminal(quarantine.path)} (see manifest.json).\n`,
+        );
+      if (healthy) {
+        write(
+          `${styles.green('Healthy.')}${problems.length > 0 ? ` ${problems.length} problem${problems.length === 1 ? ' was' : 's were'} repaired.` : ''}\n`,
+        );
+      } else {
+        write(
+          `${styles.red(`${remaining.length} problem${remaining.length === 1 ? '' : 's'} remain${remaining.length === 1 ? 's' : ''}.`)}${!fix && remaining.some((problem) => problem.fixable) ? ' Run "episodic doctor --fix" to repair the fixable ones (stop writers first).' : ''}\n`,
+        );
+      }
+    },
+  };
+};

@@ -1,0 +1,423 @@
+import {
+  CONTENT_KINDS,
+  type ContentKind,
+  canonicalJson,
+  createMemoryLedger,
+  LEDGER_EVENT_TYPES,
+  type LedgerEvent,
+  type LedgerEventType,
+  type LedgerOptions,
+  type LedgerPage,
+  ledgerRedactOptionsSchema,
+  ledgerRedactTargetSchema,
+  type NewLedgerEvent,
+  normalizeScope,
+  parseInput,
+  type RetentionPolicyInput,
+  resolveRetentionPolicy,
+  resolveScopeSelector,
+} from '@episodic/core';
+import type { CommandContext, CommandHandler, CommandResult } from '../command-spec.js';
+import { forCommandLine } from '../ledger-errors.js';
+import { buildMetadataFilter } from '../metadata-conditions.js';
+import {
+  flag,
+  jsonArgument,
+  jsonObjectArgument,
+  listOption,
+  optionalChoice,
+  optionalInteger,
+  optionalString,
+  requiredString,
+  scopeSelector,
+} from '../option-values.js';
+import { createStyles, formatTsMs, renderTable, type Styles } from '../output.js';
+import { createProgress } from '../progress.js';
+import { parseRetentionPolicy } from '../retention-option.js';
+import { withStores } from '../stores.js';
+import { UsageError } from '../usage-error.js';
+
+function commandName(context: CommandContext): string {
+  return `episodic ${context.path.join(' ')}`;
+}
+
+/** Runs a ledger command, phrasing core's errors for the command line. */
+function ledgerCommand(run: (context: CommandContext) => Promise<CommandResult>): CommandHandler {
+  return async (context) => {
+    try {
+      return await run(context);
+    } catch (error) {
+      throw forCommandLine(error);
+    }
+  };
+}
+
+function utf8Bytes(value: unknown): number {
+  return value === undefined || value === null
+    ? 0
+    : Buffer.byteLength(canonicalJson(value, 'value'), 'utf8');
+}
+
+/** A ledger event as receipts list it (`payload` only when it was asked for). */
+function itemOf(event: LedgerEvent): Record<string, unknown> {
+  return { ...event };
+}
+
+function scopeFields(selector: { scope: string } | { global: true }) {
+  return 'global' in selector
+    ? { scope: null, global: true }
+    : { scope: normalizeScope(selector.scope), global: false };
+}
+
+function eventsTable(
+  events: readonly LedgerEvent[],
+  includePayload: boolean,
+  styles: Styles,
+): string {
+  return renderTable(
+    events,
+    [
+      { header: 'TIME', value: (event) => formatTsMs(event.ts_ms), max: 24 },
+      { header: 'TYPE', value: (event) => event.type, max: 22 },
+      { header: 'SCOPE', value: (event) => event.scope, max: 20 },
+      { header: 'SESSION', value: (event) => event.session_id, max: 24 },
+      { header: 'POS', value: (event) => event.position, align: 'right' },
+      { header: 'AGENT', value: (event) => event.agent_id, max: 16 },
+      {
+        header: 'SUMMARY',
+        value: (event) => (event.redacted ? `${event.summary} (redacted)` : event.summary),
+        max: includePayload ? 40 : 60,
+      },
+      ...(includePayload
+        ? [
+            {
+              header: 'PAYLOAD',
+              value: (event: LedgerEvent) =>
+                event.payload === undefined || event.payload === null
+                  ? ''
+                  : JSON.stringify(event.payload),
+              max: 50,
+            },
+          ]
+        : []),
+    ],
+    styles,
+  );
+}
+
+function pageFooter(page: LedgerPage, styles: Styles): string {
+  const count = `${page.events.length} event${page.events.length === 1 ? '' : 's'}`;
+  if (page.next_after_id === null) return `${styles.dim(count)}\n`;
+  return `${styles.dim(`${count}; more with --after-id ${page.next_after_id}`)}\n`;
+}
+
+/** `episodes append`. */
+export const append: CommandHandler = ledgerCommand(async (context) => {
+  const { options } = context;
+  const command = commandName(context);
+  const scope = optionalString(options, 'scope');
+  if (scope === undefined) {
+    throw new UsageError(
+      `"${command}" needs --scope SCOPE: every event belongs to one scope (--global is only for reading). Nothing was changed.`,
+      'SCOPE_REQUIRED',
+    );
+  }
+  const sessionId = requiredString(options, 'session-id', command);
+  const agentId = requiredString(options, 'agent-id', command);
+  const type = requiredString(options, 'type', command);
+  const summary = requiredString(options, 'summary', command);
+  const eventId = optionalString(options, 'event-id');
+  const tsMs = optionalInteger(options, 'ts-ms', { min: 0 });
+  const payload = await jsonArgument(context, 'payload-json', 'payload-file');
+  const refs = await jsonObjectArgument(context, 'refs-json', 'refs-file');
+  const metadata = await jsonObjectArgument(context, 'metadata-json');
+  const payloadCap = optionalInteger(options, 'payload-cap-bytes', { min: 1, max: 1_000_000_000 });
+  const refsCap = optionalInteger(options, 'refs-cap-bytes', { min: 1, max: 1_000_000_000 });
+  const expectedPosition = optionalInteger(options, 'expected-position', { min: 0 });
+  const allow = new Set<ContentKind>();
+  for (const kind of listOption(options, 'allow', true) ?? []) {
+    if (!(CONTENT_KINDS as readonly string[]).includes(kind)) {
+      throw new UsageError(
+        `Invalid --allow ${JSON.stringify(kind)}: use ${CONTENT_KINDS.join(', ')}.`,
+        'VALIDATION_ERROR',
+      );
+    }
+    allow.add(kind as ContentKind);
+  }
+  if (flag(options, 'allow-tool-output')) allow.add('tool_output');
+  const redact = flag(options, 'redact-content');
+
+  const event: NewLedgerEvent = {
+    scope,
+    session_id: sessionId,
+    agent_id: agentId,
+    type: type as LedgerEventType,
+    summary,
+    ...(eventId === undefined ? {} : { event_id: eventId }),
+    ...(tsMs === undefined ? {} : { ts_ms: tsMs }),
+    ...(payload === undefined ? {} : { payload: payload.value }),
+    ...(refs === undefined ? {} : { refs }),
+    ...(metadata === undefined ? {} : { metadata: metadata as NewLedgerEvent['metadata'] }),
+  };
+  const caps = {
+    ...(payloadCap === undefined ? {} : { payloadBytes: payloadCap }),
+    ...(refsCap === undefined ? {} : { refsBytes: refsCap }),
+  };
+  const ledgerOptions: LedgerOptions | undefined =
+    Object.keys(caps).length > 0 ? { caps } : undefined;
+  const call = {
+    ...(allow.size > 0 ? { allow: [...allow] } : {}),
+    ...(redact ? { redact: true } : {}),
+  };
+  // The reference in-memory ledger runs every rule (scope, type, caps, guards) without storage,
+  // so invalid input is refused before the database is opened or created.
+  await createMemoryLedger(ledgerOptions).append(event, call);
+  const appended = await withStores(
+    context,
+    (stores) =>
+      stores.ledger.append(event, {
+        ...call,
+        ...(expectedPosition === undefined ? {} : { expectedPosition }),
+      }),
+    ledgerOptions,
+  );
+  const stored = appended.event;
+  const receipt = {
+    duplicate: appended.duplicate,
+    event: {
+      event_id: stored.event_id,
+      ts_ms: stored.ts_ms,
+      scope: stored.scope,
+      session_id: stored.session_id,
+      agent_id: stored.agent_id,
+      type: stored.type,
+      summary: stored.summary,
+      position: stored.position,
+      payload_bytes: utf8Bytes(stored.payload),
+      refs_bytes: utf8Bytes(stored.refs),
+      payload_present: stored.payload !== undefined && stored.payload !== null,
+      refs_present: stored.refs !== null,
+      ...(stored.metadata === undefined ? {} : { metadata: stored.metadata }),
+      redacted: stored.redacted,
+      schema_version: stored.schema_version,
+      created_at: stored.created_at,
+    },
+    caps: { payload_cap_bytes: payloadCap ?? 8192, refs_cap_bytes: refsCap ?? 4096 },
+  };
+  return {
+    receipt,
+    render: (write) => {
+      if (context.globals.quiet) return;
+      const styles = createStyles(context.globals.color);
+      const what = `${stored.type} event ${stored.event_id} to ${stored.scope}/${stored.session_id} (position ${stored.position})`;
+      write(
+        appended.duplicate
+          ? `${styles.yellow('Already stored')} ${what}: a retry with the same id and content.\n`
+          : `${styles.green('Appended')} ${what}.\n`,
+      );
+    },
+  };
+});
+
+/** `episodes query`. */
+export const query: CommandHandler = ledgerCommand(async (context) => {
+  const { options } = context;
+  const selector = scopeSelector(options, commandName(context));
+  const sessionId = optionalString(options, 'session-id');
+  const types = listOption(options, 'type', true);
+  const fromTsMs = optionalInteger(options, 'from-ts-ms', { min: 0 });
+  const toTsMs = optionalInteger(options, 'to-ts-ms', { min: 0 });
+  const limit = optionalInteger(options, 'limit', { min: 1, max: 500 }) ?? 50;
+  const afterId = optionalString(options, 'after-id');
+  const includePayload = flag(options, 'include-payload');
+  const filterJson = await jsonArgument(context, 'metadata-filter');
+  const metadata = buildMetadataFilter(listOption(options, 'metadata', false), filterJson?.value);
+  const request = {
+    ...selector,
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(types === undefined ? {} : { types: types as LedgerEventType[] }),
+    ...(fromTsMs === undefined ? {} : { fromTsMs }),
+    ...(toTsMs === undefined ? {} : { toTsMs }),
+    limit,
+    includePayload,
+    ...(metadata === undefined ? {} : { metadata }),
+  };
+  await createMemoryLedger().query(request);
+  const page = await withStores(context, (stores) =>
+    stores.ledger.query({ ...request, ...(afterId === undefined ? {} : { afterId }) }),
+  );
+  const receipt = {
+    ...scopeFields(selector),
+    filters: {
+      session_id: sessionId ?? null,
+      from_ts_ms: fromTsMs ?? null,
+      to_ts_ms: toTsMs ?? null,
+      types: types === undefined ? [] : [...new Set(types)].sort(),
+      limit,
+      after_id: afterId ?? null,
+      include_payload: includePayload,
+      metadata: metadata ?? null,
+    },
+    count: page.events.length,
+    items: page.events.map(itemOf),
+    next_after_id: page.next_after_id,
+  };
+  return {
+    receipt,
+    render: (write) => {
+      const styles = createStyles(context.globals.color);
+      if (page.events.length > 0) write(eventsTable(page.events, includePayload, styles));
+      write(pageFooter(page, styles));
+    },
+  };
+});
+
+/** `episodes replay SESSION_ID`. */
+export const replay: CommandHandler = ledgerCommand(async (context) => {
+  const { options } = context;
+  const selector = scopeSelector(options, commandName(context));
+  const sessionId = context.positionals[0] as string;
+  const limit = optionalInteger(options, 'limit', { min: 1, max: 500 }) ?? 200;
+  const afterId = optionalString(options, 'after-id');
+  const includePayload = flag(options, 'include-payload');
+  const replayOptions = { ...selector, limit, includePayload };
+  await createMemoryLedger().replay(sessionId, replayOptions);
+  const page = await withStores(context, (stores) =>
+    stores.ledger.replay(sessionId, {
+      ...replayOptions,
+      ...(afterId === undefined ? {} : { afterId }),
+    }),
+  );
+  const receipt = {
+    ...scopeFields(selector),
+    session_id: sessionId,
+    count: page.events.length,
+    limit,
+    after_id: afterId ?? null,
+    include_payload: includePayload,
+    items: page.events.map(itemOf),
+    next_after_id: page.next_after_id,
+  };
+  return {
+    receipt,
+    render: (write) => {
+      const styles = createStyles(context.globals.color);
+      if (page.events.length > 0) write(eventsTable(page.events, includePayload, styles));
+      write(pageFooter(page, styles));
+    },
+  };
+});
+
+/** `episodes redact`. */
+export const redact: CommandHandler = ledgerCommand(async (context) => {
+  const { options } = context;
+  const command = commandName(context);
+  const selector = scopeSelector(options, command);
+  const eventId = optionalString(options, 'event-id');
+  const sessionId = optionalString(options, 'session-id');
+  if ((eventId === undefined) === (sessionId === undefined)) {
+    throw new UsageError(
+      `"${command}" needs exactly one of --event-id ID (one event) and --session-id ID (a whole session).`,
+    );
+  }
+  const replacement =
+    optionalChoice(options, 'replacement', ['null', 'placeholder'] as const) ?? 'placeholder';
+  const target = {
+    ...selector,
+    ...(eventId === undefined ? { sessionId: sessionId as string } : { eventId }),
+  };
+  parseInput(ledgerRedactTargetSchema, target, 'redaction target');
+  parseInput(ledgerRedactOptionsSchema, { replacement }, 'redact options');
+  resolveScopeSelector(target, 'redaction');
+  const result = await withStores(context, (stores) =>
+    stores.ledger.redact(target, { replacement }),
+  );
+  const receipt = {
+    ...scopeFields(selector),
+    target: { event_id: eventId ?? null, session_id: sessionId ?? null, scope: result.scope },
+    replacement,
+    redacted_count: result.redacted_count,
+  };
+  return {
+    receipt,
+    render: (write) => {
+      if (context.globals.quiet) return;
+      const styles = createStyles(context.globals.color);
+      const what = eventId === undefined ? `session ${sessionId}` : `event ${eventId}`;
+      const where = result.scope === null ? 'every scope' : `scope ${result.scope}`;
+      write(
+        `${styles.green('Redacted')} ${result.redacted_count} event${result.redacted_count === 1 ? '' : 's'} of ${what} in ${where} (payload → ${replacement === 'null' ? 'null' : '"[REDACTED]"'}).\n`,
+      );
+    },
+  };
+});
+
+/** `episodes gc`. */
+export const gc: CommandHandler = ledgerCommand(async (context) => {
+  const { options } = context;
+  const selector = scopeSelector(options, commandName(context));
+  const policy: RetentionPolicyInput | undefined = parseRetentionPolicy(
+    listOption(options, 'policy', false),
+  );
+  const nowMs = optionalInteger(options, 'now-ts-ms', { min: 0 }) ?? Date.now();
+  const dryRun = flag(options, 'dry-run');
+  const request = { ...selector, nowMs, ...(policy === undefined ? {} : { policy }), dryRun };
+  await createMemoryLedger().gc({ ...request, dryRun: true });
+  const effective = resolveRetentionPolicy(policy);
+  const expiring = LEDGER_EVENT_TYPES.filter((type) => effective[type] !== null);
+  const deletedByType = Object.fromEntries(LEDGER_EVENT_TYPES.map((type) => [type, 0])) as Record<
+    LedgerEventType,
+    number
+  >;
+  const progress = createProgress(context, dryRun ? 'gc (dry run)' : 'gc');
+  await withStores(context, async (stores) => {
+    // One type per call (every other type kept), so progress can name the type being collected.
+    for (const [index, type] of expiring.entries()) {
+      progress.update(index, expiring.length, type);
+      const onlyThisType = Object.fromEntries(
+        LEDGER_EVENT_TYPES.map((other) => [other, other === type ? effective[type] : null]),
+      );
+      const result = await stores.ledger.gc({ ...selector, nowMs, policy: onlyThisType, dryRun });
+      deletedByType[type] = result.deleted_by_type[type];
+    }
+    progress.update(expiring.length, expiring.length);
+  }).finally(() => progress.finish());
+  const deletedTotal = Object.values(deletedByType).reduce((sum, count) => sum + count, 0);
+  const receipt = {
+    ...scopeFields(selector),
+    dry_run: dryRun,
+    now_ts_ms: nowMs,
+    deleted_total: deletedTotal,
+    deleted_by_type: deletedByType,
+    policy_days: effective,
+  };
+  return {
+    receipt,
+    render: (write) => {
+      const styles = createStyles(context.globals.color);
+      if (!context.globals.quiet) {
+        write(
+          `${dryRun ? styles.yellow('Dry run:') : styles.green('Collected:')} ${deletedTotal} event${deletedTotal === 1 ? '' : 's'} ${dryRun ? 'would be' : ''}${dryRun ? ' ' : ''}deleted (now ${formatTsMs(nowMs)}).\n`,
+        );
+      }
+      write(
+        renderTable(
+          LEDGER_EVENT_TYPES,
+          [
+            { header: 'TYPE', value: (type) => type },
+            {
+              header: 'RETENTION',
+              value: (type) => (effective[type] === null ? 'forever' : `${effective[type]} days`),
+            },
+            {
+              header: dryRun ? 'WOULD DELETE' : 'DELETED',
+              value: (type) => deletedByType[type],
+              align: 'right',
+            },
+          ],
+          styles,
+        ),
+      );
+    },
+  };
+});

@@ -1,0 +1,154 @@
+import {
+  type Artifact,
+  artifactKindSchema,
+  compileMetadataFilter,
+  parseInput,
+  TASK_PATTERN_TYPES,
+  taskEpisodeRef,
+  uuidSchema,
+} from '@episodic/core';
+import type { CommandHandler } from '../command-spec.js';
+import { buildMetadataFilter } from '../metadata-conditions.js';
+import { jsonArgument, listOption, optionalInteger, optionalString } from '../option-values.js';
+import { createStyles, renderTable } from '../output.js';
+import { withStores } from '../stores.js';
+import { UsageError } from '../usage-error.js';
+
+function contentType(artifact: Artifact): string | undefined {
+  const content = artifact.content;
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) return undefined;
+  const type = (content as Record<string, unknown>).type;
+  return typeof type === 'string' ? type : undefined;
+}
+
+function describeContent(artifact: Artifact): string {
+  const content = artifact.content as Record<string, unknown> | null;
+  if (content === null || typeof content !== 'object') return JSON.stringify(artifact.content);
+  switch (content.type) {
+    case 'tool_sequence':
+      return (content.tools as string[] | undefined)?.join(' → ') ?? '';
+    case 'decision_point':
+      return `${String(content.tool)}: ${String(content.condition)}`;
+    case 'error_recovery':
+      return `${String(content.failed_tool)} (${String(content.error)}) → ${String(content.recovery_tool)}`;
+    case 'context':
+      return (content.context_features as string[] | undefined)?.join(', ') ?? '';
+    default:
+      return JSON.stringify(content);
+  }
+}
+
+const SCAN_PAGE = 500;
+
+/** `patterns search`. */
+export const search: CommandHandler = async (context) => {
+  const { options } = context;
+  const types = listOption(options, 'type', true);
+  for (const type of types ?? []) {
+    if (!(TASK_PATTERN_TYPES as readonly string[]).includes(type)) {
+      throw new UsageError(
+        `Invalid --type ${JSON.stringify(type)}: use ${TASK_PATTERN_TYPES.join(', ')}.`,
+        'VALIDATION_ERROR',
+      );
+    }
+  }
+  const kind = parseInput(
+    artifactKindSchema,
+    optionalString(options, 'kind') ?? 'pattern',
+    '--kind',
+  );
+  const task = optionalString(options, 'task');
+  const episode =
+    task === undefined ? undefined : taskEpisodeRef(parseInput(uuidSchema, task, '--task'));
+  const limit = optionalInteger(options, 'limit', { min: 1, max: 500 }) ?? 50;
+  const afterKey = optionalString(options, 'after-key');
+  const filterJson = await jsonArgument(context, 'metadata-filter');
+  const filter = buildMetadataFilter(listOption(options, 'metadata', false), filterJson?.value);
+  if (filter !== undefined) compileMetadataFilter(filter);
+  const wanted = types === undefined ? undefined : new Set(types);
+
+  // The type of a pattern is in its content, so pages are scanned until `limit` matches are found.
+  const found: Artifact[] = [];
+  let nextKey: string | null = null;
+  await withStores(context, async (stores) => {
+    let cursor = afterKey;
+    for (;;) {
+      const page = await stores.artifacts.list({
+        kind,
+        ...(episode === undefined ? {} : { episode }),
+        ...(filter === undefined ? {} : { filter }),
+        limit: wanted === undefined ? limit : SCAN_PAGE,
+        ...(cursor === undefined ? {} : { afterKey: cursor }),
+      });
+      for (const artifact of page.artifacts) {
+        if (wanted !== undefined && !wanted.has(contentType(artifact) ?? '')) continue;
+        found.push(artifact);
+        if (found.length === limit) break;
+      }
+      if (found.length === limit) {
+        const last = found[found.length - 1] as Artifact;
+        const lastOfPage = page.artifacts[page.artifacts.length - 1];
+        nextKey = last.key === lastOfPage?.key ? page.nextKey : last.key;
+        return;
+      }
+      if (page.nextKey === null) return;
+      cursor = page.nextKey;
+    }
+  });
+  const patterns = found.map((artifact) => ({
+    key: artifact.key,
+    artifact_kind: artifact.kind,
+    type: contentType(artifact) ?? null,
+    content: artifact.content,
+    episodes: artifact.episodes,
+    effective_metadata: artifact.effectiveMetadata,
+    created_at: artifact.createdAt,
+    updated_at: artifact.updatedAt,
+  }));
+  return {
+    receipt: {
+      artifact_kind: kind,
+      filters: {
+        types: types ?? [],
+        task: episode ?? null,
+        metadata: filter ?? null,
+        limit,
+        after_key: afterKey ?? null,
+      },
+      count: patterns.length,
+      patterns,
+      next_key: nextKey,
+    },
+    render: (write) => {
+      const styles = createStyles(context.globals.color);
+      if (found.length > 0) {
+        write(
+          renderTable(
+            found,
+            [
+              {
+                header: 'TYPE',
+                value: (artifact) => contentType(artifact) ?? artifact.kind,
+                max: 16,
+              },
+              { header: 'TASKS', value: (artifact) => artifact.episodes.length, align: 'right' },
+              { header: 'PATTERN', value: describeContent, max: 60 },
+              {
+                header: 'METADATA',
+                value: (artifact) => JSON.stringify(artifact.effectiveMetadata),
+                max: 40,
+              },
+              { header: 'KEY', value: (artifact) => artifact.key, max: 50 },
+            ],
+            styles,
+          ),
+        );
+      }
+      write(
+        styles.dim(
+          `${found.length} ${kind === 'pattern' ? 'pattern' : kind}${found.length === 1 ? '' : 's'}${nextKey === null ? '' : `; more with --after-key ${nextKey}`}\n`,
+        ),
+      );
+    },
+  };
+};

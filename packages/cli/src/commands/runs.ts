@@ -1,0 +1,387 @@
+import {
+  EpisodicError,
+  parseInput,
+  parseRunId,
+  type RunReadError,
+  type RunRecord,
+  replayRun,
+  replaySession,
+  runNotFound,
+  uuidSchema,
+} from '@episodic/core';
+import type { CommandContext, CommandHandler } from '../command-spec.js';
+import { flag, optionalDate, optionalInteger, optionalString } from '../option-values.js';
+import { createStyles, renderFields, renderTable, sanitizeForTerminal } from '../output.js';
+import { receiptEnvelope } from '../receipt-envelope.js';
+import { createRunFileFollower, findRunFile } from '../run-file-follower.js';
+import { damageJson, damageLine, describeRecord, recordLine } from '../run-view.js';
+import { locate, withStores } from '../stores.js';
+import { UsageError } from '../usage-error.js';
+
+function runIdArgument(context: CommandContext): string {
+  return parseRunId(context.positionals[0], 'RUN_ID');
+}
+
+function sessionIdOption(context: CommandContext): string | undefined {
+  const value = optionalString(context.options, 'session-id');
+  return value === undefined
+    ? undefined
+    : parseInput(uuidSchema, value, '--session-id').toLowerCase();
+}
+
+/** `runs list`. */
+export const list: CommandHandler = async (context) => {
+  const { options } = context;
+  const sessionId = sessionIdOption(context);
+  const from = optionalDate(options, 'from', 'start');
+  const to = optionalDate(options, 'to', 'end');
+  const limit = optionalInteger(options, 'limit', { min: 1 });
+  if (from !== undefined && to !== undefined && from > to) {
+    throw new UsageError(`--from ${from} is after --to ${to}: swap them.`, 'VALIDATION_ERROR');
+  }
+  const store = locate(context).store;
+  const result = await withStores(context, (stores) =>
+    stores.runs.list({
+      ...(sessionId === undefined ? {} : { sessionId }),
+      ...(from === undefined ? {} : { from }),
+      ...(to === undefined ? {} : { to }),
+      ...(limit === undefined ? {} : { limit }),
+    }),
+  );
+  const runs = result.runs.map((run) => ({
+    run_id: run.runId,
+    session_id: run.sessionId ?? null,
+    started_at: run.startedAt,
+    schema_version: run.schemaVersion,
+    best_effort: run.bestEffort,
+    model: run.model ?? null,
+  }));
+  const errors = result.errors.map((error) => ({
+    ...(error.runId === undefined ? {} : { run_id: error.runId }),
+    location: error.location,
+    message: error.message,
+  }));
+  return {
+    receipt: {
+      store,
+      filters: {
+        session_id: sessionId ?? null,
+        from: from ?? null,
+        to: to ?? null,
+        limit: limit ?? null,
+      },
+      count: runs.length,
+      runs,
+      errors,
+    },
+    render: (write) => {
+      const styles = createStyles(context.globals.color);
+      if (runs.length > 0) {
+        write(
+          renderTable(
+            runs,
+            [
+              { header: 'RUN', value: (run) => run.run_id, max: 36 },
+              { header: 'STARTED', value: (run) => run.started_at, max: 30 },
+              { header: 'SESSION', value: (run) => run.session_id, max: 36 },
+              {
+                header: 'MODEL',
+                value: (run) =>
+                  run.model === null
+                    ? ''
+                    : [run.model.provider, run.model.name]
+                        .filter((part) => part !== undefined)
+                        .join('/'),
+                max: 30,
+              },
+            ],
+            styles,
+          ),
+        );
+      }
+      write(styles.dim(`${runs.length} run${runs.length === 1 ? '' : 's'} (${store} store)\n`));
+      for (const error of errors) {
+        context.io.stderr(
+          `${styles.yellow('warning:')} ${sanitizeForTerminal(error.location)}: ${sanitizeForTerminal(error.message)}\n`,
+        );
+      }
+    },
+  };
+};
+
+function errorsSection(
+  errors: readonly RunReadError[],
+  write: (text: string) => void,
+  color: boolean,
+) {
+  const styles = createStyles(color);
+  for (const error of errors) write(`${damageLine(error, styles)}\n`);
+}
+
+/** `runs show RUN_ID`. */
+export const show: CommandHandler = async (context) => {
+  const runId = runIdArgument(context);
+  const store = locate(context).store;
+  const run = await withStores(context, (stores) => stores.runs.read(runId));
+  const header = run.header as Record<string, unknown> | null;
+  return {
+    receipt: {
+      store,
+      run_id: run.runId,
+      header,
+      ended: run.ended,
+      best_effort: run.bestEffort,
+      ...(run.bestEffortReason === undefined ? {} : { best_effort_reason: run.bestEffortReason }),
+      count: run.records.length,
+      records: run.records,
+      errors: run.errors.map(damageJson),
+    },
+    render: (write) => {
+      const styles = createStyles(context.globals.color);
+      const model = header?.model as { provider?: string; name?: string } | undefined;
+      write(
+        renderFields(
+          [
+            ['run', run.runId],
+            ['session', (header?.session_id as string | undefined) ?? null],
+            ['started', (header?.started_at as string | undefined) ?? null],
+            [
+              'model',
+              model === undefined ? undefined : `${model.provider ?? '?'}/${model.name ?? '?'}`,
+            ],
+            ['ended', run.ended ? 'yes' : 'no (running, or the writer stopped before run.end)'],
+            ['records', run.records.length],
+            ['damaged lines', run.errors.length],
+            ['best effort', run.bestEffortReason],
+          ],
+          styles,
+        ),
+      );
+      write('\n');
+      for (const record of run.records) write(`${recordLine(record, styles)}\n`);
+      errorsSection(run.errors, write, context.globals.color);
+    },
+  };
+};
+
+/** `runs replay RUN_ID` or `runs replay --session-id ID`. */
+export const replay: CommandHandler = async (context) => {
+  const { options } = context;
+  const given = context.positionals[0];
+  const sessionId = sessionIdOption(context);
+  if ((given === undefined) === (sessionId === undefined)) {
+    throw new UsageError(
+      'Give a RUN_ID or --session-id ID to "episodic runs replay" (one of the two).',
+    );
+  }
+  const runId = given === undefined ? undefined : runIdArgument(context);
+  const maxEvents = optionalInteger(options, 'max-events', { min: 1 });
+  const maxRuns = optionalInteger(options, 'max-runs', { min: 1 });
+  if (maxRuns !== undefined && sessionId === undefined) {
+    throw new UsageError('--max-runs applies to --session-id only.');
+  }
+  const result = await withStores(context, async (stores) => {
+    if (runId !== undefined) {
+      const run = await stores.runs.read(runId);
+      return {
+        ...replayRun(run.records, maxEvents === undefined ? {} : { maxEvents }),
+        runIds: [runId],
+      };
+    }
+    const listed = await stores.runs.list({ sessionId: sessionId as string });
+    const keep = maxRuns ?? 20;
+    const newest = listed.runs.slice(0, keep).reverse();
+    const records: RunRecord[][] = [];
+    for (const summary of newest) records.push((await stores.runs.read(summary.runId)).records);
+    const replayed = replaySession(records, {
+      maxRuns: keep,
+      ...(maxEvents === undefined ? {} : { maxEvents }),
+    });
+    return { ...replayed, truncated: replayed.truncated || listed.runs.length > keep };
+  });
+  return {
+    receipt: {
+      session_id: sessionId ?? null,
+      run_ids: result.runIds,
+      truncated: result.truncated,
+      count: result.events.length,
+      events: result.events,
+    },
+    render: (write) => {
+      const styles = createStyles(context.globals.color);
+      if (result.events.length > 0) {
+        write(
+          renderTable(
+            result.events,
+            [
+              { header: 'TIME', value: (event) => event.ts, max: 24 },
+              { header: 'RUN', value: (event) => event.runId.slice(0, 8) },
+              { header: 'SEQ', value: (event) => event.seq, align: 'right' },
+              {
+                header: 'EVENT',
+                value: (event) =>
+                  event.kind === 'user_message' ? 'user (hidden)' : String(event.event.type),
+                max: 24,
+              },
+              {
+                header: 'DETAIL',
+                value: (event) =>
+                  event.kind === 'user_message'
+                    ? String(event.message.content)
+                    : describeRecord({
+                        type: 'agent.event',
+                        seq: event.seq,
+                        event: event.event,
+                      } as RunRecord).replace(/^#\d+ \S+ ?/, ''),
+                max: 70,
+              },
+            ],
+            styles,
+          ),
+        );
+      }
+      write(
+        styles.dim(
+          `${result.events.length} event${result.events.length === 1 ? '' : 's'} from ${result.runIds.length} run${result.runIds.length === 1 ? '' : 's'}${result.truncated ? ' (older events left out: raise --max-events or --max-runs)' : ''}\n`,
+        ),
+      );
+    },
+  };
+};
+
+async function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** `runs tail RUN_ID [-n COUNT] [-f]`. */
+export const tail: CommandHandler = async (context) => {
+  const { options, globals, io } = context;
+  const runId = runIdArgument(context);
+  const count = optionalInteger(options, 'count', { min: 1, max: 100_000 }) ?? 20;
+  const follow = flag(options, 'follow');
+  const untilEnd = flag(options, 'until-end');
+  const intervalMs = optionalInteger(options, 'interval-ms', { min: 10, max: 60_000 }) ?? 200;
+  if (untilEnd && !follow) throw new UsageError('--until-end applies to -f (--follow) only.');
+  const location = locate(context);
+
+  if (!follow) {
+    const result = await withStores(context, (stores) => stores.runs.tail(runId, { count }));
+    return {
+      receipt: {
+        store: location.store,
+        run_id: result.runId,
+        following: false,
+        count: result.records.length,
+        records: result.records,
+        errors: result.errors.map(damageJson),
+      },
+      render: (write) => {
+        const styles = createStyles(globals.color);
+        for (const record of result.records) write(`${recordLine(record, styles)}\n`);
+        errorsSection(result.errors, write, globals.color);
+      },
+    };
+  }
+
+  const styles = createStyles(globals.color);
+  const signal = io.interruptSignal?.();
+  const emitRecords = (records: readonly RunRecord[]) => {
+    for (const record of records) {
+      io.stdout(
+        globals.json
+          ? `${JSON.stringify({ kind: 'episodic.runs.tail.record.v1', ok: true, run_id: runId, record })}\n`
+          : `${recordLine(record, styles)}\n`,
+      );
+    }
+  };
+  const emitErrors = (errors: readonly RunReadError[]) => {
+    for (const error of errors) {
+      io.stdout(
+        globals.json
+          ? `${JSON.stringify({ kind: 'episodic.runs.tail.damage.v1', ok: true, run_id: runId, damage: damageJson(error) })}\n`
+          : `${damageLine(error, styles)}\n`,
+      );
+    }
+  };
+  const emitStart = (records: readonly RunRecord[], errors: readonly RunReadError[]) => {
+    if (globals.json) {
+      io.stdout(
+        `${JSON.stringify({
+          ...receiptEnvelope(context.kind, true),
+          store: location.store,
+          run_id: runId,
+          following: true,
+          count: records.length,
+          records,
+          errors: errors.map(damageJson),
+        })}\n`,
+      );
+    } else {
+      emitRecords(records);
+      emitErrors(errors);
+    }
+  };
+  const ended = (records: readonly RunRecord[]) =>
+    records.some((record) => record.type === 'run.end');
+
+  if (location.store === 'fs') {
+    const path = findRunFile(location.home, runId);
+    if (path === null) throw runNotFound(runId);
+    const follower = createRunFileFollower(path, runId);
+    const start = follower.start(count);
+    emitStart(start.records, start.errors);
+    if (untilEnd && ended(start.records)) return {};
+    while (!signal?.aborted) {
+      await sleep(intervalMs, signal);
+      if (signal?.aborted) break;
+      let batch: ReturnType<typeof follower.poll>;
+      try {
+        batch = follower.poll();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw runNotFound(runId);
+        throw error;
+      }
+      if (batch.replaced && !globals.quiet) {
+        io.stderr(
+          `${styles.yellow('note:')} the run file was replaced (repaired?); following its new end.\n`,
+        );
+      }
+      emitRecords(batch.records);
+      emitErrors(batch.errors);
+      if (untilEnd && ended(batch.records)) break;
+    }
+    return {};
+  }
+
+  await withStores(context, async (stores) => {
+    const first = await stores.runs.read(runId);
+    let seenRecords = first.records.length;
+    let seenErrors = first.errors.length;
+    emitStart(first.records.slice(-count), first.errors);
+    if (untilEnd && first.ended) return;
+    while (!signal?.aborted) {
+      await sleep(intervalMs, signal);
+      if (signal?.aborted) break;
+      const next = await stores.runs.read(runId).catch((error: unknown) => {
+        throw EpisodicError.hasCode(error, 'NOT_FOUND') ? runNotFound(runId) : error;
+      });
+      const records = next.records.slice(seenRecords);
+      const errors = next.errors.slice(seenErrors);
+      seenRecords = next.records.length;
+      seenErrors = next.errors.length;
+      emitRecords(records);
+      emitErrors(errors);
+      if (untilEnd && ended(records)) break;
+    }
+  });
+  return {};
+};

@@ -1,0 +1,141 @@
+import {
+  createEpisodic,
+  type Episode,
+  EpisodicError,
+  parseInput,
+  uuidSchema,
+} from '@episodic/core';
+import type { CommandHandler } from '../command-spec.js';
+import { optionalInteger } from '../option-values.js';
+import { createStyles, renderFields, renderTable } from '../output.js';
+import { locate, withStores } from '../stores.js';
+
+/** `sessions list`. */
+export const list: CommandHandler = async (context) => {
+  const limit = optionalInteger(context.options, 'limit', { min: 1 });
+  const store = locate(context).store;
+  const all = await withStores(context, (stores) => stores.sessions.list());
+  const sessions = (limit === undefined ? all : all.slice(0, limit)).map((session) => ({
+    session_id: session.sessionId,
+    updated_at: session.updatedAt,
+    revision: session.revision,
+    run_id: session.runId ?? null,
+    message_count: session.messageCount,
+  }));
+  return {
+    receipt: { store, count: sessions.length, total: all.length, sessions },
+    render: (write) => {
+      const styles = createStyles(context.globals.color);
+      if (sessions.length > 0) {
+        write(
+          renderTable(
+            sessions,
+            [
+              { header: 'SESSION', value: (session) => session.session_id, max: 36 },
+              { header: 'UPDATED', value: (session) => session.updated_at, max: 30 },
+              { header: 'REVISION', value: (session) => session.revision, align: 'right' },
+              { header: 'MESSAGES', value: (session) => session.message_count, align: 'right' },
+              { header: 'LAST RUN', value: (session) => session.run_id, max: 36 },
+            ],
+            styles,
+          ),
+        );
+      }
+      write(
+        styles.dim(
+          `${sessions.length} of ${all.length} session${all.length === 1 ? '' : 's'} (${store} store)\n`,
+        ),
+      );
+    },
+  };
+};
+
+function episodeText(episode: Episode): string {
+  const payload = episode.payload as Record<string, unknown>;
+  if (episode.type === 'item') {
+    const item = payload.item as Record<string, unknown>;
+    if (item.type === 'message') {
+      const content = item.content;
+      const text =
+        typeof content === 'string'
+          ? content
+          : Array.isArray(content)
+            ? content.map((part) => String((part as { text?: unknown }).text ?? '')).join(' ')
+            : JSON.stringify(content);
+      return `${String(item.role)}: ${text}`;
+    }
+    if (item.type === 'function_call')
+      return `call ${String(item.name)}(${String(item.arguments ?? '')})`;
+    if (item.type === 'function_call_output')
+      return `output: ${typeof item.output === 'string' ? item.output : JSON.stringify(item.output)}`;
+    return String(item.type);
+  }
+  if (episode.type === 'boundary')
+    return `${String(payload.reason)}: ${String(payload.title ?? '')}`;
+  return `${String(payload.event)}${payload.data === undefined ? '' : ` ${JSON.stringify(payload.data)}`}`;
+}
+
+/** `sessions show SESSION_ID`. */
+export const show: CommandHandler = async (context) => {
+  const sessionId = parseInput(uuidSchema, context.positionals[0], 'SESSION_ID').toLowerCase();
+  const shown = optionalInteger(context.options, 'episodes', { min: 0, max: 100_000 }) ?? 20;
+  const store = locate(context).store;
+  const state = await withStores(context, (stores) => stores.sessions.load(sessionId));
+  if (state === null) {
+    throw new EpisodicError({
+      code: 'NOT_FOUND',
+      message: `Session ${sessionId} has no snapshot in the ${store} store. Check the id ("episodic sessions list"), the --home and the --store.`,
+      details: { sessionId },
+    });
+  }
+  const log = createEpisodic(state.episodic ?? '');
+  const episodes = log.read({ fromId: 0 });
+  const newest = shown === 0 ? [] : episodes.slice(-shown);
+  return {
+    receipt: {
+      store,
+      session_id: state.session_id,
+      revision: state.revision ?? 0,
+      updated_at: state.updated_at,
+      run_id: state.run_id ?? null,
+      message_count: state.messages.length,
+      episode_count: episodes.length,
+      state,
+    },
+    render: (write) => {
+      const styles = createStyles(context.globals.color);
+      write(
+        renderFields(
+          [
+            ['session', state.session_id],
+            ['revision', state.revision ?? 0],
+            ['updated', state.updated_at],
+            ['last run', state.run_id ?? null],
+            ['messages', state.messages.length],
+            ['episodes', episodes.length],
+            ['context', JSON.stringify(state.context ?? {})],
+          ],
+          styles,
+        ),
+      );
+      if (newest.length > 0) {
+        write(
+          `\n${styles.bold(`The newest ${newest.length} episode${newest.length === 1 ? '' : 's'}:`)}\n`,
+        );
+        write(
+          renderTable(
+            newest,
+            [
+              { header: 'ID', value: (episode) => episode.id, align: 'right' },
+              { header: 'TYPE', value: (episode) => episode.type },
+              { header: 'SOURCE', value: (episode) => episode.meta.source },
+              { header: 'TURN', value: (episode) => episode.meta.turnId, max: 20 },
+              { header: 'CONTENT', value: episodeText, max: 70 },
+            ],
+            styles,
+          ),
+        );
+      }
+    },
+  };
+};

@@ -1,0 +1,478 @@
+import { resolve } from 'node:path';
+import {
+  EpisodicError,
+  jsonEqual,
+  type Ledger,
+  type LedgerEvent,
+  ledgerIdentifierSchema,
+  normalizeScope,
+  parseInput,
+  type RunRecord,
+  type SessionState,
+  uuidSchema,
+} from '@episodic/core';
+import type { EpisodicStores } from '@episodic/mcp/stores';
+import type { CommandHandler } from '../command-spec.js';
+import {
+  flag,
+  listOption,
+  optionalDate,
+  optionalString,
+  readTextArgument,
+} from '../option-values.js';
+import { createStyles, sanitizeForTerminal } from '../output.js';
+import { createProgress } from '../progress.js';
+import { withStores } from '../stores.js';
+import {
+  EXPORT_FORMAT,
+  type ExportCounts,
+  type ExportedLedgerEvent,
+  type ExportSelection,
+} from '../transfer/export-format.js';
+import { createLineWriter } from '../transfer/line-writer.js';
+import {
+  type ExportedRun,
+  IMPORT_LEDGER_OPTIONS,
+  newEventOf,
+  readExport,
+} from '../transfer/read-export.js';
+import { UsageError } from '../usage-error.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PAGE = 500;
+const APPEND_CHUNK = 500;
+
+function exportedEvent(event: LedgerEvent): ExportedLedgerEvent {
+  return {
+    event_id: event.event_id,
+    ts_ms: event.ts_ms,
+    scope: event.scope,
+    session_id: event.session_id,
+    agent_id: event.agent_id,
+    type: event.type,
+    summary: event.summary,
+    payload: event.payload ?? null,
+    refs: event.refs,
+    redacted: event.redacted,
+    schema_version: event.schema_version,
+    created_at: event.created_at,
+    ...(event.metadata === undefined ? {} : { metadata: event.metadata }),
+  };
+}
+
+async function readLedger(
+  ledger: Ledger,
+  selector: { scope: string } | { global: true },
+  sessionId: string | undefined,
+): Promise<LedgerEvent[]> {
+  const events: LedgerEvent[] = [];
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await ledger.query({
+      ...selector,
+      ...(sessionId === undefined ? {} : { sessionId }),
+      limit: PAGE,
+      includePayload: true,
+      ...(afterId === undefined ? {} : { afterId }),
+    });
+    events.push(...page.events);
+    if (page.next_after_id === null) return events;
+    afterId = page.next_after_id;
+  }
+}
+
+function compareText(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** `export`. */
+export const exportCommand: CommandHandler = async (context) => {
+  const { options, globals } = context;
+  const sessionId = optionalString(options, 'session-id');
+  const runIds = listOption(options, 'run-id', true);
+  const from = optionalDate(options, 'from', 'start');
+  const to = optionalDate(options, 'to', 'end');
+  const all = flag(options, 'all');
+  const scope = optionalString(options, 'scope');
+  const global = flag(options, 'global');
+  const output = optionalString(options, 'output');
+  const chosen = [
+    sessionId !== undefined,
+    runIds !== undefined,
+    from !== undefined || to !== undefined,
+    all,
+  ].filter(Boolean).length;
+  if (chosen !== 1) {
+    throw new UsageError(
+      'Choose what to export with exactly one of --session-id ID, --run-id ID (repeatable), --from/--to DATE, or --all.',
+    );
+  }
+  if (scope !== undefined && global) throw new UsageError('Give --scope or --global, not both.');
+  if (globals.json && output === undefined) {
+    throw new UsageError(
+      '--json prints a receipt on stdout, so the export needs --output FILE (or leave out --json to write the export to stdout).',
+    );
+  }
+  if (sessionId !== undefined) parseInput(ledgerIdentifierSchema, sessionId, '--session-id');
+  const sessionIsUuid = sessionId !== undefined && UUID.test(sessionId);
+  if (sessionId !== undefined && !sessionIsUuid && scope === undefined && !global) {
+    throw new UsageError(
+      `--session-id ${JSON.stringify(sessionId)} is not a UUID, so it names only ledger events: add --scope SCOPE or --global.`,
+    );
+  }
+  const checkedRunIds = runIds?.map((id) => parseInput(uuidSchema, id, '--run-id').toLowerCase());
+  if (from !== undefined && to !== undefined && from > to) {
+    throw new UsageError(`--from ${from} is after --to ${to}: swap them.`, 'VALIDATION_ERROR');
+  }
+  const ledgerSelector: { scope: string } | { global: true } | undefined = global
+    ? { global: true }
+    : scope === undefined
+      ? undefined
+      : { scope: normalizeScope(scope) };
+  const selection: ExportSelection = {
+    session_id:
+      sessionId === undefined ? null : sessionIsUuid ? sessionId.toLowerCase() : sessionId,
+    run_ids: checkedRunIds === undefined ? null : [...new Set(checkedRunIds)].sort(),
+    from: from ?? null,
+    to: to ?? null,
+    all,
+    ledger:
+      ledgerSelector === undefined
+        ? null
+        : { scope: 'scope' in ledgerSelector ? ledgerSelector.scope : null, global },
+  };
+
+  const warnings: string[] = [];
+  const counts: ExportCounts = { sessions: 0, runs: 0, records: 0, events: 0 };
+  let skippedDamagedLines = 0;
+  const writer = createLineWriter(output, context.io.stdout);
+  const progress = createProgress(context, 'export');
+  let written: { bytes: number; sha256: string };
+  try {
+    await withStores(context, async (stores) => {
+      writer.line({ type: 'export.header', format: EXPORT_FORMAT, selection });
+      // Sessions.
+      const states: SessionState[] = [];
+      if (all) {
+        for (const summary of await stores.sessions.list()) {
+          const state = await stores.sessions.load(summary.sessionId);
+          if (state !== null) states.push(state);
+        }
+      } else if (sessionIsUuid) {
+        const state = await stores.sessions.load((sessionId as string).toLowerCase());
+        if (state !== null) states.push(state);
+      }
+      states.sort((left, right) =>
+        compareText(left.session_id.toLowerCase(), right.session_id.toLowerCase()),
+      );
+      for (const state of states) {
+        writer.line({ type: 'session', session_id: state.session_id.toLowerCase(), state });
+        counts.sessions++;
+      }
+      // Runs, oldest first.
+      let summaries: { runId: string; startedAt: string; sessionId?: string }[] = [];
+      if (checkedRunIds !== undefined) {
+        for (const runId of selection.run_ids ?? []) {
+          const run = await stores.runs.read(runId);
+          summaries.push({
+            runId,
+            startedAt: String(run.header?.started_at ?? ''),
+            ...(run.header?.session_id === undefined
+              ? {}
+              : { sessionId: String(run.header.session_id) }),
+          });
+        }
+      } else if (all || sessionIsUuid || from !== undefined || to !== undefined) {
+        const listed = await stores.runs.list({
+          ...(sessionIsUuid ? { sessionId: (sessionId as string).toLowerCase() } : {}),
+          ...(from === undefined ? {} : { from }),
+          ...(to === undefined ? {} : { to }),
+        });
+        for (const error of listed.errors)
+          warnings.push(`skipped ${error.location}: ${error.message}`);
+        summaries = listed.runs;
+      }
+      summaries.sort(
+        (left, right) =>
+          compareText(left.startedAt, right.startedAt) || compareText(left.runId, right.runId),
+      );
+      const ledgerSessions = new Set<string>();
+      if (sessionId !== undefined)
+        ledgerSessions.add(sessionIsUuid ? sessionId.toLowerCase() : sessionId);
+      for (const [index, summary] of summaries.entries()) {
+        progress.update(index, summaries.length, 'runs');
+        const run = await stores.runs.read(summary.runId);
+        if (run.header === null) {
+          warnings.push(
+            `skipped run ${summary.runId}: it has no readable header (run "episodic doctor")`,
+          );
+          continue;
+        }
+        if (run.errors.length > 0) {
+          skippedDamagedLines += run.errors.length;
+          warnings.push(
+            `run ${summary.runId}: ${run.errors.length} damaged line${run.errors.length === 1 ? '' : 's'} left out (run "episodic doctor")`,
+          );
+        }
+        for (const record of run.records)
+          writer.line({ type: 'run.record', run_id: summary.runId, record });
+        counts.runs++;
+        counts.records += run.records.length;
+        ledgerSessions.add(summary.runId);
+        if (summary.sessionId !== undefined) ledgerSessions.add(summary.sessionId);
+      }
+      // Ledger events of the exported sessions (and runs), in each session's order.
+      if (ledgerSelector !== undefined) {
+        const byId = new Map<string, LedgerEvent>();
+        const sessions = all ? [undefined] : [...ledgerSessions].sort();
+        for (const session of sessions) {
+          for (const event of await readLedger(stores.ledger, ledgerSelector, session))
+            byId.set(event.event_id, event);
+        }
+        const events = [...byId.values()].sort(
+          (left, right) =>
+            compareText(left.scope, right.scope) ||
+            compareText(left.session_id, right.session_id) ||
+            left.position - right.position,
+        );
+        for (const event of events)
+          writer.line({ type: 'ledger.event', event: exportedEvent(event) });
+        counts.events = events.length;
+      }
+      writer.line({ type: 'export.end', counts });
+    });
+    written = writer.commit();
+  } catch (error) {
+    writer.abort();
+    throw error;
+  } finally {
+    progress.finish();
+  }
+  const receipt = {
+    output: output === undefined ? null : resolve(output),
+    selection,
+    counts,
+    bytes: written.bytes,
+    sha256: written.sha256,
+    skipped_damaged_lines: skippedDamagedLines,
+    warnings,
+  };
+  const summary = `${counts.sessions} session${counts.sessions === 1 ? '' : 's'}, ${counts.runs} run${counts.runs === 1 ? '' : 's'} (${counts.records} records), ${counts.events} ledger event${counts.events === 1 ? '' : 's'}`;
+  if (!globals.quiet) {
+    const styles = createStyles(globals.color);
+    for (const warning of warnings)
+      context.io.stderr(`${styles.yellow('warning:')} ${sanitizeForTerminal(warning)}\n`);
+  }
+  if (output === undefined) {
+    // The export itself went to stdout: the summary goes to stderr.
+    if (!globals.quiet) context.io.stderr(`Exported ${summary} (${written.bytes} bytes).\n`);
+    return {};
+  }
+  return {
+    receipt,
+    render: (write) => {
+      if (globals.quiet) return;
+      const styles = createStyles(globals.color);
+      write(
+        `${styles.green('Exported')} ${summary} to ${sanitizeForTerminal(resolve(output))} (${written.bytes} bytes, sha256 ${written.sha256.slice(0, 16)}…).\n`,
+      );
+    },
+  };
+};
+
+interface ImportPlan {
+  sessions: { state: SessionState; exists: boolean }[];
+  runs: { run: ExportedRun; from: number }[];
+  events: ExportedLedgerEvent[];
+  skipped: ExportCounts;
+  conflicts: string[];
+}
+
+async function planImport(
+  stores: EpisodicStores,
+  parsed: Awaited<ReturnType<typeof readExport>>,
+): Promise<ImportPlan> {
+  const plan: ImportPlan = {
+    sessions: [],
+    runs: [],
+    events: [],
+    skipped: { sessions: 0, runs: 0, records: 0, events: 0 },
+    conflicts: [],
+  };
+  for (const { state } of parsed.sessions) {
+    const stored = await stores.sessions
+      .load(state.session_id.toLowerCase())
+      .catch((error: unknown) => {
+        if (EpisodicError.hasCode(error, 'CORRUPT_DATA')) {
+          plan.conflicts.push(
+            `session ${state.session_id}: the stored snapshot is unreadable (run "episodic doctor")`,
+          );
+          return undefined;
+        }
+        throw error;
+      });
+    if (stored === undefined) continue;
+    if (stored === null) plan.sessions.push({ state, exists: false });
+    else if (jsonEqual(stored, state)) plan.skipped.sessions++;
+    else
+      plan.conflicts.push(
+        `session ${state.session_id} exists with other content (revision ${stored.revision ?? 0})`,
+      );
+  }
+  for (const run of parsed.runs) {
+    const stored = await stores.runs.read(run.runId).catch((error: unknown) => {
+      if (EpisodicError.hasCode(error, 'NOT_FOUND')) return null;
+      throw error;
+    });
+    if (stored === null) {
+      plan.runs.push({ run, from: 0 });
+      continue;
+    }
+    const prefix =
+      stored.errors.length === 0 &&
+      stored.records.length <= run.records.length &&
+      stored.records.every((record, index) => jsonEqual(record, run.records[index]));
+    if (!prefix) {
+      plan.conflicts.push(
+        `run ${run.runId} exists with other records${stored.errors.length > 0 ? ' (and damaged lines: run "episodic doctor")' : ''}`,
+      );
+    } else if (stored.records.length === run.records.length) {
+      plan.skipped.runs++;
+      plan.skipped.records += run.records.length;
+    } else {
+      plan.runs.push({ run, from: stored.records.length });
+      plan.skipped.records += stored.records.length;
+    }
+  }
+  const bySession = new Map<string, ExportedLedgerEvent[]>();
+  for (const { event } of parsed.events) {
+    const key = JSON.stringify([event.scope, event.session_id]);
+    const list = bySession.get(key);
+    if (list === undefined) bySession.set(key, [event]);
+    else list.push(event);
+  }
+  for (const events of bySession.values()) {
+    const first = events[0] as ExportedLedgerEvent;
+    const stored = new Map(
+      (await readLedger(stores.ledger, { scope: first.scope }, first.session_id)).map((event) => [
+        event.event_id,
+        event,
+      ]),
+    );
+    for (const event of events) {
+      const existing = stored.get(event.event_id);
+      if (existing === undefined) {
+        // The id may be taken in another scope or session: ask the ledger where it is.
+        const elsewhere = await stores.ledger
+          .query({ global: true, afterId: event.event_id, limit: 1 })
+          .then(() => true)
+          .catch((error: unknown) => {
+            if (EpisodicError.hasCode(error, 'NOT_FOUND')) return false;
+            throw error;
+          });
+        if (elsewhere)
+          plan.conflicts.push(`event ${event.event_id} exists in another scope or session`);
+        else plan.events.push(event);
+        continue;
+      }
+      const same =
+        existing.agent_id === event.agent_id &&
+        existing.type === event.type &&
+        existing.ts_ms === event.ts_ms &&
+        existing.redacted === event.redacted &&
+        existing.summary === event.summary &&
+        jsonEqual(existing.payload ?? null, event.payload) &&
+        jsonEqual(existing.refs, event.refs) &&
+        jsonEqual(existing.metadata ?? null, event.metadata ?? null);
+      if (same) plan.skipped.events++;
+      else plan.conflicts.push(`event ${event.event_id} exists with other content`);
+    }
+  }
+  return plan;
+}
+
+/** `import FILE`. */
+export const importCommand: CommandHandler = async (context) => {
+  const { globals } = context;
+  const input = context.positionals[0] as string;
+  const dryRun = flag(context.options, 'dry-run');
+  const parsed = await readExport(await readTextArgument(context, input, 'FILE'));
+  const clock = { current: new Date() };
+  const written: ExportCounts = { sessions: 0, runs: 0, records: 0, events: 0 };
+  const progress = createProgress(context, dryRun ? 'import (dry run)' : 'import');
+  const plan = await withStores(
+    context,
+    async (stores) => {
+      const planned = await planImport(stores, parsed);
+      if (planned.conflicts.length > 0) {
+        throw new EpisodicError({
+          code: 'CONFLICT',
+          message: `The export conflicts with what this home holds: ${planned.conflicts.slice(0, 5).join('; ')}${planned.conflicts.length > 5 ? ` (and ${planned.conflicts.length - 5} more)` : ''}. Import into another --home, or remove the conflicting objects. Nothing was imported.`,
+          details: { conflicts: planned.conflicts },
+        });
+      }
+      if (dryRun) return planned;
+      const total =
+        planned.sessions.length +
+        planned.runs.reduce((sum, { run, from }) => sum + run.records.length - from, 0) +
+        planned.events.length;
+      let done = 0;
+      for (const { state } of planned.sessions) {
+        await stores.sessions.save(state, { expectedRevision: null });
+        written.sessions++;
+        progress.update(++done, total);
+      }
+      for (const { run, from } of planned.runs) {
+        for (let start = from; start < run.records.length; start += APPEND_CHUNK) {
+          const chunk: RunRecord[] = run.records.slice(start, start + APPEND_CHUNK);
+          await stores.runs.append(run.runId, chunk);
+          written.records += chunk.length;
+          done += chunk.length;
+          progress.update(done, total);
+        }
+        written.runs++;
+      }
+      for (const event of planned.events) {
+        clock.current = new Date(event.created_at);
+        await stores.ledger.append(newEventOf(event));
+        if (event.redacted) {
+          await stores.ledger.redact(
+            { scope: event.scope, eventId: event.event_id },
+            { replacement: event.payload === null ? 'null' : 'placeholder' },
+          );
+        }
+        written.events++;
+        progress.update(++done, total);
+      }
+      return planned;
+    },
+    { ...IMPORT_LEDGER_OPTIONS, now: () => clock.current },
+  ).finally(() => progress.finish());
+  const wouldWrite: ExportCounts = {
+    sessions: plan.sessions.length,
+    runs: plan.runs.length,
+    records: plan.runs.reduce((sum, { run, from }) => sum + run.records.length - from, 0),
+    events: plan.events.length,
+  };
+  const receipt = {
+    input: input === '-' ? '-' : resolve(input),
+    dry_run: dryRun,
+    counts: parsed.counts,
+    written: dryRun ? { sessions: 0, runs: 0, records: 0, events: 0 } : written,
+    ...(dryRun ? { would_write: wouldWrite } : {}),
+    skipped: plan.skipped,
+  };
+  return {
+    receipt,
+    render: (write) => {
+      if (globals.quiet) return;
+      const styles = createStyles(globals.color);
+      const counts = dryRun ? wouldWrite : written;
+      const what = `${counts.sessions} session${counts.sessions === 1 ? '' : 's'}, ${counts.runs} run${counts.runs === 1 ? '' : 's'} (${counts.records} records), ${counts.events} ledger event${counts.events === 1 ? '' : 's'}`;
+      const skipped = plan.skipped.sessions + plan.skipped.runs + plan.skipped.events;
+      write(
+        `${dryRun ? styles.yellow('Dry run: would import') : styles.green('Imported')} ${what}${skipped > 0 ? `; ${skipped} object${skipped === 1 ? ' was' : 's were'} already present` : ''}.\n`,
+      );
+    },
+  };
+};

@@ -1,0 +1,142 @@
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { safeJsonParse, sessionStateSchema } from '@episodic/core';
+
+/** A problem with a file next to the run files: a snapshot, a temp file, a stray file. */
+export interface FileProblem {
+  /** `snapshot` for a session snapshot, `file` for anything else. */
+  readonly area: 'snapshot' | 'file';
+  readonly path: string;
+  readonly message: string;
+  /** `--fix` moves the file into the quarantine. */
+  readonly fixable: boolean;
+}
+
+const SNAPSHOT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$/;
+const TEMP = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/;
+const DOCTOR_TEMP = /^\..+\.doctor-(\d+)-[0-9a-f]+\.tmp$/;
+
+function isAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A temp file left by a writer that died between writing and renaming it (never acknowledged). */
+export function staleTempFile(name: string): boolean {
+  const match = TEMP.exec(name) ?? DOCTOR_TEMP.exec(name);
+  return match !== null && !isAlive(Number(match[1]));
+}
+
+function readSnapshot(path: string, sessionId: string): string | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(path, 'utf8');
+  } catch (error) {
+    return `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === '') return 'the snapshot is empty';
+  const parsed = safeJsonParse(text);
+  if (!parsed.success) return `the snapshot is not valid JSON (${parsed.error})`;
+  const checked = sessionStateSchema.safeParse(parsed.value);
+  if (!checked.success) {
+    const [issue] = checked.error.issues;
+    return `the file is not a session snapshot (${issue?.path.join('.') || 'root'}: ${issue?.message})`;
+  }
+  if (checked.data.session_id.toLowerCase() !== sessionId) {
+    return `the snapshot holds session ${checked.data.session_id}, not ${sessionId}`;
+  }
+  return null;
+}
+
+function entries(directory: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(directory, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Checks `<home>/sessions/state/` (session snapshots) and `<home>/cache/tool-output/`: unreadable
+ * snapshots and temp files of dead writers are fixable (moved to the quarantine); files that are
+ * neither are reported. Returns the problems and how many snapshots were read.
+ */
+export function checkSnapshots(home: string): { snapshots: number; problems: FileProblem[] } {
+  const problems: FileProblem[] = [];
+  let snapshots = 0;
+  const state = join(home, 'sessions', 'state');
+  for (const entry of entries(state)) {
+    const path = join(state, entry.name);
+    if (entry.name.endsWith('.lock')) continue;
+    if (entry.name.startsWith('.') && entry.name.endsWith('.tmp')) {
+      if (staleTempFile(entry.name)) {
+        problems.push({
+          area: 'file',
+          path,
+          message: 'a temp file left by a snapshot writer that died before renaming it',
+          fixable: true,
+        });
+      }
+      continue;
+    }
+    if (!SNAPSHOT.test(entry.name)) {
+      problems.push({
+        area: 'file',
+        path,
+        message: 'not a session snapshot (<uuid>.json): no store reads it',
+        fixable: false,
+      });
+      continue;
+    }
+    if (entry.isSymbolicLink()) {
+      problems.push({
+        area: 'snapshot',
+        path,
+        message: 'it is a symbolic link, which the store refuses to follow',
+        fixable: true,
+      });
+      continue;
+    }
+    snapshots++;
+    const problem = readSnapshot(path, entry.name.slice(0, -'.json'.length));
+    if (problem !== null)
+      problems.push({ area: 'snapshot', path, message: problem, fixable: true });
+  }
+  const toolOutputs = join(home, 'cache', 'tool-output');
+  for (const entry of entries(toolOutputs)) {
+    if (entry.name.startsWith('.') && entry.name.endsWith('.tmp') && staleTempFile(entry.name)) {
+      problems.push({
+        area: 'file',
+        path: join(toolOutputs, entry.name),
+        message: 'a temp file left by a tool-output writer that died before renaming it',
+        fixable: true,
+      });
+    }
+  }
+  return { snapshots, problems };
+}
+
+/** Temp files of dead doctor runs in the run-file directories. */
+export function staleRunTempFiles(directories: readonly string[]): FileProblem[] {
+  const problems: FileProblem[] = [];
+  for (const directory of directories) {
+    for (const entry of entries(directory)) {
+      if (entry.name.startsWith('.') && entry.name.endsWith('.tmp') && staleTempFile(entry.name)) {
+        problems.push({
+          area: 'file',
+          path: join(directory, entry.name),
+          message: 'a temp file left by a repair that died',
+          fixable: true,
+        });
+      }
+    }
+  }
+  return problems;
+}

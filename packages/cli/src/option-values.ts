@@ -1,0 +1,202 @@
+import { readFileSync } from 'node:fs';
+import type { CommandContext, OptionValues } from './command-spec.js';
+import { UsageError } from './usage-error.js';
+
+// Typed access to parsed options. Every error names the option, the value and the fix, and is
+// raised before any store is opened, so a bad command line never touches the database.
+
+/** A string option, or undefined when absent. */
+export function optionalString(options: OptionValues, name: string): string | undefined {
+  const value = options[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A string option that must be given. */
+export function requiredString(options: OptionValues, name: string, command: string): string {
+  const value = optionalString(options, name);
+  if (value === undefined) {
+    throw new UsageError(
+      `Missing --${name} for "${command}". Run "${command} --help" to see what it needs.`,
+    );
+  }
+  return value;
+}
+
+/** A boolean flag. */
+export function flag(options: OptionValues, name: string): boolean {
+  return options[name] === true;
+}
+
+/** Every value of a repeatable option, with comma-separated lists split and blanks dropped. */
+export function listOption(
+  options: OptionValues,
+  name: string,
+  splitCommas: boolean,
+): string[] | undefined {
+  const value = options[name];
+  if (value === undefined) return undefined;
+  const values = Array.isArray(value) ? value : [String(value)];
+  const items = splitCommas ? values.flatMap((entry) => entry.split(',')) : values;
+  const trimmed = items.map((item) => item.trim()).filter((item) => item !== '');
+  if (trimmed.length === 0) {
+    throw new UsageError(
+      `--${name} needs a value, got ${JSON.stringify(values.join(','))}.`,
+      'VALIDATION_ERROR',
+    );
+  }
+  return trimmed;
+}
+
+const INTEGER = /^-?\d+$/;
+
+/** An integer option in `[min, max]`, or undefined when absent. */
+export function optionalInteger(
+  options: OptionValues,
+  name: string,
+  range: { min?: number; max?: number } = {},
+): number | undefined {
+  const raw = optionalString(options, name);
+  if (raw === undefined) return undefined;
+  const min = range.min ?? 0;
+  const max = range.max ?? Number.MAX_SAFE_INTEGER;
+  const text = raw.trim();
+  const value = INTEGER.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    const bounds = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(
+      `Invalid --${name} ${JSON.stringify(raw)}: it must be a whole number ${bounds}.`,
+      'VALIDATION_ERROR',
+    );
+  }
+  return value;
+}
+
+/** One of `choices`, or undefined when absent. */
+export function optionalChoice<Choice extends string>(
+  options: OptionValues,
+  name: string,
+  choices: readonly Choice[],
+): Choice | undefined {
+  const raw = optionalString(options, name);
+  if (raw === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw new UsageError(
+      `Invalid --${name} ${JSON.stringify(raw)}: use ${choices.map((choice) => JSON.stringify(choice)).join(', ')}.`,
+      'VALIDATION_ERROR',
+    );
+  }
+  return raw as Choice;
+}
+
+/** `--scope S` or `--global` (exactly one), as the ledger's scope selector. */
+export function scopeSelector(
+  options: OptionValues,
+  command: string,
+): { scope: string } | { global: true } {
+  const scope = optionalString(options, 'scope');
+  const global = flag(options, 'global');
+  if (scope !== undefined && global) {
+    throw new UsageError(
+      `Give --scope or --global to "${command}", not both: --global reads every scope, --scope one.`,
+    );
+  }
+  if (global) return { global: true };
+  if (scope === undefined) {
+    throw new UsageError(
+      `"${command}" needs --scope SCOPE (or --global to act on every scope explicitly). Nothing falls back across scopes; nothing was changed.`,
+      'SCOPE_REQUIRED',
+    );
+  }
+  return { scope };
+}
+
+/** Reads a file argument: a path, or `-` for standard input. */
+export async function readTextArgument(
+  context: CommandContext,
+  path: string,
+  option: string,
+): Promise<string> {
+  if (path === '-') {
+    if (context.io.readStdin === undefined) {
+      throw new UsageError(`--${option} -: standard input is not available here.`);
+    }
+    return context.io.readStdin();
+  }
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new UsageError(
+      `Cannot read --${option} ${JSON.stringify(path)} (${code}). Check the path${code === 'EACCES' ? ' and its permissions' : ''}.`,
+      'VALIDATION_ERROR',
+    );
+  }
+}
+
+/** Parses JSON given on the command line (`--x-json`) or in a file (`--x-file`); at most one of the two. */
+export async function jsonArgument(
+  context: CommandContext,
+  jsonOption: string,
+  fileOption?: string,
+): Promise<{ value: unknown } | undefined> {
+  const inline = optionalString(context.options, jsonOption);
+  const file = fileOption === undefined ? undefined : optionalString(context.options, fileOption);
+  if (inline !== undefined && file !== undefined) {
+    throw new UsageError(`Give --${jsonOption} or --${fileOption}, not both.`);
+  }
+  if (inline === undefined && file === undefined) return undefined;
+  const source = inline ?? (await readTextArgument(context, file as string, fileOption as string));
+  const from = inline === undefined ? `--${fileOption} ${JSON.stringify(file)}` : `--${jsonOption}`;
+  try {
+    return { value: JSON.parse(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source) };
+  } catch (error) {
+    throw new UsageError(
+      `Invalid JSON in ${from}: ${(error as Error).message}. Quote the JSON for your shell, e.g. --${jsonOption} '{"key":"value"}'.`,
+      'VALIDATION_ERROR',
+    );
+  }
+}
+
+/** A JSON object argument (not an array or a scalar). */
+export async function jsonObjectArgument(
+  context: CommandContext,
+  jsonOption: string,
+  fileOption?: string,
+): Promise<Record<string, unknown> | undefined> {
+  const parsed = await jsonArgument(context, jsonOption, fileOption);
+  if (parsed === undefined) return undefined;
+  const { value } = parsed;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError(
+      `--${jsonOption} must be a JSON object like {"key":"value"}, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}.`,
+      'VALIDATION_ERROR',
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * A date option as an ISO timestamp: a full ISO 8601 time, or a bare `YYYY-MM-DD` meaning the
+ * start (`edge: 'start'`) or the end (`'end'`) of that day in UTC.
+ */
+export function optionalDate(
+  options: OptionValues,
+  name: string,
+  edge: 'start' | 'end',
+): string | undefined {
+  const raw = optionalString(options, name);
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  const ms =
+    day !== null
+      ? Date.parse(`${text}T${edge === 'start' ? '00:00:00.000' : '23:59:59.999'}Z`)
+      : Date.parse(text);
+  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    throw new UsageError(
+      `Invalid --${name} ${JSON.stringify(raw)}: use an ISO 8601 date (2026-01-31) or time (2026-01-31T12:00:00Z).`,
+      'VALIDATION_ERROR',
+    );
+  }
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,212 @@
+import { parseArgs } from 'node:util';
+import type { CommandSpec, GroupSpec, OptionSpec, OptionValues } from './command-spec.js';
+import { COMMANDS, GLOBAL_OPTIONS, GROUPS } from './command-table.js';
+import { didYouMean, UsageError } from './usage-error.js';
+
+/** What a command line asks for. */
+export type ParsedCommandLine =
+  | { readonly action: 'version' }
+  | { readonly action: 'help'; readonly target: CommandSpec | GroupSpec | null }
+  | {
+      readonly action: 'run';
+      readonly spec: CommandSpec;
+      readonly options: OptionValues;
+      readonly positionals: readonly string[];
+    };
+
+/** The receipt kind of a command path: `episodic.episodes.query.v1`, `episodic.v1` for none. */
+export function kindOf(path: readonly string[]): string {
+  return ['episodic', ...path, 'v1'].join('.');
+}
+
+/** The command words a command line names so far (for the kind of an error receipt). */
+export function commandPathOf(argv: readonly string[]): string[] {
+  const words = commandWords(argv).map(({ word }) => word);
+  const [first, second] = words;
+  if (first === undefined) return [];
+  if (COMMANDS.some((command) => command.path.length === 1 && command.path[0] === first)) {
+    return [first];
+  }
+  if (!GROUPS.some((group) => group.name === first)) return [];
+  const known = COMMANDS.some((command) => command.path[0] === first && command.path[1] === second);
+  return known && second !== undefined ? [first, second] : [first];
+}
+
+const GLOBAL_WITH_VALUE = new Set(
+  Object.entries(GLOBAL_OPTIONS)
+    .filter(([, spec]) => spec.type === 'string')
+    .map(([name]) => `--${name}`),
+);
+
+/** The words before options (up to two), skipping global options placed before the command. */
+function commandWords(argv: readonly string[]): { word: string; index: number }[] {
+  const words: { word: string; index: number }[] = [];
+  for (let index = 0; index < argv.length && words.length < 2; index++) {
+    const token = argv[index] as string;
+    if (token === '--') break;
+    if (token.startsWith('-') && token !== '-') {
+      if (GLOBAL_WITH_VALUE.has(token)) index++;
+      continue;
+    }
+    // A group takes one more word; a single-word command takes none.
+    if (words.length === 1) {
+      const first = words[0]?.word;
+      if (!GROUPS.some((group) => group.name === first)) break;
+    }
+    words.push({ word: token, index });
+  }
+  return words;
+}
+
+function optionsFor(spec: CommandSpec): Record<string, OptionSpec> {
+  return { ...GLOBAL_OPTIONS, ...spec.options };
+}
+
+function usageHint(path: readonly string[]): string {
+  return `Run "episodic ${[...path, '--help'].join(' ')}" to see ${path.length === 0 ? 'the commands' : 'its options'}.`;
+}
+
+/** Turns a `parseArgs` error into a message that names the command and how to get help. */
+function describeParseError(error: unknown, spec: CommandSpec): UsageError {
+  const command = `episodic ${spec.path.join(' ')}`;
+  const known = Object.keys(optionsFor(spec));
+  const { code, message } = error as { code?: string; message: string };
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const option = /'([^']+)'/.exec(message)?.[1] ?? message;
+    const name = option.replace(/^-+/, '').split('=')[0] ?? option;
+    return new UsageError(
+      `Unknown option ${option} for "${command}".${didYouMean(name, known, '--')} ${usageHint(spec.path)}`,
+    );
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const option = /'(--?[^' ]+)/.exec(message)?.[1] ?? 'an option';
+    if (message.includes('does not take an argument')) {
+      return new UsageError(
+        `Option ${option} of "${command}" is a flag and takes no value. ${usageHint(spec.path)}`,
+      );
+    }
+    if (message.includes('ambiguous')) {
+      return new UsageError(
+        `Option ${option} of "${command}" needs a value, but the next word starts with "-". Write ${option}=VALUE for a value that starts with a dash. ${usageHint(spec.path)}`,
+      );
+    }
+    return new UsageError(
+      `Option ${option} of "${command}" needs a value. ${usageHint(spec.path)}`,
+    );
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    return new UsageError(
+      `Unexpected argument for "${command}": ${message}. ${usageHint(spec.path)}`,
+    );
+  }
+  return new UsageError(`${message} ${usageHint(spec.path)}`);
+}
+
+function parseFor(spec: CommandSpec, args: string[]) {
+  const options = optionsFor(spec);
+  const config: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> =
+    {};
+  for (const [name, option] of Object.entries(options)) {
+    config[name] = {
+      type: option.type,
+      ...(option.multiple === true ? { multiple: true } : {}),
+      ...(option.short === undefined ? {} : { short: option.short }),
+    };
+  }
+  try {
+    return parseArgs({ args, options: config, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw describeParseError(error, spec);
+  }
+}
+
+/** Parses a command line (without `node` and the script). Throws `UsageError` for a bad one. */
+export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
+  const words = commandWords(argv);
+  const [first, second] = words;
+  const flags = new Set(argv);
+  const wantsHelp = flags.has('--help') || flags.has('-h');
+  if (first === undefined) {
+    if (!wantsHelp && (flags.has('--version') || flags.has('-v'))) return { action: 'version' };
+    const stray = argv.find(
+      (token) =>
+        token.startsWith('-') &&
+        !['--help', '-h', '--no-color', '--json', '-q', '--quiet'].includes(token),
+    );
+    if (stray !== undefined && !wantsHelp && !GLOBAL_WITH_VALUE.has(stray)) {
+      throw new UsageError(`Unknown option ${stray}: give a command first. ${usageHint([])}`);
+    }
+    return { action: 'help', target: null };
+  }
+  if (first.word === 'help') {
+    const target = [...argv.slice(first.index + 1)].filter((token) => !token.startsWith('-'));
+    return { action: 'help', target: findTarget(target) };
+  }
+  const leaf = COMMANDS.find(
+    (command) => command.path.length === 1 && command.path[0] === first.word,
+  );
+  const group = GROUPS.find((candidate) => candidate.name === first.word);
+  if (leaf === undefined && group === undefined) {
+    const names = [
+      ...GROUPS.map((candidate) => candidate.name),
+      ...COMMANDS.filter((command) => command.path.length === 1).map(
+        (command) => command.path[0] as string,
+      ),
+    ];
+    throw new UsageError(
+      `Unknown command "${first.word}".${didYouMean(first.word, names)} ${usageHint([])}`,
+    );
+  }
+  let spec = leaf;
+  let consumed = [first.index];
+  if (group !== undefined) {
+    if (second === undefined) return { action: 'help', target: group };
+    spec = COMMANDS.find(
+      (command) => command.path[0] === group.name && command.path[1] === second.word,
+    );
+    if (spec === undefined) {
+      const names = COMMANDS.filter((command) => command.path[0] === group.name).map(
+        (command) => command.path[1] as string,
+      );
+      throw new UsageError(
+        `Unknown command "${group.name} ${second.word}".${didYouMean(second.word, names, `${group.name} `)} ${usageHint([group.name])}`,
+      );
+    }
+    consumed = [first.index, second.index];
+  }
+  const command = spec as CommandSpec;
+  if (wantsHelp) return { action: 'help', target: command };
+  const rest = argv.filter((_, index) => !consumed.includes(index));
+  const { values, positionals } = parseFor(command, rest);
+  if (values.help === true) return { action: 'help', target: command };
+  if (values.version === true) return { action: 'version' };
+  const expected = command.positionals ?? [];
+  if (positionals.length > expected.length) {
+    const extra = positionals[expected.length] as string;
+    throw new UsageError(
+      `Unexpected argument ${JSON.stringify(extra)} for "episodic ${command.path.join(' ')}"${expected.length === 0 ? ', which takes no arguments' : ''}. ${usageHint(command.path)}`,
+    );
+  }
+  const missing = expected.find(
+    (positional, index) => positional.required && positionals[index] === undefined,
+  );
+  if (missing !== undefined) {
+    throw new UsageError(
+      `Missing ${missing.name} for "episodic ${command.path.join(' ')}": ${missing.description}. ${usageHint(command.path)}`,
+    );
+  }
+  return { action: 'run', spec: command, options: values as OptionValues, positionals };
+}
+
+function findTarget(words: readonly string[]): CommandSpec | GroupSpec | null {
+  const [first, second] = words;
+  if (first === undefined) return null;
+  const command = COMMANDS.find(
+    (candidate) =>
+      candidate.path[0] === first && (candidate.path.length === 1 || candidate.path[1] === second),
+  );
+  if (command !== undefined) return command;
+  const group = GROUPS.find((candidate) => candidate.name === first);
+  if (group !== undefined) return group;
+  throw new UsageError(`Unknown command "${first}". ${usageHint([])}`);
+}

@@ -1,0 +1,37 @@
+// Public exports of the package: the zod schemas of every `--json` receipt, listed by name.
+export { doctorProblemSchema, doctorReceiptSchema } from './doctor-receipt.js';
+export {
+  episodesAppendReceiptSchema,
+  episodesGcReceiptSchema,
+  episodesQueryReceiptSchema,
+  episodesRedactReceiptSchema,
+  episodesReplayReceiptSchema,
+} from './episodes-receipts.js';
+export { patternsSearchReceiptSchema } from './patterns-receipts.js';
+export type { ErrorReceipt } from './receipt-base.js';
+export {
+  errorReceiptSchema,
+  RECEIPT_ERROR_CODES,
+  receiptVersionSchema,
+  successReceiptSchema,
+} from './receipt-base.js';
+export { RECEIPT_SCHEMAS, type ReceiptKind } from './receipt-schemas.js';
+export {
+  runDamageSchema,
+  runsListReceiptSchema,
+  runsReplayReceiptSchema,
+  runsShowReceiptSchema,
+  runsTailDamageLineSchema,
+  runsTailReceiptSchema,
+  runsTailRecordLineSchema,
+} from './runs-receipts.js';
+export { sessionsListReceiptSchema, sessionsShowReceiptSchema } from './sessions-receipts.js';
+export {
+  tasksCompleteReceiptSchema,
+  tasksCreateReceiptSchema,
+  tasksDeleteReceiptSchema,
+  tasksShowReceiptSchema,
+  tasksStepReceiptSchema,
+  tasksTimelineReceiptSchema,
+} from './tasks-receipts.js';
+export { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { successReceiptSchema } from './receipt-base.js';
+
+/** `patterns search --json`. */
+export const patternsSearchReceiptSchema = successReceiptSchema('episodic.patterns.search.v1', {
+  /** The artifact kind searched (`pattern` unless `--kind` says otherwise). */
+  artifact_kind: z.string(),
+  filters: z.object({
+    types: z.array(z.string()),
+    /** `task:<uuid>` with `--task`, else null. */
+    task: z.string().nullable(),
+    metadata: z.unknown().nullable(),
+    limit: z.number().int().min(1).max(500),
+    after_key: z.string().nullable(),
+  }),
+  count: z.number().int().nonnegative(),
+  /** Matching artifacts in key order. */
+  patterns: z.array(
+    z.object({
+      key: z.string(),
+      artifact_kind: z.string(),
+      /** The pattern type (`tool_sequence`, …), or null for other artifacts. */
+      type: z.string().nullable(),
+      content: z.unknown(),
+      /** The task episodes it was learned from (`task:<uuid>`). */
+      episodes: z.array(z.string()),
+      effective_metadata: z.record(
+        z.string(),
+        z.array(z.union([z.string(), z.number(), z.boolean()])),
+      ),
+      created_at: z.string(),
+      updated_at: z.string(),
+    }),
+  ),
+  /** Pass as `--after-key` for the next page; null when there is none. */
+  next_key: z.string().nullable(),
+});

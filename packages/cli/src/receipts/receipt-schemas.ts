@@ -1,0 +1,53 @@
+import { doctorReceiptSchema } from './doctor-receipt.js';
+import {
+  episodesAppendReceiptSchema,
+  episodesGcReceiptSchema,
+  episodesQueryReceiptSchema,
+  episodesRedactReceiptSchema,
+  episodesReplayReceiptSchema,
+} from './episodes-receipts.js';
+import { patternsSearchReceiptSchema } from './patterns-receipts.js';
+import {
+  runsListReceiptSchema,
+  runsReplayReceiptSchema,
+  runsShowReceiptSchema,
+  runsTailReceiptSchema,
+} from './runs-receipts.js';
+import { sessionsListReceiptSchema, sessionsShowReceiptSchema } from './sessions-receipts.js';
+import {
+  tasksCompleteReceiptSchema,
+  tasksCreateReceiptSchema,
+  tasksDeleteReceiptSchema,
+  tasksShowReceiptSchema,
+  tasksStepReceiptSchema,
+  tasksTimelineReceiptSchema,
+} from './tasks-receipts.js';
+import { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';
+
+/** The schema of every successful receipt, by `kind` (errors use `errorReceiptSchema`). */
+export const RECEIPT_SCHEMAS = {
+  'episodic.episodes.append.v1': episodesAppendReceiptSchema,
+  'episodic.episodes.query.v1': episodesQueryReceiptSchema,
+  'episodic.episodes.replay.v1': episodesReplayReceiptSchema,
+  'episodic.episodes.redact.v1': episodesRedactReceiptSchema,
+  'episodic.episodes.gc.v1': episodesGcReceiptSchema,
+  'episodic.runs.list.v1': runsListReceiptSchema,
+  'episodic.runs.show.v1': runsShowReceiptSchema,
+  'episodic.runs.replay.v1': runsReplayReceiptSchema,
+  'episodic.runs.tail.v1': runsTailReceiptSchema,
+  'episodic.sessions.list.v1': sessionsListReceiptSchema,
+  'episodic.sessions.show.v1': sessionsShowReceiptSchema,
+  'episodic.tasks.create.v1': tasksCreateReceiptSchema,
+  'episodic.tasks.step.v1': tasksStepReceiptSchema,
+  'episodic.tasks.complete.v1': tasksCompleteReceiptSchema,
+  'episodic.tasks.show.v1': tasksShowReceiptSchema,
+  'episodic.tasks.timeline.v1': tasksTimelineReceiptSchema,
+  'episodic.tasks.delete.v1': tasksDeleteReceiptSchema,
+  'episodic.patterns.search.v1': patternsSearchReceiptSchema,
+  'episodic.doctor.v1': doctorReceiptSchema,
+  'episodic.export.v1': exportReceiptSchema,
+  'episodic.import.v1': importReceiptSchema,
+} as const;
+
+/** The kind of a successful receipt. */
+export type ReceiptKind = keyof typeof RECEIPT_SCHEMAS;

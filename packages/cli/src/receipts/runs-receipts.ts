@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { successReceiptSchema } from './receipt-base.js';
+
+const storeKind = z.enum(['sqlite', 'fs']);
+/** A run record as stored (seed 001): unknown fields and custom types are kept. */
+const runRecord = z.looseObject({ type: z.string().min(1) });
+/** A damaged line of a run. */
+export const runDamageSchema = z.object({
+  line: z.number().int().positive().optional(),
+  byte_offset: z.number().int().nonnegative().optional(),
+  message: z.string(),
+  /** The start of the line, JSON-quoted. */
+  excerpt: z.string(),
+});
+
+/** `runs list --json`. */
+export const runsListReceiptSchema = successReceiptSchema('episodic.runs.list.v1', {
+  store: storeKind,
+  filters: z.object({
+    session_id: z.string().nullable(),
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    limit: z.number().int().positive().nullable(),
+  }),
+  count: z.number().int().nonnegative(),
+  /** Newest first. */
+  runs: z.array(
+    z.object({
+      run_id: z.string(),
+      session_id: z.string().nullable(),
+      started_at: z.string(),
+      schema_version: z.number().int(),
+      best_effort: z.boolean(),
+      model: z.looseObject({}).nullable(),
+    }),
+  ),
+  /** One entry per run that could not be listed; it hides nothing else. */
+  errors: z.array(
+    z.object({ run_id: z.string().optional(), location: z.string(), message: z.string() }),
+  ),
+});
+
+/** `runs show --json`. */
+export const runsShowReceiptSchema = successReceiptSchema('episodic.runs.show.v1', {
+  store: storeKind,
+  run_id: z.string(),
+  header: z.looseObject({ type: z.literal('header') }).nullable(),
+  /** True when a `run.end` record was read. */
+  ended: z.boolean(),
+  best_effort: z.boolean(),
+  best_effort_reason: z.string().optional(),
+  count: z.number().int().nonnegative(),
+  records: z.array(runRecord),
+  errors: z.array(runDamageSchema),
+});
+
+/** `runs replay --json`: seed 001 UI events. */
+export const runsReplayReceiptSchema = successReceiptSchema('episodic.runs.replay.v1', {
+  session_id: z.string().nullable(),
+  run_ids: z.array(z.string()),
+  /** True when older events or runs were left out. */
+  truncated: z.boolean(),
+  count: z.number().int().nonnegative(),
+  events: z.array(
+    z.looseObject({
+      kind: z.enum(['user_message', 'agent_event']),
+      runId: z.string(),
+      seq: z.number().int(),
+      ts: z.string(),
+    }),
+  ),
+});
+
+/** `runs tail --json` (with `-f`, the first line of the stream). */
+export const runsTailReceiptSchema = successReceiptSchema('episodic.runs.tail.v1', {
+  store: storeKind,
+  run_id: z.string(),
+  /** True with `-f`: more lines follow, one per new record or damaged line. */
+  following: z.boolean(),
+  count: z.number().int().nonnegative(),
+  records: z.array(runRecord),
+  errors: z.array(runDamageSchema),
+});
+
+/** `runs tail -f --json`: one line per record appended after the first receipt. */
+export const runsTailRecordLineSchema = z.object({
+  kind: z.literal('episodic.runs.tail.record.v1'),
+  ok: z.literal(true),
+  run_id: z.string(),
+  record: runRecord,
+});
+
+/** `runs tail -f --json`: one line per damaged line met while following. */
+export const runsTailDamageLineSchema = z.object({
+  kind: z.literal('episodic.runs.tail.damage.v1'),
+  ok: z.literal(true),
+  run_id: z.string(),
+  damage: runDamageSchema,
+});

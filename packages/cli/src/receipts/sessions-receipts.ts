@@ -1,0 +1,37 @@
+import { sessionStateSchema } from '@episodic/core';
+import { z } from 'zod';
+import { successReceiptSchema } from './receipt-base.js';
+
+const storeKind = z.enum(['sqlite', 'fs']);
+
+/** `sessions list --json`. */
+export const sessionsListReceiptSchema = successReceiptSchema('episodic.sessions.list.v1', {
+  store: storeKind,
+  count: z.number().int().nonnegative(),
+  /** How many sessions there are in all (`count` is smaller with `--limit`). */
+  total: z.number().int().nonnegative(),
+  /** Newest first. */
+  sessions: z.array(
+    z.object({
+      session_id: z.string(),
+      updated_at: z.string(),
+      revision: z.number().int().nonnegative(),
+      run_id: z.string().nullable(),
+      message_count: z.number().int().nonnegative(),
+    }),
+  ),
+});
+
+/** `sessions show --json`: the snapshot and a summary of it. */
+export const sessionsShowReceiptSchema = successReceiptSchema('episodic.sessions.show.v1', {
+  store: storeKind,
+  session_id: z.string(),
+  revision: z.number().int().nonnegative(),
+  updated_at: z.string(),
+  run_id: z.string().nullable(),
+  message_count: z.number().int().nonnegative(),
+  /** Episodes in the committed log. */
+  episode_count: z.number().int().nonnegative(),
+  /** The whole snapshot, as stored. */
+  state: sessionStateSchema,
+});

@@ -1,0 +1,38 @@
+import { taskEpisodeSchema, taskStepSchema, taskTimelineSchema } from '@episodic/core';
+import { z } from 'zod';
+import { successReceiptSchema } from './receipt-base.js';
+
+/** `tasks create --json`. */
+export const tasksCreateReceiptSchema = successReceiptSchema('episodic.tasks.create.v1', {
+  task: taskEpisodeSchema,
+});
+
+/** `tasks step --json`. */
+export const tasksStepReceiptSchema = successReceiptSchema('episodic.tasks.step.v1', {
+  episode_id: z.string(),
+  step: taskStepSchema,
+});
+
+/** `tasks complete --json`: the task with its outcome, reward, reflection and patterns. */
+export const tasksCompleteReceiptSchema = successReceiptSchema('episodic.tasks.complete.v1', {
+  task: taskEpisodeSchema,
+});
+
+/** `tasks show --json`. */
+export const tasksShowReceiptSchema = successReceiptSchema('episodic.tasks.show.v1', {
+  task: taskEpisodeSchema,
+});
+
+/** `tasks timeline --json`. */
+export const tasksTimelineReceiptSchema = successReceiptSchema('episodic.tasks.timeline.v1', {
+  timeline: taskTimelineSchema,
+});
+
+/** `tasks delete --json`. */
+export const tasksDeleteReceiptSchema = successReceiptSchema('episodic.tasks.delete.v1', {
+  episode_id: z.string(),
+  /** Artifacts deleted because this task was their last episode. */
+  deleted_artifacts: z.array(z.string()),
+  /** Artifacts that lost this task's association but remain. */
+  updated_artifacts: z.array(z.string()),
+});

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { successReceiptSchema } from './receipt-base.js';
+
+const counts = z.object({
+  sessions: z.number().int().nonnegative(),
+  runs: z.number().int().nonnegative(),
+  records: z.number().int().nonnegative(),
+  events: z.number().int().nonnegative(),
+});
+
+/** `export --json -o FILE`. */
+export const exportReceiptSchema = successReceiptSchema('episodic.export.v1', {
+  /** The file written (absolute). */
+  output: z.string().nullable(),
+  selection: z.object({
+    session_id: z.string().nullable(),
+    run_ids: z.array(z.string()).nullable(),
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    all: z.boolean(),
+    ledger: z.object({ scope: z.string().nullable(), global: z.boolean() }).nullable(),
+  }),
+  counts,
+  bytes: z.number().int().nonnegative(),
+  /** SHA-256 of the file's bytes. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Damaged run lines that could not be exported (see `episodic doctor`). */
+  skipped_damaged_lines: z.number().int().nonnegative(),
+  warnings: z.array(z.string()),
+});
+
+/** `import --json`. */
+export const importReceiptSchema = successReceiptSchema('episodic.import.v1', {
+  /** The file read (absolute), or `-` for stdin. */
+  input: z.string(),
+  dry_run: z.boolean(),
+  /** What the export holds. */
+  counts,
+  /** What was written (zero with `--dry-run`). */
+  written: counts,
+  /** With `--dry-run`: what would be written. */
+  would_write: counts.optional(),
+  /** What was already present with the same content. */
+  skipped: counts,
+});

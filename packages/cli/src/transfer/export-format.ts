@@ -1,0 +1,99 @@
+import {
+  LEDGER_EVENT_TYPES,
+  ledgerEventIdSchema,
+  ledgerIdentifierSchema,
+  metadataSchema,
+  sessionStateSchema,
+  tsMsSchema,
+  uuidSchema,
+} from '@episodic/core';
+import { z } from 'zod';
+
+/** The format name written in every export's first line. */
+export const EXPORT_FORMAT = 'episodic.export.v1';
+
+/** What an export holds (the command line that made it, normalized). */
+export const exportSelectionSchema = z.strictObject({
+  session_id: z.string().nullable(),
+  run_ids: z.array(uuidSchema).nullable(),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  all: z.boolean(),
+  /** The ledger part: events of the exported sessions in one scope, or in every scope; null for none. */
+  ledger: z.strictObject({ scope: z.string().nullable(), global: z.boolean() }).nullable(),
+});
+export type ExportSelection = z.infer<typeof exportSelectionSchema>;
+
+/** The first line. */
+export const exportHeaderLineSchema = z.strictObject({
+  type: z.literal('export.header'),
+  format: z.literal(EXPORT_FORMAT),
+  selection: exportSelectionSchema,
+});
+
+/** A session snapshot. */
+export const sessionLineSchema = z.strictObject({
+  type: z.literal('session'),
+  session_id: uuidSchema,
+  state: sessionStateSchema,
+});
+
+/** One record of a run, in order; a run's records are consecutive and start with its header. */
+export const runRecordLineSchema = z.strictObject({
+  type: z.literal('run.record'),
+  run_id: uuidSchema,
+  record: z.looseObject({ type: z.string().min(1) }),
+});
+
+const jsonValue = z.json();
+
+/**
+ * A ledger event as exported: every stored field except `position`, which the ledger assigns
+ * again on import (the same numbers, unless retention had deleted a session's first events).
+ */
+export const exportedLedgerEventSchema = z.strictObject({
+  event_id: ledgerEventIdSchema,
+  ts_ms: tsMsSchema,
+  scope: z.string().min(1),
+  session_id: ledgerIdentifierSchema,
+  agent_id: ledgerIdentifierSchema,
+  type: z.enum(LEDGER_EVENT_TYPES),
+  summary: z.string().min(1),
+  payload: jsonValue.nullable(),
+  refs: z.record(z.string(), jsonValue).nullable(),
+  redacted: z.boolean(),
+  schema_version: z.string(),
+  created_at: z.iso.datetime(),
+  metadata: metadataSchema.optional(),
+});
+export type ExportedLedgerEvent = z.infer<typeof exportedLedgerEventSchema>;
+
+/** A ledger event. */
+export const ledgerEventLineSchema = z.strictObject({
+  type: z.literal('ledger.event'),
+  event: exportedLedgerEventSchema,
+});
+
+/** How many objects of each kind an export holds. */
+export const exportCountsSchema = z.strictObject({
+  sessions: z.number().int().nonnegative(),
+  runs: z.number().int().nonnegative(),
+  records: z.number().int().nonnegative(),
+  events: z.number().int().nonnegative(),
+});
+export type ExportCounts = z.infer<typeof exportCountsSchema>;
+
+/** The last line: the counts, so a truncated file is detected before anything is imported. */
+export const exportEndLineSchema = z.strictObject({
+  type: z.literal('export.end'),
+  counts: exportCountsSchema,
+});
+
+/** Any line after the header. */
+export const exportBodyLineSchema = z.discriminatedUnion('type', [
+  sessionLineSchema,
+  runRecordLineSchema,
+  ledgerEventLineSchema,
+  exportEndLineSchema,
+]);
+export type ExportBodyLine = z.infer<typeof exportBodyLineSchema>;
