@@ -92,7 +92,8 @@ function copyAndFreeze(value: unknown, depth: number): unknown {
     case 'boolean':
       return value;
     case 'number':
-      return Number.isFinite(value) ? value : NOT_JSON;
+      // -0 becomes 0, as JSON would write it, so the log holds exactly what a restore reads back.
+      return Number.isFinite(value) ? value + 0 : NOT_JSON;
     case 'object': {
       if (value === null) return null;
       if (depth > MAX_DEPTH) return NOT_JSON;
