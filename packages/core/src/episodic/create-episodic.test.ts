@@ -37,6 +37,52 @@ describe('createEpisodic: append', () => {
     expect(log.lastId).toBe(2);
   });
 
+  it('stamps ts from the system clock when no clock is injected', () => {
+    const log = createEpisodic();
+    const before = Date.now();
+    const episode = log.append(user('x'));
+    const stamped = Date.parse(episode.meta.ts as string);
+    expect(episode.meta.ts).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(stamped).toBeGreaterThanOrEqual(before);
+    expect(stamped).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('stores a deep, frozen copy: meta keeps its key order and extra keys, metadata is copied', () => {
+    const log = createEpisodic(undefined, { now: fixedClock });
+    const input = {
+      type: 'meta' as const,
+      meta: { turnId: 't1', trace: { span: 's1', tags: ['a'] }, source: undefined },
+      payload: { event: 'x', data: { nested: [{ deep: 1 }] } },
+      metadata: { project: 'p', tags: ['one'] },
+    };
+    const stored = log.append(input as unknown as NewEpisode);
+    expect(Object.keys(stored.meta)).toEqual(['turnId', 'trace', 'source', 'ts']);
+    expect(stored.meta).toEqual({
+      turnId: 't1',
+      trace: { span: 's1', tags: ['a'] },
+      source: 'runtime',
+      ts: '2026-02-03T12:00:00.000Z',
+    });
+    input.meta.trace.tags.push('b');
+    input.payload.data.nested[0] = { deep: 2 };
+    input.metadata.tags.push('two');
+    expect(stored.meta).toMatchObject({ trace: { tags: ['a'] } });
+    expect(stored.payload).toEqual({ event: 'x', data: { nested: [{ deep: 1 }] } });
+    expect(stored.metadata).toEqual({ project: 'p', tags: ['one'] });
+    for (const part of [
+      stored,
+      stored.meta,
+      (stored.meta as { trace: object }).trace,
+      stored.payload,
+      (stored.payload as { data: object }).data,
+      stored.metadata,
+      stored.metadata?.tags,
+    ]) {
+      expect(Object.isFrozen(part)).toBe(true);
+    }
+    expect(log.toJSONL()).toBe(`${JSON.stringify(stored)}\n`);
+  });
+
   it('keeps a ts the caller gives', () => {
     const log = createEpisodic(undefined, { now: fixedClock });
     const episode = log.append({

@@ -10,7 +10,7 @@ import {
   type NewEpisodeMeta,
   newEpisodeSchema,
 } from '../schema/index.js';
-import { deepFreeze, frozenJsonCopy } from '../util/json.js';
+import { assertJson, copyAndFreeze, deepFreeze, NOT_JSON } from '../util/json.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { parseInput } from '../validation/parse-input.js';
 import { type ReadPlan, readEpisodes } from './read-episodes.js';
@@ -83,8 +83,7 @@ export function createEpisodic(
     'createEpisodic initial value (a JSONL string or an episode array)',
   );
   parseInput(optionsSchema, options, 'createEpisodic options');
-  const now = options?.now ?? (() => new Date());
-  const log = new EpisodicLog([{ segment: new Segment(), length: null }], now);
+  const log = new EpisodicLog([{ segment: new Segment(), length: null }], options?.now);
   if (initial === undefined) return log;
   const restored: RestoreResult =
     typeof initial === 'string' ? restoreFromJsonl(initial) : restoreFromArray(initial);
@@ -94,13 +93,14 @@ export function createEpisodic(
 
 class EpisodicLog implements Episodic {
   private views: SegmentView[];
-  private readonly now: () => Date;
+  /** The injected clock; undefined means the system clock, read without allocating a Date. */
+  private readonly now: (() => Date) | undefined;
   private lastEpisodeId = 0;
   private count = 0;
   private lastStampTime = Number.NaN;
   private lastStamp = '';
 
-  constructor(views: SegmentView[], now: () => Date) {
+  constructor(views: SegmentView[], now: (() => Date) | undefined) {
     this.views = views;
     this.now = now;
     for (const view of views) this.count += viewLength(view);
@@ -181,35 +181,61 @@ class EpisodicLog implements Episodic {
   }
 
   private prepare(input: NewEpisode, id: number, label?: string): Episode {
-    const subject = label ? `episode (${label})` : 'episode';
     // The compiled validator answers the common case without building a copy; the full parse
     // runs only to explain a failure.
-    if (!newEpisode().validate(input)) parseInput(newEpisode(), input, subject);
-    const meta = input.meta ?? {};
+    if (!newEpisode().validate(input)) parseInput(newEpisode(), input, subjectOf(label));
+    // The stored episode is built as one frozen copy of the caller's values (no intermediate
+    // object copied a second time): meta keeps the caller's key order, as a spread would.
+    const given = input.meta as Record<string, unknown> | undefined;
+    const meta: Record<string, unknown> = {};
+    if (given !== undefined) {
+      for (const key in given) {
+        const value = given[key];
+        if (key === 'source') meta.source = value ?? 'runtime';
+        else if (key === 'ts') meta.ts = value ?? this.timestamp();
+        else if (value !== undefined) {
+          const copy = copyAndFreeze(value, 2);
+          if (copy === NOT_JSON) notJson(input, label);
+          meta[key] = copy;
+        }
+      }
+    }
+    if (meta.source === undefined) meta.source = 'runtime';
+    if (meta.ts === undefined) meta.ts = this.timestamp();
+    const payload = copyAndFreeze(input.payload, 1);
+    if (payload === NOT_JSON) notJson(input, label);
     const episode: Record<string, unknown> = {
       id,
       type: input.type,
-      meta: { ...meta, source: meta.source ?? 'runtime', ts: meta.ts ?? this.timestamp() },
-      payload: input.payload,
+      meta: Object.freeze(meta),
+      payload,
     };
-    if (input.metadata !== undefined) episode.metadata = input.metadata;
-    return frozenJsonCopy(episode, subject) as unknown as Episode;
+    if (input.metadata !== undefined) {
+      const metadata = copyAndFreeze(input.metadata, 1);
+      if (metadata === NOT_JSON) notJson(input, label);
+      episode.metadata = metadata;
+    }
+    return Object.freeze(episode) as unknown as Episode;
   }
 
   private timestamp(): string {
-    const value = this.now();
-    if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
-      throw new EpisodicError({
-        code: 'VALIDATION_ERROR',
-        message: `The log's clock returned ${String(value)}, not a valid Date. Pass options.now returning a Date; nothing was changed.`,
-        details: { field: 'now' },
-      });
+    let time: number;
+    if (this.now === undefined) time = Date.now();
+    else {
+      const value = this.now();
+      if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
+        throw new EpisodicError({
+          code: 'VALIDATION_ERROR',
+          message: `The log's clock returned ${String(value)}, not a valid Date. Pass options.now returning a Date; nothing was changed.`,
+          details: { field: 'now' },
+        });
+      }
+      time = value.getTime();
     }
-    const time = value.getTime();
     // toISOString costs more than the rest of an append; appends within one millisecond share it.
     if (time !== this.lastStampTime) {
       this.lastStampTime = time;
-      this.lastStamp = value.toISOString();
+      this.lastStamp = new Date(time).toISOString();
     }
     return this.lastStamp;
   }
@@ -219,6 +245,21 @@ class EpisodicLog implements Episodic {
     this.count++;
     this.lastEpisodeId = episode.id;
   }
+}
+
+function subjectOf(label: string | undefined): string {
+  return label ? `episode (${label})` : 'episode';
+}
+
+/** Throws the `VALIDATION_ERROR` naming the first value of `input` JSON cannot hold. */
+function notJson(input: NewEpisode, label: string | undefined): never {
+  const subject = subjectOf(label);
+  assertJson({ meta: input.meta, payload: input.payload, metadata: input.metadata }, subject);
+  throw new EpisodicError({
+    code: 'VALIDATION_ERROR',
+    message: `Invalid ${subject}: it cannot be stored as JSON (nested too deeply or circular). Nothing was changed.`,
+    details: { subject },
+  });
 }
 
 function lastIdOf(views: readonly SegmentView[]): number {

@@ -83,10 +83,15 @@ function findNonJson(value: unknown, depth: number): NonJson | null {
   }
 }
 
-const NOT_JSON: unique symbol = Symbol('not-json');
+/** What `copyAndFreeze` returns for a value JSON cannot represent. */
+export const NOT_JSON: unique symbol = Symbol('not-json');
 
-/** One pass that copies, freezes and checks; returns `NOT_JSON` at the first value JSON cannot hold. */
-function copyAndFreeze(value: unknown, depth: number): unknown {
+/**
+ * One pass that copies, freezes and checks; returns `NOT_JSON` at the first value JSON cannot
+ * hold (`assertJson` then explains it). `depth` is the value's depth in the object being built,
+ * so a caller assembling a frozen object from parts gets the same limit as one whole copy.
+ */
+export function copyAndFreeze(value: unknown, depth: number): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
