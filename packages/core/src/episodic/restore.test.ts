@@ -145,7 +145,10 @@ describe('restore from JSONL', () => {
 describe('values JSON cannot distinguish', () => {
   it('stores -0 as 0, exactly as a restore reads it back', () => {
     const log = createEpisodic();
-    const episode = log.append({ type: 'meta', payload: { event: 'x', data: { zero: -0, list: [-0] } } });
+    const episode = log.append({
+      type: 'meta',
+      payload: { event: 'x', data: { zero: -0, list: [-0] } },
+    });
     expect(Object.is((episode.payload.data as { zero: number }).zero, 0)).toBe(true);
     expect(createEpisodic(log.toJSONL()).read()).toEqual(log.read());
   });
