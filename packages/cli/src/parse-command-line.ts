@@ -63,7 +63,13 @@ function optionsFor(spec: CommandSpec): Record<string, OptionSpec> {
 }
 
 function usageHint(path: readonly string[]): string {
-  return `Run "episodic ${[...path, '--help'].join(' ')}" to see ${path.length === 0 ? 'the commands' : 'its options'}.`;
+  const what =
+    path.length === 0
+      ? 'the commands'
+      : GROUPS.some((group) => group.name === path[0]) && path.length === 1
+        ? 'its commands'
+        : 'its options';
+  return `Run "episodic ${[...path, '--help'].join(' ')}" to see ${what}.`;
 }
 
 /** Turns a `parseArgs` error into a message that names the command and how to get help. */

@@ -27,7 +27,7 @@ export function suggest(word: string, candidates: readonly string[]): string[] {
       candidate,
       distance: candidate.startsWith(word) && word.length >= 2 ? 0 : editDistance(word, candidate),
     }))
-    .filter(({ distance }) => distance <= Math.min(2, Math.max(1, Math.floor(word.length / 3))))
+    .filter(({ distance }) => distance <= Math.max(1, Math.min(2, Math.floor(word.length / 2))))
     .sort((left, right) => left.distance - right.distance);
   return scored.slice(0, 3).map(({ candidate }) => candidate);
 }

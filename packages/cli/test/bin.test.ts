@@ -1,36 +1,200 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS, GROUPS } from '../src/command-table.js';
+import {
+  BIN,
+  cleanEnv,
+  episodic,
+  episodicJson,
+  expectError,
+  temporaryDirectory,
+  temporaryHome,
+} from './helpers.js';
 
 // Spawns the built binary: what a user runs, not the sources.
-const bin = fileURLToPath(new URL('../dist/bin/episodic.js', import.meta.url));
 const { version } = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
-) as { version: string };
-
-function run(...args: string[]) {
-  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
-}
+) as {
+  version: string;
+};
 
 describe('episodic binary', () => {
   it('prints the package version', () => {
-    const result = run('--version');
-    expect(result.status).toBe(0);
-    expect(result.stdout.trim()).toBe(version);
+    for (const flag of ['--version', '-v']) {
+      const result = episodic([flag]);
+      expect(result.status).toBe(0);
+      expect(result.stdout.trim()).toBe(version);
+    }
   });
 
-  it('prints help with examples', () => {
-    const result = run('--help');
-    expect(result.status).toBe(0);
-    expect(result.stdout).toContain('Usage: episodic');
-    expect(result.stdout).toContain('Examples:');
+  it('prints help with the commands, the global options and examples', () => {
+    for (const args of [['--help'], ['-h'], [], ['help']]) {
+      const result = episodic(args);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain('Usage: episodic');
+      expect(result.stdout).toContain('Examples:');
+      for (const group of GROUPS) expect(result.stdout).toContain(group.name);
+      for (const option of [
+        '--home',
+        '--db',
+        '--json',
+        '--quiet',
+        '--no-color',
+        '--version',
+        '--help',
+      ]) {
+        expect(result.stdout).toContain(option);
+      }
+      expect(result.stderr).toBe('');
+    }
   });
 
-  it('exits 2 with a hint on an unknown command', () => {
-    const result = run('frobnicate');
+  it('prints help with examples for every command and every group', () => {
+    for (const command of COMMANDS) {
+      const result = episodic([...command.path, '--help']);
+      expect(result.status, command.path.join(' ')).toBe(0);
+      expect(result.stdout).toContain(`Usage: ${command.usage}`);
+      expect(result.stdout).toContain('Examples:');
+      expect(result.stdout).toContain('Global options:');
+      for (const example of command.examples) expect(result.stdout).toContain(example);
+      for (const name of Object.keys(command.options)) expect(result.stdout).toContain(`--${name}`);
+      // `help <command>` says the same.
+      expect(episodic(['help', ...command.path]).stdout).toBe(result.stdout);
+    }
+    for (const group of GROUPS) {
+      const result = episodic([group.name]);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain(`Usage: episodic ${group.name} <command>`);
+      expect(result.stdout).toContain('Examples:');
+      for (const command of COMMANDS.filter((candidate) => candidate.path[0] === group.name)) {
+        expect(result.stdout).toContain(command.path[1]);
+      }
+    }
+  });
+
+  it('exits 2 with a hint on an unknown command, changing nothing', () => {
+    const home = temporaryHome();
+    const result = episodic(['--home', home, 'frobnicate']);
     expect(result.status).toBe(2);
+    expect(result.stderr).toContain('Unknown command "frobnicate"');
     expect(result.stderr).toContain('episodic --help');
     expect(result.stdout).toBe('');
+    const suggested = episodic(['episodes', 'qurey']);
+    expect(suggested.status).toBe(2);
+    expect(suggested.stderr).toContain('Did you mean episodes query?');
+    const json = episodicJson(['--home', home, 'episodes', 'frob']);
+    expect(expectError(json, 2, 'USAGE_ERROR')).toContain('Unknown command "episodes frob"');
+    expect(json.receipt.kind).toBe('episodic.episodes.v1');
+  });
+
+  it('exits 2 on an unknown option, naming it and suggesting the closest', () => {
+    const result = episodicJson(['episodes', 'query', '--scope', 'x', '--sesion-id', 's1']);
+    const message = expectError(result, 2, 'USAGE_ERROR');
+    expect(message).toContain('Unknown option --sesion-id');
+    expect(message).toContain('Did you mean --session-id?');
+    expect(result.receipt.kind).toBe('episodic.episodes.query.v1');
+    const human = episodic(['runs', 'list', '--bogus']);
+    expect(human.status).toBe(2);
+    expect(human.stderr).toContain('Unknown option --bogus for "episodic runs list"');
+    expect(human.stdout).toBe('');
+  });
+
+  it('exits 2 when an option misses its value or a flag gets one', () => {
+    const missing = episodicJson(['episodes', 'query', '--scope']);
+    expect(expectError(missing, 2, 'USAGE_ERROR')).toContain('--scope');
+    const ambiguous = episodicJson(['episodes', 'query', '--scope', '--global']);
+    expect(expectError(ambiguous, 2, 'USAGE_ERROR')).toContain('--scope=VALUE');
+    const flagValue = episodicJson(['episodes', 'query', '--global=yes']);
+    expect(expectError(flagValue, 2, 'USAGE_ERROR')).toContain('takes no value');
+    const extra = episodicJson(['runs', 'list', 'surplus']);
+    expect(expectError(extra, 2, 'USAGE_ERROR')).toContain('"surplus"');
+    const missingPositional = episodicJson(['runs', 'show']);
+    expect(expectError(missingPositional, 2, 'USAGE_ERROR')).toContain('RUN_ID');
+  });
+
+  it('accepts global options before or after the command', () => {
+    const home = temporaryHome();
+    const before = episodicJson(['--home', home, 'runs', 'list']);
+    const after = episodicJson(['runs', 'list', '--home', home]);
+    expect(before.status).toBe(0);
+    expect(after.status).toBe(0);
+    expect(before.receipt.runs).toEqual([]);
+    const badStore = episodicJson(['--store', 'postgres', 'runs', 'list', '--home', home]);
+    expect(expectError(badStore, 2, 'USAGE_ERROR')).toContain('--store');
+  });
+
+  it('reads EPISODIC_HOME and EPISODIC_STORE when no option is given', () => {
+    const home = temporaryHome();
+    const result = episodicJson(['runs', 'list'], {
+      env: { EPISODIC_HOME: home, EPISODIC_STORE: 'fs' },
+    });
+    expect(result.status).toBe(0);
+    expect(result.receipt.store).toBe('fs');
+    const wins = episodicJson(['runs', 'list', '--store', 'sqlite'], {
+      env: { EPISODIC_HOME: home, EPISODIC_STORE: 'fs' },
+    });
+    expect(wins.receipt.store).toBe('sqlite');
+  });
+});
+
+describe('start-up: what each command loads', () => {
+  // A module hook records every module Node resolves, in the real process.
+  function loadedModules(args: string[]): { urls: string[]; code: string } {
+    const directory = temporaryDirectory();
+    const log = join(directory, 'modules.log');
+    writeFileSync(log, '');
+    const hooks = join(directory, 'hooks.mjs');
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
+  return result;
+}`,
+    );
+    const register = join(directory, 'register.mjs');
+    writeFileSync(
+      register,
+      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+    );
+    const result = spawnSync(
+      process.execPath,
+      ['--import', pathToFileURL(register).href, BIN, ...args],
+      {
+        encoding: 'utf8',
+        env: cleanEnv(),
+      },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    const urls = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('file:'));
+    const code = urls
+      .filter((url) => url.includes('/dist/bin/'))
+      .map((url) => readFileSync(fileURLToPath(url), 'utf8'))
+      .join('\n');
+    return { urls, code };
+  }
+
+  it('--version and --help load neither zod nor better-sqlite3', () => {
+    for (const args of [['--version'], ['--help'], ['episodes', 'query', '--help']]) {
+      const { urls, code } = loadedModules(args);
+      expect(
+        urls.some((url) => url.includes('better-sqlite3')),
+        args.join(' '),
+      ).toBe(false);
+      expect(code.includes('ZodError'), args.join(' ')).toBe(false);
+    }
+  });
+
+  it('a command that needs them loads them (the check above can fail)', () => {
+    const home = temporaryHome();
+    const { urls, code } = loadedModules(['--home', home, 'episodes', 'query', '--scope', 'x']);
+    expect(urls.some((url) => url.includes('better-sqlite3'))).toBe(true);
+    expect(code.includes('ZodError')).toBe(true);
   });
 });
