@@ -1,0 +1,498 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createSession, type ModelCall, type SessionStore } from '@episodic/core';
+import { createFsStore } from '@episodic/store-fs';
+import { createSqliteStore } from '@episodic/store-sqlite';
+import { describe, expect, it } from 'vitest';
+import {
+  patternsSearchReceiptSchema,
+  sessionsListReceiptSchema,
+  sessionsShowReceiptSchema,
+  tasksCompleteReceiptSchema,
+  tasksCreateReceiptSchema,
+  tasksDeleteReceiptSchema,
+  tasksShowReceiptSchema,
+  tasksStepReceiptSchema,
+  tasksTimelineReceiptSchema,
+} from '../src/receipts/index.js';
+import { episodic, episodicJson, expectError, temporaryHome } from './helpers.js';
+
+const model: ModelCall = async ({ items }) => {
+  const last = items.at(-1) as { type?: string; role?: string } | undefined;
+  if (last?.type === 'message' && last.role === 'user') {
+    return {
+      output: [{ type: 'function_call', call_id: 'call_1', name: 'list_files', arguments: '{}' }],
+      usage: { inputTokens: 40, outputTokens: 5 },
+    };
+  }
+  return {
+    output: [{ type: 'message', role: 'assistant', content: 'There are two files.' }],
+    usage: { inputTokens: 60, outputTokens: 8 },
+  };
+};
+
+async function seedSession(home: string, kind: 'fs' | 'sqlite'): Promise<string> {
+  mkdirSync(home, { recursive: true });
+  let store: SessionStore;
+  let close: () => Promise<void>;
+  if (kind === 'fs') {
+    const fs = createFsStore({ root: home, durability: 'none' });
+    store = fs.sessions;
+    close = () => fs.close();
+  } else {
+    const sqlite = createSqliteStore({ filename: join(home, 'episodic.db') });
+    store = sqlite.sessions;
+    close = () => sqlite.close();
+  }
+  try {
+    const session = createSession({
+      store,
+      context: { cwd: '/repo' },
+      executeTool: () => 'a.txt\nb.txt',
+    });
+    await session.runTurn('Which files are here?', model);
+    return session.id;
+  } finally {
+    await close();
+  }
+}
+
+describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
+  it('lists and shows session snapshots', async () => {
+    const home = temporaryHome();
+    const id = await seedSession(home, kind);
+    const list = sessionsListReceiptSchema.parse(
+      episodicJson(['--home', home, '--store', kind, 'sessions', 'list']).receipt,
+    );
+    expect(list).toMatchObject({ store: kind, count: 1, total: 1 });
+    expect(list.sessions[0]).toMatchObject({ session_id: id, revision: 1 });
+    const shown = sessionsShowReceiptSchema.parse(
+      episodicJson(['--home', home, '--store', kind, 'sessions', 'show', id]).receipt,
+    );
+    expect(shown).toMatchObject({ session_id: id, revision: 1, episode_count: 6 });
+    expect(shown.state.context).toEqual({ cwd: '/repo' });
+    const human = episodic([
+      '--home',
+      home,
+      '--store',
+      kind,
+      'sessions',
+      'show',
+      id,
+      '--episodes',
+      '3',
+    ]);
+    expect(human.status).toBe(0);
+    expect(human.stdout).toContain('There are two files.');
+    expect(human.stdout).toContain('The newest 3 episodes');
+    expectError(
+      episodicJson([
+        '--home',
+        home,
+        '--store',
+        kind,
+        'sessions',
+        'show',
+        '0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e',
+      ]),
+      1,
+      'NOT_FOUND',
+    );
+    expectError(
+      episodicJson(['--home', home, '--store', kind, 'sessions', 'show', 'nope']),
+      2,
+      'VALIDATION_ERROR',
+    );
+  });
+});
+
+describe('tasks and patterns', () => {
+  it('runs the lifecycle: create, step, complete, show, timeline, delete', () => {
+    const home = temporaryHome();
+    const created = tasksCreateReceiptSchema.parse(
+      episodicJson([
+        '--home',
+        home,
+        'tasks',
+        'create',
+        '--description',
+        'Add rate limiting',
+        '--domain',
+        'web-api',
+        '--task-type',
+        'code_generation',
+        '--language',
+        'rust',
+        '--tag',
+        'api',
+        '--tag',
+        'security',
+        '--metadata-json',
+        '{"team":"infra","priority":5}',
+      ]).receipt,
+    );
+    const id = created.task.id;
+    expect(created.task).toMatchObject({
+      task_type: 'code_generation',
+      context: {
+        domain: 'web-api',
+        language: 'rust',
+        complexity: 'moderate',
+        tags: ['api', 'security'],
+      },
+      metadata: { team: 'infra', priority: 5 },
+      outcome: null,
+    });
+    const steps: string[][] = [
+      [
+        '--step',
+        '1',
+        '--tool',
+        'architect',
+        '--action',
+        'Design the limiter',
+        '--result',
+        'success',
+        '--output',
+        'Token bucket',
+        '--latency-ms',
+        '100',
+      ],
+      [
+        '--step',
+        '2',
+        '--tool',
+        'code_generator',
+        '--action',
+        'Check whether redis is available',
+        '--result',
+        'error',
+        '--message',
+        'redis down',
+        '--parameters-json',
+        '{"host":"localhost"}',
+      ],
+      [
+        '--step',
+        '3',
+        '--tool',
+        'test_runner',
+        '--action',
+        'Run the tests',
+        '--result',
+        'success',
+        '--output',
+        'ok',
+      ],
+    ];
+    for (const step of steps) {
+      const result = tasksStepReceiptSchema.parse(
+        episodicJson(['--home', home, 'tasks', 'step', id, ...step]).receipt,
+      );
+      expect(result.episode_id).toBe(id);
+    }
+    const timelineBefore = tasksTimelineReceiptSchema.parse(
+      episodicJson(['--home', home, 'tasks', 'timeline', id]).receipt,
+    );
+    expect(timelineBefore.timeline.timeline.map((entry) => entry.result_type)).toEqual([
+      'success',
+      'error',
+      'success',
+    ]);
+    expect(timelineBefore.timeline.outcome).toBeNull();
+    const completed = tasksCompleteReceiptSchema.parse(
+      episodicJson([
+        '--home',
+        home,
+        'tasks',
+        'complete',
+        id,
+        '--outcome',
+        'success',
+        '--verdict',
+        'Implemented and tested',
+        '--artifact',
+        'limiter.rs',
+        '--artifact',
+        'limiter_tests.rs',
+      ]).receipt,
+    );
+    expect(completed.task.outcome).toEqual({
+      type: 'success',
+      verdict: 'Implemented and tested',
+      artifacts: ['limiter.rs', 'limiter_tests.rs'],
+    });
+    expect(completed.task.reward_score).toBeGreaterThan(0);
+    expect(completed.task.patterns.map((pattern) => pattern.type).sort()).toEqual([
+      'context',
+      'decision_point',
+      'error_recovery',
+      'tool_sequence',
+    ]);
+    const shown = tasksShowReceiptSchema.parse(
+      episodicJson(['--home', home, 'tasks', 'show', id]).receipt,
+    );
+    expect(shown.task.steps).toHaveLength(3);
+    const human = episodic(['--home', home, 'tasks', 'timeline', id]);
+    expect(human.stdout).toContain('code_generator');
+    expect(human.stdout).toContain('outcome   success');
+    // The task is a run.
+    expect(episodic(['--home', home, 'runs', 'show', id]).stdout).toContain('task_completed');
+
+    // Patterns learned from it, searchable by type and metadata.
+    const all = patternsSearchReceiptSchema.parse(
+      episodicJson(['--home', home, 'patterns', 'search']).receipt,
+    );
+    expect(all.count).toBe(4);
+    expect(all.patterns.every((pattern) => pattern.episodes.includes(`task:${id}`))).toBe(true);
+    const typed = patternsSearchReceiptSchema.parse(
+      episodicJson([
+        '--home',
+        home,
+        'patterns',
+        'search',
+        '--type',
+        'tool_sequence,error_recovery',
+        '--metadata',
+        'team=infra',
+        '--metadata',
+        'priority>=5',
+      ]).receipt,
+    );
+    expect(typed.patterns.map((pattern) => pattern.type).sort()).toEqual([
+      'error_recovery',
+      'tool_sequence',
+    ]);
+    expect(typed.patterns[0]?.effective_metadata).toEqual({ team: ['infra'], priority: [5] });
+    const none = patternsSearchReceiptSchema.parse(
+      episodicJson(['--home', home, 'patterns', 'search', '--metadata', 'priority>5']).receipt,
+    );
+    expect(none.count).toBe(0);
+    const byTask = patternsSearchReceiptSchema.parse(
+      episodicJson(['--home', home, 'patterns', 'search', '--kind', 'reflection', '--task', id])
+        .receipt,
+    );
+    expect(byTask.count).toBe(1);
+    const paged = patternsSearchReceiptSchema.parse(
+      episodicJson(['--home', home, 'patterns', 'search', '--limit', '3']).receipt,
+    );
+    expect(paged.count).toBe(3);
+    const rest = patternsSearchReceiptSchema.parse(
+      episodicJson([
+        '--home',
+        home,
+        'patterns',
+        'search',
+        '--limit',
+        '3',
+        '--after-key',
+        paged.next_key as string,
+      ]).receipt,
+    );
+    expect(rest.patterns.map((pattern) => pattern.key)).toEqual(
+      all.patterns.slice(3).map((pattern) => pattern.key),
+    );
+    expect(episodic(['--home', home, 'patterns', 'search']).stdout).toContain(
+      'architect → code_generator → test_runner',
+    );
+
+    // Deleting needs --yes; then the task and its artifacts are gone.
+    const unconfirmed = episodicJson(['--home', home, 'tasks', 'delete', id]);
+    expect(expectError(unconfirmed, 2, 'CONFIRMATION_REQUIRED')).toContain('--yes');
+    const deleted = tasksDeleteReceiptSchema.parse(
+      episodicJson(['--home', home, 'tasks', 'delete', id, '--yes']).receipt,
+    );
+    expect(deleted.episode_id).toBe(id);
+    expect(deleted.deleted_artifacts).toHaveLength(5);
+    expectError(episodicJson(['--home', home, 'tasks', 'show', id]), 1, 'NOT_FOUND');
+    expect(
+      patternsSearchReceiptSchema.parse(
+        episodicJson(['--home', home, 'patterns', 'search']).receipt,
+      ).count,
+    ).toBe(0);
+  });
+
+  it('maps lifecycle errors to exit codes', () => {
+    const home = temporaryHome();
+    const unknown = '6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
+    expectError(
+      episodicJson([
+        '--home',
+        home,
+        'tasks',
+        'step',
+        unknown,
+        '--step',
+        '1',
+        '--tool',
+        't',
+        '--action',
+        'a',
+      ]),
+      1,
+      'NOT_FOUND',
+    );
+    expectError(
+      episodicJson(['--home', home, 'tasks', 'show', 'not-a-uuid']),
+      2,
+      'VALIDATION_ERROR',
+    );
+    expect(
+      expectError(
+        episodicJson([
+          '--home',
+          home,
+          'tasks',
+          'create',
+          '--description',
+          'x',
+          '--domain',
+          'd',
+          '--task-type',
+          'juggling',
+        ]),
+        2,
+        'VALIDATION_ERROR',
+      ),
+    ).toContain('code_generation');
+    expectError(
+      episodicJson(['--home', home, 'tasks', 'create', '--domain', 'd', '--task-type', 'testing']),
+      2,
+      'USAGE_ERROR',
+    );
+    const id = tasksCreateReceiptSchema.parse(
+      episodicJson([
+        '--home',
+        home,
+        'tasks',
+        'create',
+        '--description',
+        'x',
+        '--domain',
+        'd',
+        '--task-type',
+        'testing',
+      ]).receipt,
+    ).task.id;
+    expectError(
+      episodicJson([
+        '--home',
+        home,
+        'tasks',
+        'step',
+        id,
+        '--step',
+        '1',
+        '--tool',
+        't',
+        '--action',
+        'a',
+        '--result',
+        'error',
+      ]),
+      2,
+      'USAGE_ERROR',
+    );
+    expectError(
+      episodicJson([
+        '--home',
+        home,
+        'tasks',
+        'step',
+        id,
+        '--step',
+        '1',
+        '--tool',
+        't',
+        '--action',
+        'a',
+        '--output',
+        'o',
+      ]),
+      2,
+      'USAGE_ERROR',
+    );
+    expectError(
+      episodicJson(['--home', home, 'tasks', 'complete', id, '--outcome', 'success']),
+      2,
+      'USAGE_ERROR',
+    );
+    expectError(
+      episodicJson(['--home', home, 'tasks', 'complete', id, '--outcome', 'meh', '--verdict', 'v']),
+      2,
+      'VALIDATION_ERROR',
+    );
+    const partial = tasksCompleteReceiptSchema.parse(
+      episodicJson([
+        '--home',
+        home,
+        'tasks',
+        'complete',
+        id,
+        '--outcome',
+        'partial_success',
+        '--verdict',
+        'half',
+        '--completed',
+        'a',
+        '--failed',
+        'b',
+      ]).receipt,
+    );
+    expect(partial.task.outcome).toEqual({
+      type: 'partial_success',
+      verdict: 'half',
+      completed: ['a'],
+      failed: ['b'],
+    });
+    expect(
+      expectError(
+        episodicJson([
+          '--home',
+          home,
+          'tasks',
+          'step',
+          id,
+          '--step',
+          '2',
+          '--tool',
+          't',
+          '--action',
+          'a',
+        ]),
+        1,
+        'CONFLICT',
+      ),
+    ).toContain('already completed');
+    expectError(
+      episodicJson([
+        '--home',
+        home,
+        'tasks',
+        'complete',
+        id,
+        '--outcome',
+        'failure',
+        '--reason',
+        'again',
+      ]),
+      1,
+      'CONFLICT',
+    );
+    expect(
+      episodic([
+        '--home',
+        home,
+        'tasks',
+        'create',
+        '--description',
+        'y',
+        '--domain',
+        'd',
+        '--task-type',
+        'testing',
+        '-q',
+      ]).stdout,
+    ).toMatch(/^[0-9a-f-]{36}\n$/);
+  });
+});
