@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { COMMANDS } from './command-table.js';
+import { commandPathOf, kindOf, parseCommandLine } from './parse-command-line.js';
+import { UsageError } from './usage-error.js';
+
+function usage(argv: string[]): UsageError {
+  try {
+    parseCommandLine(argv);
+  } catch (error) {
+    if (error instanceof UsageError) return error;
+    throw error;
+  }
+  throw new Error(`expected a usage error for ${argv.join(' ')}`);
+}
+
+describe('parseCommandLine', () => {
+  it('finds the command with global options before it', () => {
+    const parsed = parseCommandLine([
+      '--home',
+      '/h',
+      '--json',
+      'episodes',
+      'query',
+      '--scope',
+      'x',
+      '--type',
+      'a',
+      '--type',
+      'b',
+    ]);
+    expect(parsed.action).toBe('run');
+    if (parsed.action !== 'run') return;
+    expect(parsed.spec.path).toEqual(['episodes', 'query']);
+    expect(parsed.options).toMatchObject({ home: '/h', json: true, scope: 'x', type: ['a', 'b'] });
+  });
+
+  it('answers --version and --help without a command, and help for a command or group', () => {
+    expect(parseCommandLine(['--version'])).toEqual({ action: 'version' });
+    expect(parseCommandLine([])).toEqual({ action: 'help', target: null });
+    const help = parseCommandLine(['runs', 'tail', '--help']);
+    expect(
+      help.action === 'help' && help.target !== null && 'path' in help.target && help.target.path,
+    ).toEqual(['runs', 'tail']);
+    const group = parseCommandLine(['tasks']);
+    expect(
+      group.action === 'help' &&
+        group.target !== null &&
+        'name' in group.target &&
+        group.target.name,
+    ).toBe('tasks');
+  });
+
+  it('reads short options and values after =', () => {
+    const parsed = parseCommandLine([
+      'runs',
+      'tail',
+      '6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f',
+      '-n',
+      '5',
+      '-f',
+      '--interval-ms=20',
+    ]);
+    expect(parsed.action === 'run' && parsed.options).toMatchObject({
+      count: '5',
+      follow: true,
+      'interval-ms': '20',
+    });
+  });
+
+  it('refuses unknown commands and options with suggestions', () => {
+    expect(usage(['epsiodes']).message).toContain('Did you mean episodes?');
+    expect(usage(['doctr']).message).toContain('Did you mean doctor?');
+    expect(usage(['episodes', 'append', '--sumary', 'x']).message).toContain(
+      'Did you mean --summary?',
+    );
+    expect(usage(['--bogus']).message).toContain('Unknown option --bogus');
+    expect(usage(['doctor', 'now']).message).toContain('takes no arguments');
+  });
+
+  it('names the receipt kind of what was typed, even when it is not valid', () => {
+    expect(commandPathOf(['--home', 'x', 'episodes', 'query', '--nope'])).toEqual([
+      'episodes',
+      'query',
+    ]);
+    expect(commandPathOf(['episodes', 'nope'])).toEqual(['episodes']);
+    expect(commandPathOf(['nope'])).toEqual([]);
+    expect(commandPathOf(['doctor', '--fix'])).toEqual(['doctor']);
+    expect(kindOf(['episodes', 'query'])).toBe('episodic.episodes.query.v1');
+    expect(kindOf([])).toBe('episodic.v1');
+  });
+
+  it('every command has a usage line, examples, and options that do not clash with the global ones', () => {
+    const globals = ['home', 'db', 'store', 'json', 'quiet', 'no-color', 'help', 'version'];
+    for (const command of COMMANDS) {
+      expect(command.examples.length, command.path.join(' ')).toBeGreaterThan(0);
+      expect(command.usage.startsWith(`episodic ${command.path.join(' ')}`)).toBe(true);
+      for (const name of Object.keys(command.options)) expect(globals).not.toContain(name);
+      const shorts = Object.values(command.options).flatMap((option) =>
+        option.short === undefined ? [] : [option.short],
+      );
+      expect(shorts).not.toContain('h');
+      expect(shorts).not.toContain('v');
+      expect(shorts).not.toContain('q');
+    }
+  });
+});
