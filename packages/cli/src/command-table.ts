@@ -99,7 +99,7 @@ const transfer = () => import('./commands/transfer.js');
 export const GROUPS: readonly GroupSpec[] = [
   {
     name: 'episodes',
-    summary: 'the scoped ledger: append, query, replay, redact and garbage-collect events',
+    summary: 'the scoped ledger: add, read, redact and expire events',
     description:
       'Ledger events are the queryable, redactable, retention-managed record of what agents did. Every command names a scope (or asks for --global explicitly); nothing falls back across scopes.',
     examples: [

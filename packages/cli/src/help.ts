@@ -58,14 +58,18 @@ export function renderMainHelp(styles: Styles): string {
     ]),
     ...leaves.map((command): [string, string] => [command.path[0] as string, command.summary]),
   ];
-  const width = Math.max(...rows.map(([name]) => name.length));
+  const width = Math.min(24, Math.max(...rows.map(([name]) => name.length)));
+  const commandLine = ([name, summary]: [string, string]) =>
+    name.length > width
+      ? `  ${name}\n  ${' '.repeat(width)}  ${summary}`
+      : `  ${name.padEnd(width)}  ${summary}`;
   return `${styles.bold('Usage:')} episodic <command> [options]
 
 Episodic: a trustworthy memory of what happened, for AI agents. Query and maintain the scoped
 ledger, inspect runs, sessions and task episodes, serve MCP, and verify or repair the files.
 
 ${styles.bold('Commands:')}
-${rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`).join('\n')}
+${rows.map(commandLine).join('\n')}
 
 ${styles.bold('Global options:')}
 ${optionLines(GLOBAL_OPTIONS)}

@@ -37,8 +37,11 @@ export function describeRecord(record: RunRecord): string {
       return `${text(value.context_left_percent)}% of the context left`;
     case 'agent.event': {
       const event = value.event as Record<string, unknown> | undefined;
-      const detail = event?.text ?? event?.name ?? event?.tool ?? event?.message ?? '';
-      return `#${text(value.seq)} ${text(event?.type)}${detail === '' ? '' : ` ${text(detail)}`}`;
+      const detail = [event?.tool ?? event?.name, event?.action ?? event?.text ?? event?.content ?? event?.message]
+        .filter((part) => part !== undefined && part !== '')
+        .map(text)
+        .join(': ');
+      return `#${text(value.seq)} ${text(event?.type)}${detail === '' ? '' : ` ${detail}`}`;
     }
     case 'tool.output':
       return `${text(value.tool)} (${text(value.tool_call_id)})${value.is_error === true ? ' error' : ''}: ${text(value.result_raw)}`;

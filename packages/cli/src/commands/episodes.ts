@@ -396,8 +396,11 @@ export const gc: CommandHandler = ledgerCommand(async (context) => {
     render: (write) => {
       const styles = createStyles(context.globals.color);
       if (!context.globals.quiet) {
+        const events = `${deletedTotal} event${deletedTotal === 1 ? '' : 's'}`;
         write(
-          `${dryRun ? styles.yellow('Dry run:') : styles.green('Collected:')} ${deletedTotal} event${deletedTotal === 1 ? '' : 's'} ${dryRun ? 'would be' : ''}${dryRun ? ' ' : ''}deleted (now ${formatTsMs(nowMs)}).\n`,
+          dryRun
+            ? `${styles.yellow('Dry run:')} ${events} would be deleted (now ${formatTsMs(nowMs)}); nothing was deleted.\n`
+            : `${styles.green('Deleted')} ${events} past their retention (now ${formatTsMs(nowMs)}).\n`,
         );
       }
       write(
