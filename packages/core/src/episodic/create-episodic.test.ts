@@ -72,9 +72,9 @@ describe('createEpisodic: append', () => {
     for (const part of [
       stored,
       stored.meta,
-      (stored.meta as { trace: object }).trace,
+      (stored.meta as unknown as { trace: object }).trace,
       stored.payload,
-      (stored.payload as { data: object }).data,
+      (stored.payload as unknown as { data: object }).data,
       stored.metadata,
       stored.metadata?.tags,
     ]) {

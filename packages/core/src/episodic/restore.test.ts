@@ -149,7 +149,8 @@ describe('values JSON cannot distinguish', () => {
       type: 'meta',
       payload: { event: 'x', data: { zero: -0, list: [-0] } },
     });
-    expect(Object.is((episode.payload.data as { zero: number }).zero, 0)).toBe(true);
+    const data = (episode.payload as { data?: unknown }).data as { zero: number };
+    expect(Object.is(data.zero, 0)).toBe(true);
     expect(createEpisodic(log.toJSONL()).read()).toEqual(log.read());
   });
 });

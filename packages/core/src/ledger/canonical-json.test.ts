@@ -41,6 +41,39 @@ describe('canonicalJson', () => {
     expect(() => canonicalJson(undefined, 'payload')).toThrow(/undefined/);
   });
 
+  it('writes values that are already in canonical order exactly as unordered ones', () => {
+    // Sorted input takes the native writer; these are the cases where the two could differ.
+    expect(canonicalJson({ '10': 'a', '9': 'b', x: 1 })).toBe('{"10":"a","9":"b","x":1}');
+    expect(canonicalJson({ '9': 'b', '10': 'a', x: 1 })).toBe('{"10":"a","9":"b","x":1}');
+    expect(canonicalJson({ a: -0, b: [1e21, 0.1], c: 'é\u2028' })).toBe(
+      '{"a":0,"b":[1e+21,0.1],"c":"é\u2028"}',
+    );
+    expect(canonicalJson(Object.assign(Object.create(null), { a: 1 }))).toBe('{"a":1}');
+    expect(() => canonicalJson({ a: 1, toJSON: () => 'x' }, 'payload')).toThrow(
+      /toJSON is a function/,
+    );
+    expect(() => canonicalJson({ a: [1, undefined] }, 'payload')).toThrow(/a\[1\] is undefined/);
+    expect(() => canonicalJson({ a: 1n }, 'payload')).toThrow(/a is a bigint/);
+  });
+
+  it('writes unsorted objects with the same text whichever writer runs', () => {
+    expect(canonicalJson({ b: { y: 1, x: [{ q: 1, p: 2 }] }, a: null })).toBe(
+      '{"a":null,"b":{"x":[{"p":2,"q":1}],"y":1}}',
+    );
+    // Keys read from objects that do not have them: absent, inherited names and __proto__.
+    expect(canonicalJson({ z: { toString: 'own' }, y: {}, x: { constructor: 1 } })).toBe(
+      '{"x":{"constructor":1},"y":{},"z":{"toString":"own"}}',
+    );
+    expect(canonicalJson({ b: {}, a: JSON.parse('{"__proto__":1}') })).toBe(
+      '{"a":{"__proto__":1},"b":{}}',
+    );
+    const many = Object.fromEntries(
+      Array.from({ length: 100 }, (_, index) => [`k${99 - index}`, { [`n${index}`]: index }]),
+    );
+    expect(JSON.parse(canonicalJson(many))).toEqual(many);
+    expect(Object.keys(JSON.parse(canonicalJson(many)))).toEqual(Object.keys(many).sort());
+  });
+
   it('does not depend on key order, and round-trips through JSON.parse (property)', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.integer(), (value, seed) => {

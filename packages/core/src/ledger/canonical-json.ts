@@ -45,6 +45,54 @@ function write(value: unknown, depth: number): string | typeof FAILED | undefine
   }
 }
 
+/** Above this many distinct keys the native writer's key list costs more than it saves. */
+const MAX_NATIVE_KEYS = 64;
+
+/**
+ * Checks that the native writer would write `value` as canonical JSON, apart from key order:
+ * every object plain, every number finite, no `undefined` in an array, nothing else (functions,
+ * symbols, bigints, `toJSON`) that it would serialize differently or that canonical JSON rejects.
+ * Collects every object key and notes whether some object's keys are out of sorted order.
+ */
+class NativeWriterCheck {
+  readonly keys = new Set<string>();
+  sorted = true;
+
+  accepts(value: unknown, depth: number): boolean {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return true;
+      case 'number':
+        return Number.isFinite(value);
+      case 'object': {
+        if (value === null) return true;
+        if (depth > MAX_DEPTH) return false;
+        if (Array.isArray(value)) {
+          for (let index = 0; index < value.length; index++) {
+            const element: unknown = value[index];
+            if (element === undefined || !this.accepts(element, depth + 1)) return false;
+          }
+          return true;
+        }
+        const prototype = Object.getPrototypeOf(value);
+        if (prototype !== Object.prototype && prototype !== null) return false;
+        const keys = Object.keys(value);
+        for (let index = 0; index < keys.length; index++) {
+          const key = keys[index] as string;
+          if (index > 0 && !((keys[index - 1] as string) < key)) this.sorted = false;
+          this.keys.add(key);
+          const field = (value as Record<string, unknown>)[key];
+          if (field !== undefined && !this.accepts(field, depth + 1)) return false;
+        }
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+}
+
 /**
  * The canonical JSON text of `value`: object keys sorted (by UTF-16 code units), no whitespace,
  * keys whose value is `undefined` dropped, lone surrogates escaped (so the text is always
@@ -53,6 +101,17 @@ function write(value: unknown, depth: number): string | typeof FAILED | undefine
  * `VALIDATION_ERROR` naming its path under `subject`.
  */
 export function canonicalJson(value: unknown, subject = 'value'): string {
+  // Common case: plain JSON data. The native writer produces the canonical text as it is when
+  // the keys are already sorted (Object.keys order is its order), else when given the sorted list
+  // of every key as its property list (it then writes each object's keys in that order).
+  const check = new NativeWriterCheck();
+  if (check.accepts(value, 0)) {
+    if (check.sorted) return JSON.stringify(value);
+    // A listed key is read from every object, and `__proto__` read from an object without it
+    // as its own key would be its prototype: such values take the general writer.
+    if (check.keys.size <= MAX_NATIVE_KEYS && !check.keys.has('__proto__'))
+      return JSON.stringify(value, [...check.keys].sort());
+  }
   const text = write(value, 0);
   if (typeof text === 'string') return text;
   if (text === undefined) {

@@ -7,6 +7,7 @@ import {
   DEFAULT_CONTENT_RULES,
   looksLikeCredentialValue,
 } from './content-rules.js';
+import { createHintScanner, type HintScanner } from './hint-scanner.js';
 
 /** One thing a guard found. It never carries the matched text, so it is safe to log and return. */
 export interface ContentFinding {
@@ -37,20 +38,49 @@ export function placeholderFor(ruleId: string): string {
   return `[REDACTED:${ruleId}]`;
 }
 
+/** Filtered rule lists, kept per list and allow set so each keeps one hint scanner. */
+const filteredRules = new WeakMap<readonly ContentRule[], Map<string, readonly ContentRule[]>>();
+const scanners = new WeakMap<readonly ContentRule[], HintScanner>();
+
 function activeRules(options: ContentGuardOptions): readonly ContentRule[] {
   const rules = options.rules ?? DEFAULT_CONTENT_RULES;
   const allow = options.allow;
   if (allow === undefined || allow.length === 0) return rules;
-  return rules.filter((rule) => !allow.includes(rule.kind));
+  let byAllow = filteredRules.get(rules);
+  if (byAllow === undefined) {
+    byAllow = new Map();
+    filteredRules.set(rules, byAllow);
+  }
+  const key = [...allow].sort().join(',');
+  let filtered = byAllow.get(key);
+  if (filtered === undefined) {
+    filtered = rules.filter((rule) => !allow.includes(rule.kind));
+    byAllow.set(key, filtered);
+  }
+  return filtered;
+}
+
+function scannerFor(rules: readonly ContentRule[]): HintScanner {
+  let scanner = scanners.get(rules);
+  if (scanner === undefined) {
+    scanner = createHintScanner(rules);
+    scanners.set(rules, scanner);
+  }
+  return scanner;
 }
 
 /** Non-overlapping spans of sensitive text, in order (the earliest, then the longest, wins). */
 function findSpans(text: string, rules: readonly ContentRule[]): Span[] {
   if (text.length < 3) return [];
+  const scanner = scannerFor(rules);
+  // Every built-in hint in one pass; a rule with a hint of its own still calls it.
+  const hinted = scanner.scan(text);
   const spans: Span[] = [];
   for (let order = 0; order < rules.length; order++) {
     const rule = rules[order] as ContentRule;
-    if (rule.hint !== undefined && !rule.hint(text)) continue;
+    if (rule.hint !== undefined) {
+      if (scanner.covered[order] === 1 ? hinted[order] === 0 : !rule.hint(text)) continue;
+    }
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
     for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {

@@ -23,11 +23,45 @@ export interface ContentRule {
   readonly hint?: (text: string) => boolean;
 }
 
-const has =
-  (...literals: string[]) =>
-  (text: string) =>
-    literals.some((literal) => text.includes(literal));
-const matches = (pattern: RegExp) => (text: string) => pattern.test(text);
+/**
+ * A built-in hint described as data, so the guard can evaluate the hints of every rule in one pass
+ * over a text (see `createHintScanner`) instead of one scan per rule. The hint function stays the
+ * definition; a test checks that both always agree.
+ */
+export interface HintSpec {
+  /** The hint holds when the text contains one of these (case-sensitive). */
+  readonly literals?: readonly string[];
+  /** ...or one of these lowercase ASCII words, ignoring ASCII case (as a non-unicode `/i` regex). */
+  readonly words?: readonly string[];
+  /** ...or a run of at least this many ASCII digits. */
+  readonly digitRun?: number;
+}
+
+const HINT_SPECS = new WeakMap<(text: string) => boolean, HintSpec>();
+
+/** The data form of a built-in hint; undefined for a hint written as a plain function. */
+export function hintSpecOf(hint: (text: string) => boolean): HintSpec | undefined {
+  return HINT_SPECS.get(hint);
+}
+
+function describedHint(hint: (text: string) => boolean, spec: HintSpec) {
+  HINT_SPECS.set(hint, spec);
+  return hint;
+}
+
+const has = (...literals: string[]) =>
+  describedHint((text) => literals.some((literal) => text.includes(literal)), { literals });
+const hasWord = (...words: string[]) => {
+  const pattern = new RegExp(words.join('|'), 'i');
+  return describedHint((text) => pattern.test(text), { words });
+};
+const hasLiteralOrDigits = (literal: string, digitRun: number) => {
+  const digits = new RegExp(`[0-9]{${digitRun}}`);
+  return describedHint((text) => text.includes(literal) || digits.test(text), {
+    literals: [literal],
+    digitRun,
+  });
+};
 
 const hasDigit = (value: string) => /[0-9]/.test(value);
 const hasUpper = (value: string) => /[A-Z]/.test(value);
@@ -221,7 +255,7 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'credential',
-    hint: matches(/pass|secret|token|key|credential/i),
+    hint: hasWord('pass', 'secret', 'token', 'key', 'credential'),
     kind: 'secret',
     description: 'a key=value or key: value credential (password=…, api_key: …, token=…)',
     pattern:
@@ -245,7 +279,7 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'phone',
-    hint: (text) => text.includes('+') || /[0-9]{3}/.test(text),
+    hint: hasLiteralOrDigits('+', 3),
     kind: 'pii',
     description: 'a phone number (+44 20 7946 0958, (415) 555-2671, 415-555-2671)',
     pattern:
@@ -273,14 +307,14 @@ export const DEFAULT_CONTENT_RULES: readonly ContentRule[] = [
   },
   {
     id: 'html_document',
-    hint: matches(/doctype/i),
+    hint: hasWord('doctype'),
     kind: 'tool_output',
     description: 'a raw HTML document',
     pattern: /<!DOCTYPE html/gi,
   },
   {
     id: 'prompt_injection',
-    hint: matches(/ignore|disregard|forget/i),
+    hint: hasWord('ignore', 'disregard', 'forget'),
     kind: 'tool_output',
     description: 'an instruction-override phrase typical of prompt injection',
     pattern:

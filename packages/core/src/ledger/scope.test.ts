@@ -37,6 +37,19 @@ describe('normalizeScope', () => {
     expect(codeOf(() => normalizeScope('a'.repeat(257)))).toBe('VALIDATION_ERROR');
   });
 
+  it('answers a repeated scope from its cache with the same result, and still rejects bad ones', () => {
+    for (let round = 0; round < 3; round++) {
+      expect(normalizeScope('  My Project ')).toBe('my-project');
+      expect(codeOf(() => normalizeScope('!!!'))).toBe('VALIDATION_ERROR');
+      expect(codeOf(() => normalizeScope('a'.repeat(257)))).toBe('VALIDATION_ERROR');
+    }
+    // More distinct scopes than the cache keeps: every one still normalizes correctly.
+    for (let index = 0; index < 3000; index++) {
+      expect(normalizeScope(`Team ${index}`)).toBe(`team-${index}`);
+    }
+    expect(normalizeScope('  My Project ')).toBe('my-project');
+  });
+
   it('is idempotent, yields only [a-z0-9._:/-], never empty, never edge punctuation (property)', () => {
     const scopes = fc.oneof(
       fc.string({ maxLength: 60 }),

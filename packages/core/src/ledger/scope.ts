@@ -10,6 +10,10 @@ export const SCOPE_MAX_LENGTH = 256;
  */
 export const GLOBAL_SCOPE = 'global';
 
+/** Scopes seen recently and their normalized form: an application uses a handful, every append normalizes one. */
+const normalizedScopes = new Map<string, string>();
+const NORMALIZED_SCOPES_KEPT = 1024;
+
 function invalidScope(value: unknown, reason: string): EpisodicError {
   return new EpisodicError({
     code: 'VALIDATION_ERROR',
@@ -31,6 +35,8 @@ function invalidScope(value: unknown, reason: string): EpisodicError {
  */
 export function normalizeScope(scope: string): string {
   if (typeof scope !== 'string') throw invalidScope(scope, 'a scope must be a string');
+  const known = normalizedScopes.get(scope);
+  if (known !== undefined) return known;
   const normalized = scope
     .normalize('NFKC')
     .trim()
@@ -43,6 +49,8 @@ export function normalizeScope(scope: string): string {
   if (normalized.length > SCOPE_MAX_LENGTH) {
     throw invalidScope(scope, `it is longer than ${SCOPE_MAX_LENGTH} characters`);
   }
+  if (normalizedScopes.size >= NORMALIZED_SCOPES_KEPT) normalizedScopes.clear();
+  normalizedScopes.set(scope, normalized);
   return normalized;
 }
 

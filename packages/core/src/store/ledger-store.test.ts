@@ -39,6 +39,17 @@ describe('createLedger', () => {
     expect(ids[0]?.slice(0, 10)).toBe(ids[2]?.slice(0, 10));
   });
 
+  it('draws the random part of ULIDs from the CSPRNG: it never repeats, across refills too', () => {
+    let time = 1_767_225_600_000;
+    const next = createUlidGenerator(() => new Date(time++));
+    const randomParts = new Set(Array.from({ length: 2000 }, () => next().slice(10)));
+    expect(randomParts.size).toBe(2000);
+    for (const part of randomParts) expect(part).toMatch(/^[0-9A-HJKMNP-TV-Z]{16}$/);
+    const first = createUlidGenerator(() => new Date(1));
+    const second = createUlidGenerator(() => new Date(1));
+    expect(first()).not.toBe(second());
+  });
+
   it('validates its options: caps must be positive integers', () => {
     expect(() => createMemoryLedger({ caps: { payloadBytes: 0 } })).toThrow(/payloadBytes/);
     expect(() => createMemoryLedger({ caps: { refsBytes: 1.5 } })).toThrow(/refsBytes/);

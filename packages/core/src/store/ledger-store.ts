@@ -245,9 +245,25 @@ function checkAdapter(adapter: LedgerAdapter): void {
   }
 }
 
+/**
+ * Random fractions for ULIDs from the platform's CSPRNG, drawn 256 at a time: the default source
+ * asks the CSPRNG once per character, which costs more than the rest of an id.
+ */
+function bufferedRandom(): () => number {
+  const values = new Uint32Array(256);
+  let next = values.length;
+  return () => {
+    if (next === values.length) {
+      globalThis.crypto.getRandomValues(values);
+      next = 0;
+    }
+    return (values[next++] as number) / 4294967296;
+  };
+}
+
 /** The default id generator: monotonic ULIDs whose time part comes from `now`. */
 export function createUlidGenerator(now: () => Date = () => new Date()): () => string {
-  const next = monotonicFactory();
+  const next = monotonicFactory(bufferedRandom());
   return () => next(now().getTime());
 }
 
