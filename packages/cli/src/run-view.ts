@@ -37,7 +37,10 @@ export function describeRecord(record: RunRecord): string {
       return `${text(value.context_left_percent)}% of the context left`;
     case 'agent.event': {
       const event = value.event as Record<string, unknown> | undefined;
-      const detail = [event?.tool ?? event?.name, event?.action ?? event?.text ?? event?.content ?? event?.message]
+      const detail = [
+        event?.tool ?? event?.name,
+        event?.action ?? event?.text ?? event?.content ?? event?.message,
+      ]
         .filter((part) => part !== undefined && part !== '')
         .map(text)
         .join(': ');

@@ -223,10 +223,20 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
         seq: 1,
       });
       const ts = '2026-02-03T12:05:00.000Z';
+      let rest = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        rest += chunk.toString('utf8');
+      });
       await runs.append(runId, [
         { type: 'run.end', run_id: runId, ts, outcome: 'completed' } as RunRecord,
       ]);
       expect(await exitOf(child)).toBe(0);
+      // Every appended record exactly once, in order.
+      const followed = `${more}${rest}`
+        .split('\n')
+        .filter((text) => text.includes('tail.record.v1'))
+        .map((text) => runsTailRecordLineSchema.parse(JSON.parse(text)).record.type);
+      expect(followed).toEqual(['agent.event', 'run.end']);
     } finally {
       await close();
     }
