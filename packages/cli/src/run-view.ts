@@ -67,8 +67,8 @@ export function describeRecord(record: RunRecord): string {
 
 /** One line for a record: time, type and description, sanitized for the terminal. */
 export function recordLine(record: RunRecord, styles: Styles, width = 100): string {
-  const ts =
-    typeof (record as { ts?: unknown }).ts === 'string' ? (record as { ts: string }).ts : '';
+  const { ts: at, started_at: startedAt } = record as { ts?: unknown; started_at?: unknown };
+  const ts = typeof at === 'string' ? at : typeof startedAt === 'string' ? startedAt : '';
   const time = ts === '' ? ''.padEnd(24) : ts.padEnd(24);
   const type = record.type.padEnd(13);
   const description = truncate(sanitizeForTerminal(describeRecord(record)), width);
