@@ -177,6 +177,42 @@ export function createSqliteLedgerAdapter(
     `SELECT ${BASE_COLUMNS}, payload_json FROM episodic_events WHERE event_id = ?`,
   );
 
+  const insertRow = (row: NewLedgerRow, position: number): LedgerRow => {
+    // Positional binding: measurably cheaper than named parameters on this hot path.
+    const { lastInsertRowid } = insert.run(
+      row.event_id,
+      row.ts_ms,
+      row.scope,
+      row.session_id,
+      row.agent_id,
+      row.type,
+      row.summary,
+      row.payload_json,
+      row.refs_json,
+      row.schema_version,
+      row.created_at,
+      row.metadata_json,
+      position,
+    );
+    return {
+      event_id: row.event_id,
+      ts_ms: row.ts_ms,
+      scope: row.scope,
+      session_id: row.session_id,
+      agent_id: row.agent_id,
+      type: row.type,
+      summary: row.summary,
+      payload_json: row.payload_json,
+      refs_json: row.refs_json,
+      redacted: row.redacted,
+      schema_version: row.schema_version,
+      created_at: row.created_at,
+      metadata_json: row.metadata_json,
+      position,
+      sequence: Number(lastInsertRowid),
+    };
+  };
+
   const findDuplicates = (rows: readonly NewLedgerRow[]) =>
     rows.filter((row) => exists.get(row.event_id) !== undefined).map((row) => row.event_id);
 
@@ -196,6 +232,12 @@ export function createSqliteLedgerAdapter(
           head?.position ?? 0,
           expectedPosition,
         );
+      }
+      if (rows.length === 1) {
+        // The common append: one head update and one insert, no bookkeeping.
+        const row = rows[0] as NewLedgerRow;
+        const { position } = advanceHead.get(row.scope, row.session_id, 1) as { position: number };
+        return [insertRow(row, position)];
       }
       // One head update per session: positions for k rows are reserved at once.
       const counts = new Map<
@@ -217,24 +259,7 @@ export function createSqliteLedgerAdapter(
       }
       return rows.map((row) => {
         const entry = counts.get(`${row.scope}\u0000${row.session_id}`) as { next: number };
-        const position = entry.next++;
-        // Positional binding: measurably cheaper than named parameters on this hot path.
-        const { lastInsertRowid } = insert.run(
-          row.event_id,
-          row.ts_ms,
-          row.scope,
-          row.session_id,
-          row.agent_id,
-          row.type,
-          row.summary,
-          row.payload_json,
-          row.refs_json,
-          row.schema_version,
-          row.created_at,
-          row.metadata_json,
-          position,
-        );
-        return { ...row, position, sequence: Number(lastInsertRowid) };
+        return insertRow(row, entry.next++);
       });
     },
   );

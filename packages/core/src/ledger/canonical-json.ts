@@ -55,7 +55,8 @@ const MAX_NATIVE_KEYS = 64;
  * Collects every object key and notes whether some object's keys are out of sorted order.
  */
 class NativeWriterCheck {
-  readonly keys = new Set<string>();
+  /** Every key of every object, with repeats. */
+  readonly keys: string[] = [];
   sorted = true;
 
   accepts(value: unknown, depth: number): boolean {
@@ -81,7 +82,7 @@ class NativeWriterCheck {
         for (let index = 0; index < keys.length; index++) {
           const key = keys[index] as string;
           if (index > 0 && !((keys[index - 1] as string) < key)) this.sorted = false;
-          this.keys.add(key);
+          this.keys.push(key);
           const field = (value as Record<string, unknown>)[key];
           if (field !== undefined && !this.accepts(field, depth + 1)) return false;
         }
@@ -109,8 +110,9 @@ export function canonicalJson(value: unknown, subject = 'value'): string {
     if (check.sorted) return JSON.stringify(value);
     // A listed key is read from every object, and `__proto__` read from an object without it
     // as its own key would be its prototype: such values take the general writer.
-    if (check.keys.size <= MAX_NATIVE_KEYS && !check.keys.has('__proto__'))
-      return JSON.stringify(value, [...check.keys].sort());
+    const keys = [...new Set(check.keys)];
+    if (keys.length <= MAX_NATIVE_KEYS && !keys.includes('__proto__'))
+      return JSON.stringify(value, keys.sort());
   }
   const text = write(value, 0);
   if (typeof text === 'string') return text;

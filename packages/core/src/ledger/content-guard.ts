@@ -38,6 +38,19 @@ export function placeholderFor(ruleId: string): string {
   return `[REDACTED:${ruleId}]`;
 }
 
+/** Object keys seen recently and whether they name a credential (payloads repeat their keys). */
+const credentialKeys = new Map<string, boolean>();
+
+function isCredentialKey(key: string): boolean {
+  let known = credentialKeys.get(key);
+  if (known === undefined) {
+    known = CREDENTIAL_KEY.test(key);
+    if (credentialKeys.size >= 4096) credentialKeys.clear();
+    credentialKeys.set(key, known);
+  }
+  return known;
+}
+
 /** Filtered rule lists, kept per list and allow set so each keeps one hint scanner. */
 const filteredRules = new WeakMap<readonly ContentRule[], Map<string, readonly ContentRule[]>>();
 const scanners = new WeakMap<readonly ContentRule[], HintScanner>();
@@ -75,11 +88,12 @@ function findSpans(text: string, rules: readonly ContentRule[]): Span[] {
   const scanner = scannerFor(rules);
   // Every built-in hint in one pass; a rule with a hint of its own still calls it.
   const hinted = scanner.scan(text);
+  if (hinted === null && scanner.coversAll) return [];
   const spans: Span[] = [];
   for (let order = 0; order < rules.length; order++) {
     const rule = rules[order] as ContentRule;
     if (rule.hint !== undefined) {
-      if (scanner.covered[order] === 1 ? hinted[order] === 0 : !rule.hint(text)) continue;
+      if (scanner.covered[order] === 1 ? hinted?.[order] !== 1 : !rule.hint(text)) continue;
     }
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
@@ -163,7 +177,7 @@ export function guardJsonValue<T>(
     if (
       credentialRule !== undefined &&
       key !== undefined &&
-      CREDENTIAL_KEY.test(key) &&
+      isCredentialKey(key) &&
       looksLikeCredentialValue(text) &&
       !text.startsWith('[REDACTED')
     ) {

@@ -58,7 +58,7 @@ describe('createHintScanner', () => {
   it('agrees with every default hint function on arbitrary text (property)', () => {
     fc.assert(
       fc.property(textArbitrary, (text) => {
-        const found = scanner.scan(text);
+        const found = scanner.scan(text) ?? new Uint8Array(DEFAULT_CONTENT_RULES.length);
         DEFAULT_CONTENT_RULES.forEach((rule, index) => {
           if (rule.hint === undefined) return;
           expect(found[index] === 1, `${rule.id} on ${JSON.stringify(text)}`).toBe(rule.hint(text));
@@ -93,12 +93,23 @@ describe('createHintScanner', () => {
       'ab',
     ];
     for (const text of texts) {
-      const found = scanner.scan(text);
+      const found = scanner.scan(text) ?? new Uint8Array(DEFAULT_CONTENT_RULES.length);
       DEFAULT_CONTENT_RULES.forEach((rule, index) => {
         if (rule.hint !== undefined)
           expect(found[index] === 1, `${rule.id} on ${text}`).toBe(rule.hint(text));
       });
     }
+  });
+
+  it('answers null exactly when no hint holds', () => {
+    fc.assert(
+      fc.property(textArbitrary, (text) => {
+        const anyHint = DEFAULT_CONTENT_RULES.some((rule) => rule.hint?.(text) === true);
+        expect(scanner.scan(text) !== null).toBe(anyHint);
+      }),
+      { numRuns: 1000 },
+    );
+    expect(scanner.coversAll).toBe(true);
   });
 
   it('leaves a rule with its own hint function to that function', () => {
@@ -115,6 +126,7 @@ describe('createHintScanner', () => {
     };
     const rules = [...DEFAULT_CONTENT_RULES, custom];
     expect(createHintScanner(rules).covered[rules.length - 1]).toBe(0);
+    expect(createHintScanner(rules).coversAll).toBe(false);
     expect(scanText('see TICKET-42 now', { rules })).toEqual(['ticket']);
     expect(scanText('nothing here', { rules })).toEqual([]);
     expect(calls).toBe(2);

@@ -8,8 +8,13 @@ import { type ContentRule, hintSpecOf } from './content-rules.js';
 export interface HintScanner {
   /** 1 at a rule's index when the scanner evaluates its hint (the rule has a built-in hint). */
   readonly covered: Uint8Array;
-  /** 1 at a covered rule's index when its hint holds for `text` (0 for uncovered rules). */
-  scan(text: string): Uint8Array;
+  /** True when every rule's hint is covered (so `scan` returning null leaves no rule to run). */
+  readonly coversAll: boolean;
+  /**
+   * 1 at a covered rule's index when its hint holds for `text` (0 for uncovered rules), or null
+   * when no covered hint holds at all (the common case).
+   */
+  scan(text: string): Uint8Array | null;
 }
 
 interface Needle {
@@ -49,7 +54,6 @@ export function createHintScanner(rules: readonly ContentRule[]): HintScanner {
   const pairs: Array<Needle[] | undefined> = new Array(PAIRS);
   const foldedPairs: Array<Needle[] | undefined> = new Array(PAIRS);
   const digitRules: Array<{ rule: number; run: number }> = [];
-  let shortestRun = Number.POSITIVE_INFINITY;
   rules.forEach((rule, index) => {
     const spec = rule.hint === undefined ? undefined : hintSpecOf(rule.hint);
     if (spec === undefined) return;
@@ -73,57 +77,100 @@ export function createHintScanner(rules: readonly ContentRule[]): HintScanner {
     }
     if (spec.digitRun !== undefined) {
       digitRules.push({ rule: index, run: spec.digitRun });
-      shortestRun = Math.min(shortestRun, spec.digitRun);
     }
   });
 
-  // Typed tables answer "nothing starts here" (almost every position) without touching the lists.
-  const singleMask = new Uint8Array(128);
-  for (let code = 0; code < 128; code++) if (singles[code] !== undefined) singleMask[code] = 1;
-  const pairMask = new Uint8Array(PAIRS);
-  for (let key = 0; key < PAIRS; key++) {
-    pairMask[key] = (pairs[key] === undefined ? 0 : 1) | (foldedPairs[key] === undefined ? 0 : 2);
+  // One table answers, for the two characters at each position, whether anything can start
+  // there (almost never): bit 1 an exact pair, 2 a case-folded pair, 4 a single character, 8 a digit.
+  const starts = new Uint8Array(PAIRS);
+  for (let first = 0; first < 128; first++) {
+    for (let second = 0; second < 128; second++) {
+      const key = first * 128 + second;
+      starts[key] =
+        (pairs[key] === undefined ? 0 : 1) |
+        (foldedPairs[foldAscii(first) * 128 + foldAscii(second)] === undefined ? 0 : 2) |
+        (singles[first] === undefined ? 0 : 4) |
+        (digitRules.length > 0 && first >= 48 && first <= 57 ? 8 : 0);
+    }
   }
-  const hasDigitRules = digitRules.length > 0;
+
+  const isDigit = (code: number) => code >= 48 && code <= 57;
+
+  /** Marks what may start at `index` (its character `code`, the next one `next`). */
+  const visit = (
+    text: string,
+    index: number,
+    code: number,
+    next: number,
+    bits: number,
+    found: Uint8Array,
+  ): number => {
+    let marked = 0;
+    if ((bits & 4) !== 0) {
+      for (const rule of singles[code] as number[])
+        if (found[rule] === 0) {
+          found[rule] = 1;
+          marked++;
+        }
+    }
+    if ((bits & 1) !== 0) {
+      for (const needle of pairs[code * 128 + next] as Needle[]) {
+        if (found[needle.rule] === 0 && text.startsWith(needle.text, index)) {
+          found[needle.rule] = 1;
+          marked++;
+        }
+      }
+    }
+    if ((bits & 2) !== 0) {
+      for (const needle of foldedPairs[foldAscii(code) * 128 + foldAscii(next)] as Needle[]) {
+        if (found[needle.rule] === 0 && startsWithIgnoringCase(text, index, needle.text)) {
+          found[needle.rule] = 1;
+          marked++;
+        }
+      }
+    }
+    if ((bits & 8) !== 0 && (index === 0 || !isDigit(text.charCodeAt(index - 1)))) {
+      // The start of a digit run: measure it once.
+      let end = index + 1;
+      while (end < text.length && isDigit(text.charCodeAt(end))) end++;
+      for (const entry of digitRules) {
+        if (found[entry.rule] === 0 && end - index >= entry.run) {
+          found[entry.rule] = 1;
+          marked++;
+        }
+      }
+    }
+    return marked;
+  };
+
+  const coversAll = covered.every((flag) => flag === 1);
 
   return {
     covered,
+    coversAll,
     scan(text) {
       const found = new Uint8Array(rules.length);
-      const length = text.length;
-      let digits = 0;
-      let code = length > 0 ? text.charCodeAt(0) : 0;
-      for (let index = 0; index < length; index++) {
-        const next = index + 1 < length ? text.charCodeAt(index + 1) : 0x10000;
-        if (code >= 48 && code <= 57) {
-          digits++;
-          if (hasDigitRules && digits >= shortestRun) {
-            for (const entry of digitRules) if (digits >= entry.run) found[entry.rule] = 1;
-          }
-        } else digits = 0;
-        if (code < 128) {
-          if (singleMask[code] === 1) {
-            for (const rule of singles[code] as number[]) found[rule] = 1;
-          }
-          if (next < 128) {
-            if (((pairMask[code * 128 + next] as number) & 1) !== 0) {
-              for (const needle of pairs[code * 128 + next] as Needle[]) {
-                if (found[needle.rule] === 0 && text.startsWith(needle.text, index))
-                  found[needle.rule] = 1;
-              }
-            }
-            const foldedKey = foldAscii(code) * 128 + foldAscii(next);
-            if (((pairMask[foldedKey] as number) & 2) !== 0) {
-              for (const needle of foldedPairs[foldedKey] as Needle[]) {
-                if (found[needle.rule] === 0 && startsWithIgnoringCase(text, index, needle.text))
-                  found[needle.rule] = 1;
-              }
-            }
-          }
+      const last = text.length - 1;
+      if (last < 0) return null;
+      let marked = 0;
+      let code = text.charCodeAt(0);
+      for (let index = 0; index < last; index++) {
+        const next = text.charCodeAt(index + 1);
+        if ((code | next) < 128) {
+          const bits = starts[(code << 7) | next] as number;
+          if (bits !== 0) marked += visit(text, index, code, next, bits, found);
+        } else if (code < 128) {
+          // Before a non-ASCII character only a single character or a digit can match.
+          const bits = (starts[code << 7] as number) & 12;
+          if (bits !== 0) marked += visit(text, index, code, 0, bits, found);
         }
         code = next;
       }
-      return found;
+      if (code < 128) {
+        const bits = (starts[code << 7] as number) & 12;
+        if (bits !== 0) marked += visit(text, last, code, 0, bits, found);
+      }
+      return marked === 0 ? null : found;
     },
   };
 }
