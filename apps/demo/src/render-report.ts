@@ -15,6 +15,12 @@ function row(label: string, text: string): string {
 
 const more = (text: string) => `  ${''.padEnd(15)} ${text}`;
 
+/** A path under the home, written relative to it (the home is printed once, above). */
+function inHome(report: DemoReport, path: string): string {
+  const prefix = `${report.home.path}/`;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
+}
+
 function describePattern(pattern: TaskPattern): string {
   switch (pattern.type) {
     case 'tool_sequence':
@@ -65,14 +71,15 @@ export function renderReport(report: DemoReport): string[] {
       `${paths.runsFolder}/YYYY/MM/DD/<run_id>.jsonl  (${paths.runFiles.length} runs)`,
     ),
   );
-  for (const file of paths.runFiles) lines.push(more(`${file.label.padEnd(12)} ${file.path}`));
-  lines.push(row('snapshots', `${paths.snapshotsFolder}/`));
+  for (const file of paths.runFiles)
+    lines.push(more(`${file.label.padEnd(12)} ${inHome(report, file.path)}`));
+  lines.push(row('snapshots', `${paths.snapshotsFolder}/<session_id>.json`));
   for (const snapshot of paths.snapshots) {
     const which =
       snapshot.sessionId === report.session.id
         ? `session, revision ${report.session.revision}`
         : `fork, revision ${report.fork?.revision ?? '?'}`;
-    lines.push(more(`${snapshot.path}  (${which})`));
+    lines.push(more(`${inHome(report, snapshot.path)}  (${which})`));
   }
   lines.push(
     row('tool outputs', `${paths.toolOutputsFolder}/  (the full text of every tool output)`),
@@ -94,7 +101,7 @@ export function renderReport(report: DemoReport): string[] {
     lines.push(
       row(
         'long output',
-        `${truncation.turn} read ${truncation.path}: ${number(truncation.fileChars)} chars, complete in the run file and ${truncation.cacheFile}`,
+        `${truncation.turn} read ${truncation.path}: ${number(truncation.fileChars)} chars, complete in the run file and ${truncation.cacheFile === null ? 'the cache' : inHome(report, truncation.cacheFile)}`,
       ),
     );
     lines.push(

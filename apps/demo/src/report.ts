@@ -63,6 +63,7 @@ export interface TurnSummary {
     readonly reason: string;
     readonly summary: string;
   } | null;
+  readonly compactionError: string | null;
   readonly resumedFromInvokeSeq: number;
 }
 

@@ -52,6 +52,7 @@ export function summarizeTurn(
             reason: record.compaction.reason,
             summary: record.compaction.summary,
           },
+    compactionError: record.compactionError,
     resumedFromInvokeSeq: record.resumedFromInvokeSeq,
   };
 }
@@ -131,5 +132,7 @@ export function renderTurn(turn: TurnSummary): string[] {
       `compaction (${turn.compaction.reason}): checkpoint #${turn.compaction.checkpointId} summarizes #${turn.compaction.covers.fromId}–#${turn.compaction.covers.toId}${turn.compaction.artifactKey === null ? '' : `, kept as artifact ${turn.compaction.artifactKey}`}`,
     );
   }
+  if (turn.compactionError !== null)
+    detail(`compaction failed (the turn stays committed): ${turn.compactionError}`);
   return lines;
 }

@@ -108,6 +108,8 @@ export interface TurnRecord {
   /** The interrupt boundary committed for an interrupted turn. */
   readonly interruptBoundaryId: number | null;
   readonly compaction: CompactionRecord | null;
+  /** Why compaction after this turn failed (the turn itself stays committed). */
+  readonly compactionError: string | null;
   /** The invocation number the run continued from (`invoke_seq` of its resume plan). */
   readonly resumedFromInvokeSeq: number;
   readonly pid: number;
@@ -454,6 +456,7 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
     let error: string | null = null;
     let pendingCalls: TurnRecord['pendingCalls'] = [];
     let compaction: CompactionRecord | null = null;
+    let compactionError: string | null = null;
     let interruptBoundaryId: number | null = null;
     try {
       await recorder.start(input, { meta: { turn_id: turnId, pid: process.pid } });
@@ -495,11 +498,16 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
         const exceeded = modelCalls.some((call) => call.manifest.budget?.exceeded === true);
         const lastInput = result.usage?.inputTokens ?? 0;
         if (exceeded || lastInput > BUDGET_LIMIT * AGENT_LIMITS.compactAtShare) {
-          compaction = await compactNow(
-            exceeded
-              ? `the budget rule cut this turn's input (limit ${BUDGET_LIMIT} tokens)`
-              : `the last input used ${lastInput} of ${BUDGET_LIMIT} tokens`,
-          );
+          try {
+            compaction = await compactNow(
+              exceeded
+                ? `the budget rule cut this turn's input (limit ${BUDGET_LIMIT} tokens)`
+                : `the last input used ${lastInput} of ${BUDGET_LIMIT} tokens`,
+            );
+          } catch (compactionFailure) {
+            // The turn is committed either way; the run file has compaction_complete "failed".
+            compactionError = messageOf(compactionFailure);
+          }
         }
         await recorder.complete(answer === null ? {} : { final: answer });
       } catch (turnError) {
@@ -553,6 +561,7 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
       episodes: lastId > lastIdBefore ? { fromId: lastIdBefore + 1, toId: lastId } : null,
       interruptBoundaryId,
       compaction,
+      compactionError,
       resumedFromInvokeSeq: recorder.resume?.invokeSeq ?? 0,
       pid: process.pid,
     };
