@@ -6,7 +6,7 @@ const define = { __EPISODIC_VERSION__: JSON.stringify(packageJson.version) };
 export default defineConfig([
   {
     // The library entry points: dependencies stay external.
-    entry: ['src/index.ts', 'src/stores.ts', 'src/stdio.ts', 'src/http.ts'],
+    entry: ['src/index.ts', 'src/stores.ts', 'src/stdio.ts', 'src/http.ts', 'src/run.ts'],
     format: ['esm'],
     target: 'node20',
     dts: true,

@@ -2,8 +2,9 @@
 export type {
   EpisodicLocation,
   EpisodicRunStoreKind,
-  EpisodicStores,
   EpisodicStoresEnv,
   OpenEpisodicStoresOptions,
-} from './stores/open-episodic-stores.js';
-export { openEpisodicStores, resolveEpisodicLocation } from './stores/open-episodic-stores.js';
+} from './stores/episodic-location.js';
+export { resolveEpisodicLocation } from './stores/episodic-location.js';
+export type { EpisodicStores } from './stores/open-episodic-stores.js';
+export { openEpisodicStores } from './stores/open-episodic-stores.js';

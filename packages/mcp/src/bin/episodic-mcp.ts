@@ -1,3 +1,41 @@
 #!/usr/bin/env node
-process.stderr.write('episodic-mcp: the MCP server is not built yet (see the mcp issue).\n');
-process.exitCode = 1;
+import { EpisodicError } from '@episodic/core';
+import { MCP_SERVER_USAGE, parseMcpServerArguments } from '../run/parse-arguments.js';
+import { runMcpServer } from '../run/run-mcp-server.js';
+import { VERSION } from '../version.js';
+
+// stdout belongs to JSON-RPC: anything that would print there by accident goes to stderr instead.
+const toStderr = (...parts: unknown[]) => {
+  process.stderr.write(`${parts.map(String).join(' ')}\n`);
+};
+console.log = toStderr;
+console.info = toStderr;
+console.debug = toStderr;
+
+async function main(): Promise<void> {
+  const { help, version, options } = parseMcpServerArguments(process.argv.slice(2));
+  if (help) {
+    process.stderr.write(MCP_SERVER_USAGE);
+    return;
+  }
+  if (version) {
+    // The one deliberate stdout write: a version query is not an MCP session.
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  const server = await runMcpServer(options);
+  const stop = () => {
+    server.close().finally(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await server.closed;
+}
+
+main().catch((error: unknown) => {
+  const message = EpisodicError.isInstance(error)
+    ? error.message
+    : `unexpected failure: ${(error as Error)?.stack ?? String(error)}`;
+  process.stderr.write(`episodic-mcp: ${message}\n`);
+  process.exitCode = EpisodicError.hasCode(error, 'VALIDATION_ERROR') ? 2 : 1;
+});

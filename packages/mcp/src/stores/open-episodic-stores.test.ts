@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EpisodicError } from '@episodic/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEpisodicStores, resolveEpisodicLocation } from './open-episodic-stores.js';
+import { resolveEpisodicLocation } from './episodic-location.js';
+import { openEpisodicStores } from './open-episodic-stores.js';
 
 const directories: string[] = [];
 function temporaryDirectory(): string {
@@ -46,6 +47,18 @@ describe('resolveEpisodicLocation', () => {
     expect(resolveEpisodicLocation({ env: {}, home: '/h', db: ':memory:' }).database).toBe(
       ':memory:',
     );
+  });
+
+  it('reads process.env when no env is given', () => {
+    const previous = process.env.EPISODIC_HOME;
+    process.env.EPISODIC_HOME = '/srv/from-process-env';
+    try {
+      expect(resolveEpisodicLocation().home).toBe('/srv/from-process-env');
+      expect(resolveEpisodicLocation({ home: '/x' }).home).toBe('/x');
+    } finally {
+      if (previous === undefined) delete process.env.EPISODIC_HOME;
+      else process.env.EPISODIC_HOME = previous;
+    }
   });
 
   it('names the option or variable and the fix for a bad value', () => {

@@ -1,0 +1,131 @@
+import { isAbsolute, resolve } from 'node:path';
+import { EpisodicError, type LedgerOptions, parseInput, type RunDurability } from '@episodic/core';
+import { resolveEpisodicHome } from '@episodic/store-fs';
+import { z } from 'zod';
+
+/** Where runs and sessions live: in the SQLite file (default) or as store-fs files under the home. */
+export type EpisodicRunStoreKind = 'sqlite' | 'fs';
+
+/** The environment variables `openEpisodicStores` reads. */
+export type EpisodicStoresEnv = Readonly<Record<string, string | undefined>>;
+
+/** Options of `openEpisodicStores` and `resolveEpisodicLocation`. Options win over the environment. */
+export interface OpenEpisodicStoresOptions {
+  /**
+   * The Episodic home directory (created with mode 0700 when missing).
+   * @default `EPISODIC_HOME`, else `~/.episodic`
+   */
+  home?: string | undefined;
+  /**
+   * The SQLite database file that holds the ledger and the artifacts (and the runs and sessions
+   * unless `store` is `fs`). A relative path is resolved against the working directory;
+   * `:memory:` opens a private in-memory database.
+   * @default `EPISODIC_DB`, else `<home>/episodic.db`
+   */
+  db?: string | undefined;
+  /**
+   * Where runs and sessions live: `sqlite` (in the database file) or `fs` (store-fs run files and
+   * snapshots under the home: `sessions/YYYY/MM/DD/<run_id>.jsonl`, `sessions/state/`).
+   * @default `EPISODIC_STORE`, else `sqlite`
+   */
+  store?: EpisodicRunStoreKind | undefined;
+  /**
+   * The environment to read `EPISODIC_HOME`, `EPISODIC_DB` and `EPISODIC_STORE` from.
+   * @default process.env
+   */
+  env?: EpisodicStoresEnv | undefined;
+  /**
+   * How far an acknowledged run append survives a crash, for `store: 'fs'` (see store-fs).
+   * @default 'run'
+   */
+  durability?: RunDurability | undefined;
+  /**
+   * SQLite `synchronous`: `NORMAL` survives a process crash, `FULL` also a power loss.
+   * @default 'NORMAL'
+   */
+  synchronous?: 'NORMAL' | 'FULL' | undefined;
+  /** Ledger rules (clock, caps, content guards, retention). @default core's defaults */
+  ledger?: LedgerOptions | undefined;
+}
+
+/** Where `openEpisodicStores` keeps everything, with every default resolved. */
+export interface EpisodicLocation {
+  /** The Episodic home (absolute). */
+  home: string;
+  /** The SQLite database file (absolute), or `:memory:`. */
+  database: string;
+  /** Where runs and sessions live. */
+  store: EpisodicRunStoreKind;
+  /** The database file for `sqlite`, the home directory for `fs`. */
+  runs: string;
+}
+
+const optionsSchema = z
+  .strictObject({
+    home: z.string().optional(),
+    db: z.string().optional(),
+    store: z.string().optional(),
+    // process.env is not a plain object, so a record schema would refuse it.
+    env: z
+      .custom<EpisodicStoresEnv>(
+        (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+        'must be an object of environment variables',
+      )
+      .optional(),
+    durability: z.enum(['none', 'run', 'always']).optional(),
+    synchronous: z.enum(['NORMAL', 'FULL']).optional(),
+    ledger: z.record(z.string(), z.unknown()).optional(),
+  })
+  .optional();
+
+const STORE_KINDS: readonly EpisodicRunStoreKind[] = ['sqlite', 'fs'];
+
+function invalidSetting(field: string, value: string, fix: string): EpisodicError {
+  return new EpisodicError({
+    code: 'VALIDATION_ERROR',
+    message: `Invalid ${field} ${JSON.stringify(value)}: ${fix}. Nothing was opened.`,
+    details: { field, value },
+  });
+}
+
+/**
+ * Resolves where the stores live without opening anything: the home (`home`, else `EPISODIC_HOME`,
+ * else `~/.episodic`), the database (`db`, else `EPISODIC_DB`, else `<home>/episodic.db`) and the
+ * run store kind (`store`, else `EPISODIC_STORE`, else `sqlite`). Bad values are a
+ * `VALIDATION_ERROR` naming the option or variable and the fix.
+ */
+export function resolveEpisodicLocation(options?: OpenEpisodicStoresOptions): EpisodicLocation {
+  const checked = parseInput(optionsSchema, options, 'Episodic store options') ?? {};
+  const env = checked.env ?? process.env;
+  const home = resolveEpisodicHome({
+    ...(checked.home === undefined ? {} : { home: checked.home }),
+    env,
+  });
+
+  const storeField = checked.store === undefined ? 'EPISODIC_STORE' : 'store';
+  const storeValue = checked.store ?? env.EPISODIC_STORE;
+  let store: EpisodicRunStoreKind = 'sqlite';
+  if (storeValue !== undefined && storeValue !== '') {
+    const normalized = storeValue.trim().toLowerCase();
+    if (!STORE_KINDS.includes(normalized as EpisodicRunStoreKind)) {
+      throw invalidSetting(storeField, storeValue, 'use "sqlite" (the default) or "fs"');
+    }
+    store = normalized as EpisodicRunStoreKind;
+  }
+
+  const dbField = checked.db === undefined ? 'EPISODIC_DB' : 'db';
+  const dbValue = checked.db ?? (env.EPISODIC_DB === '' ? undefined : env.EPISODIC_DB);
+  let database = resolve(home, 'episodic.db');
+  if (dbValue !== undefined) {
+    if (dbValue.trim() === '' || dbValue.includes('\0')) {
+      throw invalidSetting(dbField, dbValue, 'give a file path without NUL bytes, or ":memory:"');
+    }
+    database =
+      dbValue === ':memory:'
+        ? ':memory:'
+        : isAbsolute(dbValue)
+          ? resolve(dbValue)
+          : resolve(process.cwd(), dbValue);
+  }
+  return { home, database, store, runs: store === 'sqlite' ? database : home };
+}

@@ -1,0 +1,282 @@
+import {
+  invalidField,
+  type LedgerEvent,
+  type LedgerPage,
+  type ReplayEvent,
+  type RunReadResult,
+  type RunRecord,
+  replaySession as replayRuns,
+  uuidSchema,
+} from '@episodic/core';
+import type { z } from 'zod';
+import { checkScopeArgument } from '../scope/bound-scope.js';
+import type { VisibleRun } from '../scope/scoped-run-store.js';
+import { sanitizeJson } from '../tool-output.js';
+import type {
+  listRunsInputSchema,
+  memoryEpisodesQueryInputSchema,
+  replaySessionInputSchema,
+} from './history-schemas.js';
+import { allowedByPolicy, type ToolContext, type ToolHandler } from './tool-context.js';
+
+/** Under an access policy, how many ledger pages one call reads to fill its limit. */
+const MAX_POLICY_PAGES = 10;
+/** Room kept for the fields around the event list when fitting a result into its size limit. */
+const ENVELOPE_RESERVE = 600;
+
+/** A ledger event as the tools return it. */
+function eventOutput(event: LedgerEvent, includePayload: boolean) {
+  return {
+    event_id: event.event_id,
+    ts_ms: event.ts_ms,
+    ts: new Date(event.ts_ms).toISOString(),
+    session_id: event.session_id,
+    agent_id: event.agent_id,
+    type: event.type,
+    summary: event.summary,
+    refs: event.refs,
+    redacted: event.redacted,
+    position: event.position,
+    ...(event.metadata === undefined ? {} : { metadata: event.metadata }),
+    ...(includePayload && event.payload !== undefined ? { payload: event.payload } : {}),
+  };
+}
+
+/**
+ * Reads ledger pages until `limit` events visible under the context's policy are collected (one
+ * page without a policy). Returns the events and the cursor after the last one, or null at the end.
+ */
+async function collectEvents(
+  context: ToolContext,
+  limit: number,
+  firstAfterId: string | undefined,
+  readPage: (afterId: string | undefined) => Promise<LedgerPage>,
+): Promise<{ events: LedgerEvent[]; next: string | null }> {
+  const events: LedgerEvent[] = [];
+  let afterId = firstAfterId;
+  for (let pages = 1; ; pages++) {
+    const page = await readPage(afterId);
+    for (const [index, event] of page.events.entries()) {
+      if (!allowedByPolicy(context, event.metadata)) continue;
+      events.push(event);
+      if (events.length === limit) {
+        const more = index < page.events.length - 1 || page.next_after_id !== null;
+        return { events, next: more ? event.event_id : null };
+      }
+    }
+    if (page.next_after_id === null) return { events, next: null };
+    afterId = page.next_after_id;
+    if (context.policy === undefined || pages >= MAX_POLICY_PAGES) return { events, next: afterId };
+  }
+}
+
+/**
+ * Keeps as many events as fit in the result size limit, so a page is never cut in the middle of
+ * an event: when some are left out, `next_after_id` points after the last one returned.
+ */
+function fitEvents(
+  context: ToolContext,
+  events: LedgerEvent[],
+  next: string | null,
+  includePayload: boolean,
+) {
+  const budget = context.maxResultChars - ENVELOPE_RESERVE;
+  const kept: unknown[] = [];
+  let used = 0;
+  for (const event of events) {
+    const output = sanitizeJson(eventOutput(event, includePayload), context.maxResultChars);
+    const size = JSON.stringify(output).length + 1;
+    if (kept.length > 0 && used + size > budget) {
+      const last = events[kept.length - 1] as LedgerEvent;
+      return { events: kept, next_after_id: last.event_id, truncated: true };
+    }
+    kept.push(output);
+    used += size;
+  }
+  return { events: kept, next_after_id: next, truncated: false };
+}
+
+/** Logs (for the operator) a run that could not be listed; the client is told nothing about it. */
+function skipLogger(context: ToolContext) {
+  return (runId: string | undefined, error: unknown) =>
+    context.logger?.({ level: 'warn', message: `skipped unreadable run ${runId ?? ''}`, error });
+}
+
+/** Epoch milliseconds of a `fromTs` / `toTs` argument (already validated). */
+function toMs(value: number | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'number' ? value : Date.parse(value);
+}
+
+async function memoryEpisodesQuery(
+  args: z.output<typeof memoryEpisodesQueryInputSchema>,
+  context: ToolContext,
+) {
+  checkScopeArgument(args.scope, context.scope, 'memory_episodes_query');
+  const fromTsMs = toMs(args.fromTs);
+  const toTsMs = toMs(args.toTs);
+  if (fromTsMs !== undefined && toTsMs !== undefined && fromTsMs > toTsMs) {
+    throw invalidField(
+      'memory_episodes_query arguments',
+      'fromTs',
+      args.fromTs,
+      'must not be after toTs',
+    );
+  }
+  const { events, next } = await collectEvents(context, args.limit, args.afterId, (afterId) =>
+    context.ledger.query({
+      scope: context.scope,
+      ...(args.sessionId === undefined ? {} : { sessionId: args.sessionId }),
+      ...(fromTsMs === undefined ? {} : { fromTsMs }),
+      ...(toTsMs === undefined ? {} : { toTsMs }),
+      ...(args.types === undefined ? {} : { types: args.types }),
+      ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+      ...(afterId === undefined ? {} : { afterId }),
+      limit: args.limit,
+      includePayload: args.includePayload,
+    }),
+  );
+  const fitted = fitEvents(context, events, next, args.includePayload);
+  return {
+    success: true,
+    scope: context.scope,
+    count: fitted.events.length,
+    events: fitted.events,
+    next_after_id: fitted.next_after_id,
+    ...(fitted.truncated ? { truncated: true } : {}),
+  };
+}
+
+function replayEventOutput(event: ReplayEvent) {
+  return event.kind === 'user_message'
+    ? {
+        kind: event.kind,
+        run_id: event.runId,
+        seq: event.seq,
+        ts: event.ts,
+        hidden: event.hidden,
+        message: event.message,
+      }
+    : { kind: event.kind, run_id: event.runId, seq: event.seq, ts: event.ts, event: event.event };
+}
+
+async function replaySession(
+  args: z.output<typeof replaySessionInputSchema>,
+  context: ToolContext,
+) {
+  checkScopeArgument(args.scope, context.scope, 'replay_session');
+  if (args.source === 'runs') {
+    if (!uuidSchema.safeParse(args.session_id).success) {
+      throw invalidField(
+        'replay_session arguments',
+        'session_id',
+        args.session_id,
+        'must be the session UUID the runs were recorded with when source is "runs"',
+      );
+    }
+    const runs = await context.runs.listVisible({ sessionId: args.session_id }, args.max_runs + 1, {
+      onSkip: skipLogger(context),
+    });
+    // Oldest first, as replay expects; one more than max_runs so `truncated` can say so.
+    const records = runs.map((run) => run.read.records).reverse();
+    const replay = replayRuns(records, { maxRuns: args.max_runs, maxEvents: args.max_events });
+    return {
+      success: true,
+      session_id: args.session_id.toLowerCase(),
+      source: 'runs',
+      run_ids: replay.runIds,
+      count: replay.events.length,
+      events: replay.events.map(replayEventOutput),
+      truncated: replay.truncated,
+    };
+  }
+  const { events, next } = await collectEvents(context, args.limit, args.after_id, (afterId) =>
+    context.ledger.replay(args.session_id, {
+      scope: context.scope,
+      limit: args.limit,
+      includePayload: args.include_payload,
+      ...(afterId === undefined ? {} : { afterId }),
+    }),
+  );
+  const fitted = fitEvents(context, events, next, args.include_payload);
+  return {
+    success: true,
+    session_id: args.session_id,
+    source: 'ledger',
+    count: fitted.events.length,
+    events: fitted.events,
+    next_after_id: fitted.next_after_id,
+    ...(fitted.truncated ? { truncated: true } : {}),
+  };
+}
+
+const DESCRIPTION_PREVIEW = 200;
+
+function lastOf(records: readonly RunRecord[], type: string): Record<string, unknown> | undefined {
+  for (let index = records.length - 1; index >= 0; index--) {
+    if (records[index]?.type === type) return records[index] as Record<string, unknown>;
+  }
+  return undefined;
+}
+
+/** A run as `list_runs` shows it: from its summary and its records. */
+function runOutput({ summary, read }: VisibleRun) {
+  const start = read.records.find((record) => record.type === 'run.start') as
+    | { input?: { text?: unknown }; task?: { task_type?: unknown } }
+    | undefined;
+  const isTask = typeof start?.task === 'object' && start.task !== null;
+  const text = typeof start?.input?.text === 'string' ? start.input.text : undefined;
+  const status = lastOf(read.records, 'run.status')?.status;
+  const end = lastOf(read.records, 'run.end');
+  return {
+    run_id: summary.runId,
+    ...(summary.sessionId === undefined ? {} : { session_id: summary.sessionId }),
+    started_at: summary.startedAt,
+    kind: isTask ? 'task' : 'run',
+    ...(isTask && typeof start?.task?.task_type === 'string'
+      ? { task_type: start.task.task_type }
+      : {}),
+    ...(text === undefined
+      ? {}
+      : {
+          [isTask ? 'task_description' : 'input']:
+            text.length > DESCRIPTION_PREVIEW ? `${text.slice(0, DESCRIPTION_PREVIEW)}…` : text,
+        }),
+    status: typeof status === 'string' ? status : null,
+    ended: read.ended,
+    ...(end === undefined ? {} : { outcome: end.outcome ?? null }),
+    record_count: read.records.length,
+    ...(read.errors.length === 0 ? {} : { damaged_lines: read.errors.length }),
+  };
+}
+
+async function listRuns(args: z.output<typeof listRunsInputSchema>, context: ToolContext) {
+  checkScopeArgument(args.scope, context.scope, 'list_runs');
+  const isTask = (read: RunReadResult) =>
+    read.records.some(
+      (record) =>
+        record.type === 'run.start' && typeof (record as { task?: unknown }).task === 'object',
+    );
+  const query = {
+    ...(args.session_id === undefined ? {} : { sessionId: args.session_id }),
+    ...(args.from === undefined ? {} : { from: args.from }),
+    ...(args.to === undefined ? {} : { to: args.to }),
+  };
+  const found = await context.runs.listVisible(query, args.limit, {
+    accept: args.tasks_only ? isTask : undefined,
+    onSkip: skipLogger(context),
+  });
+  return {
+    success: true,
+    scope: context.scope,
+    count: found.length,
+    runs: found.map(runOutput),
+  };
+}
+
+/** The read-only history tools over the ledger and the runs. */
+export const historyHandlers = {
+  memory_episodes_query: memoryEpisodesQuery as ToolHandler,
+  replay_session: replaySession as ToolHandler,
+  list_runs: listRuns as ToolHandler,
+};

@@ -1,0 +1,163 @@
+import {
+  addStepInputSchema,
+  completeTaskInputSchema,
+  createTaskInputSchema,
+  deleteTaskInputSchema,
+  taskIdInputSchema,
+} from '@episodic/core';
+import type { z } from 'zod';
+import {
+  listRunsInputSchema,
+  memoryEpisodesQueryInputSchema,
+  replaySessionInputSchema,
+  searchPatternsInputSchema,
+} from './history-schemas.js';
+
+/** The names of the tools the server exposes (the seed 004 names, then the history tools). */
+export const EPISODIC_TOOL_NAMES = [
+  'create_episode',
+  'add_episode_step',
+  'complete_episode',
+  'get_episode',
+  'get_episode_timeline',
+  'delete_episode',
+  'memory_episodes_query',
+  'replay_session',
+  'list_runs',
+  'search_patterns',
+] as const;
+
+/** The name of one of the server's tools. */
+export type EpisodicToolName = (typeof EPISODIC_TOOL_NAMES)[number];
+
+/** MCP tool annotations (hints for clients; the server enforces its rules regardless). */
+export interface EpisodicToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
+
+/** How a tool is described to clients. */
+export interface EpisodicToolDefinition {
+  /** The tool name. */
+  readonly name: EpisodicToolName;
+  /** A short human title. */
+  readonly title: string;
+  /** What the tool does and how to call it, written for a model. */
+  readonly description: string;
+  /** The advertised input schema (JSON Schema is generated from it for `tools/list`). */
+  readonly inputSchema: z.ZodType;
+  /**
+   * The schema arguments are validated with inside the handler. Usually `inputSchema`;
+   * `delete_episode` accepts a missing `confirm` so that it is answered `CONFIRMATION_REQUIRED`.
+   */
+  readonly acceptSchema: z.ZodType;
+  readonly annotations: EpisodicToolAnnotations;
+}
+
+const annotations = (
+  title: string,
+  kind: 'read' | 'write' | 'delete',
+  idempotent: boolean,
+): EpisodicToolAnnotations => ({
+  title,
+  readOnlyHint: kind === 'read',
+  destructiveHint: kind === 'delete',
+  idempotentHint: idempotent,
+  openWorldHint: false,
+});
+
+function define(
+  name: EpisodicToolName,
+  title: string,
+  kind: 'read' | 'write' | 'delete',
+  description: string,
+  inputSchema: z.ZodType,
+  acceptSchema: z.ZodType = inputSchema,
+): EpisodicToolDefinition {
+  return {
+    name,
+    title,
+    description,
+    inputSchema,
+    acceptSchema,
+    annotations: annotations(title, kind, kind !== 'write'),
+  };
+}
+
+/** The ten tools, in the order `tools/list` shows them. */
+export const EPISODIC_TOOL_DEFINITIONS: readonly EpisodicToolDefinition[] = [
+  define(
+    'create_episode',
+    'Create task episode',
+    'write',
+    'Start tracking a task as an episode. Call it once when a task begins. Returns episode_id: pass it to add_episode_step after each meaningful action, then to complete_episode when the task ends. Errors come back as JSON {"error", "code"}.',
+    createTaskInputSchema,
+  ),
+  define(
+    'add_episode_step',
+    'Add step',
+    'write',
+    'Record one step of a running task episode: the tool or component used, the action taken and, when known, its result and latency. step_number starts at 1 and must increase. Steps are stored immediately. A completed episode accepts no more steps (CONFLICT).',
+    addStepInputSchema,
+  ),
+  define(
+    'complete_episode',
+    'Complete task episode',
+    'write',
+    'Finish a task episode with its outcome. outcome_type "success" needs verdict; "partial_success" needs verdict, completed and failed; "failure" needs reason. Completion computes the reward, a reflection and reusable patterns (see search_patterns). It can be called once per episode (CONFLICT afterwards).',
+    completeTaskInputSchema,
+  ),
+  define(
+    'get_episode',
+    'Get task episode',
+    'read',
+    'Read a task episode: its description, context, steps, outcome, reflection, reward (reward_score from 0 to 1) and extracted patterns. Long values may be shortened (then "truncated": true).',
+    taskIdInputSchema,
+  ),
+  define(
+    'get_episode_timeline',
+    'Get task timeline',
+    'read',
+    'Read the steps of a task episode in order, each with its tool, action, result_type (success, error, timeout or pending) and latency, plus the duration and outcome once the episode is completed.',
+    taskIdInputSchema,
+  ),
+  define(
+    'delete_episode',
+    'Delete task episode',
+    'delete',
+    'Permanently delete a task episode and the learned artifacts that no other episode supports. Requires "confirm": true; without it nothing is deleted (CONFIRMATION_REQUIRED). This cannot be undone.',
+    deleteTaskInputSchema,
+    deleteTaskInputSchema.partial({ confirm: true }),
+  ),
+  define(
+    'memory_episodes_query',
+    'Query ledger events',
+    'read',
+    'Query the event ledger of this scope (conversation, tool and ops events), oldest first. Filter by sessionId, time range (fromTs, toTs), types and metadata. Returns summaries, refs and metadata; payloads only with includePayload: true. When next_after_id is not null, call again with afterId set to it for the next page.',
+    memoryEpisodesQueryInputSchema,
+  ),
+  define(
+    'replay_session',
+    'Replay session',
+    'read',
+    'Replay one session of this scope in order. source "ledger" (default) returns its ledger events page by page (continue with after_id = next_after_id); source "runs" returns its recorded runs as UI events (run inputs, then agent events in order).',
+    replaySessionInputSchema,
+  ),
+  define(
+    'list_runs',
+    'List runs',
+    'read',
+    'List the recorded runs of this scope, newest first: task episodes and other agent runs, with their session, start time, status and (for tasks) description. Filter by session_id and time; tasks_only: true lists task episodes only.',
+    listRunsInputSchema,
+  ),
+  define(
+    'search_patterns',
+    'Search patterns',
+    'read',
+    'Find patterns learned from completed task episodes of this scope (tool sequences, decision points, error recoveries, recommended tools per context) that fit a task context: domain, task_type, language, framework, tags. Optionally filter by the metadata of the source episodes. Most supported patterns first.',
+    searchPatternsInputSchema,
+  ),
+];
