@@ -30,6 +30,7 @@ const HELP = [
   '  /timeline   the committed episodes of the current session',
   '  /help       this help',
   '  /quit       complete the task episode and leave (end of input does the same)',
+  'Ctrl-C interrupts the running turn, or leaves when no turn is running.',
 ];
 
 /**
@@ -180,8 +181,19 @@ export async function runChat(options: ChatOptions): Promise<void> {
       void drain();
     }
   });
+  // Ctrl-C interrupts the running turn; with no turn running it ends the chat like /quit.
+  const onSigint = () => {
+    if (turnActive) {
+      write('');
+      void agent.interrupt('The user pressed Ctrl-C.');
+      return;
+    }
+    lines.close();
+  };
+  if (options.interactive) process.on('SIGINT', onSigint);
   prompt();
   await done;
+  process.off('SIGINT', onSigint);
   lines.close();
 
   const completed = turns.filter(
