@@ -157,13 +157,14 @@ describe('the HTTP server', () => {
 
   it('answers a missing or unknown token with 401 and executes no tool', async () => {
     const { server, counting } = await start();
-    for (const headers of [
+    const attempts: Array<Record<string, string>> = [
       {},
       { authorization: 'Bearer not-a-known-token-123456' },
       { authorization: `Basic ${Buffer.from(`user:${TOKEN_A}`).toString('base64')}` },
       { authorization: `Bearer ${TOKEN_A} extra` },
       { authorization: TOKEN_A },
-    ]) {
+    ];
+    for (const headers of attempts) {
       const response = await post(server.url, headers, createCall);
       expect(response.status, JSON.stringify(headers)).toBe(401);
       expect(response.headers['www-authenticate']).toBe('Bearer realm="episodic"');

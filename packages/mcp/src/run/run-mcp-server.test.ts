@@ -176,7 +176,7 @@ describe('runMcpServer', () => {
     try {
       expect(server).toMatchObject({ transport: 'http', scopes: ['web'] });
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-      const response = await fetch(server.url, {
+      const response = await fetch(server.url as string, {
         method: 'POST',
         headers: {
           authorization: 'Bearer a-long-enough-token-123',
