@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
-import { type DemoAgent, openDemoAgent } from './agent/demo-agent.js';
+import { type AgentEvent, type DemoAgent, openDemoAgent } from './agent/demo-agent.js';
 import { recreateDemoHome } from './demo-home.js';
 import { DEMO_SCOPE, indexIntoLedger } from './ledger-index.js';
 import type { DemoModel } from './models/demo-model.js';
@@ -61,6 +61,15 @@ export async function runChat(options: ChatOptions): Promise<void> {
     workspace: layout.workspace,
     tracker,
     artifacts: sqlite.artifacts,
+    // A person at a terminal sees each tool start (a slow one can then be interrupted).
+    ...(options.interactive
+      ? {
+          onEvent: (event: AgentEvent) => {
+            if (event.type === 'tool-start')
+              write(`    … ${event.call.name} ${event.call.arguments}`);
+          },
+        }
+      : {}),
   });
   const turns: TurnSummary[] = [];
   const sessions: DemoAgent[] = [agent];

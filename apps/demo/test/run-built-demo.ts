@@ -1,16 +1,22 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built demo entry: tests run the real binary (`npx tsup` builds it). */
 export const DEMO_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
-/** The built `episodic` CLI, to run the commands the demo prints. */
-export const CLI_MAIN = fileURLToPath(
-  new URL('../../../packages/cli/dist/bin/episodic.js', import.meta.url),
-);
+/** The built `episodic` CLI (its package's `bin`), to run the commands the demo prints. */
+export const CLI_MAIN = ((): string => {
+  const require = createRequire(import.meta.url);
+  const manifestPath = require.resolve('@episodic/cli/package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    bin: Record<string, string>;
+  };
+  return resolve(dirname(manifestPath), manifest.bin.episodic as string);
+})();
 
 export interface ProcessResult {
   readonly status: number | null;
