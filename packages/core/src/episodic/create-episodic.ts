@@ -10,9 +10,10 @@ import {
   type NewEpisodeMeta,
   newEpisodeSchema,
 } from '../schema/index.js';
-import { assertJson, copyAndFreeze, deepFreeze, NOT_JSON } from '../util/json.js';
+import { assertJson, copyAndFreeze, NOT_JSON } from '../util/json.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { parseInput } from '../validation/parse-input.js';
+import { isCommonNewEpisode } from './episode-guard.js';
 import { type ReadPlan, readEpisodes } from './read-episodes.js';
 import { type RestoreResult, restoreFromArray, restoreFromJsonl } from './restore.js';
 import { Segment, type SegmentView, viewLength } from './segment.js';
@@ -116,7 +117,8 @@ class EpisodicLog implements Episodic {
   }
 
   load({ episodes, errors }: RestoreResult): void {
-    for (const episode of episodes) this.push(episode);
+    // Restored episodes are stored as parsed: the segment freezes each on its first read.
+    for (const episode of episodes) this.push(episode, false);
     if (errors.length > 0) {
       this.append({
         type: 'meta',
@@ -131,7 +133,7 @@ class EpisodicLog implements Episodic {
 
   append(episode: NewEpisode): Episode {
     const stored = this.prepare(episode, this.lastEpisodeId + 1);
-    this.push(stored);
+    this.push(stored, true);
     return stored;
   }
 
@@ -144,17 +146,15 @@ class EpisodicLog implements Episodic {
         `item ${index}`,
       ),
     );
-    for (const episode of prepared) this.push(episode);
+    for (const episode of prepared) this.push(episode, true);
     return prepared;
   }
 
   read(query?: EpisodicQuery): readonly Episode[] {
     const plan = toReadPlan(query);
     if (plan === null) return [];
-    // Restored episodes are frozen on first read rather than on load: restore stays at parse speed.
-    const episodes = readEpisodes(this.views, plan);
-    for (const episode of episodes) deepFreeze(episode);
-    return episodes;
+    // Every episode returned is deeply frozen (restored ones on their first read, by the segment).
+    return readEpisodes(this.views, plan);
   }
 
   toJSONL(): string {
@@ -181,9 +181,10 @@ class EpisodicLog implements Episodic {
   }
 
   private prepare(input: NewEpisode, id: number, label?: string): Episode {
-    // The compiled validator answers the common case without building a copy; the full parse
-    // runs only to explain a failure.
-    if (!newEpisode().validate(input)) parseInput(newEpisode(), input, subjectOf(label));
+    // The guard answers the common case without allocating, the compiled validator the rest;
+    // the full parse runs only to explain a failure.
+    if (!isCommonNewEpisode(input) && !newEpisode().validate(input))
+      parseInput(newEpisode(), input, subjectOf(label));
     // The stored episode is built as one frozen copy of the caller's values (no intermediate
     // object copied a second time): meta keeps the caller's key order, as a spread would.
     const given = input.meta as Record<string, unknown> | undefined;
@@ -240,8 +241,8 @@ class EpisodicLog implements Episodic {
     return this.lastStamp;
   }
 
-  private push(episode: Episode): void {
-    (this.views[this.views.length - 1] as SegmentView).segment.push(episode);
+  private push(episode: Episode, frozen: boolean): void {
+    (this.views[this.views.length - 1] as SegmentView).segment.push(episode, frozen);
     this.count++;
     this.lastEpisodeId = episode.id;
   }
@@ -276,13 +277,24 @@ function flatten(views: readonly SegmentView[]): SegmentView {
   for (const view of views) {
     const length = viewLength(view);
     for (let position = 0; position < length; position++)
-      segment.push(view.segment.episodes[position] as Episode);
+      segment.push(view.segment.episodes[position] as Episode, view.segment.isFrozen(position));
   }
   return { segment, length: segment.episodes.length };
 }
 
+/** The type set of a single-type query, shared by every read (plans never change it). */
+const SINGLE_TYPES: Readonly<Record<EpisodeType, ReadonlySet<EpisodeType>>> = {
+  boundary: new Set(['boundary']),
+  item: new Set(['item']),
+  meta: new Set(['meta']),
+};
+
 function toReadPlan(query: EpisodicQuery | undefined): ReadPlan | null {
-  const parsed = parseInput(episodicQuery(), query, 'read query');
+  // The compiled check accepts a well-formed query as it is (the schema fills in nothing); the
+  // full parse runs only to explain a bad one.
+  const parsed = episodicQuery().validate(query)
+    ? query
+    : parseInput(episodicQuery(), query, 'read query');
   if (parsed === undefined || Object.keys(parsed).length === 0) {
     return { fromId: 0, limit: DEFAULT_READ_LIMIT, types: null, turnId: null };
   }
@@ -291,9 +303,11 @@ function toReadPlan(query: EpisodicQuery | undefined): ReadPlan | null {
     if (!Number.isFinite(parsed.limit) || parsed.limit < 1) return null;
     limit = Math.floor(parsed.limit);
   }
-  let types: Set<EpisodeType> | null = null;
+  let types: ReadonlySet<EpisodeType> | null = null;
   if (parsed.type !== undefined) {
-    types = new Set(Array.isArray(parsed.type) ? parsed.type : [parsed.type]);
+    types = Array.isArray(parsed.type)
+      ? new Set(parsed.type)
+      : SINGLE_TYPES[parsed.type as EpisodeType];
     if (types.size === 0) return null;
     if (types.size === 3) types = null;
   }

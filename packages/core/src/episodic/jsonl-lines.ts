@@ -17,6 +17,20 @@ export function isNulRun(text: string): boolean {
  */
 export function splitJsonlLines(text: string): JsonlLine[] {
   const lines: JsonlLine[] = [];
+  forEachJsonlLine(text, (line, lineNumber) => {
+    lines.push({ lineNumber, text: line });
+  });
+  return lines;
+}
+
+/**
+ * Calls `visit` with each line `splitJsonlLines` would return, in order, without building the
+ * list (a restore of a million lines would otherwise hold a million line objects at once).
+ */
+export function forEachJsonlLine(
+  text: string,
+  visit: (line: string, lineNumber: number) => void,
+): void {
   let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let lineNumber = 0;
   while (start <= text.length) {
@@ -24,10 +38,9 @@ export function splitJsonlLines(text: string): JsonlLine[] {
     if (end === -1) end = text.length;
     lineNumber++;
     const line = trimLine(text.slice(start, end));
-    if (line !== '') lines.push({ lineNumber, text: line });
+    if (line !== '') visit(line, lineNumber);
     start = end + 1;
   }
-  return lines;
 }
 
 function trimLine(raw: string): string {

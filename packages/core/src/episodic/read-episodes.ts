@@ -1,5 +1,5 @@
 import type { Episode, EpisodeType } from '../schema/episode.js';
-import { countBelow, type SegmentView, viewLength } from './segment.js';
+import { countBelow, type Segment, type SegmentView, viewLength } from './segment.js';
 
 export interface ReadPlan {
   fromId: number;
@@ -23,11 +23,11 @@ export function readEpisodes(views: readonly SegmentView[], plan: ReadPlan): Epi
     if (turnId !== null) {
       const positions = view.segment.byTurn.get(turnId);
       if (!positions) continue;
-      if (collect(positions, countBelow(positions, length), episodes, newestFirst, plan, types))
+      if (collect(positions, countBelow(positions, length), view.segment, newestFirst, plan, types))
         break;
     } else if (types !== null && types.size < 3) {
       const lists = [...types].map((type) => view.segment.byType[type]);
-      if (collectMerged(lists, length, episodes, newestFirst, plan)) break;
+      if (collectMerged(lists, length, view.segment, newestFirst, plan)) break;
     } else {
       let done = false;
       for (let position = length - 1; position >= 0; position--) {
@@ -36,7 +36,7 @@ export function readEpisodes(views: readonly SegmentView[], plan: ReadPlan): Epi
           done = true;
           break;
         }
-        newestFirst.push(episode);
+        newestFirst.push(view.segment.read(position));
       }
       if (done) break;
     }
@@ -49,17 +49,19 @@ export function readEpisodes(views: readonly SegmentView[], plan: ReadPlan): Epi
 function collect(
   positions: readonly number[],
   end: number,
-  episodes: readonly Episode[],
+  segment: Segment,
   out: Episode[],
   plan: ReadPlan,
   types: ReadonlySet<EpisodeType> | null,
 ): boolean {
+  const { episodes } = segment;
   for (let index = end - 1; index >= 0; index--) {
-    const episode = episodes[positions[index] as number] as Episode;
+    const position = positions[index] as number;
+    const episode = episodes[position] as Episode;
     if (episode.id <= plan.fromId) return true;
     if (types !== null && !types.has(episode.type)) continue;
     if (out.length >= plan.limit) return true;
-    out.push(episode);
+    out.push(segment.read(position));
   }
   return out.length >= plan.limit;
 }
@@ -68,10 +70,11 @@ function collect(
 function collectMerged(
   lists: ReadonlyArray<readonly number[]>,
   length: number,
-  episodes: readonly Episode[],
+  segment: Segment,
   out: Episode[],
   plan: ReadPlan,
 ): boolean {
+  const { episodes } = segment;
   const cursors = lists.map((positions) => countBelow(positions, length) - 1);
   for (;;) {
     let best = -1;
@@ -88,7 +91,7 @@ function collectMerged(
     if (bestList < 0) return out.length >= plan.limit;
     const episode = episodes[best] as Episode;
     if (episode.id <= plan.fromId || out.length >= plan.limit) return true;
-    out.push(episode);
+    out.push(segment.read(best));
     cursors[bestList] = (cursors[bestList] as number) - 1;
   }
 }

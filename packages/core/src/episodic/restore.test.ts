@@ -142,6 +142,53 @@ describe('restore from JSONL', () => {
   });
 });
 
+describe('restored episodes are immutable', () => {
+  function isDeeplyFrozen(value: unknown): boolean {
+    if (typeof value !== 'object' || value === null) return true;
+    return Object.isFrozen(value) && Object.values(value).every(isDeeplyFrozen);
+  }
+
+  it('freezes every episode any read returns, whichever index serves it, in forks too', () => {
+    const lines = Array.from({ length: 300 }, (_, index) =>
+      JSON.stringify({
+        id: index + 1,
+        type: index % 10 === 9 ? 'meta' : index % 50 === 49 ? 'boundary' : 'item',
+        meta: { source: 'user', turnId: `t-${Math.floor(index / 10)}`, extra: { nested: [index] } },
+        payload:
+          index % 10 === 9
+            ? { event: 'turn.usage', data: { inputTokens: index } }
+            : index % 50 === 49
+              ? { reason: 'checkpoint', title: 't', content: 'c' }
+              : { item: { type: 'message', role: 'user', content: `m${index}` } },
+      }),
+    );
+    const queries = [
+      undefined,
+      { type: 'item' as const, limit: 40 },
+      { type: ['boundary', 'meta'] as ('boundary' | 'meta')[], limit: 40 },
+      { turnId: 't-3' },
+      { turnId: 't-4', type: 'meta' as const },
+      { fromId: 250 },
+      { fromId: 0, limit: 1000 },
+    ];
+    for (const query of queries) {
+      const log = createEpisodic(`${lines.join('\n')}\n`);
+      const read = log.read(query);
+      expect(read.length).toBeGreaterThan(0);
+      expect(read.every(isDeeplyFrozen)).toBe(true);
+      // A fork, and the flattening of a deep chain of forks, read before the log ever was.
+      const fresh = createEpisodic(`${lines.join('\n')}\n`);
+      let fork = fresh.fork();
+      for (let depth = 0; depth < 20; depth++) {
+        fork = fork.fork();
+        fork.append({ type: 'meta', payload: { event: 'fork' } });
+      }
+      expect(fork.read({ ...query, fromId: 0, limit: 1000 }).every(isDeeplyFrozen)).toBe(true);
+      expect(fresh.read(query).every(isDeeplyFrozen)).toBe(true);
+    }
+  });
+});
+
 describe('values JSON cannot distinguish', () => {
   it('stores -0 as 0, exactly as a restore reads it back', () => {
     const log = createEpisodic();

@@ -1,11 +1,10 @@
 import { type Episode, restoredEpisodeSchema } from '../schema/episode.js';
-import { safeJsonParse } from '../util/json.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { describeValue, formatPath, valueAtPath } from '../validation/describe-value.js';
+import { isCommonRestoredEpisode } from './episode-guard.js';
+import { forEachJsonlLine, isNulRun } from './jsonl-lines.js';
 
 const restoredEpisode = lazyCompiled(restoredEpisodeSchema);
-
-import { isNulRun, splitJsonlLines } from './jsonl-lines.js';
 
 /** What restoring found: the episodes to keep (ids repaired) and one message per bad entry. */
 export interface RestoreResult {
@@ -56,26 +55,41 @@ function withRepairedId(episode: Episode, previousId: number): Episode {
 export function restoreFromJsonl(text: string, startAfterId = 0): RestoreResult {
   const episodes: Episode[] = [];
   const errors: string[] = [];
+  const schema = restoredEpisode();
   let previousId = startAfterId;
-  for (const { lineNumber, text: line } of splitJsonlLines(text)) {
-    if (isNulRun(line)) {
+  forEachJsonlLine(text, (line, lineNumber) => {
+    // An ordinary line starts with "{": it cannot be a NUL run.
+    if (line.charCodeAt(0) !== 0x7b && isNulRun(line)) {
       errors.push(`line ${lineNumber}: ${line.length} NUL bytes (a torn write)`);
-      continue;
+      return;
     }
-    const parsed = safeJsonParse(line);
-    if (!parsed.success) {
-      errors.push(clip(`line ${lineNumber}: invalid JSON: ${parsed.error}`));
-      continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      errors.push(
+        clip(
+          `line ${lineNumber}: invalid JSON: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+      return;
     }
-    const checked = checkEpisode(parsed.value);
-    if ('error' in checked) {
-      errors.push(clip(`line ${lineNumber}: ${checked.error}`));
-      continue;
+    // The common case inline: a valid episode is kept as parsed, without a result object.
+    let episode: Episode;
+    if (isCommonRestoredEpisode(value) || (schema.validate(value) && hasSource(value)))
+      episode = value as Episode;
+    else {
+      const checked = checkEpisode(value);
+      if ('error' in checked) {
+        errors.push(clip(`line ${lineNumber}: ${checked.error}`));
+        return;
+      }
+      episode = checked.episode;
     }
-    const episode = withRepairedId(checked.episode, previousId);
+    episode = withRepairedId(episode, previousId);
     previousId = episode.id;
     episodes.push(episode);
-  }
+  });
   return { episodes, errors };
 }
 

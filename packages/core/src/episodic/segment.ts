@@ -1,4 +1,5 @@
 import type { Episode, EpisodeType } from '../schema/episode.js';
+import { deepFreeze } from '../util/json.js';
 
 /**
  * An append-only run of episodes with the indexes that keep filtered reads O(result):
@@ -9,10 +10,23 @@ export class Segment {
   readonly episodes: Episode[] = [];
   readonly byType: Record<EpisodeType, number[]> = { boundary: [], item: [], meta: [] };
   readonly byTurn = new Map<string, number[]>();
+  /**
+   * 1 where the episode is known to be deeply frozen. Restored episodes are stored as parsed and
+   * frozen on their first read (restore stays at parse speed); a flag is cheaper to read than
+   * `Object.isFrozen` on every read.
+   */
+  private frozen = new Uint8Array(64);
 
-  push(episode: Episode): void {
+  /** Appends an episode; `frozen` says whether it is already deeply frozen. */
+  push(episode: Episode, frozen: boolean): void {
     const position = this.episodes.length;
     this.episodes.push(episode);
+    if (position === this.frozen.length) {
+      const grown = new Uint8Array(position * 2);
+      grown.set(this.frozen);
+      this.frozen = grown;
+    }
+    this.frozen[position] = frozen ? 1 : 0;
     this.byType[episode.type].push(position);
     const turnId = episode.meta.turnId;
     if (turnId !== undefined) {
@@ -20,6 +34,21 @@ export class Segment {
       if (positions) positions.push(position);
       else this.byTurn.set(turnId, [position]);
     }
+  }
+
+  /** Whether the episode at `position` is known to be deeply frozen. */
+  isFrozen(position: number): boolean {
+    return this.frozen[position] === 1;
+  }
+
+  /** The episode at `position`, deeply frozen (on its first read, if it was stored as parsed). */
+  read(position: number): Episode {
+    const episode = this.episodes[position] as Episode;
+    if (this.frozen[position] === 0) {
+      deepFreeze(episode);
+      this.frozen[position] = 1;
+    }
+    return episode;
   }
 }
 
