@@ -46,14 +46,18 @@ async function connect(script) {
   );
   return { client, ms: Number(process.hrtime.bigint() - started) / 1e6 };
 }
-async function startup(script) {
+async function startup(script, firstCall) {
   const times = [];
+  const firstCalls = [];
   for (let index = 0; index < starts; index++) {
+    const started = process.hrtime.bigint();
     const { client, ms } = await connect(script);
     times.push(ms);
+    await client.callTool(firstCall);
+    firstCalls.push(Number(process.hrtime.bigint() - started) / 1e6);
     await client.close();
   }
-  return times.sort((a, b) => a - b);
+  return { times: times.sort((a, b) => a - b), firstCalls: firstCalls.sort((a, b) => a - b) };
 }
 async function steady(script, name, args, expectError = false) {
   const { client } = await connect(script);
@@ -76,12 +80,17 @@ async function steady(script, name, args, expectError = false) {
 }
 
 // Interleave probe and product so machine noise hits both.
-const probeStart = await startup(probe);
-const binStart = await startup(bin);
-const probeStart2 = await startup(probe);
-const binStart2 = await startup(bin);
-const probeAll = [...probeStart, ...probeStart2].sort((a, b) => a - b);
-const binAll = [...binStart, ...binStart2].sort((a, b) => a - b);
+const echoCall = { name: 'echo', arguments: { text: 'hi' } };
+const listCall = { name: 'list_runs', arguments: { limit: 1 } };
+const rounds = [];
+for (let round = 0; round < 2; round++) {
+  rounds.push([await startup(probe, echoCall), await startup(bin, listCall)]);
+}
+const merge = (pick) => rounds.flatMap(pick).sort((a, b) => a - b);
+const probeAll = merge(([probeRound]) => probeRound.times);
+const binAll = merge(([, binRound]) => binRound.times);
+const probeFirst = merge(([probeRound]) => probeRound.firstCalls);
+const binFirst = merge(([, binRound]) => binRound.firstCalls);
 
 const { client: setup } = await connect(bin);
 const created = await setup.callTool({
@@ -106,6 +115,9 @@ const row = (label, sorted, base) =>
 print(`spawn → initialize (ms), ${binAll.length} starts each`);
 print(row('SDK echo probe (bundled)', probeAll));
 print(row('episodic-mcp (bundled)', binAll, probeAll));
+print(`spawn → first tools/call result (ms): echo vs list_runs (opens the database)`);
+print(row('SDK echo probe (bundled)', probeFirst));
+print(row('episodic-mcp (bundled)', binFirst, probeFirst));
 print(`steady tools/call (µs), ${calls} calls each, SQLite WAL/NORMAL`);
 print(row('SDK echo probe: echo', echo));
 print(row('episodic-mcp: get_episode_timeline', timeline, echo));
