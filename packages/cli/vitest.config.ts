@@ -1,4 +1,9 @@
 import { defineConfig } from 'vitest/config';
 import { packageTestConfig } from '../../vitest.shared.js';
 
-export default defineConfig(packageTestConfig(import.meta.dirname));
+const shared = packageTestConfig(import.meta.dirname);
+
+export default defineConfig({
+  ...shared,
+  test: { ...shared.test, globalSetup: ['./test/global-setup.ts'] },
+});

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, GROUPS } from '../src/command-table.js';
@@ -174,7 +174,7 @@ export async function resolve(specifier, context, next) {
       .split('\n')
       .filter((line) => line.startsWith('file:'));
     const code = urls
-      .filter((url) => url.includes('/dist/bin/'))
+      .filter((url) => url.startsWith(pathToFileURL(dirname(BIN)).href))
       .map((url) => readFileSync(fileURLToPath(url), 'utf8'))
       .join('\n');
     return { urls, code };

@@ -7,8 +7,13 @@ import Database from 'better-sqlite3';
 import { afterEach, expect } from 'vitest';
 import { errorReceiptSchema } from '../src/receipts/index.js';
 
-/** The BUILT binary (`npx tsup` first): tests run what a user runs. */
-export const BIN = fileURLToPath(new URL('../dist/bin/episodic.js', import.meta.url));
+/**
+ * The BUILT binary (`npx tsup` first): tests run what a user runs, from the snapshot of
+ * `dist/bin` that `global-setup.ts` takes.
+ */
+export const BIN =
+  process.env.EPISODIC_TEST_BIN ??
+  fileURLToPath(new URL('../dist/bin/episodic.js', import.meta.url));
 
 const temporary: string[] = [];
 afterEach(() => {
