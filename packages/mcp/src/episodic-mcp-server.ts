@@ -5,6 +5,7 @@ import {
   type EpisodicTools,
   type EpisodicToolsOptions,
 } from './episodic-tools.js';
+import { toObjectInputSchema } from './object-input-schema.js';
 import type { EpisodicToolDefinition } from './tools/tool-catalog.js';
 import { VERSION } from './version.js';
 
@@ -35,7 +36,7 @@ function advertisedSchema(definition: EpisodicToolDefinition): StandardSchemaWit
         const { $schema: _dialect, ...rest } = z.toJSONSchema(definition.inputSchema, {
           io: 'input',
         }) as Record<string, unknown>;
-        json = rest;
+        json = toObjectInputSchema(rest);
       }
       return json;
     };

@@ -39,6 +39,7 @@ describe('parseInput', () => {
     [{ ...good, tags: ['a', 3] }, 'tags[1] must be a string (got 3)'],
     [{ ...good, code: 'y' }, 'code does not have the expected format (got "y")'],
     [{ ...good, extra: true }, 'extra is not accepted here: remove it (got true)'],
+    [{ ...good, tags: 'a' }, 'tags must be an array (got "a")'],
   ])('names the field, the value and the fix: %j', (input, expected) => {
     const message = messageOf(() => parseInput(schema, input, 'thing'));
     expect(message).toContain(`Invalid thing: ${expected}`);

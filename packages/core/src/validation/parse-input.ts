@@ -23,10 +23,12 @@ function quoteList(values: ReadonlyArray<unknown>): string {
 
 function describeIssue(issue: ZodIssue, given: unknown): string {
   switch (issue.code) {
-    case 'invalid_type':
+    case 'invalid_type': {
+      const article = /^[aeiou]/.test(issue.expected) ? 'an' : 'a';
       return given === undefined
-        ? `is required (a ${issue.expected})`
-        : `must be a ${issue.expected}`;
+        ? `is required (${article} ${issue.expected})`
+        : `must be ${article} ${issue.expected}`;
+    }
     case 'invalid_value':
       return issue.values.length === 1
         ? `must be ${quoteList(issue.values)}`
