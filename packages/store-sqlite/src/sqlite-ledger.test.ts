@@ -104,6 +104,46 @@ describe('ledger on SQLite', () => {
     await store.close();
   });
 
+  it('GC and session redaction stay exact across batches of every size', async () => {
+    // A lock budget this small makes the sizer shrink and grow batches from one to the next.
+    for (const maxLockMs of [0.001, 0.05, 8]) {
+      const store = createSqliteStore({ filename: temporaryFile('batches.db'), maxLockMs });
+      const events = Array.from({ length: 2000 }, (_, index) => ({
+        scope: 'batches',
+        session_id: index % 2 === 0 ? 'long-session' : `other-${index % 7}`,
+        agent_id: 'agent',
+        type: (index % 3 === 0 ? 'tool.result' : 'conversation.user') as
+          | 'tool.result'
+          | 'conversation.user',
+        summary: `event ${index}`,
+        payload: { index },
+        ts_ms: index * 1000,
+      }));
+      for (let start = 0; start < events.length; start += 500)
+        await store.ledger.appendBatch(events.slice(start, start + 500));
+      const redaction = await store.ledger.redact({ scope: 'batches', sessionId: 'long-session' });
+      expect(redaction.redacted_count).toBe(1000);
+      const session = await store.ledger.replay('long-session', {
+        scope: 'batches',
+        limit: 500,
+        includePayload: true,
+      });
+      expect(session.events).toHaveLength(500);
+      expect(
+        session.events.every((event) => event.redacted && event.summary === '[REDACTED]'),
+      ).toBe(true);
+      const now = 30 * 86_400_000 + 2000 * 1000;
+      const dry = await store.ledger.gc({ scope: 'batches', nowMs: now, dryRun: true });
+      const real = await store.ledger.gc({ scope: 'batches', nowMs: now });
+      expect(real.deleted_by_type).toEqual(dry.deleted_by_type);
+      expect(real.deleted_by_type['tool.result']).toBe(667);
+      expect(
+        (await store.ledger.gc({ scope: 'batches', nowMs: now, dryRun: true })).deleted_total,
+      ).toBe(0);
+      await store.close();
+    }
+  });
+
   it('leaves no copy of a redacted or collected secret in the .db or -wal files', async () => {
     const filename = temporaryFile('residue.db');
     const store = createSqliteStore({ filename });

@@ -9,11 +9,18 @@ import {
   type NewLedgerRow,
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
+import { type BatchSizer, createBatchSizer } from './batch-sizer.js';
 
 /** Options of the SQLite ledger adapter. */
 export interface SqliteLedgerAdapterOptions {
-  /** Rows deleted (GC) or rewritten (session redaction) per write transaction. @default 500 */
+  /** The most rows deleted (GC) or rewritten (session redaction) per write transaction. @default 500 */
   batchSize?: number;
+  /**
+   * How long one GC or redaction transaction may hold the write lock, in milliseconds: batches
+   * are sized from the measured cost per row to stay well under it, so other writers never wait
+   * long. @default 8
+   */
+  maxLockMs?: number;
   /**
    * After a redaction or a GC that changed rows, checkpoint and truncate the WAL so the old page
    * images (which still hold the erased bytes) leave the `-wal` file too. @default true
@@ -150,6 +157,7 @@ export function createSqliteLedgerAdapter(
 ): LedgerAdapter {
   const batchSize = options.batchSize ?? 500;
   const truncateWal = options.truncateWalAfterErase ?? true;
+  const maxLockMs = options.maxLockMs ?? 8;
   const statements = new Map<string, Database.Statement>();
   const prepare = (sql: string) => {
     let statement = statements.get(sql);
@@ -265,7 +273,23 @@ export function createSqliteLedgerAdapter(
   );
 
   const checkpoint = () => {
-    if (truncateWal && !database.memory) database.pragma('wal_checkpoint(TRUNCATE)');
+    if (!truncateWal || database.memory) return;
+    // A TRUNCATE checkpoint blocks writers while it copies the WAL into the database; a PASSIVE
+    // one first does that copy without blocking anyone, leaving TRUNCATE only the truncation.
+    database.pragma('wal_checkpoint(PASSIVE)');
+    database.pragma('wal_checkpoint(TRUNCATE)');
+  };
+
+  /** Runs `batch(limit)` in IMMEDIATE transactions sized by `sizer`; returns rows touched. */
+  const timed = (
+    sizer: BatchSizer,
+    run: (limit: number) => number,
+  ): { rows: number; limit: number } => {
+    const limit = sizer.next();
+    const started = performance.now();
+    const rows = run(limit);
+    sizer.record(rows, performance.now() - started);
+    return { rows, limit };
   };
 
   const nextScope = database
@@ -295,8 +319,15 @@ export function createSqliteLedgerAdapter(
     'DELETE FROM episodic_events WHERE id IN (SELECT id FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE scope = ? AND type = ? AND ts_ms < ? LIMIT ?)',
   );
   const gcBatchTransaction = database.transaction(
-    (scope: string, type: string, cutoff: number) =>
-      gcDelete.run(scope, type, cutoff, batchSize).changes,
+    (scope: string, type: string, cutoff: number, limit: number) =>
+      gcDelete.run(scope, type, cutoff, limit).changes,
+  );
+  const redactBatch = database.prepare(
+    'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, redacted = 1 WHERE id IN (SELECT value FROM json_each(?))',
+  );
+  const redactTransaction = database.transaction(
+    (summary: string, payloadJson: string | null, ids: number[]) =>
+      redactBatch.run(summary, payloadJson, JSON.stringify(ids)).changes,
   );
 
   return {
@@ -352,21 +383,27 @@ export function createSqliteLedgerAdapter(
         .pluck()
         .all(...parameters) as number[];
       // Short batches keep the write lock brief even for a session of many thousand events.
-      const updateTransaction = database.transaction((chunk: number[]) => {
-        const statement = prepare(
-          `UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, redacted = 1 WHERE id IN (${chunk.map(() => '?').join(', ')})`,
-        );
-        return statement.run(plan.summary, plan.payloadJson, ...chunk).changes;
-      });
+      const sizer = createBatchSizer(batchSize, maxLockMs);
       let count = 0;
-      for (let start = 0; start < ids.length; start += batchSize) {
-        count += updateTransaction.immediate(ids.slice(start, start + batchSize));
+      for (let start = 0; start < ids.length; ) {
+        const { rows, limit } = timed(
+          sizer,
+          (limit) =>
+            redactTransaction.immediate(
+              plan.summary,
+              plan.payloadJson,
+              ids.slice(start, start + limit),
+            ) as number,
+        );
+        count += rows;
+        start += limit;
       }
       if (count > 0) checkpoint();
       return count;
     },
     gc(plan: LedgerGcPlan) {
       const counts: Partial<Record<LedgerEventType, number>> = {};
+      const sizer = createBatchSizer(batchSize, maxLockMs);
       let changed = 0;
       for (const scope of scopesOf(plan.scope)) {
         for (const [type, cutoff] of Object.entries(plan.cutoffs) as Array<
@@ -376,9 +413,12 @@ export function createSqliteLedgerAdapter(
           if (plan.dryRun) count = gcCount.get(scope, type, cutoff) as number;
           else {
             for (;;) {
-              const deleted = gcBatchTransaction.immediate(scope, type, cutoff);
-              count += deleted;
-              if (deleted < batchSize) break;
+              const { rows, limit } = timed(
+                sizer,
+                (limit) => gcBatchTransaction.immediate(scope, type, cutoff, limit) as number,
+              );
+              count += rows;
+              if (rows < limit) break;
             }
           }
           counts[type] = (counts[type] ?? 0) + count;

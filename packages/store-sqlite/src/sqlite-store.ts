@@ -28,8 +28,10 @@ export interface SqliteStoreOptions extends SqliteConnectionOptions {
   ledger?: LedgerOptions;
   /** Artifact store options: the clock that stamps `createdAt` / `updatedAt`. @default core's defaults */
   artifacts?: ArtifactStoreOptions;
-  /** Rows per write transaction in GC and session redaction (keeps the write lock short). @default 500 */
+  /** The most rows per write transaction in GC and session redaction. @default 500 */
   batchSize?: number;
+  /** How long one GC or redaction transaction may hold the write lock (batches are sized to it). @default 8 */
+  maxLockMs?: number;
   /** Checkpoint and truncate the WAL after a redaction or GC, so erased bytes leave `-wal` too. @default true */
   truncateWalAfterErase?: boolean;
 }
@@ -74,6 +76,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const ledger = createLedger(
     createSqliteLedgerAdapter(database, {
       ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+      ...(options.maxLockMs === undefined ? {} : { maxLockMs: options.maxLockMs }),
       ...(options.truncateWalAfterErase === undefined
         ? {}
         : { truncateWalAfterErase: options.truncateWalAfterErase }),
