@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Checks that every workspace package.json follows the house shape, so the five published
 // packages stay consistent as they grow. Exits non-zero and lists every problem.
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const published = ['core', 'store-fs', 'store-sqlite', 'mcp', 'cli'].map((name) => `packages/${name}`);
+const published = ['core', 'store-fs', 'store-sqlite', 'mcp', 'cli'].map(
+  (name) => `packages/${name}`,
+);
 const all = [...published, 'apps/demo'];
 const requiredScripts = ['build', 'dev', 'clean', 'typecheck', 'test', 'lint'];
 const problems = [];
@@ -14,9 +16,13 @@ const problem = (dir, message) => problems.push(`${dir}/package.json: ${message}
 
 const rootPackage = read('.');
 const workspaceDirs = ['packages', 'apps'].flatMap((parent) =>
-  readdirSync(join(root, parent)).map((name) => `${parent}/${name}`).filter((dir) => existsSync(join(root, dir, 'package.json'))),
+  readdirSync(join(root, parent))
+    .map((name) => `${parent}/${name}`)
+    .filter((dir) => existsSync(join(root, dir, 'package.json'))),
 );
-for (const dir of workspaceDirs) if (!all.includes(dir)) problem(dir, 'is not a known workspace package; add it to scripts/check-packages.mjs');
+for (const dir of workspaceDirs)
+  if (!all.includes(dir))
+    problem(dir, 'is not a known workspace package; add it to scripts/check-packages.mjs');
 
 const versions = new Set();
 for (const dir of all) {
@@ -25,12 +31,17 @@ for (const dir of all) {
   if (pkg.name !== expectedName) problem(dir, `name is ${pkg.name}, expected ${expectedName}`);
   if (pkg.type !== 'module') problem(dir, 'must be "type": "module"');
   if (pkg.sideEffects !== false) problem(dir, 'must declare "sideEffects": false');
-  if (pkg.license !== rootPackage.license) problem(dir, `license ${pkg.license} differs from the root's ${rootPackage.license}`);
-  if (pkg.engines?.node !== rootPackage.engines.node) problem(dir, `engines.node must be ${rootPackage.engines.node}`);
-  for (const script of requiredScripts) if (typeof pkg.scripts?.[script] !== 'string') problem(dir, `missing the "${script}" script`);
+  if (pkg.license !== rootPackage.license)
+    problem(dir, `license ${pkg.license} differs from the root's ${rootPackage.license}`);
+  if (pkg.engines?.node !== rootPackage.engines.node)
+    problem(dir, `engines.node must be ${rootPackage.engines.node}`);
+  for (const script of requiredScripts)
+    if (typeof pkg.scripts?.[script] !== 'string') problem(dir, `missing the "${script}" script`);
   for (const [name, range] of Object.entries({ ...pkg.dependencies, ...pkg.devDependencies })) {
-    if (name.startsWith('@episodic/') && range !== 'workspace:*') problem(dir, `${name} must use "workspace:*" (found ${range})`);
-    if (!name.startsWith('@episodic/') && range !== 'catalog:') problem(dir, `${name} must come from the catalog ("catalog:"), found ${range}`);
+    if (name.startsWith('@episodic/') && range !== 'workspace:*')
+      problem(dir, `${name} must use "workspace:*" (found ${range})`);
+    if (!name.startsWith('@episodic/') && range !== 'catalog:')
+      problem(dir, `${name} must come from the catalog ("catalog:"), found ${range}`);
   }
   if (pkg.private) continue;
   versions.add(pkg.version);
@@ -41,7 +52,8 @@ for (const dir of all) {
   if (JSON.stringify(pkg.files) !== JSON.stringify(['dist', 'README.md', 'CHANGELOG.md'])) {
     problem(dir, 'files must be ["dist", "README.md", "CHANGELOG.md"]');
   }
-  if (pkg.exports?.['./package.json'] !== './package.json') problem(dir, 'exports must include "./package.json"');
+  if (pkg.exports?.['./package.json'] !== './package.json')
+    problem(dir, 'exports must include "./package.json"');
   for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
     if (subpath === './package.json') continue;
     const keys = Object.keys(target ?? {});
@@ -50,13 +62,19 @@ for (const dir of all) {
     }
   }
   if (pkg.peerDependencies?.zod === undefined) problem(dir, 'zod must be a peer dependency');
-  if (pkg.dependencies?.zod !== undefined) problem(dir, 'zod must be a peer dependency, not a dependency');
+  if (pkg.dependencies?.zod !== undefined)
+    problem(dir, 'zod must be a peer dependency, not a dependency');
   if (!existsSync(join(root, dir, 'README.md'))) problem(dir, 'has no README.md');
 }
-if (versions.size > 1) problems.push(`published packages must share one version (fixed group), found ${[...versions].join(', ')}`);
+if (versions.size > 1)
+  problems.push(
+    `published packages must share one version (fixed group), found ${[...versions].join(', ')}`,
+  );
 
 if (problems.length > 0) {
-  console.error(`Package manifests are inconsistent:\n${problems.map((line) => `  - ${line}`).join('\n')}`);
+  console.error(
+    `Package manifests are inconsistent:\n${problems.map((line) => `  - ${line}`).join('\n')}`,
+  );
   process.exit(1);
 }
 console.log(`package manifests: ${all.length} packages consistent`);
