@@ -21,23 +21,32 @@ const WORDS = (
   'café naïve über résumé façade Zürich São Paulo 東京 данные λ'
 ).split(' ');
 
-/** Prose of about `length` UTF-16 code units. */
-export function prose(random: () => number, length: number): string {
+const ASCII_WORDS = WORDS.slice(0, WORDS.indexOf('café'));
+
+/**
+ * A flat copy of `text`, like every string `JSON.parse` returns (what MCP, CLI and HTTP callers
+ * hand in). Built by concatenation and `slice`, it would be a rope or a slice of one, which
+ * character-by-character reads (scanners, validators) pay extra for.
+ */
+function flat(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
+function words(random: () => number, pool: readonly string[], length: number): string {
   let text = '';
   while (text.length < length) {
-    const word = WORDS[Math.floor(random() * WORDS.length)] as string;
+    const word = pool[Math.floor(random() * pool.length)] as string;
     text += text === '' ? word : ` ${word}`;
   }
-  return text.slice(0, length);
+  return flat(text.slice(0, length));
+}
+
+/** Prose of `length` UTF-16 code units. */
+export function prose(random: () => number, length: number): string {
+  return words(random, WORDS, length);
 }
 
 /** Prose with only ASCII words (for ids and summaries). */
 export function asciiProse(random: () => number, length: number): string {
-  let text = '';
-  const ascii = WORDS.slice(0, WORDS.indexOf('café'));
-  while (text.length < length) {
-    const word = ascii[Math.floor(random() * ascii.length)] as string;
-    text += text === '' ? word : ` ${word}`;
-  }
-  return text.slice(0, length);
+  return words(random, ASCII_WORDS, length);
 }

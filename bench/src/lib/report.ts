@@ -50,7 +50,7 @@ export function formatTable(rows: readonly RowResult[]): string {
   const widths = [30, 20, 36, 36, 16, 50];
   const header = ['row', 'mode', 'product (median)', 'probe (median)', 'product/probe', 'target'];
   const lines: string[] = [];
-  lines.push(header.map((cell, index) => pad(cell, widths[index] as number)).join('') + 'result');
+  lines.push(`${header.map((cell, index) => pad(cell, widths[index] as number)).join('')}result`);
   lines.push('-'.repeat(widths.reduce((sum, width) => sum + width, 0) + 6));
   for (const row of rows) {
     const [product, productDetail] = sideLines(row.productResult, row.metric.unit, row.latencyUnit);

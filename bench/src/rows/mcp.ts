@@ -30,11 +30,15 @@ interface Connection {
   close(): Promise<void>;
 }
 
-async function connect(script: string, environment: Record<string, string>): Promise<Connection> {
+async function connect(
+  script: string,
+  environment: Record<string, string>,
+  extraArgs: readonly string[] = [],
+): Promise<Connection> {
   const client = new Client({ name: 'episodic-bench', version: '1.0.0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [script],
+    args: [script, ...extraArgs],
     env: environment,
     stderr: 'pipe',
   });
@@ -81,7 +85,8 @@ export const mcpModule: RowModule = {
       title: 'spawn the stdio server → initialize result',
       durability: COLD,
       dataset: `${spawns} spawns per round per side, official client`,
-      product: 'node packages/mcp/dist/bin/episodic-mcp.js (fresh EPISODIC_HOME)',
+      product:
+        'node packages/mcp/dist/bin/episodic-mcp.js --home <fresh dir> --scope bench (SQLite store)',
       probe: 'node bench/dist/probes/mcp-echo-server.js: official SDK, 10 zod tools, bundled',
       metric: { name: 'median spawn → initialize', unit: 'ms', better: 'lower' },
       latencyUnit: 'ms',
@@ -108,13 +113,14 @@ export const mcpModule: RowModule = {
     const scratch = scratchDirectory(context, 'mcp');
     const home = join(scratch.path, 'home');
     mkdirSync(home, { recursive: true });
-    const productEnvironment = coldStartEnvironment({ EPISODIC_HOME: home });
+    const productEnvironment = coldStartEnvironment();
+    const productArgs = ['--home', home, '--scope', 'bench'];
     const probeEnvironment = coldStartEnvironment();
     const rows: RowResult[] = [];
     try {
       let trial: Connection;
       try {
-        trial = await connect(binary, productEnvironment);
+        trial = await connect(binary, productEnvironment, productArgs);
       } catch (error) {
         const reason = `not available: the built server did not initialize: ${(error as Error).message}`;
         return [unavailableRow(initializeSpec, reason), unavailableRow(callSpec, reason)];
@@ -123,10 +129,11 @@ export const mcpModule: RowModule = {
       await trial.close();
 
       const initializeRound =
-        (script: string, environment: Record<string, string>) => async (): Promise<Round> => {
+        (script: string, environment: Record<string, string>, args: readonly string[] = []) =>
+        async (): Promise<Round> => {
           const times: number[] = [];
           for (let index = 0; index < spawns; index++) {
-            const connection = await connect(script, environment);
+            const connection = await connect(script, environment, args);
             times.push(connection.initializeMs);
             await connection.close();
           }
@@ -138,7 +145,7 @@ export const mcpModule: RowModule = {
           await alternate({
             rounds,
             warmup,
-            product: initializeRound(binary, productEnvironment),
+            product: initializeRound(binary, productEnvironment, productArgs),
             probe: initializeRound(probe, probeEnvironment),
           }),
           (row) => [check('time ratio ≤ 1.1', row.ratio?.median ?? Number.NaN, '<=', 1.1)],
@@ -154,7 +161,7 @@ export const mcpModule: RowModule = {
         );
         return rows;
       }
-      const productConnection = await connect(binary, productEnvironment);
+      const productConnection = await connect(binary, productEnvironment, productArgs);
       const probeConnection = await connect(probe, probeEnvironment);
       const first = await productConnection.client.callTool(PRODUCT_CALL);
       const failure = callFailure(first);
