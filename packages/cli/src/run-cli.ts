@@ -26,7 +26,7 @@ function describeError(
   error: unknown,
   env: Readonly<Record<string, string | undefined>>,
 ): DescribedError {
-  if (error instanceof UsageError) return { code: error.code, message: error.message };
+  if (UsageError.isInstance(error)) return { code: error.code, message: error.message };
   if (typeof error === 'object' && error !== null && errorMarker in error) {
     const { code, message, details } = error as unknown as {
       code: string;

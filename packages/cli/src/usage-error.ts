@@ -10,13 +10,24 @@ export type UsageErrorCode =
  * (`USAGE_ERROR`), or a value that is not valid (`VALIDATION_ERROR`: bad JSON, not a number).
  * Reported with exit code 2; nothing was read or changed.
  */
+const marker = Symbol.for('episodic.cli.usage-error');
+
 export class UsageError extends Error {
+  readonly [marker] = true;
   readonly code: UsageErrorCode;
 
   constructor(message: string, code: UsageErrorCode = 'USAGE_ERROR') {
     super(message);
     this.name = 'UsageError';
     this.code = code;
+  }
+
+  /**
+   * True for a `UsageError` from any bundle: each command is bundled on its own, with its own
+   * copy of this class, so `instanceof` cannot be used across them.
+   */
+  static isInstance(error: unknown): error is UsageError {
+    return typeof error === 'object' && error !== null && marker in error;
   }
 }
 
