@@ -48,8 +48,13 @@ function parseStored(row: LedgerRow, column: string, text: string): unknown {
   });
 }
 
-/** Turns a stored row into the event callers see; `payload` only when it was selected. */
-export function rowToLedgerEvent(row: LedgerRow, includePayload: boolean): LedgerEvent {
+/**
+ * Turns a stored row into the event callers see; `payload` only when it was selected. With
+ * `'lazy'` (append receipts, whose payload is rarely read), `payload` is an ordinary enumerable
+ * property that parses the stored text on first read and then holds the value: a batch of a
+ * thousand appends does not parse a thousand payloads nobody looks at.
+ */
+export function rowToLedgerEvent(row: LedgerRow, includePayload: boolean | 'lazy'): LedgerEvent {
   const event: LedgerEvent = {
     event_id: row.event_id,
     ts_ms: row.ts_ms,
@@ -67,7 +72,26 @@ export function rowToLedgerEvent(row: LedgerRow, includePayload: boolean): Ledge
     created_at: row.created_at,
     position: row.position,
   };
-  if (includePayload) {
+  if (includePayload === 'lazy' && typeof row.payload_json === 'string') {
+    const text = row.payload_json;
+    const settle = (value: unknown) =>
+      Object.defineProperty(event, 'payload', {
+        value,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    Object.defineProperty(event, 'payload', {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = parseStored(row, 'payload_json', text) as LedgerJson;
+        settle(value);
+        return value;
+      },
+      set: settle,
+    });
+  } else if (includePayload) {
     const text = row.payload_json;
     event.payload =
       text === null || text === undefined

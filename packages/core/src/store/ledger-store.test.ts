@@ -32,6 +32,31 @@ describe('createLedger', () => {
     });
   });
 
+  it('returns receipts whose payload behaves like a plain property (parsed on first read)', async () => {
+    const ledger = createMemoryLedger({ now: () => new Date(1_000) });
+    const payload = { b: [1, { c: 'x' }], a: 'first' };
+    const [receipt] = await ledger.appendBatch([{ ...event, payload, metadata: { team: 'ops' } }]);
+    const stored = receipt?.event;
+    if (stored === undefined) throw new Error('no receipt');
+    const [queried] = (await ledger.query({ scope: 'a', includePayload: true })).events;
+    // Same keys in the same order, same values, also through JSON and structured cloning.
+    expect(Object.keys(stored)).toEqual(Object.keys(queried ?? {}));
+    expect(JSON.stringify(stored)).toBe(JSON.stringify(queried));
+    expect(structuredClone(stored)).toEqual(queried);
+    expect({ ...stored }).toEqual(queried);
+    expect(stored.payload).toEqual({ a: 'first', b: [1, { c: 'x' }] });
+    expect(stored.payload).toBe(stored.payload);
+    // It is the caller's copy: changing it changes neither the input nor the ledger.
+    (stored.payload as { a: string }).a = 'changed';
+    stored.payload = 'replaced';
+    expect(stored.payload).toBe('replaced');
+    expect(payload.a).toBe('first');
+    const [again] = (await ledger.query({ scope: 'a', includePayload: true })).events;
+    expect(again?.payload).toEqual({ a: 'first', b: [1, { c: 'x' }] });
+    const [noPayload] = await ledger.appendBatch([{ ...event, summary: 'no payload' }]);
+    expect(noPayload?.event.payload).toBeNull();
+  });
+
   it('generates monotonic ULIDs stamped with the clock', () => {
     const next = createUlidGenerator(() => new Date(1_767_225_600_000));
     const ids = [next(), next(), next()];

@@ -334,7 +334,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
           ),
         );
         for (const row of stored) {
-          results.set(row.event_id, { event: rowToLedgerEvent(row, true), duplicate: false });
+          results.set(row.event_id, { event: rowToLedgerEvent(row, 'lazy'), duplicate: false });
         }
         pending = [];
       } catch (error) {
