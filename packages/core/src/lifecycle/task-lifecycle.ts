@@ -26,6 +26,7 @@ import type { ArtifactStore, DeleteEpisodeReceipt } from '../store/artifact-stor
 import type { RunStore } from '../store/run-store.js';
 import { frozenJsonCopy } from '../util/json.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
+import { EPISODIC_SERVER_INFO } from '../version.js';
 import { createKeyedQueue } from './keyed-queue.js';
 import {
   type StoredTask,
@@ -230,6 +231,7 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
           run_id: id,
           ...(sessionId === undefined ? {} : { session_id: sessionId }),
           started_at: startedAt,
+          server: { ...EPISODIC_SERVER_INFO },
         },
         {
           type: 'run.start',

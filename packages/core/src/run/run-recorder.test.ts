@@ -4,6 +4,7 @@ import type { RunRecord } from '../schema/run-record.js';
 import type { SessionState } from '../schema/session-state.js';
 import { createMemoryRunStore, createMemoryRunStoreAdapter } from '../store/memory-run-store.js';
 import { createRunStore, type RunStore } from '../store/run-store.js';
+import { VERSION } from '../version.js';
 import { createRunRecorder } from './run-recorder.js';
 
 const RUN_ID = '8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a';
@@ -377,6 +378,28 @@ describe('createRunRecorder', () => {
     await recorder.start('go');
     const records = await recordsOf(store, recorder.runId);
     expect(records.map((record) => record.type)).toEqual(['header', 'run.start', 'run.status']);
+  });
+});
+
+describe('the header names the Episodic that wrote the run', () => {
+  it("defaults server to { name: 'episodic', version } with the build's package version", async () => {
+    const store = createMemoryRunStore();
+    const recorder = createRunRecorder({ store, now: clock() });
+    const { header } = await recorder.start('go');
+    expect(header.server).toEqual({ name: 'episodic', version: VERSION });
+    // vitest injects the package.json version the way tsup does at build time.
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+    expect(VERSION).not.toBe('0.0.0-dev');
+    const [written] = await recordsOf(store, recorder.runId);
+    expect(written).toMatchObject({ type: 'header', server: { name: 'episodic', version: VERSION } });
+  });
+
+  it("keeps the caller's own server", async () => {
+    const store = createMemoryRunStore();
+    const server = { name: 'runtime', version: '0.1.0' };
+    const recorder = createRunRecorder({ store, now: clock(), header: { server } });
+    const { header } = await recorder.start('go');
+    expect(header.server).toEqual(server);
   });
 });
 

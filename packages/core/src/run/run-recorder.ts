@@ -21,13 +21,17 @@ import { type SessionState, sessionStateSchema, uuidSchema } from '../schema/ses
 import type { RunStore } from '../store/run-store.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
+import { EPISODIC_SERVER_INFO } from '../version.js';
 import { planResume, type ResumePlan, snapshotRuntime } from './resume.js';
 
 /** Header fields a recorder copies into the run's `header` record (seed 001). */
 export interface RunHeaderFields {
   /** The client that drives the run, e.g. `{ name: 'tui', version: '0.1.0' }`. */
   client?: { name: string; version: string };
-  /** The server or runtime that executes it. */
+  /**
+   * The server or runtime that executes it.
+   * @default { name: 'episodic', version: VERSION } (the Episodic that wrote the file)
+   */
   server?: { name: string; version: string };
   /** The model the run uses. */
   model?: RunModelInfo;
@@ -445,6 +449,7 @@ export function createRunRecorder(options: RunRecorderOptions): RunRecorder {
           run_id: runId,
           session_id: sessionId,
           started_at: startedAt,
+          server: { ...EPISODIC_SERVER_INFO },
           ...headerFields,
           ...(resume !== null
             ? { runtime: resume.runtime }
