@@ -391,7 +391,10 @@ describe('the header names the Episodic that wrote the run', () => {
     expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
     expect(VERSION).not.toBe('0.0.0-dev');
     const [written] = await recordsOf(store, recorder.runId);
-    expect(written).toMatchObject({ type: 'header', server: { name: 'episodic', version: VERSION } });
+    expect(written).toMatchObject({
+      type: 'header',
+      server: { name: 'episodic', version: VERSION },
+    });
   });
 
   it("keeps the caller's own server", async () => {
