@@ -49,26 +49,17 @@ interface StoredRow {
 const BASE_COLUMNS =
   'id, event_id, ts_ms, scope, session_id, agent_id, type, summary, refs_json, redacted, schema_version, created_at, metadata_json, position';
 
+/**
+ * The row as core expects it, converted in place (reads return up to 501 rows per call, and a
+ * copy of each would only add garbage): `redacted` as a boolean, `position` 0 for rows written
+ * before positions existed, `sequence` from `id`.
+ */
 function toRow(stored: StoredRow): LedgerRow {
-  const row: LedgerRow = {
-    event_id: stored.event_id,
-    ts_ms: stored.ts_ms,
-    scope: stored.scope,
-    session_id: stored.session_id,
-    agent_id: stored.agent_id,
-    type: stored.type,
-    summary: stored.summary,
-    refs_json: stored.refs_json,
-    redacted: stored.redacted !== 0,
-    schema_version: stored.schema_version,
-    created_at: stored.created_at,
-    metadata_json: stored.metadata_json,
-    position: stored.position ?? 0,
-    sequence: stored.id,
-  };
-  if (stored.payload_json !== undefined)
-    (row as { payload_json?: string | null }).payload_json = stored.payload_json;
-  return row;
+  const row = stored as unknown as { redacted: boolean; position: number; sequence: number };
+  row.redacted = stored.redacted !== 0;
+  if (stored.position === null) row.position = 0;
+  row.sequence = stored.id;
+  return row as unknown as LedgerRow;
 }
 
 /**

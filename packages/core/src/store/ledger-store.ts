@@ -24,6 +24,7 @@ import {
   LEDGER_MAX_LIMIT,
   type LedgerAppendOptions,
   type LedgerAppendReceipt,
+  type LedgerEvent,
   type LedgerEventType,
   type LedgerGcOptions,
   type LedgerGcReceipt,
@@ -46,6 +47,7 @@ import {
   retentionPolicySchema,
 } from '../schema/ledger-event.js';
 import { safeJsonParse } from '../util/json.js';
+import { lazyCompiled } from '../validation/compiled-schema.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import type { MaybePromise } from './maybe-promise.js';
 import { callAdapter } from './storage-error.js';
@@ -211,6 +213,12 @@ const optionsSchema = z.strictObject({
   retention: retentionPolicySchema.optional(),
 });
 
+// Reads and appends parse their options on every call: compiled once, on first use.
+const compiledQuery = lazyCompiled(ledgerQuerySchema);
+const compiledIdentifier = lazyCompiled(ledgerIdentifierSchema);
+const compiledReplayOptions = lazyCompiled(ledgerReplayOptionsSchema);
+const compiledAppendOptions = lazyCompiled(ledgerAppendOptionsSchema);
+
 /** Throws `CONFLICT` unless the session's last position (0 when empty) equals `expectedPosition`. */
 export function assertExpectedPosition(
   scope: string,
@@ -288,8 +296,11 @@ function metadataOf(row: LedgerRow): unknown {
 }
 
 function pageOf(rows: LedgerRow[], limit: number, includePayload: boolean): LedgerPage {
-  const events = rows.slice(0, limit).map((row) => rowToLedgerEvent(row, includePayload));
-  const last = events[events.length - 1];
+  const count = Math.min(limit, rows.length);
+  const events: LedgerEvent[] = new Array(count);
+  for (let index = 0; index < count; index++)
+    events[index] = rowToLedgerEvent(rows[index] as LedgerRow, includePayload);
+  const last = events[count - 1];
   return {
     events,
     next_after_id: rows.length > limit && last !== undefined ? last.event_id : null,
@@ -359,7 +370,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
   function parseAppendOptions(value: unknown) {
     // The common call passes no options: skip the schema walk on the hot path.
     if (value === undefined) return noOptions;
-    return parseInput(ledgerAppendOptionsSchema, value, 'append options');
+    return parseInput(compiledAppendOptions(), value, 'append options');
   }
 
   async function resolveAfter(afterId: string | undefined, scope: string | null) {
@@ -466,7 +477,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
     },
 
     async query(input) {
-      const query = parseInput(ledgerQuerySchema, input, 'ledger query');
+      const query = parseInput(compiledQuery(), input, 'ledger query');
       const { scope } = resolveScopeSelector(query, 'query');
       if (
         query.fromTsMs !== undefined &&
@@ -499,8 +510,8 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
     },
 
     async replay(sessionId, replayOptions) {
-      const session = parseInput(ledgerIdentifierSchema, sessionId, 'replay session id');
-      const parsed = parseInput(ledgerReplayOptionsSchema, replayOptions, 'replay options');
+      const session = parseInput(compiledIdentifier(), sessionId, 'replay session id');
+      const parsed = parseInput(compiledReplayOptions(), replayOptions, 'replay options');
       const { scope } = resolveScopeSelector(parsed, 'replay');
       const after = await resolveAfter(parsed.afterId, scope);
       return readPage(
