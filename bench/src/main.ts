@@ -2,12 +2,12 @@
 // process, prints the table, writes the JSON report and, with --check, exits 1 when a target is
 // missed.
 import { fork } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import type { DatasetName } from './data/datasets.js';
 import { benchPaths, FULL_SIZES, QUICK_SIZES } from './lib/context.js';
-import { formatNotes, formatTable } from './lib/report.js';
+import { formatMarkdown, formatNotes, formatTable } from './lib/report.js';
 import type { RowResult } from './lib/result.js';
 import { selectedBy } from './lib/row-module.js';
 import { MODULES } from './rows/index.js';
@@ -20,6 +20,8 @@ measured alternately in one run.
 Options:
   --quick      smaller data sets and fewer rounds (the whole suite in a few minutes)
   --check      exit 1 when a row misses its target, listing the misses
+  --markdown   print the table as Markdown (for bench/README.md)
+  --from FILE  print (and --check) an earlier JSON report instead of running
   --out FILE   where to write the JSON report
                (default: bench/results/latest.json for a full run of every row,
                 bench/results/quick.json with --quick, bench/results/partial.json with filters)
@@ -33,16 +35,31 @@ Modules: ${MODULES.map((module) => module.id).join(', ')}
 interface Arguments {
   quick: boolean;
   check: boolean;
+  markdown: boolean;
+  from: string | undefined;
   out: string | undefined;
   filters: string[];
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
-  const parsed: Arguments = { quick: false, check: false, out: undefined, filters: [] };
+  const parsed: Arguments = {
+    quick: false,
+    check: false,
+    markdown: false,
+    from: undefined,
+    out: undefined,
+    filters: [],
+  };
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index] as string;
     if (argument === '--quick') parsed.quick = true;
     else if (argument === '--check') parsed.check = true;
+    else if (argument === '--markdown') parsed.markdown = true;
+    else if (argument === '--from') {
+      const value = argv[++index];
+      if (value === undefined) throw new Error('--from needs a file name');
+      parsed.from = value;
+    }
     else if (argument === '--out') {
       const value = argv[++index];
       if (value === undefined) throw new Error('--out needs a file name');
@@ -109,6 +126,11 @@ async function main(): Promise<number> {
   } catch (error) {
     process.stderr.write(`bench: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
+  }
+  if (options.from !== undefined) {
+    const earlier = JSON.parse(readFileSync(options.from, 'utf8')) as Report;
+    printReport(earlier, options, options.from);
+    return options.check ? checkRows(earlier.rows) : 0;
   }
   const paths = benchPaths();
   const modules = MODULES.filter((module) => selectedBy(module, options.filters));
@@ -180,33 +202,47 @@ async function main(): Promise<number> {
   mkdirSync(paths.results, { recursive: true });
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
 
+  printReport(report, options, out);
+  return options.check ? checkRows(rows) : 0;
+}
+
+type Report = {
+  startedAt: string;
+  mode: string;
+  machine: { node: string; cores: number; cpu: string };
+  rows: RowResult[];
+};
+
+function printReport(report: Report, options: Arguments, file: string): void {
+  const { machine, rows } = report;
   process.stdout.write(
-    `\nEpisodic benchmarks — ${report.mode} sizes, ${started.toISOString().slice(0, 10)}, Node ${machine.node}, ${machine.cores} × ${machine.cpu}\n`,
+    `\nEpisodic benchmarks — ${report.mode} sizes, ${report.startedAt.slice(0, 10)}, Node ${machine.node}, ${machine.cores} × ${machine.cpu}\n`,
   );
   process.stdout.write(
     'Each ratio is product / probe per round (median [min–max] over rounds); throughputs: higher is better, times: lower is better.\n\n',
   );
-  process.stdout.write(`${formatTable(rows)}\n\n${formatNotes(rows)}\n\n`);
-  process.stdout.write(`JSON report: ${relative(process.cwd(), out) || out}\n`);
+  if (options.markdown) process.stdout.write(`${formatMarkdown(rows)}\n\n`);
+  else process.stdout.write(`${formatTable(rows)}\n\n${formatNotes(rows)}\n\n`);
+  process.stdout.write(`JSON report: ${relative(process.cwd(), file) || file}\n`);
+}
 
+/** Prints the rows that miss their target; 1 when there is one, else 0. */
+function checkRows(rows: readonly RowResult[]): number {
   const failed = rows.filter((row) => row.status === 'miss' || row.status === 'error');
-  if (options.check) {
-    if (failed.length === 0) {
-      process.stdout.write('check: every measured row meets its target\n');
-      return 0;
-    }
-    process.stdout.write(`check: ${failed.length} row(s) miss their target:\n`);
-    for (const row of failed) {
-      const misses = row.checks.filter((entry) => !entry.pass);
-      const detail =
-        row.status === 'error'
-          ? (row.notes[0] ?? 'failed')
-          : misses.map((entry) => `${entry.label}, actual ${entry.actual.toFixed(3)}`).join('; ');
-      process.stdout.write(`  - ${row.id}: ${detail}\n`);
-    }
-    return 1;
+  if (failed.length === 0) {
+    process.stdout.write('check: every measured row meets its target\n');
+    return 0;
   }
-  return 0;
+  process.stdout.write(`check: ${failed.length} row(s) miss their target:\n`);
+  for (const row of failed) {
+    const misses = row.checks.filter((entry) => !entry.pass);
+    const detail =
+      row.status === 'error'
+        ? (row.notes[0] ?? 'failed')
+        : misses.map((entry) => `${entry.label}, actual ${entry.actual.toFixed(3)}`).join('; ');
+    process.stdout.write(`  - ${row.id}: ${detail}\n`);
+  }
+  return 1;
 }
 
 main().then(

@@ -93,3 +93,33 @@ export function formatNotes(rows: readonly RowResult[]): string {
   }
   return lines.join('\n');
 }
+
+function cell(text: string): string {
+  return text.replaceAll('|', '\\|');
+}
+
+/** The same rows as a Markdown table (for bench/README.md). */
+export function formatMarkdown(rows: readonly RowResult[]): string {
+  const lines = [
+    '| row | durability | product (median; p50 / p99) | probe (median; p50 / p99) | product/probe (median [min–max]) | target | result |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const row of rows) {
+    const side = (result: RowResult['productResult']) => {
+      if (result === undefined) return '';
+      const [first, detail] = sideLines(result, row.metric.unit, row.latencyUnit);
+      return detail === '' ? first : `${first} ${detail}`;
+    };
+    const ratio =
+      row.ratio === undefined
+        ? ''
+        : `${number(row.ratio.median)}× [${number(row.ratio.min)}–${number(row.ratio.max)}]`;
+    const failed = row.checks.filter((entry) => !entry.pass).map((entry) => entry.label);
+    const result =
+      row.status === 'miss' ? `**miss** (${failed.join('; ')})` : RESULT[row.status];
+    lines.push(
+      `| \`${row.id}\` | ${cell(row.mode)} | ${cell(side(row.productResult))} | ${cell(side(row.probeResult))} | ${ratio} | ${cell(row.target)} | ${cell(result)} |`,
+    );
+  }
+  return lines.join('\n');
+}
