@@ -42,6 +42,43 @@ export function writeFileAtomic(
 }
 
 /**
+ * Replaces `directory/name` atomically with content produced piece by piece: `fill` receives a
+ * `write` function; the temp file is always synced, then `check` runs (it may throw to abandon the
+ * replacement, e.g. when the target changed meanwhile), then the temp file is renamed over the
+ * target and the directory synced. On any failure the temp file is removed and the target is left
+ * as it was.
+ */
+export function replaceFileAtomic(
+  directory: string,
+  name: string,
+  fill: (write: (bytes: Uint8Array) => void) => void,
+  check: () => void,
+): void {
+  const tempPath = join(directory, tempNameFor(name));
+  const fd = fs.openSync(tempPath, 'wx', 0o644);
+  let renamed = false;
+  try {
+    try {
+      fill((bytes) => {
+        let offset = 0;
+        while (offset < bytes.length) {
+          offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+        }
+      });
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    check();
+    fs.renameSync(tempPath, join(directory, name));
+    renamed = true;
+    fsyncDirectory(directory);
+  } finally {
+    if (!renamed) fs.rmSync(tempPath, { force: true });
+  }
+}
+
+/**
  * Removes temp files left by writers that died between creating and renaming them (a kill -9
  * leaves one in 41–54 % of kills: research/reliability.md E3). Temp files of a live process are kept.
  * Returns how many were removed.

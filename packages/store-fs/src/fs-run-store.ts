@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import {
   EpisodicError,
   finishRunList,
@@ -10,13 +10,16 @@ import {
   type RunListError,
   type RunListFilter,
   type RunRecordEntry,
+  type RunRedactStats,
   type RunStoreAdapter,
   type RunSummary,
   readRunHeaderLine,
   runNotFound,
+  type StoredRedactor,
+  safeJsonParse,
   summarizeRun,
 } from '@episodic/core';
-import { writeFileAtomic } from './atomic-file.js';
+import { replaceFileAtomic, sweepTempFiles, writeFileAtomic } from './atomic-file.js';
 import type { FsIo } from './fs-io.js';
 import { readFirstLine, readRunFile, tailRunFile } from './run-file-reader.js';
 import type { RunFileWriter } from './run-file-writer.js';
@@ -25,6 +28,7 @@ import {
   fsyncDirectory,
   isPathId,
   isToolOutputId,
+  READ_FLAGS,
   SESSIONS_DIR,
   type StoreRoot,
   TOOL_OUTPUT_DIR,
@@ -48,12 +52,16 @@ export interface FsRunStoreAdapter extends RunStoreAdapter {
 }
 
 const RUN_SUFFIX = '.jsonl';
+/** Bytes read (and buffered for writing) per step when a run file is rewritten. */
+const REWRITE_CHUNK = 1024 * 1024;
 const YEAR = /^\d{4}$/;
 const TWO_DIGITS = /^\d{2}$/;
 /** How long a reader waits for the header of a run file another process has just created. */
 const HEADER_WAIT_MS = 2000;
 
 const EMPTY = Symbol('empty run file');
+/** Thrown inside a rewrite to abandon it when nothing needs replacing. */
+const UNCHANGED = Symbol('unchanged');
 type StoredHeader = RunHeader | null | typeof EMPTY;
 
 /** One day directory: its components and real path. */
@@ -223,10 +231,144 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     return path;
   };
 
+  /** The `output_ref.id` of a stored line, when it is a `tool.output` that has one. */
+  const outputIdOf = (text: string): string | undefined => {
+    if (!text.includes('"output_ref"')) return undefined;
+    const parsed = safeJsonParse(text.replace(/^\0+|\0+$/g, ''));
+    if (!parsed.success) return undefined;
+    const record = parsed.value as { type?: unknown; output_ref?: { id?: unknown } } | null;
+    const id = record?.type === 'tool.output' ? record.output_ref?.id : undefined;
+    return typeof id === 'string' && isToolOutputId(id) ? id : undefined;
+  };
+
+  /**
+   * Rewrites a run file through the redactor: streamed line by line into a temp file in the same
+   * directory (unchanged lines byte for byte), synced, renamed over the file, directory synced.
+   * If the file changes meanwhile (another process appends), nothing is replaced: CONFLICT.
+   */
+  const rewriteRun = (path: string, redactor: StoredRedactor): RunRedactStats => {
+    const directory = dirname(path);
+    // Temp files of redactions that died before their rename hold scrubbed text; remove them.
+    sweepTempFiles(directory);
+    const stats: RunRedactStats = { changedLines: 0, droppedLines: 0, changedToolOutputs: 0 };
+    const outputIds = new Set<string>();
+    const fd = io.openSync(path, READ_FLAGS);
+    let identity: { size: number; mtimeMs: number; ino: number };
+    try {
+      const stat = fs.fstatSync(fd);
+      identity = { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
+      let changed = false;
+      const newline = Buffer.from('\n');
+      replaceFileAtomic(
+        directory,
+        basename(path),
+        (write) => {
+          const pending: Buffer[] = [];
+          let pendingBytes = 0;
+          const emit = (bytes: Buffer) => {
+            pending.push(bytes);
+            pendingBytes += bytes.length;
+            if (pendingBytes >= REWRITE_CHUNK) {
+              write(Buffer.concat(pending));
+              pending.length = 0;
+              pendingBytes = 0;
+            }
+          };
+          const line = (bytes: Buffer, complete: boolean) => {
+            const text = bytes.toString('utf8');
+            const id = outputIdOf(text);
+            if (id !== undefined) outputIds.add(id);
+            const next = redactor.line(text);
+            if (next === null) {
+              stats.droppedLines++;
+              return;
+            }
+            if (next === text) emit(bytes);
+            else {
+              stats.changedLines++;
+              emit(Buffer.from(next, 'utf8'));
+            }
+            if (complete) emit(newline);
+          };
+          const chunk = Buffer.allocUnsafe(REWRITE_CHUNK);
+          let carry: Buffer[] = [];
+          for (let offset = 0; ; ) {
+            const read = io.readSync(fd, chunk, 0, REWRITE_CHUNK, offset);
+            if (read === 0) break;
+            offset += read;
+            let position = 0;
+            for (;;) {
+              const end = chunk.indexOf(0x0a, position);
+              if (end === -1 || end >= read) {
+                carry.push(Buffer.from(chunk.subarray(position, read)));
+                break;
+              }
+              line(Buffer.concat([...carry, chunk.subarray(position, end)]), true);
+              carry = [];
+              position = end + 1;
+            }
+          }
+          const tail = Buffer.concat(carry);
+          if (tail.length > 0) line(tail, false);
+          if (pendingBytes > 0) write(Buffer.concat(pending));
+          changed = stats.changedLines > 0 || stats.droppedLines > 0;
+          if (!changed) throw UNCHANGED;
+        },
+        () => {
+          let now: fs.Stats;
+          try {
+            now = fs.lstatSync(path);
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw UNCHANGED;
+            throw error;
+          }
+          if (
+            now.size !== identity.size ||
+            now.mtimeMs !== identity.mtimeMs ||
+            now.ino !== identity.ino
+          ) {
+            throw new EpisodicError({
+              code: 'CONFLICT',
+              message: `Run file ${root.relative(path)} changed while it was being redacted (another process is appending to it); nothing was replaced. Stop the writer of this run, then redact it again.`,
+              details: { path: root.relative(path) },
+            });
+          }
+        },
+      );
+    } catch (error) {
+      if (error !== UNCHANGED) throw error;
+    } finally {
+      io.closeSync(fd);
+    }
+    const outputs = outputIds.size === 0 ? null : root.directory(TOOL_OUTPUT_DIR, false);
+    if (outputs !== null) {
+      sweepTempFiles(outputs);
+      for (const id of outputIds) {
+        let text: string;
+        try {
+          text = fs.readFileSync(join(outputs, `${id}.txt`), 'utf8');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+          throw error;
+        }
+        const next = redactor.text(text);
+        if (next === text) continue;
+        writeFileAtomic(outputs, `${id}.txt`, next, true);
+        stats.changedToolOutputs++;
+      }
+    }
+    return stats;
+  };
+
   return {
     specificationVersion: 'v1',
     name: 'fs',
-    capabilities: { crossProcessAppends: true, durability, toolOutputCache: true },
+    capabilities: {
+      crossProcessAppends: true,
+      durability,
+      toolOutputCache: true,
+      redaction: true,
+    },
 
     async append(runId, entries) {
       checkToolOutputIds(entries);
@@ -362,6 +504,12 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
         fsyncDirectory(path.slice(0, path.length - runId.length - RUN_SUFFIX.length - 1));
       }
       return true;
+    },
+
+    redact(runId, redactor) {
+      const path = locate(runId);
+      if (path === null) return null;
+      return writer.whenIdle(path, () => rewriteRun(path, redactor));
     },
 
     locate,

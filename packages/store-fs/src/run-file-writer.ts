@@ -35,6 +35,12 @@ export interface RunFileWriter {
   append(path: string, buffers: readonly Buffer[], sync: boolean): Promise<void>;
   /** Closes the file's descriptor once its queue is empty (the file is being deleted). */
   forget(path: string): void;
+  /**
+   * Waits until no append to the file is queued, closes its descriptor and runs `action`
+   * synchronously, so nothing of this writer interleaves with it and the next append opens the
+   * file anew (the action may replace it).
+   */
+  whenIdle<T>(path: string, action: () => T): Promise<T>;
   /** Waits for queued appends, then closes every descriptor. */
   close(): Promise<void>;
 }
@@ -202,6 +208,20 @@ export function createRunFileWriter({
       if (file === undefined) return;
       if (file.queue.length === 0 && !file.scheduled) closeFile(path, file);
       else file.closeWhenIdle = true;
+    },
+    async whenIdle(path, action) {
+      for (;;) {
+        const file = files.get(path);
+        if (file === undefined) return action();
+        if (file.queue.length === 0 && !file.scheduled) {
+          closeFile(path, file);
+          return action();
+        }
+        // An empty item resolves once everything queued before it is written.
+        await new Promise<void>((resolve, reject) => {
+          file.queue.push({ buffers: [], sync: false, resolve, reject });
+        }).catch(() => undefined);
+      }
     },
     async close() {
       closed = true;

@@ -8,12 +8,26 @@ import {
   type RunHeader,
   type RunListError,
   type RunRecordEntry,
+  type RunRedactStats,
   type RunStoreAdapter,
   type RunSummary,
   readRunHeaderLine,
+  type StoredRedactor,
   summarizeRun,
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
+
+/**
+ * Copies the WAL into the database and truncates it, so the page images written before a
+ * redaction (which hold the old bytes) leave the `-wal` file too. PASSIVE first, so writers are
+ * blocked only for the truncation. A reader holding an old snapshot can keep the WAL from being
+ * truncated; the next redaction or GC truncates it then.
+ */
+export function truncateWal(database: Database.Database): void {
+  if (database.memory) return;
+  database.pragma('wal_checkpoint(PASSIVE)');
+  database.pragma('wal_checkpoint(TRUNCATE)');
+}
 
 /**
  * The run store adapter over `episodic_runs` and `episodic_run_records`: each record is kept as the
@@ -45,6 +59,15 @@ export function createSqliteRunStoreAdapter(
     'SELECT run_id, header_json FROM episodic_runs WHERE lower(session_id) = ?',
   );
   const deleteRecords = database.prepare('DELETE FROM episodic_run_records WHERE run_id = ?');
+  const updateRecord = database.prepare(
+    'UPDATE episodic_run_records SET json = ? WHERE run_id = ? AND seq = ?',
+  );
+  const deleteRecord = database.prepare(
+    'DELETE FROM episodic_run_records WHERE run_id = ? AND seq = ?',
+  );
+  const updateHeader = database.prepare(
+    'UPDATE episodic_runs SET header_json = ? WHERE run_id = ?',
+  );
   const deleteRun = database.prepare('DELETE FROM episodic_runs WHERE run_id = ?');
 
   const storedHeader = (runId: string): RunHeader | null | undefined => {
@@ -67,6 +90,33 @@ export function createSqliteRunStoreAdapter(
       return toWrite.length;
     },
   );
+  // Rows are rewritten in place; secure_delete (set by openSqliteDatabase) zeroes the old bytes in
+  // the database file, and the WAL is checkpointed and truncated afterwards for the copies there.
+  const redactTransaction = database.transaction(
+    (runId: string, redactor: StoredRedactor): RunRedactStats | null => {
+      const storedHeader = header.get(runId) as string | undefined;
+      if (storedHeader === undefined) return null;
+      const stats: RunRedactStats = { changedLines: 0, droppedLines: 0, changedToolOutputs: 0 };
+      const rows = records.all(runId) as Array<{ seq: number; json: string }>;
+      let nextHeader: string | null = storedHeader;
+      for (const row of rows) {
+        const next = redactor.line(row.json);
+        // The header is stored twice (its record row and header_json): the same text, redacted once.
+        if (row.json === storedHeader) nextHeader = next;
+        if (next === row.json) continue;
+        if (next === null) {
+          deleteRecord.run(runId, row.seq);
+          stats.droppedLines++;
+        } else {
+          updateRecord.run(next, runId, row.seq);
+          stats.changedLines++;
+        }
+      }
+      if (!rows.some((row) => row.json === storedHeader)) nextHeader = redactor.line(storedHeader);
+      if (nextHeader !== null && nextHeader !== storedHeader) updateHeader.run(nextHeader, runId);
+      return stats;
+    },
+  );
   const removeTransaction = database.transaction((runId: string) => {
     deleteRecords.run(runId);
     return deleteRun.run(runId).changes > 0;
@@ -75,7 +125,12 @@ export function createSqliteRunStoreAdapter(
   return {
     specificationVersion: 'v1',
     name: 'sqlite',
-    capabilities: { crossProcessAppends: true, durability, toolOutputCache: false },
+    capabilities: {
+      crossProcessAppends: true,
+      durability,
+      toolOutputCache: false,
+      redaction: true,
+    },
     append(runId, entries) {
       return appendTransaction.immediate(runId, entries);
     },
@@ -118,6 +173,13 @@ export function createSqliteRunStoreAdapter(
     },
     delete(runId) {
       return removeTransaction.immediate(runId);
+    },
+    redact(runId, redactor) {
+      const stats = redactTransaction.immediate(runId, redactor);
+      if (stats !== null && (stats.changedLines > 0 || stats.droppedLines > 0)) {
+        truncateWal(database);
+      }
+      return stats;
     },
   };
 }

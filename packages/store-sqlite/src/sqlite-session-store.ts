@@ -8,6 +8,7 @@ import {
   sessionStateSchema,
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
+import { truncateWal } from './sqlite-run-store.js';
 
 interface SummaryRow {
   session_id: string;
@@ -96,6 +97,10 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     },
     delete(sessionId) {
       return remove.run(sessionId).changes > 0;
+    },
+    purge() {
+      // secure_delete zeroed the replaced snapshot in the database file; this removes the WAL's copy.
+      truncateWal(database);
     },
   };
 }

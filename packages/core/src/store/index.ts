@@ -11,6 +11,7 @@ export {
 export * from './run-store.js';
 export type {
   SaveSessionOptions,
+  SessionRedactReceipt,
   SessionStore,
   SessionStoreAdapter,
   SessionStoreCapabilities,
@@ -24,3 +25,14 @@ export {
   summarizeSession,
 } from './session-store.js';
 export { callAdapter, toStorageError } from './storage-error.js';
+export type {
+  StoredRedactionCounts,
+  StoredRedactionMode,
+  StoredRedactionOptions,
+  StoredRedactor,
+} from './stored-redaction.js';
+export {
+  createStoredRedactor,
+  parseStoredRedactionOptions,
+  REDACTED_TEXT,
+} from './stored-redaction.js';

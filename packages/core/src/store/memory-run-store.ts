@@ -40,7 +40,12 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
   return {
     specificationVersion: 'v1',
     name: 'memory',
-    capabilities: { crossProcessAppends: false, durability: 'none', toolOutputCache: false },
+    capabilities: {
+      crossProcessAppends: false,
+      durability: 'none',
+      toolOutputCache: false,
+      redaction: true,
+    },
     append(runId, entries) {
       const toWrite = planRunAppend(runId, storedHeader(runId), entries);
       if (toWrite.length === 0) return 0;
@@ -79,6 +84,28 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
     },
     delete(runId) {
       return runs.delete(runId);
+    },
+    redact(runId, redactor) {
+      const text = runs.get(runId);
+      if (text === undefined) return null;
+      const lines = text.split('\n');
+      // After the last newline: empty, or a torn tail that stays without its newline.
+      const tail = lines.pop() as string;
+      let output = '';
+      let changedLines = 0;
+      let droppedLines = 0;
+      const rewrite = (line: string, ending: string) => {
+        const next = redactor.line(line);
+        if (next === null) droppedLines++;
+        else {
+          if (next !== line) changedLines++;
+          output += next + ending;
+        }
+      };
+      for (const line of lines) rewrite(line, '\n');
+      if (tail !== '') rewrite(tail, '');
+      runs.set(runId, output);
+      return { changedLines, droppedLines, changedToolOutputs: 0 };
     },
     writeRaw(runId, text, options) {
       const id = runId.toLowerCase();

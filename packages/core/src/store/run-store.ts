@@ -21,6 +21,13 @@ import { describeValue } from '../validation/describe-value.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import type { MaybePromise } from './maybe-promise.js';
 import { callAdapter } from './storage-error.js';
+import {
+  createStoredRedactor,
+  parseStoredRedactionOptions,
+  type StoredRedactionMode,
+  type StoredRedactionOptions,
+  type StoredRedactor,
+} from './stored-redaction.js';
 
 // ---------------------------------------------------------------------------------------------
 // The contract
@@ -46,6 +53,11 @@ export interface RunStoreCapabilities {
    * (`cache/tool-output/<id>.txt` on disk), so a run recorder should set `output_ref`.
    */
   readonly toolOutputCache: boolean;
+  /**
+   * `redact()` works: the backend rewrites a run in place (and its cached tool outputs), leaving no
+   * copy of the replaced bytes in its files. Absent means false.
+   */
+  readonly redaction?: boolean;
 }
 
 /** One damaged line (or unreadable stored record) met while reading a run. */
@@ -154,6 +166,26 @@ export interface RunAppendReceipt {
   appended: number;
 }
 
+/** What an adapter's `redact` changed. */
+export interface RunRedactStats {
+  /** Stored lines rewritten. */
+  changedLines: number;
+  /** Stored lines removed (`content` mode drops lines that are not JSON). */
+  droppedLines: number;
+  /** Cached tool outputs (`cache/tool-output/<id>.txt`) rewritten. */
+  changedToolOutputs: number;
+}
+
+/** What `RunStore.redact()` did. */
+export interface RunRedactReceipt extends RunRedactStats {
+  /** The run id (lowercase). */
+  runId: string;
+  /** The mode applied. */
+  mode: StoredRedactionMode;
+  /** Detector findings (`secrets`) or string values (`content`) replaced. */
+  replacements: number;
+}
+
 /** A record ready for an adapter: validated, with its serialized JSON (no newline). */
 export interface RunRecordEntry {
   readonly record: RunRecord;
@@ -197,6 +229,15 @@ export interface RunStoreAdapter {
   list(filter: RunListFilter): MaybePromise<RunListResult>;
   /** Deletes the run; false when there was none. */
   delete(runId: string): MaybePromise<boolean>;
+  /**
+   * Rewrites the run through `redactor` (optional; declare the `redaction` capability): each stored
+   * line becomes `redactor.line(text)` (kept byte for byte when that returns its input, removed when
+   * it returns null), and the cached full text of each of its tool outputs becomes
+   * `redactor.text(text)`. The rewrite is atomic (the old run or the new one, never a mix) and
+   * leaves no copy of the replaced bytes in the backend's files. Returns what changed, or null when
+   * the run does not exist.
+   */
+  redact?(runId: string, redactor: StoredRedactor): MaybePromise<RunRedactStats | null>;
   close?(): MaybePromise<void>;
 }
 
@@ -219,6 +260,14 @@ export interface RunStore {
   list(query?: RunListQuery): Promise<RunListResult>;
   /** Deletes a run; false when there was none. */
   delete(runId: string): Promise<boolean>;
+  /**
+   * Scrubs a stored run in place (see `StoredRedactionOptions`): by default every secret the
+   * ledger's content detectors find in its records, damaged lines and cached tool outputs is
+   * replaced by a typed placeholder; `mode: 'content'` replaces all text. `NOT_FOUND` when the run
+   * does not exist, `UNSUPPORTED` when the backend cannot rewrite runs. Stop writers of the run
+   * first: a file store refuses (`CONFLICT`) when the run changes during the rewrite.
+   */
+  redact(runId: string, options?: StoredRedactionOptions): Promise<RunRedactReceipt>;
   close(): Promise<void>;
 }
 
@@ -422,6 +471,22 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
     async delete(id) {
       const runId = parseRunId(id);
       return callAdapter(name, `delete run ${runId}`, () => adapter.delete(runId));
+    },
+    async redact(id, options) {
+      const runId = parseRunId(id);
+      const checked = parseStoredRedactionOptions(options, 'run redaction options');
+      if (adapter.redact === undefined || adapter.capabilities.redaction !== true) {
+        throw new EpisodicError({
+          code: 'UNSUPPORTED',
+          message: `The ${name} run store cannot redact runs in place. Delete run ${runId} instead, or move the run to a store that supports redaction.`,
+          details: { store: name, runId },
+        });
+      }
+      const redact = adapter.redact.bind(adapter);
+      const redactor = createStoredRedactor(checked);
+      const stats = await callAdapter(name, `redact run ${runId}`, () => redact(runId, redactor));
+      if (stats === null) throw runNotFound(runId);
+      return { runId, mode: redactor.mode, ...stats, replacements: redactor.counts.replacements };
     },
     async close() {
       await callAdapter(name, 'close', () => adapter.close?.());

@@ -4,6 +4,12 @@ import { type SessionState, sessionStateSchema, uuidSchema } from '../schema/ses
 import { parseInput } from '../validation/parse-input.js';
 import type { MaybePromise } from './maybe-promise.js';
 import { callAdapter } from './storage-error.js';
+import {
+  createStoredRedactor,
+  parseStoredRedactionOptions,
+  type StoredRedactionMode,
+  type StoredRedactionOptions,
+} from './stored-redaction.js';
 
 /** What a session store backend can promise, declared as data. */
 export interface SessionStoreCapabilities {
@@ -44,6 +50,11 @@ export interface SessionStoreAdapter {
   list(): MaybePromise<SessionSummary[]>;
   /** Deletes the snapshot; false when there was none. */
   delete(sessionId: string): MaybePromise<boolean>;
+  /**
+   * Drops copies of replaced or deleted snapshots that the backend still keeps in its files (e.g.
+   * old pages in a write-ahead log). Optional; called after `redact()` saved a scrubbed snapshot.
+   */
+  purge?(): MaybePromise<void>;
   close?(): MaybePromise<void>;
 }
 
@@ -63,8 +74,32 @@ export interface SessionStore {
   save(state: SessionState, options?: SaveSessionOptions): Promise<void>;
   list(): Promise<SessionSummary[]>;
   delete(sessionId: string): Promise<boolean>;
+  /**
+   * Scrubs a stored snapshot (see `StoredRedactionOptions`): by default every secret the ledger's
+   * content detectors find is replaced by a typed placeholder; `mode: 'content'` replaces all text.
+   * A changed snapshot is saved as the next revision (so a session still holding the old one gets
+   * `CONFLICT` instead of writing it back) and the backend drops its old copy. `NOT_FOUND` when
+   * there is no snapshot.
+   */
+  redact(sessionId: string, options?: StoredRedactionOptions): Promise<SessionRedactReceipt>;
   close(): Promise<void>;
 }
+
+/** What `SessionStore.redact()` did. */
+export interface SessionRedactReceipt {
+  sessionId: string;
+  /** The mode applied. */
+  mode: StoredRedactionMode;
+  /** True when the snapshot changed and was saved again. */
+  changed: boolean;
+  /** Detector findings (`secrets`) or string values (`content`) replaced. */
+  replacements: number;
+  /** The snapshot's revision after the redaction. */
+  revision: number;
+}
+
+/** How often `redact()` retries when a save lands between its load and its save. */
+const REDACT_ATTEMPTS = 5;
 
 const saveOptionsSchema = z
   .strictObject({ expectedRevision: z.number().int().nonnegative().nullable().optional() })
@@ -127,6 +162,47 @@ export function createSessionStore(adapter: SessionStoreAdapter): SessionStore {
     async delete(id) {
       const checked = sessionId(id);
       return callAdapter(name, `delete session ${checked}`, () => adapter.delete(checked));
+    },
+    async redact(id, options) {
+      const checked = sessionId(id);
+      const redaction = parseStoredRedactionOptions(options, 'session redaction options');
+      for (let attempt = 1; ; attempt++) {
+        const state = await callAdapter(name, `load session ${checked}`, () =>
+          adapter.load(checked),
+        );
+        if (state === null) {
+          throw new EpisodicError({
+            code: 'NOT_FOUND',
+            message: `Session ${checked} has no snapshot to redact. Check the id (list sessions to see the ones stored).`,
+            details: { sessionId: checked },
+          });
+        }
+        const redactor = createStoredRedactor(redaction);
+        const scrubbed = redactor.json(state);
+        const current = revisionOf(state) ?? 0;
+        const receipt = { sessionId: state.session_id, mode: redactor.mode };
+        if (scrubbed === state) {
+          return { ...receipt, changed: false, replacements: 0, revision: current };
+        }
+        const next = parseInput(
+          sessionStateSchema,
+          { ...scrubbed, revision: current + 1 },
+          'redacted session state',
+        );
+        try {
+          await callAdapter(name, `save session ${checked}`, () => adapter.save(next, current));
+        } catch (error) {
+          if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
+          throw error;
+        }
+        await callAdapter(name, 'purge replaced snapshots', () => adapter.purge?.());
+        return {
+          ...receipt,
+          changed: true,
+          replacements: redactor.counts.replacements,
+          revision: current + 1,
+        };
+      }
     },
     async close() {
       await callAdapter(name, 'close', () => adapter.close?.());

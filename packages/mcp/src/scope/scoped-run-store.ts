@@ -157,6 +157,11 @@ export function createScopedRunView(options: ScopedRunViewOptions): ScopedRunVie
       known.delete(id);
       return runs.delete(id);
     },
+    async redact(runId, redactOptions) {
+      const id = parseRunId(runId);
+      if (!(await isVisible(id))) throw runNotFound(id);
+      return runs.redact(id, redactOptions);
+    },
     close: () => runs.close(),
   };
 
