@@ -59,8 +59,7 @@ function parseArguments(argv: readonly string[]): Arguments {
       const value = argv[++index];
       if (value === undefined) throw new Error('--from needs a file name');
       parsed.from = value;
-    }
-    else if (argument === '--out') {
+    } else if (argument === '--out') {
       const value = argv[++index];
       if (value === undefined) throw new Error('--out needs a file name');
       parsed.out = value;

@@ -135,6 +135,19 @@ export function compareRow(
     checks: [],
     notes,
   };
+  const productLatency = productResult.latency;
+  const probeLatency = probeResult.latency;
+  if (
+    spec.metric.better === 'higher' &&
+    productLatency !== undefined &&
+    probeLatency !== undefined
+  ) {
+    // A throughput is a mean: a few slow operations (a busy disk) move it a lot. The typical
+    // operation's ratio is shown beside it, for information.
+    row.notes.push(
+      `typical operation: probe p50 / product p50 = ${(probeLatency.median / productLatency.median).toFixed(2)}× (the throughput ratio also counts slow outliers)`,
+    );
+  }
   row.checks = checks(row);
   row.status = statusOf(row.checks);
   return row;

@@ -115,8 +115,7 @@ export function formatMarkdown(rows: readonly RowResult[]): string {
         ? ''
         : `${number(row.ratio.median)}× [${number(row.ratio.min)}–${number(row.ratio.max)}]`;
     const failed = row.checks.filter((entry) => !entry.pass).map((entry) => entry.label);
-    const result =
-      row.status === 'miss' ? `**miss** (${failed.join('; ')})` : RESULT[row.status];
+    const result = row.status === 'miss' ? `**miss** (${failed.join('; ')})` : RESULT[row.status];
     lines.push(
       `| \`${row.id}\` | ${cell(row.mode)} | ${cell(side(row.productResult))} | ${cell(side(row.probeResult))} | ${ratio} | ${cell(row.target)} | ${cell(result)} |`,
     );
