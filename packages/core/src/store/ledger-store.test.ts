@@ -107,5 +107,53 @@ describe('createLedger', () => {
     expect(() => createLedger({ ...broken, specificationVersion: 'v2' as 'v1' })).toThrow(
       /specification v2/,
     );
+    const rejecting: LedgerAdapter = {
+      ...broken,
+      append: () => Promise.reject(new Error('network down')),
+    };
+    const asyncError = await rejection(createLedger(rejecting).appendBatch([event, event]));
+    expect(asyncError.code).toBe('STORAGE_ERROR');
+    expect(asyncError.message).toContain('network down');
+  });
+
+  it('answers synchronous and asynchronous adapters alike, in input order, retries included', async () => {
+    for (const mode of ['sync', 'async', 'reversed'] as const) {
+      const inner = createMemoryLedgerAdapter();
+      let calls = 0;
+      const adapter: LedgerAdapter = {
+        ...inner,
+        append(rows, expectedPosition) {
+          calls++;
+          const stored = inner.append(rows, expectedPosition) as ReturnType<typeof inner.append>;
+          if (mode === 'sync') return stored;
+          if (mode === 'async') return Promise.resolve(stored);
+          return [...(stored as Awaited<typeof stored>)].reverse();
+        },
+      };
+      const ledger = createLedger(adapter);
+      const batch = [1, 2, 3].map((index) => ({
+        ...event,
+        event_id: `e-${index}`,
+        summary: `s${index}`,
+      }));
+      const receipts = await ledger.appendBatch(batch);
+      expect(receipts.map((receipt) => [receipt.event.event_id, receipt.duplicate])).toEqual([
+        ['e-1', false],
+        ['e-2', false],
+        ['e-3', false],
+      ]);
+      expect(calls).toBe(1);
+      // A retry of the same events returns the originals, marked as duplicates.
+      const retried = await ledger.appendBatch(batch);
+      expect(retried.map((receipt) => [receipt.event.summary, receipt.duplicate])).toEqual([
+        ['s1', true],
+        ['s2', true],
+        ['s3', true],
+      ]);
+      const conflict = await rejection(
+        ledger.append({ ...batch[0], summary: 'other' } as typeof event),
+      );
+      expect(conflict.code).toBe('CONFLICT');
+    }
   });
 });
