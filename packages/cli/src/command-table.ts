@@ -41,6 +41,25 @@ const globalScope: OptionSpec = {
   type: 'boolean',
   description: 'act on every scope instead of one (never implied: give --scope or --global)',
 };
+const taskScopeOption: OptionSpec = {
+  type: 'string',
+  value: 'SCOPE',
+  description:
+    'the scope of the task episodes (default: $EPISODIC_SCOPE, else default): the same ones an MCP server bound to it sees',
+};
+const redactionMode: OptionSpec = {
+  type: 'string',
+  value: 'MODE',
+  description:
+    'secrets (default: replace what the secret detectors find with [REDACTED:<rule>]) or content (replace all text, keep ids, times and types)',
+};
+const redactionKind: OptionSpec = {
+  type: 'string',
+  multiple: true,
+  value: 'KIND',
+  description:
+    'with secrets mode, the kinds of finding replaced: secret (default), pii, tool_output (repeatable)',
+};
 const limit = (defaultValue: number, max = 500): OptionSpec => ({
   type: 'string',
   value: 'N',
@@ -294,6 +313,13 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: 'ID',
         description: 'redact every event of this session',
       },
+      runs: {
+        type: 'string',
+        value: 'MODE',
+        description:
+          'also scrub the stored runs, cached tool outputs and session snapshots the events came from, first: secrets (default), content or none',
+      },
+      kind: redactionKind,
       replacement: {
         type: 'string',
         value: 'MODE',
@@ -442,6 +468,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     handler: 'tail',
   },
   {
+    path: ['runs', 'redact'],
+    summary: 'scrub a stored run in place (secrets, or all text)',
+    usage: 'episodic runs redact RUN_ID [--mode secrets|content] [--kind KIND]…',
+    description:
+      "Rewrites the run (atomically: temp file, fsync, rename) so that what the secret detectors find, in every record, every damaged line and the cached full tool outputs, is replaced by [REDACTED:<rule>]; --mode content replaces all text instead and removes unreadable lines. In the SQLite store the rows are rewritten with secure_delete and the WAL is truncated. Stop the run's writer first: a run that changes during the rewrite is left as it was (CONFLICT).",
+    positionals: [runId],
+    options: { mode: redactionMode, kind: redactionKind },
+    examples: [
+      'episodic runs redact 6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f --store fs',
+      'episodic runs redact RUN_ID --mode content --json',
+    ],
+    load: runs,
+    handler: 'redact',
+  },
+  {
     path: ['sessions', 'list'],
     summary: 'list session snapshots, newest first',
     usage: 'episodic sessions list [--limit N]',
@@ -470,11 +511,24 @@ export const COMMANDS: readonly CommandSpec[] = [
     handler: 'show',
   },
   {
+    path: ['sessions', 'redact'],
+    summary: "scrub a session's snapshot (secrets, or all text)",
+    usage: 'episodic sessions redact SESSION_ID [--mode secrets|content] [--kind KIND]…',
+    description:
+      "Saves the snapshot again as its next revision with what the secret detectors find replaced by [REDACTED:<rule>] (--mode content: all text), so a session still holding the old revision gets a conflict instead of writing it back. The old copy does not survive in the store's files.",
+    positionals: [{ name: 'SESSION_ID', required: true, description: 'the session id (a UUID)' }],
+    options: { mode: redactionMode, kind: redactionKind },
+    examples: ['episodic sessions redact 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e'],
+    load: sessions,
+    handler: 'redact',
+  },
+  {
     path: ['tasks', 'create'],
     summary: 'start a task episode',
     usage:
       'episodic tasks create --description TEXT --domain DOMAIN --task-type TYPE [--complexity LEVEL] [options]',
     options: {
+      scope: taskScopeOption,
       description: { type: 'string', value: 'TEXT', description: 'what the task is (required)' },
       domain: {
         type: 'string',
@@ -520,6 +574,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'episodic tasks step EPISODE_ID --step N --tool NAME --action TEXT [--result success|error|timeout] [options]',
     positionals: [taskId],
     options: {
+      scope: taskScopeOption,
       step: {
         type: 'string',
         value: 'N',
@@ -560,6 +615,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'Records the outcome and runs the learning cycle: the reward, a reflection and patterns, stored as artifacts.',
     positionals: [taskId],
     options: {
+      scope: taskScopeOption,
       outcome: {
         type: 'string',
         value: 'TYPE',
@@ -603,7 +659,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'a task episode with its outcome, reward and reflection',
     usage: 'episodic tasks show EPISODE_ID',
     positionals: [taskId],
-    options: {},
+    options: {
+      scope: taskScopeOption,
+    },
     examples: ['episodic tasks show EPISODE_ID', 'episodic tasks show EPISODE_ID --json'],
     load: tasks,
     handler: 'show',
@@ -613,7 +671,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "a task episode's steps in order",
     usage: 'episodic tasks timeline EPISODE_ID',
     positionals: [taskId],
-    options: {},
+    options: {
+      scope: taskScopeOption,
+    },
     examples: ['episodic tasks timeline EPISODE_ID', 'episodic tasks timeline EPISODE_ID --json'],
     load: tasks,
     handler: 'timeline',
@@ -624,6 +684,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: 'episodic tasks delete EPISODE_ID --yes',
     positionals: [taskId],
     options: {
+      scope: taskScopeOption,
       yes: { type: 'boolean', short: 'y', description: 'confirm the deletion (required)' },
     },
     examples: ['episodic tasks delete EPISODE_ID --yes'],
@@ -638,6 +699,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     description:
       'Patterns are learned when task episodes complete. A metadata filter matches a pattern when ONE of the task episodes it came from satisfies the whole filter.',
     options: {
+      scope: taskScopeOption,
       type: {
         type: 'string',
         multiple: true,

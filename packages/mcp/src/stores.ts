@@ -1,4 +1,16 @@
-// `@episodic/mcp/stores`: opens the stores under the Episodic home (Node only; no MCP SDK here).
+// `@episodic/mcp/stores`: opens the stores under the Episodic home, and the views that bind them to
+// one scope as the MCP tools see them (Node only; no MCP SDK here).
+
+export { BOUND_SCOPE_MAX_LENGTH, bindScope, DEFAULT_SCOPE } from './scope/bound-scope.js';
+export type { ScopedArtifactStore } from './scope/scoped-artifact-store.js';
+export { artifactKeyPrefix, createScopedArtifactStore } from './scope/scoped-artifact-store.js';
+export type {
+  ListVisibleOptions,
+  ScopedRunView,
+  ScopedRunViewOptions,
+  VisibleRun,
+} from './scope/scoped-run-store.js';
+export { createScopedRunView, RUN_SCOPE_FIELD, scopeOfRun } from './scope/scoped-run-store.js';
 export type {
   EpisodicLocation,
   EpisodicRunStoreKind,

@@ -8,6 +8,7 @@ import {
   type LedgerEventType,
   type LedgerOptions,
   type LedgerPage,
+  type LedgerRedactTarget,
   ledgerRedactOptionsSchema,
   ledgerRedactTargetSchema,
   type NewLedgerEvent,
@@ -34,6 +35,14 @@ import {
 import { createStyles, formatTsMs, renderTable, type Styles } from '../output.js';
 import { createProgress } from '../progress.js';
 import { parseRetentionPolicy } from '../retention-option.js';
+import {
+  findRedactionSources,
+  redactRuns,
+  redactSessions,
+  runRedactionOutput,
+  sessionRedactionOutput,
+  storedRedactionOptions,
+} from '../stored-redaction.js';
 import { withStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
 
@@ -328,15 +337,31 @@ export const redact: CommandHandler = ledgerCommand(async (context) => {
   };
   parseInput(ledgerRedactTargetSchema, target, 'redaction target');
   parseInput(ledgerRedactOptionsSchema, { replacement }, 'redact options');
-  resolveScopeSelector(target, 'redaction');
-  const result = await withStores(context, (stores) =>
-    stores.ledger.redact(target, { replacement }),
-  );
+  const { scope } = resolveScopeSelector(target, 'redaction');
+  const scrub = storedRedactionOptions(options, 'runs');
+  const { result, runs, sessions } = await withStores(context, async (stores) => {
+    // The sources are found first (the ledger redaction clears the refs that name them) and
+    // scrubbed before the ledger: if a scrub fails, the ledger is unchanged and the same command
+    // can simply be run again.
+    const sources =
+      scrub === null
+        ? { runIds: new Set<string>(), sessionIds: new Set<string>() }
+        : await findRedactionSources(stores, target as LedgerRedactTarget, scope);
+    const runs = scrub === null ? [] : await redactRuns(stores, sources.runIds, scrub);
+    const sessions = scrub === null ? [] : await redactSessions(stores, sources.sessionIds, scrub);
+    const result = await stores.ledger.redact(target, { replacement });
+    return { result, runs, sessions };
+  });
   const receipt = {
     ...scopeFields(selector),
     target: { event_id: eventId ?? null, session_id: sessionId ?? null, scope: result.scope },
     replacement,
     redacted_count: result.redacted_count,
+    stored: {
+      mode: scrub === null ? 'none' : (scrub.mode ?? 'secrets'),
+      runs: runs.map(runRedactionOutput),
+      sessions: sessions.map(sessionRedactionOutput),
+    },
   };
   return {
     receipt,
@@ -347,6 +372,17 @@ export const redact: CommandHandler = ledgerCommand(async (context) => {
       const where = result.scope === null ? 'every scope' : `scope ${result.scope}`;
       write(
         `${styles.green('Redacted')} ${result.redacted_count} event${result.redacted_count === 1 ? '' : 's'} of ${what} in ${where} (payload → ${replacement === 'null' ? 'null' : '"[REDACTED]"'}).\n`,
+      );
+      if (scrub === null) {
+        write(styles.dim('Stored runs and snapshots were left as they are (--runs none).\n'));
+        return;
+      }
+      const changedRuns = runs.filter(
+        (run) => run.changedLines + run.droppedLines + run.changedToolOutputs > 0,
+      );
+      const changedSessions = sessions.filter((session) => session.changed);
+      write(
+        `Scrubbed (${scrub.mode ?? 'secrets'}) ${changedRuns.length} of ${runs.length} stored run${runs.length === 1 ? '' : 's'} and ${changedSessions.length} of ${sessions.length} session snapshot${sessions.length === 1 ? '' : 's'} the events came from.\n`,
       );
     },
   };

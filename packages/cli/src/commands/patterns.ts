@@ -12,6 +12,7 @@ import { buildMetadataFilter } from '../metadata-conditions.js';
 import { jsonArgument, listOption, optionalInteger, optionalString } from '../option-values.js';
 import { createStyles, renderTable } from '../output.js';
 import { withStores } from '../stores.js';
+import { scopedTaskStores, taskScope } from '../task-scope.js';
 import { UsageError } from '../usage-error.js';
 
 function contentType(artifact: Artifact): string | undefined {
@@ -66,14 +67,17 @@ export const search: CommandHandler = async (context) => {
   const filter = buildMetadataFilter(listOption(options, 'metadata', false), filterJson?.value);
   if (filter !== undefined) compileMetadataFilter(filter);
   const wanted = types === undefined ? undefined : new Set(types);
+  const scope = taskScope(context);
 
   // The type of a pattern is in its content, so pages are scanned until `limit` matches are found.
   const found: Artifact[] = [];
   let nextKey: string | null = null;
   await withStores(context, async (stores) => {
+    // Only the scope's own patterns: other scopes' are stored under their key prefix and never seen.
+    const { artifacts } = scopedTaskStores(stores, scope);
     let cursor = afterKey;
     for (;;) {
-      const page = await stores.artifacts.list({
+      const page = await artifacts.list({
         kind,
         ...(episode === undefined ? {} : { episode }),
         ...(filter === undefined ? {} : { filter }),
@@ -107,6 +111,7 @@ export const search: CommandHandler = async (context) => {
   }));
   return {
     receipt: {
+      scope,
       artifact_kind: kind,
       filters: {
         types: types ?? [],

@@ -7,6 +7,7 @@ import {
   replayRun,
   replaySession,
   runNotFound,
+  type StoredRedactionOptions,
   uuidSchema,
 } from '@episodic/core';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
@@ -15,6 +16,7 @@ import { createStyles, renderFields, renderTable, sanitizeForTerminal } from '..
 import { receiptEnvelope } from '../receipt-envelope.js';
 import { createRunFileFollower, findRunFile } from '../run-file-follower.js';
 import { damageJson, damageLine, describeRecord, recordLine } from '../run-view.js';
+import { runRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
 import { locate, withStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
 
@@ -384,4 +386,26 @@ export const tail: CommandHandler = async (context) => {
     }
   });
   return {};
+};
+
+/** `runs redact RUN_ID`. */
+export const redact: CommandHandler = async (context) => {
+  const runId = runIdArgument(context);
+  const options = storedRedactionOptions(context.options, 'mode') as StoredRedactionOptions;
+  const store = locate(context).store;
+  const receipt = await withStores(context, (stores) => stores.runs.redact(runId, options));
+  const run = runRedactionOutput(receipt);
+  return {
+    receipt: { store, run },
+    render: (write) => {
+      if (context.globals.quiet) return;
+      const styles = createStyles(context.globals.color);
+      const changed = run.changed_lines + run.dropped_lines + run.changed_tool_outputs > 0;
+      write(
+        changed
+          ? `${styles.green('Redacted')} run ${runId} (${run.mode}): ${run.replacements} replacement${run.replacements === 1 ? '' : 's'} in ${run.changed_lines} line${run.changed_lines === 1 ? '' : 's'}${run.dropped_lines > 0 ? `, ${run.dropped_lines} unreadable line${run.dropped_lines === 1 ? '' : 's'} removed` : ''}${run.changed_tool_outputs > 0 ? `, ${run.changed_tool_outputs} cached tool output${run.changed_tool_outputs === 1 ? '' : 's'}` : ''}.\n`
+          : `Nothing to redact in run ${runId} (${run.mode}).\n`,
+      );
+    },
+  };
 };

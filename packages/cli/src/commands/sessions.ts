@@ -3,11 +3,13 @@ import {
   type Episode,
   EpisodicError,
   parseInput,
+  type StoredRedactionOptions,
   uuidSchema,
 } from '@episodic/core';
 import type { CommandHandler } from '../command-spec.js';
 import { optionalInteger } from '../option-values.js';
 import { createStyles, renderFields, renderTable } from '../output.js';
+import { sessionRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
 import { locate, withStores } from '../stores.js';
 
 /** `sessions list`. */
@@ -136,6 +138,27 @@ export const show: CommandHandler = async (context) => {
           ),
         );
       }
+    },
+  };
+};
+
+/** `sessions redact SESSION_ID`. */
+export const redact: CommandHandler = async (context) => {
+  const sessionId = parseInput(uuidSchema, context.positionals[0], 'SESSION_ID').toLowerCase();
+  const options = storedRedactionOptions(context.options, 'mode') as StoredRedactionOptions;
+  const store = locate(context).store;
+  const receipt = await withStores(context, (stores) => stores.sessions.redact(sessionId, options));
+  const session = sessionRedactionOutput(receipt);
+  return {
+    receipt: { store, session },
+    render: (write) => {
+      if (context.globals.quiet) return;
+      const styles = createStyles(context.globals.color);
+      write(
+        session.changed
+          ? `${styles.green('Redacted')} the snapshot of session ${sessionId} (${session.mode}): ${session.replacements} replacement${session.replacements === 1 ? '' : 's'}, now revision ${session.revision}.\n`
+          : `Nothing to redact in the snapshot of session ${sessionId} (${session.mode}).\n`,
+      );
     },
   };
 };

@@ -24,6 +24,7 @@ import {
   sanitizeForTerminal,
 } from '../output.js';
 import { withStores } from '../stores.js';
+import { scopedTaskStores, taskScope } from '../task-scope.js';
 import { UsageError } from '../usage-error.js';
 
 function commandName(context: CommandContext): string {
@@ -38,13 +39,17 @@ function episodeIdArgument(context: CommandContext): string {
   ).episode_id.toLowerCase();
 }
 
-/** Runs `work` with a task lifecycle over the stores of this command line. */
+/**
+ * Runs `work` with a task lifecycle over the stores of this command line, bound to the command's
+ * scope (see `taskScope`): a task episode of another scope is NOT_FOUND, as it is over MCP.
+ */
 function withTasks<Result>(
   context: CommandContext,
   work: (tasks: ReturnType<typeof createTaskLifecycle>) => Promise<Result>,
 ): Promise<Result> {
+  const scope = taskScope(context);
   return withStores(context, (stores) =>
-    work(createTaskLifecycle({ runs: stores.runs, artifacts: stores.artifacts })),
+    work(createTaskLifecycle(scopedTaskStores(stores, scope))),
   );
 }
 
@@ -110,7 +115,7 @@ export const create: CommandHandler = async (context) => {
   const checked = parseInput(createTaskInputSchema, input, 'task');
   const task = await withTasks(context, (tasks) => tasks.createTask(checked));
   return {
-    receipt: { task },
+    receipt: { scope: taskScope(context), task },
     render: (write) => {
       const styles = createStyles(context.globals.color);
       if (context.globals.quiet) {
@@ -172,7 +177,7 @@ export const step: CommandHandler = async (context) => {
   const checked = parseInput(addStepInputSchema, input, 'task step');
   const stored = await withTasks(context, (tasks) => tasks.addStep(checked));
   return {
-    receipt: { episode_id: episodeId, step: stored },
+    receipt: { scope: taskScope(context), episode_id: episodeId, step: stored },
     render: (write) => {
       if (context.globals.quiet) return;
       const styles = createStyles(context.globals.color);
@@ -226,7 +231,7 @@ export const complete: CommandHandler = async (context) => {
   );
   const task = await withTasks(context, (tasks) => tasks.completeTask(checked));
   return {
-    receipt: { task },
+    receipt: { scope: taskScope(context), task },
     render: (write) => write(renderTask(task, createStyles(context.globals.color))),
   };
 };
@@ -236,7 +241,7 @@ export const show: CommandHandler = async (context) => {
   const episodeId = episodeIdArgument(context);
   const task = await withTasks(context, (tasks) => tasks.getTask({ episode_id: episodeId }));
   return {
-    receipt: { task },
+    receipt: { scope: taskScope(context), task },
     render: (write) => write(renderTask(task, createStyles(context.globals.color))),
   };
 };
@@ -246,7 +251,7 @@ export const timeline: CommandHandler = async (context) => {
   const episodeId = episodeIdArgument(context);
   const result = await withTasks(context, (tasks) => tasks.getTimeline({ episode_id: episodeId }));
   return {
-    receipt: { timeline: result },
+    receipt: { scope: taskScope(context), timeline: result },
     render: (write) => {
       const styles = createStyles(context.globals.color);
       write(
@@ -300,7 +305,7 @@ export const remove: CommandHandler = async (context) => {
     tasks.deleteTask({ episode_id: episodeId, confirm: true }),
   );
   return {
-    receipt: { ...receipt },
+    receipt: { scope: taskScope(context), ...receipt },
     render: (write) => {
       if (context.globals.quiet) return;
       const styles = createStyles(context.globals.color);

@@ -6,6 +6,7 @@ import {
 } from '@episodic/core';
 import { z } from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
+import { runRedactionSchema, sessionRedactionSchema } from './redaction-receipts.js';
 
 const countByType = z.object(
   Object.fromEntries(
@@ -100,6 +101,12 @@ export const episodesRedactReceiptSchema = successReceiptSchema('episodic.episod
   replacement: z.enum(REDACTION_REPLACEMENTS),
   /** How many rows are now redacted (rows are kept). */
   redacted_count: z.number().int().nonnegative(),
+  /** The stored runs and session snapshots the events came from, scrubbed first (`--runs`). */
+  stored: z.object({
+    mode: z.enum(['secrets', 'content', 'none']),
+    runs: z.array(runRedactionSchema),
+    sessions: z.array(sessionRedactionSchema),
+  }),
 });
 
 /** `episodes gc --json`: aggregate counts only, never content. */

@@ -17,6 +17,12 @@ export {
 } from './receipt-base.js';
 export { RECEIPT_SCHEMAS, type ReceiptKind } from './receipt-schemas.js';
 export {
+  runRedactionSchema,
+  runsRedactReceiptSchema,
+  sessionRedactionSchema,
+  sessionsRedactReceiptSchema,
+} from './redaction-receipts.js';
+export {
   runDamageSchema,
   runsListReceiptSchema,
   runsReplayReceiptSchema,

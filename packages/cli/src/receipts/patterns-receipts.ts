@@ -3,6 +3,8 @@ import { successReceiptSchema } from './receipt-base.js';
 
 /** `patterns search --json`. */
 export const patternsSearchReceiptSchema = successReceiptSchema('episodic.patterns.search.v1', {
+  /** The scope searched: only patterns learned from its task episodes are returned. */
+  scope: z.string(),
   /** The artifact kind searched (`pattern` unless `--kind` says otherwise). */
   artifact_kind: z.string(),
   filters: z.object({

@@ -7,6 +7,7 @@ import {
   episodesReplayReceiptSchema,
 } from './episodes-receipts.js';
 import { patternsSearchReceiptSchema } from './patterns-receipts.js';
+import { runsRedactReceiptSchema, sessionsRedactReceiptSchema } from './redaction-receipts.js';
 import {
   runsListReceiptSchema,
   runsReplayReceiptSchema,
@@ -35,8 +36,10 @@ export const RECEIPT_SCHEMAS = {
   'episodic.runs.show.v1': runsShowReceiptSchema,
   'episodic.runs.replay.v1': runsReplayReceiptSchema,
   'episodic.runs.tail.v1': runsTailReceiptSchema,
+  'episodic.runs.redact.v1': runsRedactReceiptSchema,
   'episodic.sessions.list.v1': sessionsListReceiptSchema,
   'episodic.sessions.show.v1': sessionsShowReceiptSchema,
+  'episodic.sessions.redact.v1': sessionsRedactReceiptSchema,
   'episodic.tasks.create.v1': tasksCreateReceiptSchema,
   'episodic.tasks.step.v1': tasksStepReceiptSchema,
   'episodic.tasks.complete.v1': tasksCompleteReceiptSchema,

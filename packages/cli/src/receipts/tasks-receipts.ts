@@ -2,34 +2,43 @@ import { taskEpisodeSchema, taskStepSchema, taskTimelineSchema } from '@episodic
 import { z } from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
 
+/** The scope the task episodes belong to (`--scope`, `$EPISODIC_SCOPE`, else `default`). */
+const scope = z.string();
+
 /** `tasks create --json`. */
 export const tasksCreateReceiptSchema = successReceiptSchema('episodic.tasks.create.v1', {
+  scope,
   task: taskEpisodeSchema,
 });
 
 /** `tasks step --json`. */
 export const tasksStepReceiptSchema = successReceiptSchema('episodic.tasks.step.v1', {
+  scope,
   episode_id: z.string(),
   step: taskStepSchema,
 });
 
 /** `tasks complete --json`: the task with its outcome, reward, reflection and patterns. */
 export const tasksCompleteReceiptSchema = successReceiptSchema('episodic.tasks.complete.v1', {
+  scope,
   task: taskEpisodeSchema,
 });
 
 /** `tasks show --json`. */
 export const tasksShowReceiptSchema = successReceiptSchema('episodic.tasks.show.v1', {
+  scope,
   task: taskEpisodeSchema,
 });
 
 /** `tasks timeline --json`. */
 export const tasksTimelineReceiptSchema = successReceiptSchema('episodic.tasks.timeline.v1', {
+  scope,
   timeline: taskTimelineSchema,
 });
 
 /** `tasks delete --json`. */
 export const tasksDeleteReceiptSchema = successReceiptSchema('episodic.tasks.delete.v1', {
+  scope,
   episode_id: z.string(),
   /** Artifacts deleted because this task was their last episode. */
   deleted_artifacts: z.array(z.string()),

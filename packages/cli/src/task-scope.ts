@@ -1,0 +1,36 @@
+import type { ArtifactStore, RunStore } from '@episodic/core';
+import {
+  bindScope,
+  createScopedArtifactStore,
+  createScopedRunView,
+  type EpisodicStores,
+} from '@episodic/mcp/stores';
+import type { CommandContext } from './command-spec.js';
+import { optionalString } from './option-values.js';
+
+/**
+ * The scope of a `tasks` or `patterns` command: `--scope`, else `$EPISODIC_SCOPE`, else `default`,
+ * normalized like an MCP server's (`"My Project"` → `my-project`; `global` is refused). Checked
+ * before any store is opened.
+ */
+export function taskScope(context: CommandContext): string {
+  const given = optionalString(context.options, 'scope');
+  if (given !== undefined) return bindScope(given, '--scope');
+  const fromEnv = context.env.EPISODIC_SCOPE;
+  return bindScope(fromEnv === undefined || fromEnv === '' ? undefined : fromEnv, 'EPISODIC_SCOPE');
+}
+
+/**
+ * The runs and artifacts of one scope, exactly as an MCP server bound to it sees them: task
+ * episodes of other scopes are NOT_FOUND, new ones are stamped with the scope, and patterns are
+ * read and written under the scope's key prefix. Nothing crosses scopes.
+ */
+export function scopedTaskStores(
+  stores: EpisodicStores,
+  scope: string,
+): { runs: RunStore; artifacts: ArtifactStore } {
+  return {
+    runs: createScopedRunView({ runs: stores.runs, scope }).runs,
+    artifacts: createScopedArtifactStore(stores.artifacts, scope),
+  };
+}
