@@ -25,6 +25,8 @@ for (const dir of workspaceDirs)
     problem(dir, 'is not a known workspace package; add it to scripts/check-packages.mjs');
 
 const versions = new Set();
+const repositories = new Set();
+const peerZod = new Set();
 for (const dir of all) {
   const pkg = read(dir);
   const expectedName = dir === 'apps/demo' ? '@episodic/demo' : `@episodic/${dir.split('/')[1]}`;
@@ -65,7 +67,32 @@ for (const dir of all) {
   if (pkg.dependencies?.zod !== undefined)
     problem(dir, 'zod must be a peer dependency, not a dependency');
   if (!existsSync(join(root, dir, 'README.md'))) problem(dir, 'has no README.md');
+  for (const gate of ['biome check .', 'publint --strict', 'attw --pack . --profile esm-only']) {
+    if (!pkg.scripts?.lint?.includes(gate)) problem(dir, `the "lint" script must run "${gate}"`);
+  }
+  for (const tool of ['publint', '@arethetypeswrong/cli']) {
+    if (pkg.devDependencies?.[tool] === undefined) problem(dir, `${tool} must be a devDependency`);
+  }
+  repositories.add(pkg.repository?.url);
+  peerZod.add(pkg.peerDependencies?.zod);
+  for (const [name, target] of Object.entries(pkg.bin ?? {})) {
+    if (!target.startsWith('./dist/')) problem(dir, `bin "${name}" must point into ./dist`);
+  }
+  // The version every bin, server and run header reports is injected at build time.
+  const tsup = join(root, dir, 'tsup.config.ts');
+  const config = existsSync(tsup) ? readFileSync(tsup, 'utf8') : '';
+  if (!/__EPISODIC_VERSION__:\s*JSON\.stringify\(packageJson\.version\)/.test(config)) {
+    problem(dir, "tsup.config.ts must define __EPISODIC_VERSION__ from package.json's version");
+  }
 }
+if (repositories.size > 1)
+  problems.push(
+    `published packages must share one repository.url, found ${[...repositories].join(', ')}`,
+  );
+if (peerZod.size > 1)
+  problems.push(
+    `published packages must accept the same zod range, found ${[...peerZod].join(', ')}`,
+  );
 if (versions.size > 1)
   problems.push(
     `published packages must share one version (fixed group), found ${[...versions].join(', ')}`,

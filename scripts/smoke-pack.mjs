@@ -1,0 +1,453 @@
+#!/usr/bin/env node
+// Pack smoke test: what a user gets from npm, proved before anything is published.
+//
+// 1. `pnpm pack` every published package (pnpm rewrites workspace:* and catalog: to versions).
+// 2. Install the tarballs with npm into a fresh project OUTSIDE the workspace, so nothing resolves
+//    through the workspace's node_modules. Their own dependencies come from the npm registry (the
+//    npm cache is reused). better-sqlite3 compiles or downloads its native addon in an install
+//    script: the project approves it the way a user does (`npm install-scripts approve
+//    better-sqlite3` writes `"allowScripts": { "better-sqlite3": true }`), and the install runs
+//    with --strict-allow-scripts, so any other dependency that starts needing an install script
+//    fails here instead of surprising a user.
+// 3. A tiny consumer imports every `exports` subpath of every package, checks the injected
+//    version, type-checks against the built .d.ts with skipLibCheck: false (the workspace's
+//    TypeScript), runs `episodic --version` and a ledger round trip from the installed bin, and
+//    starts the installed `episodic-mcp` bin over stdio with the official MCP client and lists
+//    its tools.
+//
+// Usage: node scripts/smoke-pack.mjs [--keep]   (pnpm smoke:pack builds first)
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const keep = process.argv.includes('--keep');
+const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'mcp', 'cli'];
+/** The MCP tools `episodic-mcp` must list (packages/mcp/README.md). */
+const EXPECTED_TOOLS = [
+  'create_episode',
+  'add_episode_step',
+  'complete_episode',
+  'get_episode',
+  'get_episode_timeline',
+  'delete_episode',
+  'memory_episodes_query',
+  'replay_session',
+  'list_runs',
+  'search_patterns',
+];
+const started = Date.now();
+
+class SmokeError extends Error {}
+
+function log(message) {
+  const seconds = ((Date.now() - started) / 1000).toFixed(1).padStart(5);
+  process.stdout.write(`[smoke:pack ${seconds}s] ${message}\n`);
+}
+
+/** Runs a command to completion; throws with its output when it fails. */
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    ...options,
+    env: { ...process.env, ...options.env },
+  });
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+  if (result.error) throw new SmokeError(`${command} ${args.join(' ')}: ${result.error.message}`);
+  if (result.status !== 0 && !options.allowFailure) {
+    throw new SmokeError(
+      `${command} ${args.join(' ')} exited with ${result.status}:\n${output.trim()}`,
+    );
+  }
+  return { status: result.status, stdout: result.stdout ?? '', output };
+}
+
+function check(condition, message) {
+  if (!condition) throw new SmokeError(message);
+}
+
+function readJson(path) {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/** The `catalog:` block of pnpm-workspace.yaml: the versions the workspace builds and tests with. */
+function readCatalog() {
+  const text = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
+  const block = /^catalog:\n((?:[ \t]+.*\n?)*)/m.exec(text)?.[1] ?? '';
+  const catalog = {};
+  for (const line of block.split('\n')) {
+    const match = /^\s+["']?([^"':]+)["']?:\s*["']?([^"'\s#]+)["']?/.exec(line);
+    if (match) catalog[match[1]] = match[2];
+  }
+  return catalog;
+}
+
+const NETWORK_ERROR =
+  /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|ERR_SOCKET_TIMEOUT)\b|network request .* failed/i;
+
+function npmInstall(project, registry) {
+  const cache = run('npm', ['config', 'get', 'cache'], { cwd: project }).stdout.trim();
+  log(`npm install (registry ${registry}, cache ${cache}; better-sqlite3 builds its addon)`);
+  const result = run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--strict-allow-scripts',
+      '--fetch-retries=1',
+      '--fetch-timeout=60000',
+      '--loglevel=warn',
+    ],
+    // JOBS: node-gyp compiles better-sqlite3's two sources in parallel when it builds from source.
+    { cwd: project, allowFailure: true, env: { JOBS: 'max', npm_config_update_notifier: 'false' } },
+  );
+  if (result.status !== 0) {
+    if (NETWORK_ERROR.test(result.output)) {
+      throw new SmokeError(
+        `npm could not reach the registry (${registry}) and the npm cache (${cache}) does not hold every dependency of the packed tarballs.\n` +
+          'The smoke test installs the tarballs the way a user does, so their dependencies (zod, better-sqlite3, the MCP SDK, ulid, …) come from the registry. ' +
+          'Connect to the registry (or point npm at a mirror with `npm config set registry URL`) and run it again; later runs reuse the cache.\n\n' +
+          `npm said:\n${result.output.trim()}`,
+      );
+    }
+    throw new SmokeError(`npm install failed:\n${result.output.trim()}`);
+  }
+  check(
+    !/not yet covered by allowScripts/.test(result.output),
+    `npm reported install scripts that the documented approval does not cover:\n${result.output}`,
+  );
+  const addon = join(project, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+  check(existsSync(addon), `better-sqlite3's native addon was not built (${addon} is missing)`);
+}
+
+/** Every `import` specifier a consumer may use: `name` plus each `exports` subpath. */
+function entryPoints(manifests) {
+  const entries = [];
+  for (const manifest of manifests) {
+    for (const subpath of Object.keys(manifest.exports)) {
+      if (subpath === './package.json') continue;
+      entries.push(subpath === '.' ? manifest.name : `${manifest.name}${subpath.slice(1)}`);
+    }
+  }
+  return entries;
+}
+
+function writeConsumer(project, manifests, version) {
+  const entries = entryPoints(manifests);
+  // Runtime: every entry point loads and exports something; the version is injected everywhere.
+  writeFileSync(
+    join(project, 'imports.mjs'),
+    `${entries.map((entry, index) => `import * as entry${index} from '${entry}';`).join('\n')}
+import { VERSION as coreVersion, createMemoryRunStore, createRunRecorder } from '@episodic/core';
+import { VERSION as mcpVersion } from '@episodic/mcp';
+import { createSqliteStore } from '@episodic/store-sqlite';
+
+const expected = ${JSON.stringify(version)};
+const entries = { ${entries.map((entry, index) => `${JSON.stringify(entry)}: entry${index}`).join(', ')} };
+for (const [entry, module] of Object.entries(entries)) {
+  if (Object.keys(module).length === 0) throw new Error(\`\${entry} exports nothing\`);
+}
+if (coreVersion !== expected) throw new Error(\`@episodic/core VERSION is \${coreVersion}, expected \${expected}\`);
+if (mcpVersion !== expected) throw new Error(\`@episodic/mcp VERSION is \${mcpVersion}, expected \${expected}\`);
+
+const store = createMemoryRunStore();
+const recorder = createRunRecorder({ store });
+const { header } = await recorder.start('smoke');
+if (header.server?.version !== expected) {
+  throw new Error(\`run header server is \${JSON.stringify(header.server)}, expected version \${expected}\`);
+}
+
+// The native addon loads and the ledger works in a real database file.
+const sqlite = createSqliteStore({ filename: process.argv[2] });
+try {
+  await sqlite.ledger.append({
+    scope: 'smoke',
+    type: 'conversation.user',
+    session_id: 'smoke-session',
+    agent_id: 'smoke',
+    summary: 'hello',
+  });
+  const { events } = await sqlite.ledger.query({ scope: 'smoke' });
+  if (events.length !== 1) throw new Error(\`the SQLite ledger returned \${events.length} events, expected 1\`);
+} finally {
+  sqlite.close();
+}
+console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; SQLite ledger ok\`);
+`,
+  );
+  // Types: the built .d.ts of every entry point, checked as a strict consumer with skipLibCheck off.
+  writeFileSync(
+    join(project, 'types.ts'),
+    `${entries.map((entry, index) => `import * as entry${index} from '${entry}';`).join('\n')}
+import { createRunRecorder, createMemoryRunStore, EpisodicError, type RunHeader } from '@episodic/core';
+import { describeStoreConformance } from '@episodic/core/testing';
+import { createFsStore } from '@episodic/store-fs';
+import { createSqliteStore, type SqliteStoreOptions } from '@episodic/store-sqlite';
+import { createEpisodicMcpServer } from '@episodic/mcp';
+
+export const entries: readonly object[] = [${entries.map((_, index) => `entry${index}`).join(', ')}];
+export const version: string = entry0.VERSION;
+export async function header(): Promise<RunHeader> {
+  const recorder = createRunRecorder({ store: createMemoryRunStore() });
+  return (await recorder.start('typed')).header;
+}
+export const options: SqliteStoreOptions = { filename: ':memory:' };
+export const factories = [createFsStore, createSqliteStore, createEpisodicMcpServer, describeStoreConformance];
+export const isEpisodicError = (value: unknown): boolean => EpisodicError.isInstance(value);
+`,
+  );
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    `${JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          exactOptionalPropertyTypes: true,
+          verbatimModuleSyntax: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: ['node'],
+        },
+        files: ['types.ts'],
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  return entries;
+}
+
+/** Starts the installed episodic-mcp bin over stdio with the official client and lists its tools. */
+function writeMcpClient(project) {
+  writeFileSync(
+    join(project, 'mcp-client.mjs'),
+    `import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+const [bin, home, expectedVersion, expectedTools] = process.argv.slice(2);
+const transport = new StdioClientTransport({
+  command: bin,
+  args: ['--scope', 'smoke', '--home', home],
+  env: { PATH: process.env.PATH ?? '' },
+  stderr: 'pipe',
+});
+let stderr = '';
+transport.stderr?.on('data', (chunk) => { stderr += chunk; });
+const client = new Client({ name: 'episodic-smoke', version: '1.0.0' });
+const timer = setTimeout(() => {
+  console.error(\`episodic-mcp did not answer within 60 s. Its stderr:\\n\${stderr}\`);
+  process.exit(1);
+}, 60_000);
+try {
+  await client.connect(transport);
+  const server = client.getServerVersion();
+  if (server?.name !== 'episodic' || server?.version !== expectedVersion) {
+    throw new Error(\`serverInfo is \${JSON.stringify(server)}, expected episodic \${expectedVersion}\`);
+  }
+  const { tools } = await client.listTools();
+  const names = tools.map((tool) => tool.name).sort();
+  const missing = expectedTools.split(',').filter((name) => !names.includes(name));
+  if (missing.length > 0) throw new Error(\`episodic-mcp does not list \${missing.join(', ')} (it lists \${names.join(', ')})\`);
+  const created = await client.callTool({
+    name: 'create_episode',
+    arguments: { task_description: 'Smoke-test the packed packages', domain: 'release', task_type: 'testing' },
+  });
+  if (created.isError) throw new Error(\`create_episode failed: \${JSON.stringify(created.content)}\`);
+  console.log(\`serverInfo episodic \${server.version}; \${names.length} tools: \${names.join(', ')}; create_episode ok\`);
+} catch (error) {
+  console.error(\`\${error instanceof Error ? error.message : String(error)}\\nepisodic-mcp stderr:\\n\${stderr}\`);
+  process.exitCode = 1;
+} finally {
+  clearTimeout(timer);
+  await client.close();
+}
+`,
+  );
+}
+
+async function main() {
+  const manifests = PUBLISHED.map((name) => readJson(join(root, 'packages', name, 'package.json')));
+  const version = manifests[0].version;
+  for (const [index, name] of PUBLISHED.entries()) {
+    check(
+      existsSync(join(root, 'packages', name, 'dist')),
+      `packages/${name}/dist is missing: run "pnpm build" first (pnpm smoke:pack does).`,
+    );
+    check(manifests[index].version === version, 'the published packages must share one version');
+  }
+
+  const work = realpathSync(mkdtempSync(join(tmpdir(), 'episodic-smoke-')));
+  check(
+    relative(realpathSync(root), work).startsWith('..'),
+    `the temp project ${work} must be outside the workspace`,
+  );
+  const tarballs = join(work, 'tarballs');
+  const project = join(work, 'consumer');
+  const home = join(work, 'home');
+  mkdirSync(tarballs);
+  mkdirSync(project);
+  mkdirSync(home);
+  log(`temp project ${project}`);
+  let failed = true;
+  try {
+    // 1. Pack.
+    const files = {};
+    for (const [index, name] of PUBLISHED.entries()) {
+      const manifest = manifests[index];
+      run('pnpm', ['pack', '--pack-destination', tarballs], { cwd: join(root, 'packages', name) });
+      const file = `${manifest.name.replace('@', '').replace('/', '-')}-${version}.tgz`;
+      check(existsSync(join(tarballs, file)), `pnpm pack did not write ${file}`);
+      const packed = JSON.parse(
+        run('tar', ['-xzOf', join(tarballs, file), 'package/package.json']).stdout,
+      );
+      // Every file exports and bin point at is in the tarball (a dist half-written by a concurrent
+      // build would otherwise install and fail only at the consumer).
+      const contents = new Set(
+        run('tar', ['-tzf', join(tarballs, file)])
+          .stdout.split('\n')
+          .filter(Boolean),
+      );
+      const targets = [
+        ...Object.values(packed.exports).flatMap((target) =>
+          typeof target === 'string' ? [target] : Object.values(target),
+        ),
+        ...Object.values(packed.bin ?? {}),
+      ];
+      for (const target of targets) {
+        const path = `package/${target.replace(/^\.\//, '')}`;
+        check(contents.has(path), `${file} has no ${target}: run "pnpm build" and try again`);
+      }
+      for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+        for (const [dependency, range] of Object.entries(packed[field] ?? {})) {
+          check(
+            !/^(workspace|catalog|link|file):/.test(range),
+            `${file}: ${field}.${dependency} is "${range}"; pnpm pack should have replaced it`,
+          );
+        }
+      }
+      files[manifest.name] = `file:../tarballs/${file}`;
+    }
+    log(`packed ${PUBLISHED.length} tarballs (version ${version})`);
+
+    // 2. Install with npm, as a user would.
+    const catalog = readCatalog();
+    for (const dependency of ['zod', '@modelcontextprotocol/client', '@types/node', 'vitest']) {
+      check(catalog[dependency], `pnpm-workspace.yaml's catalog has no ${dependency}`);
+    }
+    writeFileSync(
+      join(project, 'package.json'),
+      `${JSON.stringify(
+        {
+          name: 'episodic-smoke-consumer',
+          version: '0.0.0',
+          private: true,
+          type: 'module',
+          dependencies: {
+            ...files,
+            zod: catalog.zod,
+            '@modelcontextprotocol/client': catalog['@modelcontextprotocol/client'],
+          },
+          // A store author's test runner: @episodic/core/testing registers vitest suites.
+          devDependencies: { '@types/node': catalog['@types/node'], vitest: catalog.vitest },
+          // The tarballs depend on each other at this exact version, which is not on the
+          // registry yet: every copy comes from the packed files.
+          overrides: Object.fromEntries(
+            Object.entries(files).filter(([name]) => name !== '@episodic/cli'),
+          ),
+          // What `npm install-scripts approve better-sqlite3` records (npm >= 11.10).
+          allowScripts: { 'better-sqlite3': true },
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    const registry = run('npm', ['config', 'get', 'registry'], { cwd: project }).stdout.trim();
+    npmInstall(project, registry);
+    log('installed');
+
+    // 3. The consumer.
+    const entries = writeConsumer(project, manifests, version);
+    const imported = run(process.execPath, ['imports.mjs', join(work, 'smoke.db')], {
+      cwd: project,
+    });
+    log(`imports: ${imported.stdout.trim()}`);
+
+    const typescript = join(
+      createRequire(join(root, 'package.json')).resolve('typescript/package.json'),
+      '..',
+    );
+    const tsVersion = readJson(join(typescript, 'package.json')).version;
+    run(process.execPath, [join(typescript, 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+      cwd: project,
+    });
+    log(
+      `types: ${entries.length} entry points type-check (TypeScript ${tsVersion}, skipLibCheck: false)`,
+    );
+
+    const episodic = join(project, 'node_modules', '.bin', 'episodic');
+    const printed = run(episodic, ['--version'], { cwd: project }).stdout.trim();
+    check(printed === version, `episodic --version printed "${printed}", expected ${version}`);
+    const cliEnv = { env: { EPISODIC_HOME: home, NO_COLOR: '1' }, cwd: project };
+    run(
+      episodic,
+      [
+        ...['episodes', 'append', '--scope', 'smoke', '--session-id', 'sess-001'],
+        ...['--agent-id', 'smoke', '--type', 'conversation.user', '--summary', 'hello', '--json'],
+      ],
+      cliEnv,
+    );
+    const queried = JSON.parse(
+      run(episodic, ['episodes', 'query', '--scope', 'smoke', '--json'], cliEnv).stdout,
+    );
+    check(queried.ok === true, `episodic episodes query failed: ${JSON.stringify(queried)}`);
+    check(
+      JSON.stringify(queried).includes('hello'),
+      `episodic episodes query did not return the appended event: ${JSON.stringify(queried)}`,
+    );
+    log(`cli: episodic --version → ${printed}; episodes append + query round trip ok`);
+
+    writeMcpClient(project);
+    const listed = run(
+      process.execPath,
+      [
+        'mcp-client.mjs',
+        join(project, 'node_modules', '.bin', 'episodic-mcp'),
+        home,
+        version,
+        EXPECTED_TOOLS.join(','),
+      ],
+      { cwd: project },
+    );
+    log(`mcp: ${listed.stdout.trim()}`);
+    failed = false;
+  } finally {
+    if (keep || failed) log(`left the temp project in ${work}`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+  log('ok');
+}
+
+main().catch((error) => {
+  process.stderr.write(
+    `\nsmoke:pack failed: ${error instanceof SmokeError ? error.message : error?.stack}\n`,
+  );
+  process.exitCode = 1;
+});
