@@ -3,7 +3,8 @@
 // and 10 KB strings are 100 % rejected with `isError` before any storage call. Proven twice: by
 // counting every call on wrapped store adapters, and with a real store-fs run store in a temp
 // directory where no file appears and the wrapped file I/O sees no call.
-// Reduced count by default; RELIABILITY_FULL=1 runs the full 10,000 ids per tool.
+// Reduced count by default; RELIABILITY_FULL=1 runs the full 10,000 ids per tool. Seeds are logged
+// and replayable (FC_SEED / FC_PATH).
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,10 +17,10 @@ import {
 import { createFsStore, type FsIo, nodeFsIo } from '@episodic/store-fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { count, fuzzParameters } from './__fixtures__/fuzz.js';
 import { CREATE_ARGUMENTS, connect, counted, countingStores } from './__fixtures__/mcp-harness.js';
 
-const FULL = process.env.RELIABILITY_FULL === '1';
-const IDS_PER_TOOL = FULL ? 10_000 : 300;
+const IDS_PER_TOOL = count(300, 10_000);
 
 const UUID = '6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -140,7 +141,7 @@ describe('MCP id fuzz (T30)', () => {
             expect(outcome.body.code).toBe('VALIDATION_ERROR');
             expect(outcome.text).not.toMatch(/\/etc\/|\\\\|[A-Za-z]:\\/);
           }),
-          { numRuns: IDS_PER_TOOL },
+          fuzzParameters(`id fuzz ${tool}`, IDS_PER_TOOL, IDS_PER_TOOL),
         );
       }
       expect(Object.fromEntries(counting.calls)).toEqual({});
@@ -169,7 +170,11 @@ describe('MCP id fuzz (T30)', () => {
           fc.asyncProperty(badId, async (id) => {
             expect((await mcp.call(tool, argsFor(id))).isError).toBe(true);
           }),
-          { numRuns: Math.ceil(IDS_PER_TOOL / 3) },
+          fuzzParameters(
+            `id fuzz ${tool} (fs)`,
+            Math.ceil(IDS_PER_TOOL / 3),
+            Math.ceil(IDS_PER_TOOL / 3),
+          ),
         );
       }
       expect(Object.fromEntries(ioCalls)).toEqual({});

@@ -2,14 +2,14 @@
 // untouched line returned" (QUALITY.md reliability table; research/reliability.md test plan T7,
 // after SQLite's corrupt*.test and dbsqlfuzz). fast-check builds valid run files, applies 1–3
 // mutations (truncate, insert a NUL run, flip a byte, duplicate a line) and reads the file with the
-// real reader, whole and from the end. The seed is printed on failure; RELIABILITY_FULL=1 runs
-// 1,000 cases instead of 150.
+// real reader, whole and from the end. The seed is printed before the run and on failure, and
+// replayable with FC_SEED / FC_PATH; RELIABILITY_FULL=1 runs 1,000 cases instead of 150.
 import * as fs from 'node:fs';
 import type { RunRecord } from '@episodic/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { count } from './__fixtures__/child-process.js';
 import { temporaryDirectory } from './__fixtures__/fs-harness.js';
+import { fuzzParameters } from './__fixtures__/fuzz.js';
 import { createFsStore, type FsStore } from './index.js';
 
 const RUN_ID = '1f2e3d4c-5b6a-4798-8a6b-5c4d3e2f1a0b';
@@ -205,7 +205,7 @@ describe('the run reader under random damage', () => {
           expect(listed.runs.length + listed.errors.length).toBe(1);
         },
       ),
-      { numRuns: count(150, 1_000), verbose: 1 },
+      { ...fuzzParameters('reader fuzz', 150, 1_000), verbose: 1 },
     );
   }, 600_000);
 });
