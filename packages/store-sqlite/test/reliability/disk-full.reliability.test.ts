@@ -1,0 +1,111 @@
+// Guarantee: a full disk under the SQLite store is a typed STORAGE_ERROR (backend code
+// SQLITE_FULL), never a partial or lost acknowledged transaction: every acknowledged ledger batch
+// is stored whole, no failed batch left a row, runs and snapshots keep their last acknowledged
+// state, integrity_check stays ok, and once space is freed writes work again.
+// Source: QUALITY.md (reliability table, "disk full"), research/reliability.md test plan T22 and
+// §2 (SQLite's I/O-error tests). A tmpfs of 1 MiB is mounted for a child process only (`unshare
+// -rm`, or `mount` as root); where neither works the test is skipped with the reason.
+
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'tsup';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runOnSmallFilesystem, smallFilesystemSupport } from './small-filesystem.js';
+
+const support = smallFilesystemSupport();
+const skipReason = 'skip' in support ? support.skip : undefined;
+const here = fileURLToPath(new URL('.', import.meta.url));
+const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
+const coreSource = fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url));
+
+let worker = '';
+beforeAll(async () => {
+  if (skipReason !== undefined) return;
+  const outDir = `${packageRoot}node_modules/.cache/episodic-reliability/${randomUUID()}`;
+  process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
+  await build({
+    entry: { 'disk-full-worker': `${here}disk-full-worker.ts` },
+    outDir,
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    bundle: true,
+    splitting: false,
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    silent: true,
+    config: false,
+    external: ['better-sqlite3'],
+    noExternal: [/^(?!better-sqlite3).*/],
+    define: { __EPISODIC_VERSION__: JSON.stringify('0.0.0-test') },
+    esbuildOptions(options) {
+      options.alias = { '@episodic/core': coreSource };
+    },
+  });
+  worker = `${outDir}/disk-full-worker.js`;
+}, 120_000);
+
+interface Failure {
+  episodic: boolean;
+  code?: string;
+  backendCode?: string;
+  message: string;
+}
+
+function expectDiskFull(failure: Failure | undefined): void {
+  expect(failure).toMatchObject({ episodic: true, code: 'STORAGE_ERROR' });
+  expect(['SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'ENOSPC']).toContain(failure?.backendCode);
+}
+
+describe.skipIf(skipReason !== undefined)('a full disk under the SQLite store', () => {
+  if (skipReason !== undefined) it.skip(skipReason, () => {});
+
+  for (const synchronous of ['NORMAL', 'FULL'] as const) {
+    it(`(synchronous ${synchronous}) fails typed, keeps every acknowledged transaction whole, recovers`, async () => {
+      const directory = mkdtempSync(join(tmpdir(), 'episodic-sqlite-full-'));
+      try {
+        const run = await runOnSmallFilesystem(
+          support as { how: 'unshare' | 'mount' },
+          directory,
+          1024 * 1024,
+          [process.execPath, worker, directory, synchronous],
+        );
+        expect(run.code, run.stderr).toBe(0);
+        const report = JSON.parse(run.stdout);
+
+        expect(report.ackedBatches).toBeGreaterThan(3);
+        expect(report.ledgerFailures).toHaveLength(3);
+        for (const failure of report.ledgerFailures) expectDiskFull(failure);
+        expect(report.whileFull.ledger).toEqual({
+          lost: 0,
+          partialOrUnacked: 0,
+          rows: report.ackedRows,
+        });
+        expect(report.whileFull.queried).toBe(report.ackedRows);
+        expect(report.whileFull.quickCheck).toBe('ok');
+
+        expect(report.runAcked).toBeGreaterThan(1);
+        expectDiskFull(report.runFailure);
+        expect(report.whileFull.runRecords).toBe(report.runAcked);
+
+        expect(report.savedRevision).toBeGreaterThan(0);
+        expectDiskFull(report.snapshotFailure);
+        expect(report.loadedRevision).toBe(report.savedRevision);
+
+        expect(report.recovered).toBe(true);
+        expect(report.afterReopen).toEqual({
+          integrity: 'ok',
+          rows: report.ackedRows + 1,
+          runRecords: report.runAcked,
+          loadedRevision: report.savedRevision,
+        });
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    }, 120_000);
+  }
+});
