@@ -1,0 +1,134 @@
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
+import { EpisodicError, type RunRecord, toolOutputRefFor } from '@episodic/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { temporaryDirectory } from './__fixtures__/fs-harness.js';
+import { createFsStore, type FsIo, type FsStore, nodeFsIo } from './index.js';
+
+const RUN_ID = '2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f';
+const TS = '2026-02-03T12:00:00.000Z';
+const SECRET = ['AKIA', 'QZ2X7WJ4KT5M3R6N'].join('');
+const header: RunRecord = { type: 'header', schema_version: 1, run_id: RUN_ID, started_at: TS };
+const event = (seq: number, content = `event ${seq}`): RunRecord => ({
+  type: 'agent.event',
+  run_id: RUN_ID,
+  ts: TS,
+  seq,
+  event: { type: 'text', content },
+});
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function open(io?: FsIo): { store: FsStore; root: string } {
+  const directory = temporaryDirectory();
+  const store = createFsStore({ root: directory.path, durability: 'run', ...(io ? { io } : {}) });
+  cleanups.push(
+    () => directory.remove(),
+    () => store.close(),
+  );
+  return { store, root: directory.path };
+}
+
+describe('redacting a run file', () => {
+  it('loses no append issued around it in this process', async () => {
+    const { store } = open();
+    await store.runs.append(RUN_ID, [header]);
+    const before = Array.from({ length: 50 }, (_, seq) =>
+      store.runs.append(RUN_ID, [event(seq, `key ${SECRET} #${seq}`)]),
+    );
+    const redaction = store.runs.redact(RUN_ID);
+    const after = Array.from({ length: 50 }, (_, seq) =>
+      store.runs.append(RUN_ID, [event(50 + seq)]),
+    );
+    await Promise.all([...before, redaction, ...after]);
+    expect((await redaction).changedLines).toBe(50);
+    const read = await store.runs.read(RUN_ID);
+    expect(read.errors).toEqual([]);
+    expect(read.records.map((record) => record.seq ?? 'header')).toEqual([
+      'header',
+      ...Array.from({ length: 100 }, (_, seq) => seq),
+    ]);
+    expect(JSON.stringify(read.records)).not.toContain(SECRET);
+  });
+
+  it('scrubs the cached full text of its tool outputs too', async () => {
+    const { store } = open();
+    const output = `line 1\nAWS_ACCESS_KEY_ID=${SECRET}\n`;
+    await store.runs.append(RUN_ID, [
+      header,
+      {
+        type: 'tool.output',
+        run_id: RUN_ID,
+        ts: TS,
+        tool: 'exec',
+        tool_call_id: 'call_1',
+        result_raw: output,
+        output_ref: toolOutputRefFor('call_1', output),
+      },
+    ]);
+    expect(await store.readToolOutput('call_1')).toContain(SECRET);
+    const receipt = await store.runs.redact(RUN_ID);
+    expect(receipt).toMatchObject({ changedLines: 1, changedToolOutputs: 1 });
+    expect(await store.readToolOutput('call_1')).toBe(
+      'line 1\nAWS_ACCESS_KEY_ID=[REDACTED:aws_key]\n',
+    );
+    const content = await store.runs.redact(RUN_ID, { mode: 'content' });
+    expect(content.changedToolOutputs).toBe(1);
+    expect(await store.readToolOutput('call_1')).toBe('[REDACTED]');
+  });
+
+  it('replaces nothing when the file changes during the rewrite (another writer): CONFLICT', async () => {
+    let path = '';
+    let armed = false;
+    const io: FsIo = {
+      ...nodeFsIo,
+      readSync(fd, buffer, offset, length, position) {
+        if (armed) {
+          armed = false;
+          // Another process appends while the redaction reads.
+          fs.appendFileSync(path, `${JSON.stringify(event(99))}\n`);
+        }
+        return nodeFsIo.readSync(fd, buffer, offset, length, position);
+      },
+    };
+    const { store } = open(io);
+    await store.runs.append(RUN_ID, [header, event(0, `key ${SECRET}`)]);
+    path = (await store.locateRun(RUN_ID)) as string;
+    const inode = fs.statSync(path).ino;
+    armed = true;
+    let caught: unknown;
+    try {
+      await store.runs.redact(RUN_ID);
+    } catch (error) {
+      caught = error;
+    }
+    expect(EpisodicError.hasCode(caught, 'CONFLICT')).toBe(true);
+    expect(fs.statSync(path).ino).toBe(inode);
+    expect(fs.readFileSync(path, 'utf8')).toContain(SECRET);
+    expect(fs.readdirSync(dirname(path)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    // Run again once the writer is done: it goes through, and the other writer's record is kept.
+    expect((await store.runs.redact(RUN_ID)).changedLines).toBe(1);
+    expect((await store.runs.read(RUN_ID)).records.map((record) => record.seq)).toEqual([
+      undefined,
+      0,
+      99,
+    ]);
+  });
+
+  it('sweeps temp files of dead redactions and leaves an unchanged run untouched', async () => {
+    const { store } = open();
+    await store.runs.append(RUN_ID, [header, event(0)]);
+    const path = (await store.locateRun(RUN_ID)) as string;
+    const orphan = join(dirname(path), `.${RUN_ID}.jsonl.999999999.abcdef012345.tmp`);
+    fs.writeFileSync(orphan, 'half a redaction');
+    const inode = fs.statSync(path).ino;
+    expect(await store.runs.redact(RUN_ID)).toMatchObject({ changedLines: 0, replacements: 0 });
+    expect(fs.existsSync(orphan)).toBe(false);
+    expect(fs.statSync(path).ino).toBe(inode);
+    const listed = await store.runs.list();
+    expect(listed).toMatchObject({ errors: [], runs: [{ runId: RUN_ID }] });
+  });
+});
