@@ -97,6 +97,14 @@ function readCatalog() {
 const NETWORK_ERROR =
   /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|ERR_SOCKET_TIMEOUT)\b|network request .* failed/i;
 
+function registryAnswers(project) {
+  const ping = run('npm', ['ping', '--fetch-retries=0', '--fetch-timeout=15000'], {
+    cwd: project,
+    allowFailure: true,
+  });
+  return ping.status === 0;
+}
+
 function npmInstall(project, registry) {
   const cache = run('npm', ['config', 'get', 'cache'], { cwd: project }).stdout.trim();
   log(`npm install (registry ${registry}, cache ${cache}; better-sqlite3 builds its addon)`);
@@ -116,7 +124,9 @@ function npmInstall(project, registry) {
     { cwd: project, allowFailure: true, env: { JOBS: 'max', npm_config_update_notifier: 'false' } },
   );
   if (result.status !== 0) {
-    if (NETWORK_ERROR.test(result.output)) {
+    // An unreachable registry does not always show as a network error: npm may report the
+    // dependency it could not fetch as an unresolvable tree (ERESOLVE, "zod@undefined").
+    if (NETWORK_ERROR.test(result.output) || !registryAnswers(project)) {
       throw new SmokeError(
         `npm could not reach the registry (${registry}) and the npm cache (${cache}) does not hold every dependency of the packed tarballs.\n` +
           'The smoke test installs the tarballs the way a user does, so their dependencies (zod, better-sqlite3, the MCP SDK, ulid, …) come from the registry. ' +
