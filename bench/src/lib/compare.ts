@@ -139,6 +139,7 @@ export function compareRow(
   const probeLatency = probeResult.latency;
   if (
     spec.metric.better === 'higher' &&
+    spec.latencyUnit?.startsWith('µs') === true &&
     productLatency !== undefined &&
     probeLatency !== undefined
   ) {

@@ -33,10 +33,12 @@ function firstLine(child: ChildProcess): Promise<string> {
 export async function startLockWriter(
   context: BenchContext,
   database: string,
+  checkpoint = false,
 ): Promise<LockWriter> {
+  const script = join(context.paths.dist, 'probes', 'lock-writer.js');
   const child = spawn(
     process.execPath,
-    [join(context.paths.dist, 'probes', 'lock-writer.js'), database],
+    checkpoint ? [script, database, '--checkpoint'] : [script, database],
     {
       stdio: ['pipe', 'pipe', 'inherit'],
     },

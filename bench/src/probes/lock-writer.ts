@@ -2,6 +2,9 @@
 // on stdin, commits a tiny IMMEDIATE transaction every 2 ms, timing how long each one waits for
 // the write lock. It polls the lock every 0.2 ms itself (busy timeout 0) instead of relying on
 // SQLite's busy handler, whose sleeps of 1, 2, 5, 10… ms would blur the measurement.
+// With --checkpoint it also runs a PASSIVE checkpoint each tick: the connection under test then
+// runs with automatic checkpoints off, so its timed transactions hold only the transaction (SQLite
+// would otherwise copy the WAL inside their commit call, after releasing the lock).
 // On "stop" it prints { count, p50, p99, max } (milliseconds) as one JSON line.
 import Database from 'better-sqlite3';
 
@@ -34,11 +37,14 @@ function writeWhenFree(): void {
   }
 }
 
+const checkpoints = process.argv.includes('--checkpoint');
+
 const tick = () => {
   if (stopped) return;
   const before = performance.now();
   writeWhenFree();
   waits.push(performance.now() - before);
+  if (checkpoints) database.pragma('wal_checkpoint(PASSIVE)');
   setTimeout(tick, 2);
 };
 
