@@ -123,7 +123,7 @@ describe('byte caps on arbitrary Unicode', () => {
             {
               event_id: id,
               scope: 'caps',
-              session_id: 's',
+              session_id: id,
               agent_id: 'a',
               type: 'ops.decision',
               summary,
@@ -135,7 +135,7 @@ describe('byte caps on arbitrary Unicode', () => {
           expect((error as { code?: string }).code).toBe('VALIDATION_ERROR');
           return;
         }
-        const page = await ledger.query({ scope: 'caps', includePayload: true, limit: 500 });
+        const page = await ledger.query({ scope: 'caps', sessionId: id, includePayload: true });
         const stored = page.events.find((event) => event.event_id === id);
         const json = JSON.stringify(stored);
         expect(LONE_ESCAPE.test(json)).toBe(false);
