@@ -8,7 +8,7 @@ export const EPISODES_PER_TURN = 10;
  * The `index`-th episode a session appends (~150 bytes as JSON): mostly items (messages, calls and
  * their outputs), a `turn.usage` meta episode per turn and a checkpoint boundary every 100.
  */
-export function episodeAt(index: number): NewEpisode {
+function episodeAt(index: number): NewEpisode {
   const random = createRandom(index + 1);
   const turnId = `t-${Math.floor(index / EPISODES_PER_TURN)}`;
   if (index % 100 === 99) {

@@ -3,11 +3,11 @@ import { asciiProse, createRandom, prose } from './text.js';
 
 /** Scopes of the ledger data set: seven in ten sessions live in the main scope. */
 export const MAIN_SCOPE = 'bench-main';
-export const OTHER_SCOPES = ['bench-b', 'bench-c', 'bench-d'] as const;
+const OTHER_SCOPES = ['bench-b', 'bench-c', 'bench-d'] as const;
 
 /** The first event's time; the data set spans 100 days whatever its size. */
 export const LEDGER_T0 = Date.UTC(2026, 0, 1);
-export const LEDGER_SPAN_MS = 100 * 24 * 60 * 60 * 1000;
+const LEDGER_SPAN_MS = 100 * 24 * 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The session replayed by the replay row: every 100th event, interleaved across the timeline. */

@@ -2,7 +2,7 @@ import type { RunRecord } from '@episodic/core';
 import { createRandom, prose } from './text.js';
 
 /** The session every benchmark run belongs to. */
-export const BENCH_SESSION_ID = '5b0d1a8e-2c3f-4a5b-8c6d-000000000001';
+const BENCH_SESSION_ID = '5b0d1a8e-2c3f-4a5b-8c6d-000000000001';
 
 /** A deterministic, lowercase UUIDv4-shaped run id: `family` picks the data set, `index` the run. */
 export function benchRunId(family: number, index: number): string {
@@ -34,7 +34,7 @@ function timestamp(seq: number): string {
  * The `seq`-th record of a run, about 1 KB as JSON: six in ten are agent events, two tool
  * outputs, one an llm.request and one an llm.response, so reads validate several schemas.
  */
-export function runRecord(runId: string, seq: number, random: () => number): RunRecord {
+function runRecord(runId: string, seq: number, random: () => number): RunRecord {
   const ts = timestamp(seq);
   switch (seq % 10) {
     case 6:

@@ -53,21 +53,7 @@ export async function alternate(options: AlternateOptions): Promise<Alternated> 
   return { product, probe };
 }
 
-/** Runs one side alone (rows without a probe). */
-export async function repeat(rounds: number, warmup: number, measure: Measure): Promise<Round[]> {
-  for (let index = 0; index < warmup; index++) {
-    collectGarbage();
-    await measure();
-  }
-  const results: Round[] = [];
-  for (let round = 0; round < rounds; round++) {
-    collectGarbage();
-    results.push(await measure());
-  }
-  return results;
-}
-
-export function sideResult(rounds: readonly Round[]): SideResult {
+function sideResult(rounds: readonly Round[]): SideResult {
   const values = rounds.map((round) => round.value);
   const withLatencies = rounds.filter((round) => round.latencies !== undefined);
   const result: SideResult = { metric: summarize(values), rounds: values };
@@ -177,19 +163,7 @@ export function unavailableRow(spec: RowSpec, reason: string): RowResult {
   return { ...spec, status: 'unavailable', checks: [], notes: [reason] };
 }
 
-export function statusOf(checks: readonly CheckResult[]): RowResult['status'] {
+function statusOf(checks: readonly CheckResult[]): RowResult['status'] {
   if (checks.length === 0) return 'info';
   return checks.every((entry) => entry.pass) ? 'pass' : 'miss';
-}
-
-/** The median of per-round ratios of a statistic other than the metric (e.g. p99 of latencies). */
-export function pooledRatio(
-  product: SideResult | undefined,
-  probe: SideResult | undefined,
-  pick: (side: SideResult) => number | undefined,
-): number {
-  if (product === undefined || probe === undefined) return Number.NaN;
-  const left = pick(product);
-  const right = pick(probe);
-  return left === undefined || right === undefined ? Number.NaN : left / right;
 }

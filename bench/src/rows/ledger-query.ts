@@ -48,7 +48,7 @@ async function p50RoundAsync(
 }
 
 /** Opens a raw connection with the product's read-relevant pragmas. */
-export function openRawConnection(path: string): Database.Database {
+function openRawConnection(path: string): Database.Database {
   const database = new Database(path, { timeout: 5000 });
   database.pragma('journal_mode = WAL');
   database.pragma('mmap_size = 0');

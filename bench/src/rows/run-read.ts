@@ -14,7 +14,7 @@ const TAIL_BLOCK = 64 * 1024;
 const NEWLINE = 0x0a;
 
 /** The research R1 probe: 1 MB chunked readSync, Buffer.indexOf('\n'), per-line decode, JSON.parse. */
-export function probeReadAll(path: string): unknown[] {
+function probeReadAll(path: string): unknown[] {
   const records: unknown[] = [];
   const fd = openSync(path, 'r');
   try {
@@ -51,7 +51,7 @@ export function probeReadAll(path: string): unknown[] {
 }
 
 /** The research R5 probe: read backwards in 64 KB blocks until `count` lines, decode, JSON.parse. */
-export function probeTail(path: string, count: number): unknown[] {
+function probeTail(path: string, count: number): unknown[] {
   const fd = openSync(path, 'r');
   try {
     let position = fstatSync(fd).size;
