@@ -26,7 +26,8 @@ export function shellQuote(argument: string): string {
 
 /**
  * The `episodic` commands to explore the demo's home. Runs and sessions are run files under the
- * home (`--store fs`); the ledger and the learned patterns are in `<home>/episodic.db`.
+ * home (`--store fs`); the ledger and the learned patterns are in `<home>/episodic.db`. The ledger,
+ * the task episode and its patterns belong to the demo's scope, so those commands name it.
  */
 export function exploreCommands(ids: ExploreIds): ExploreCommand[] {
   const files = ['--home', ids.home, '--store', 'fs'];
@@ -71,12 +72,15 @@ export function exploreCommands(ids: ExploreIds): ExploreCommand[] {
     commands.push(
       {
         what: 'the task episode: outcome, reward, reflection, patterns',
-        argv: ['tasks', 'show', ids.taskId, ...files],
+        argv: ['tasks', 'show', ids.taskId, '--scope', DEMO_SCOPE, ...files],
       },
-      { what: "the task episode's steps", argv: ['tasks', 'timeline', ids.taskId, ...files] },
+      {
+        what: "the task episode's steps",
+        argv: ['tasks', 'timeline', ids.taskId, '--scope', DEMO_SCOPE, ...files],
+      },
       {
         what: 'the patterns learned from the task',
-        argv: ['patterns', 'search', '--task', ids.taskId, ...database],
+        argv: ['patterns', 'search', '--task', ids.taskId, '--scope', DEMO_SCOPE, ...database],
       },
     );
   }
