@@ -244,6 +244,13 @@ describe.each(['sqlite', 'fs'] as const)('secret residue after redact + gc (%s r
       expect(gc.receipt.deleted_total).toBeGreaterThanOrEqual(1);
 
       expect(residue(home)).toEqual({});
+      console.log(
+        `[figures] secret residue (${store}): 10 secrets, ${filesUnder(home).length} files searched (${filesUnder(
+          home,
+        )
+          .map((path) => path.slice(home.length + 1))
+          .join(', ')}), 0 copies`,
+      );
       // No temp file was left behind either.
       expect(filesUnder(home).filter((path) => path.endsWith('.tmp'))).toEqual([]);
     } finally {
@@ -277,8 +284,8 @@ describe.each(['sqlite', 'fs'] as const)(
       const home = temporaryHome();
       await seed(home, store, false);
       const holder = new Database(join(home, 'episodic.db'));
-    // A connection only joins the WAL when it first reads.
-    holder.prepare('SELECT count(*) FROM sqlite_master').get();
+      // A connection only joins the WAL when it first reads.
+      holder.prepare('SELECT count(*) FROM sqlite_master').get();
       try {
         const args = ['--home', home, '--store', store];
         const run = episodicJson([...args, 'runs', 'redact', RUN]);

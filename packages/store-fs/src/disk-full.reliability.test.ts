@@ -95,6 +95,9 @@ describe.skipIf(skipReason !== undefined)('a full disk under the fs store', () =
         expect(report.lastRecord).toBe('x.test.marker');
         expect(report.afterRecovery.writes).toBe(report.acked.length);
         expect(report.afterRecovery.errors).toBe(report.whileFull.errors);
+        console.log(
+          `[figures] disk full (fs, ${durability}): ${report.acked.length} acknowledged records all intact, ${report.appendFailures.length} failed appends all STORAGE_ERROR/ENOSPC (${report.whileFull.errors} torn line reported), snapshot revision ${report.savedRevision} kept, recovered`,
+        );
       } finally {
         rmSync(directory, { recursive: true, force: true });
       }

@@ -49,6 +49,9 @@ describe('kill -9 of the snapshot writer (real processes)', () => {
       }
       // The killed writers really left temp files and locks behind (so the sweep was exercised).
       expect(orphansSwept).toBeGreaterThan(0);
+      console.log(
+        `[figures] snapshot kill -9: ${kills} kills, 0 unreadable or older than acknowledged (last acknowledged revision ${lastAcked}), ${orphansSwept} orphan temp files swept`,
+      );
     } finally {
       directory.remove();
     }

@@ -97,6 +97,9 @@ describe.skipIf(skipReason !== undefined)('a full disk under the SQLite store', 
         expect(report.loadedRevision).toBe(report.savedRevision);
 
         expect(report.recovered).toBe(true);
+        console.log(
+          `[figures] disk full (sqlite, ${synchronous}): ${report.ackedBatches} acknowledged batches (${report.ackedRows} rows) all whole, 0 partial, ${report.ledgerFailures.length} failed batches + run + snapshot all STORAGE_ERROR/${report.ledgerFailures[0]?.backendCode}, integrity ok, recovered`,
+        );
         expect(report.afterReopen).toEqual({
           integrity: 'ok',
           rows: report.ackedRows + 1,
