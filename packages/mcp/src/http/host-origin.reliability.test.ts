@@ -104,7 +104,7 @@ const maybePort = fc.oneof(
 const scheme = fc.constantFrom('http', 'https', 'file', 'chrome-extension');
 
 /** A request that must be refused: a bad Host, or a good Host with a bad Origin. */
-const refused = fc.oneof(
+const refused: fc.Arbitrary<Record<string, string>> = fc.oneof(
   fc.tuple(badName, maybePort).map(([name, portPart]) => ({ host: `${name}${portPart}` })),
   fc.tuple(scheme, badName, maybePort).map(([protocol, name, portPart]) => ({
     origin: `${protocol}://${name}${portPart}`,
@@ -113,7 +113,7 @@ const refused = fc.oneof(
     host: `${good}:${port}`,
     origin: `http://${name}${portPart}`,
   })),
-  fc.constantFrom({ origin: 'null' }, { host: '' }),
+  fc.constantFrom<Record<string, string>>({ origin: 'null' }, { host: '' }),
 );
 
 describe('MCP over HTTP under fuzzed Host and Origin headers', () => {
