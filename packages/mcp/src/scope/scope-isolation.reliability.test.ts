@@ -6,7 +6,8 @@
 // every ledger operation (append, batch append, query, replay, cursor paging, redaction by event
 // and by session, GC) and every task-episode, artifact and MCP operation (the ten tools of servers
 // bound to each scope: create, steps, complete, get, timeline, delete, list_runs, search_patterns,
-// memory_episodes_query, replay_session, plus a `scope` argument naming another scope). Every read
+// memory_episodes_query, replay_session over the ledger and over runs, plus a `scope` argument
+// naming another scope). Every read
 // must equal the model's view of its own scope exactly; every object of another scope must be
 // NOT_FOUND exactly like one that does not exist; and no stored pattern may mix scopes. Backends:
 // the real SQLite store (ledger, artifacts, runs) and, in half the runs, store-fs run files.
@@ -42,9 +43,16 @@ const RETENTION_DAYS: Record<LedgerEventType, number | null> = {
   'ops.decision': null,
 };
 
+/** Session ids task episodes are recorded under, shared by every scope. */
+const TASK_SESSIONS = [
+  '1b2c3d4e-5f60-4718-8293-a4b5c6d7e8f9',
+  '2c3d4e5f-6071-4829-93a4-b5c6d7e8f9a0',
+] as const;
+
 interface TaskModel {
   id: string;
   scope: Scope;
+  session: string | undefined;
   steps: number;
   completed: boolean;
   deleted: boolean;
@@ -116,25 +124,36 @@ class Operation implements fc.AsyncCommand<Model, Real> {
 const scopeArbitrary = fc.constantFrom(...SCOPES);
 const pickArbitrary = fc.nat(1000);
 
-const createTask = fc.tuple(scopeArbitrary, fc.boolean()).map(
-  ([scope, tagged]) =>
-    new Operation(`create_episode(${scope})`, async (model, real) => {
-      const body = await call(real, scope, 'create_episode', {
-        task_description: `task ${model.next++} of ${scope}`,
-        domain: 'web-api',
-        task_type: 'code_generation',
-        ...(tagged ? { metadata: { tenant: scope } } : {}),
-      });
-      expect(body.isError).toBe(false);
-      model.tasks.push({
-        id: body.episode_id,
-        scope,
-        steps: 0,
-        completed: false,
-        deleted: false,
-      });
-    }),
-);
+const createTask = fc
+  .tuple(
+    scopeArbitrary,
+    fc.boolean(),
+    fc.option(fc.constantFrom(...TASK_SESSIONS), { nil: undefined }),
+  )
+  .map(
+    ([scope, tagged, session]) =>
+      new Operation(
+        `create_episode(${scope}, ${session?.slice(0, 4) ?? '-'})`,
+        async (model, real) => {
+          const body = await call(real, scope, 'create_episode', {
+            task_description: `task ${model.next++} of ${scope}`,
+            domain: 'web-api',
+            task_type: 'code_generation',
+            ...(tagged ? { metadata: { tenant: scope } } : {}),
+            ...(session === undefined ? {} : { session_id: session }),
+          });
+          expect(body.isError).toBe(false);
+          model.tasks.push({
+            id: body.episode_id,
+            scope,
+            session,
+            steps: 0,
+            completed: false,
+            deleted: false,
+          });
+        },
+      ),
+  );
 
 const addStep = fc.tuple(scopeArbitrary, pickArbitrary, fc.boolean()).map(
   ([scope, pick, failed]) =>
@@ -234,6 +253,28 @@ const listRuns = scopeArbitrary.map(
         .map((task) => task.id);
       expect([...ids].sort()).toEqual([...expected].sort());
     }),
+);
+
+const replayRuns = fc.tuple(scopeArbitrary, fc.constantFrom(...TASK_SESSIONS)).map(
+  ([scope, session]) =>
+    new Operation(
+      `replay_session(${scope}, runs of ${session.slice(0, 4)})`,
+      async (model, real) => {
+        const body = await call(real, scope, 'replay_session', {
+          session_id: session,
+          source: 'runs',
+          max_runs: 50,
+        });
+        expect(body.isError).toBe(false);
+        const byId = new Map(model.tasks.map((task) => [task.id, task]));
+        const ids: string[] = body.run_ids;
+        model.crossScope += ids.filter((id) => byId.get(id)?.scope !== scope).length;
+        const expected = model.tasks
+          .filter((task) => task.scope === scope && task.session === session && !task.deleted)
+          .map((task) => task.id);
+        expect([...ids].sort()).toEqual([...expected].sort());
+      },
+    ),
 );
 
 const searchPatterns = scopeArbitrary.map(
@@ -456,6 +497,7 @@ const commands = fc.commands(
     readTask,
     deleteTask,
     listRuns,
+    replayRuns,
     searchPatterns,
     ledgerAppend,
     ledgerAppend,
