@@ -5,8 +5,8 @@
 // included), emoji-heavy and grapheme strings, with caps from 0 to 64 KiB, for every place core
 // cuts text: `truncateUtf8`, the ledger projection of run records (summaries and payload text),
 // the tool-output truncation of model-input assembly, and what the ledger stores (0 lone
-// surrogates in any stored JSON). 400 cases per property per `pnpm test`; RELIABILITY_FULL=1 runs
-// 5,000. The seed is printed and replayable (FC_SEED / FC_PATH).
+// surrogates in any stored JSON). 400 cases per property per `pnpm test` (200 for the ledger);
+// RELIABILITY_FULL=1 runs 5,000 (1,000). The seed is printed and replayable (FC_SEED / FC_PATH).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { truncateToolOutput } from '../assembly/truncate-tool-output.js';
@@ -17,8 +17,12 @@ import { truncateUtf8 } from './utf8.js';
 
 const FULL = process.env.RELIABILITY_FULL === '1';
 
-function parameters(label: string): { numRuns: number; seed: number; path?: string } {
-  const numRuns = FULL ? 5_000 : 400;
+function parameters(
+  label: string,
+  reduced = 400,
+  full = 5_000,
+): { numRuns: number; seed: number; path?: string } {
+  const numRuns = FULL ? full : reduced;
   const given = process.env.FC_SEED;
   const seed = given ? Number(given) : (Math.random() * 0x7fffffff) | 0;
   const path = process.env.FC_PATH;
@@ -141,7 +145,7 @@ describe('byte caps on arbitrary Unicode', () => {
         expect(LONE_ESCAPE.test(json)).toBe(false);
         expect(stored?.summary.isWellFormed()).toBe(true);
       }),
-      { ...parameters('ledger storage'), numRuns: FULL ? 1_000 : 200 },
+      parameters('ledger storage', 200, 1_000),
     );
   });
 });

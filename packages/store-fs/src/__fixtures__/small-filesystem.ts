@@ -1,4 +1,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** How this machine can give a test a small file system of its own, or why it cannot. */
 export type SmallFilesystemSupport = { how: 'unshare' | 'mount' } | { skip: string };
@@ -16,9 +19,24 @@ export function smallFilesystemSupport(): SmallFilesystemSupport {
   );
   if (probe.status === 0) return { how: 'unshare' };
   const unshareProblem = probe.error?.message ?? probe.stderr.trim();
-  if (process.getuid?.() === 0) return { how: 'mount' };
+  let mountProblem = 'the tests do not run as root';
+  if (process.getuid?.() === 0) {
+    // Root in a container without CAP_SYS_ADMIN cannot mount either: try it.
+    const directory = mkdtempSync(join(tmpdir(), 'episodic-mount-probe-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', directory], {
+        stdio: 'pipe',
+      });
+      execFileSync('umount', [directory], { stdio: 'pipe' });
+      return { how: 'mount' };
+    } catch (error) {
+      mountProblem = `mount as root failed (${(error as Error).message.split('\n')[0]})`;
+    } finally {
+      rmdirSync(directory);
+    }
+  }
   return {
-    skip: `no small file system can be mounted here: \`unshare -rm\` failed (${unshareProblem || `exit ${probe.status}`}) and the tests do not run as root`,
+    skip: `no small file system can be mounted here: \`unshare -rm\` failed (${unshareProblem || `exit ${probe.status}`}) and ${mountProblem}`,
   };
 }
 
