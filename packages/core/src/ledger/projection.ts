@@ -83,7 +83,8 @@ function lineCount(text: string): number {
 
 function summaryOr(text: string, fallback: string, maxBytes: number): string {
   const line = oneLine(text, maxBytes);
-  return line === '' ? fallback : line;
+  // The fallback names caller-controlled values (an input type, a role), so it is capped too.
+  return line === '' ? oneLine(fallback, maxBytes) : line;
 }
 
 /**
