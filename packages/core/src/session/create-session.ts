@@ -168,6 +168,20 @@ export interface InterruptResult {
   readonly turnId: string | null;
   /** The `interrupt` boundary appended to the committed log. */
   readonly boundary: BoundaryEpisode | null;
+  /** The turn's episodes committed before the boundary (`keep: 'partial'`); empty otherwise. */
+  readonly kept: readonly Episode[];
+}
+
+export interface InterruptOptions {
+  /**
+   * What of the interrupted turn to commit. `'boundary'` (seed 000): only the interrupt boundary;
+   * the turn's input and output are discarded. `'partial'`: the turn's input and everything it
+   * produced so far (model output, finished tool outputs), then the boundary, in one commit. A
+   * tool call that was still running stays without an output in the log; the next assembly heals
+   * it (see `danglingCalls`), so the model learns exactly which call did not finish.
+   * @default 'boundary'
+   */
+  keep?: 'boundary' | 'partial';
 }
 
 export interface ForkSessionOptions {
@@ -213,8 +227,9 @@ export interface Session {
    * Aborts the running turn and appends an `interrupt` boundary to the committed log (saved), so
    * the next turn sees that the previous one was interrupted. `reason` becomes the boundary's
    * content. Resolves once the boundary is committed; with no running turn it does nothing.
+   * With `keep: 'partial'` the turn's work so far is committed before the boundary.
    */
-  interrupt(reason?: string): Promise<InterruptResult>;
+  interrupt(reason?: string, options?: InterruptOptions): Promise<InterruptResult>;
   /** Aborts the running turn without a boundary; resolves true once it has been discarded. */
   abort(): Promise<boolean>;
   /**
@@ -450,7 +465,11 @@ interface ActiveTurn {
   committing: boolean;
   /** Set once the turn's failure path has run: a late interrupt() finds nothing to do. */
   finished: boolean;
-  interrupt: { reason: string | undefined; promise: Promise<InterruptResult> } | null;
+  interrupt: {
+    reason: string | undefined;
+    keep: 'boundary' | 'partial';
+    promise: Promise<InterruptResult>;
+  } | null;
   resolveInterrupt: ((result: InterruptResult) => void) | null;
   rejectInterrupt: ((error: unknown) => void) | null;
   readonly settled: Promise<void>;
@@ -460,6 +479,12 @@ interface ActiveTurn {
 const INTERRUPT_TITLE = 'turn interrupted';
 const INTERRUPT_CONTENT =
   'The previous turn was interrupted before it finished: its input and output were discarded, and tools it called may have partially run.';
+const INTERRUPT_PARTIAL_CONTENT =
+  'The previous turn was interrupted before it finished: its input and the output produced so far were kept; a tool call without an output did not finish and may have partially run.';
+
+const interruptOptionsSchema = z
+  .strictObject({ keep: z.enum(['boundary', 'partial']).optional() })
+  .optional();
 
 function pendingCalls(output: readonly InputItem[]): FunctionCallItem[] {
   const answered = new Set<string>();
@@ -564,19 +589,21 @@ class SessionImpl implements Session {
     });
   }
 
-  async interrupt(reason?: string): Promise<InterruptResult> {
+  async interrupt(reason?: string, options?: InterruptOptions): Promise<InterruptResult> {
     const text = parseInput(z.string().min(1).max(10_000).optional(), reason, 'interrupt reason');
+    const keep =
+      parseInput(interruptOptionsSchema, options, 'interrupt options')?.keep ?? 'boundary';
     this.assertOpen();
     const turn = this.turns[0];
     if (turn === undefined || turn.committing || turn.finished) {
-      return { interrupted: false, turnId: null, boundary: null };
+      return { interrupted: false, turnId: null, boundary: null, kept: [] };
     }
     if (turn.interrupt !== null) return turn.interrupt.promise;
     const promise = new Promise<InterruptResult>((resolve, reject) => {
       turn.resolveInterrupt = resolve;
       turn.rejectInterrupt = reject;
     });
-    turn.interrupt = { reason: text, promise };
+    turn.interrupt = { reason: text, keep, promise };
     turn.controller.abort(turnAbortedError(this.id, turn.turnId, 'interrupted', text));
     return promise;
   }
@@ -784,7 +811,7 @@ class SessionImpl implements Session {
     } catch (error) {
       if (!signal.aborted || turn.committing) throw error;
       turn.finished = true;
-      if (turn.interrupt !== null) await this.commitInterrupt(turn);
+      if (turn.interrupt !== null) await this.commitInterrupt(turn, working, startId);
       throw signal.reason;
     }
   }
@@ -827,29 +854,44 @@ class SessionImpl implements Session {
     if (index >= 0) this.turns.splice(index, 1);
     // Settles an interrupt() whose turn never got to write its boundary (e.g. the session was
     // removed first); a no-op when the boundary path already settled it.
-    turn.resolveInterrupt?.({ interrupted: false, turnId: turn.turnId, boundary: null });
+    turn.resolveInterrupt?.({ interrupted: false, turnId: turn.turnId, boundary: null, kept: [] });
     turn.markSettled();
   }
 
-  /** Appends the interrupt boundary for an interrupted turn and settles `interrupt()`'s promise. */
-  private async commitInterrupt(turn: ActiveTurn): Promise<void> {
+  /**
+   * Commits the interrupt boundary of an interrupted turn (after the turn's work so far with
+   * `keep: 'partial'`) and settles `interrupt()`'s promise.
+   */
+  private async commitInterrupt(
+    turn: ActiveTurn,
+    working: Episodic,
+    startId: number,
+  ): Promise<void> {
+    const keep = turn.interrupt?.keep ?? 'boundary';
     const reason = turn.interrupt?.reason;
+    const boundary: NewEpisode = {
+      type: 'boundary',
+      meta: { source: 'runtime', turnId: turn.turnId },
+      payload: {
+        reason: 'interrupt',
+        title: INTERRUPT_TITLE,
+        content: reason ?? (keep === 'partial' ? INTERRUPT_PARTIAL_CONTENT : INTERRUPT_CONTENT),
+      },
+    };
     try {
-      const [boundary] = await this.appendCommitted([
-        {
-          type: 'boundary',
-          meta: { source: 'runtime', turnId: turn.turnId },
-          payload: {
-            reason: 'interrupt',
-            title: INTERRUPT_TITLE,
-            content: reason ?? INTERRUPT_CONTENT,
-          },
-        },
-      ]);
+      let committed: Episode[];
+      if (keep === 'partial') {
+        working.append(boundary);
+        await this.persist(working);
+        committed = this.merge(working, startId);
+      } else {
+        committed = await this.appendCommitted([boundary]);
+      }
       turn.resolveInterrupt?.({
         interrupted: true,
         turnId: turn.turnId,
-        boundary: boundary as BoundaryEpisode,
+        boundary: committed[committed.length - 1] as BoundaryEpisode,
+        kept: committed.slice(0, -1),
       });
     } catch (error) {
       turn.rejectInterrupt?.(error);

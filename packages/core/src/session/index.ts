@@ -10,6 +10,7 @@ export type {
   CheckpointHook,
   CheckpointInfo,
   ForkSessionOptions,
+  InterruptOptions,
   InterruptResult,
   ReadonlyEpisodic,
   RunTurnOptions,

@@ -108,12 +108,84 @@ describe('interrupt', () => {
     expect(session.log.read({ fromId: 0 }).map((episode) => episode.type)).toEqual(['boundary']);
   });
 
+  it("keep: 'partial' commits the turn's work so far, then the boundary; the next input heals the unfinished call", async () => {
+    const toolStarted = deferred<void>();
+    const { session, store } = newSession({
+      executeTool: async (toolCall, { signal }) => {
+        if (toolCall.call_id === 'c1') return 'listed 3 files';
+        toolStarted.resolve();
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        return 'too late';
+      },
+    });
+    const turn = session.runTurn(
+      'clean up the workspace',
+      scriptedModel(
+        { output: [call('c1', 'list_files')] },
+        { output: [call('c2', 'delete_files')] },
+      ).model,
+      { turnId: 'turn-1' },
+    );
+    await toolStarted.promise;
+    const result = await session.interrupt('The user pressed Ctrl-C.', { keep: 'partial' });
+    expect((await rejection(turn)).code).toBe('ABORTED');
+
+    // Input, first call + its output, usage-free second call (no output), then the boundary.
+    const kinds = session.log
+      .read({ fromId: 0 })
+      .map((episode) =>
+        episode.type === 'item' ? String(episode.payload.item.type) : episode.type,
+      );
+    expect(kinds).toEqual([
+      'message',
+      'function_call',
+      'function_call_output',
+      'function_call',
+      'boundary',
+    ]);
+    expect(result.kept.map((episode) => episode.id)).toEqual([1, 2, 3, 4]);
+    expect(result.boundary).toMatchObject({
+      id: 5,
+      payload: { reason: 'interrupt', content: 'The user pressed Ctrl-C.' },
+    });
+    expect(
+      session.log.read({ fromId: 0 }).every((episode) => episode.meta.turnId === 'turn-1'),
+    ).toBe(true);
+    expect(session.revision).toBe(1);
+    expect((await store.load(session.id))?.episodic).toContain('delete_files');
+
+    // The next model input pairs the unfinished call with a synthetic output: no provider error.
+    const next = scriptedModel({ output: [say('assistant', 'ok')] });
+    await session.runTurn('what happened?', next.model);
+    const items = next.requests[0]?.items ?? [];
+    const outputs = items.filter((item) => item.type === 'function_call_output');
+    expect(outputs.map((item) => item.call_id)).toEqual(['c1', 'c2']);
+    expect(String(outputs[1]?.output)).toMatch(/interrupted/i);
+  });
+
+  it("keep: 'partial' with the default text says what was kept, and rejects an unknown keep", async () => {
+    const { session } = newSession();
+    const blocking = blockingModel();
+    const turn = session.runTurn('x', blocking.model);
+    await blocking.started;
+    await expect(session.interrupt(undefined, { keep: 'all' as 'partial' })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+    const result = await session.interrupt(undefined, { keep: 'partial' });
+    await rejection(turn);
+    expect(result.boundary?.payload).toMatchObject({
+      content: expect.stringContaining('were kept'),
+    });
+    expect(result.kept.map((episode) => episode.type)).toEqual(['item']);
+  });
+
   it('does nothing when no turn is running', async () => {
     const { session, store } = newSession();
     expect(await session.interrupt('nothing to stop')).toEqual({
       interrupted: false,
       turnId: null,
       boundary: null,
+      kept: [],
     });
     expect(session.log.size).toBe(0);
     expect(await store.load(session.id)).toBeNull();
