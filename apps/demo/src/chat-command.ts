@@ -25,7 +25,7 @@ export interface ChatOptions {
 
 const HELP = [
   'Type a message for the agent, or a command:',
-  '  /interrupt  stop the running turn (it is discarded; an interrupt boundary is committed)',
+  '  /interrupt  stop the running turn (its work so far and an interrupt boundary are committed)',
   '  /fork       continue in a fork of the session (the original keeps its history)',
   '  /timeline   the committed episodes of the current session',
   '  /help       this help',
@@ -99,7 +99,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
     turnActive = true;
     if (interruptNext) {
       interruptNext = false;
-      void current.interrupt('The user typed /interrupt.');
+      void current.interrupt('The user typed /interrupt.', { keep: 'partial' });
     }
     try {
       const record = await turn;
@@ -172,7 +172,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
     if (text === '' || quitting) return;
     if (text === '/interrupt' && (turnActive || queue.some((queued) => !queued.startsWith('/')))) {
       // Acts now, not in order: on the running turn, or on the next turn as soon as it starts.
-      if (turnActive) void agent.interrupt('The user typed /interrupt.');
+      if (turnActive) void agent.interrupt('The user typed /interrupt.', { keep: 'partial' });
       else interruptNext = true;
       if (!options.interactive) write('you> /interrupt');
       return;
@@ -194,7 +194,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const onSigint = () => {
     if (turnActive) {
       write('');
-      void agent.interrupt('The user pressed Ctrl-C.');
+      void agent.interrupt('The user pressed Ctrl-C.', { keep: 'partial' });
       return;
     }
     lines.close();

@@ -317,13 +317,40 @@ async function checkInterrupt(context: CheckContext, view: DiskView): Promise<Ou
   );
   const log = await view.log(turn.sessionId);
   const ofTurn = log.filter((episode) => episode.meta.turnId === turn.turnId);
+  const boundary = ofTurn[ofTurn.length - 1];
   assert(
-    ofTurn.length === 1 &&
-      ofTurn[0]?.type === 'boundary' &&
-      ofTurn[0].payload.reason === 'interrupt',
-    `the session should hold exactly one episode of ${turn.label}, its interrupt boundary; it holds ${ofTurn.map((episode) => episode.type).join(', ') || 'none'}`,
+    boundary?.type === 'boundary' && boundary.payload.reason === 'interrupt',
+    `the session should end ${turn.label} with its interrupt boundary; it holds ${ofTurn.map((episode) => episode.type).join(', ') || 'none'}`,
   );
-  const boundary = ofTurn[0];
+  // keep: 'partial': the turn's input and the call it was running are committed before the boundary.
+  const answered = new Set(
+    ofTurn.flatMap((episode) =>
+      episode.type === 'item' && episode.payload.item.type === 'function_call_output'
+        ? [String(episode.payload.item.call_id)]
+        : [],
+    ),
+  );
+  const unfinished = ofTurn.flatMap((episode) =>
+    episode.type === 'item' &&
+    episode.payload.item.type === 'function_call' &&
+    !answered.has(String(episode.payload.item.call_id))
+      ? [
+          {
+            id: episode.id,
+            callId: String(episode.payload.item.call_id),
+            name: String(episode.payload.item.name),
+          },
+        ]
+      : [],
+  );
+  assert(
+    ofTurn[0]?.type === 'item' && ofTurn[0].meta.source === 'user',
+    `${turn.label}'s input was not kept before its interrupt boundary`,
+  );
+  assert(
+    unfinished.length > 0,
+    `${turn.label} was interrupted while a tool ran, but no call of it is left without an output`,
+  );
   const content = String((boundary?.payload as { content?: string } | undefined)?.content);
   const later = await laterRequests(view, report, turn.label);
   const seen = later.find(({ record }) =>
@@ -335,7 +362,20 @@ async function checkInterrupt(context: CheckContext, view: DiskView): Promise<Ou
     ),
   );
   assert(seen !== undefined, `no later model input shows the <interrupt> message of ${turn.label}`);
-  return `${turn.label} was discarded (run cancelled), interrupt boundary #${boundary?.id} committed, and ${seen.turn}'s model input showed it`;
+  const cut = unfinished[0] as { id: number; callId: string; name: string };
+  const healed = later.find(({ record }) =>
+    requestMessages(record).some(
+      (message) =>
+        message.role === 'tool' &&
+        message.tool_call_id === cut.callId &&
+        contentText(message) === INTERRUPTED_CALL_OUTPUT,
+    ),
+  );
+  assert(
+    healed !== undefined,
+    `no later model input pairs ${turn.label}'s unfinished call ${cut.callId} with a synthesized output`,
+  );
+  return `${turn.label} kept up to the interrupt (run cancelled): ${cut.name} call #${cut.id} left without an output, boundary #${boundary.id} committed; ${seen.turn}'s model input showed the boundary and healed the call`;
 }
 
 async function checkDanglingCall(context: CheckContext, view: DiskView): Promise<Outcome> {

@@ -128,7 +128,7 @@ export function renderReport(report: DemoReport): string[] {
     lines.push(
       row(
         'interrupt',
-        `${scenarios.interrupt.turn} discarded; boundary #${scenarios.interrupt.boundaryId ?? '?'} "${clip(scenarios.interrupt.reason ?? '', 80)}" is shown to the next turn as <interrupt>`,
+        `${scenarios.interrupt.turn} kept up to the interrupt; boundary #${scenarios.interrupt.boundaryId ?? '?'} "${clip(scenarios.interrupt.reason ?? '', 80)}" is shown to the next turn as <interrupt>, its unfinished call healed`,
       ),
     );
   }

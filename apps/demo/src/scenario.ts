@@ -51,13 +51,14 @@ export const SCRIPT = {
   scan: {
     label: 'T4',
     input: 'Scan the workspace for secrets.',
-    shows: 'an interrupted turn: discarded, an interrupt boundary committed instead',
+    shows:
+      'an interrupted turn (Ctrl-C while a tool runs): its work so far and an interrupt boundary are committed; the unfinished call has no output',
   },
   log: {
     label: 'T5',
     input: `Check whether ${LONG_LOG_PATH} has errors.`,
     shows:
-      'a tool output over 8,000 characters, the dangling call healed, a budget restart, then compaction',
+      'the unfinished call healed, a tool output over 8,000 characters, a budget restart, then compaction',
   },
   recap: {
     label: 'T6',
@@ -237,7 +238,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     await run(SCRIPT.invoice, agent);
     await run(SCRIPT.everyFile, agent);
     const interruptReason = 'The user pressed Ctrl-C while the agent was working (simulated).';
-    const interrupt = () => agent.interrupt(interruptReason);
+    // keep: 'partial' commits the turn's input and the model's call before the boundary, so the
+    // next input shows the model exactly which call was cut off (healed with a synthetic output).
+    const interrupt = () => agent.interrupt(interruptReason, { keep: 'partial' });
     await run(SCRIPT.scan, agent, {
       onToolStart: () => void interrupt(),
       model: withInterruptOnAnswer(model, interrupt),
@@ -329,7 +332,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         ? { outcome_type: 'success', verdict: `All ${turns.length} turns completed.` }
         : {
             outcome_type: 'partial_success',
-            verdict: `${completed.length} of ${turns.length} turns completed; ${unfinished.length} ${unfinished.length === 1 ? 'was' : 'were'} interrupted or failed and left the session unchanged.`,
+            verdict: `${completed.length} of ${turns.length} turns completed; ${unfinished.length} ${unfinished.length === 1 ? 'was' : 'were'} interrupted or failed.`,
             completed: completed.map((turn) => `${turn.label}: ${turn.input}`),
             failed: unfinished.map((turn) => `${turn.label}: ${turn.input} (${turn.outcome})`),
           },

@@ -117,7 +117,7 @@ export function renderTurn(turn: TurnSummary): string[] {
   if (turn.outcome === 'interrupted') {
     detail(`interrupted: ${turn.error ?? ''}`);
     detail(
-      `the turn was discarded; interrupt boundary #${turn.interruptBoundaryId ?? '?'} committed (revision ${turn.revisionBefore} → ${turn.revisionAfter}); run ended "cancelled"`,
+      `the turn's work so far and interrupt boundary #${turn.interruptBoundaryId ?? '?'} committed (revision ${turn.revisionBefore} → ${turn.revisionAfter}); run ended "cancelled"`,
     );
   }
   if (turn.outcome === 'failed') {

@@ -10,6 +10,7 @@ import {
   EpisodicError,
   type FunctionCallItem,
   type InputItem,
+  type InterruptOptions,
   itemsToMessages,
   loadSession,
   type ModelCall,
@@ -166,7 +167,11 @@ export interface DemoAgent {
   /** Runs one turn; never rejects for a failed or interrupted turn (see `outcome`). */
   turn(input: string, options?: TurnOptions): Promise<TurnRecord>;
   /** Interrupts the running turn (or the next one, if it has not reached the model yet). */
-  interrupt(reason: string): Promise<boolean>;
+  /**
+   * Interrupts the running turn. `keep: 'partial'` commits what the turn did so far before the
+   * interrupt boundary (see `Session.interrupt`); the default discards it.
+   */
+  interrupt(reason: string, options?: InterruptOptions): Promise<boolean>;
   /** A new agent on a fork of this session (committed history only). */
   fork(): DemoAgent;
   /** Compacts now (a checkpoint summarizing everything since the last one). */
@@ -249,7 +254,7 @@ export async function openDemoAgent(options: DemoAgentOptions): Promise<DemoAgen
 
 function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): DemoAgent {
   let turnRunning = false;
-  let pendingInterrupt: string | null = null;
+  let pendingInterrupt: { reason: string; options: InterruptOptions | undefined } | null = null;
   let interruptReason: string | null = null;
 
   const keepSummary = async (info: CheckpointInfo): Promise<string | null> => {
@@ -467,9 +472,9 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
         executeTool,
       });
       if (pendingInterrupt !== null) {
-        const reason = pendingInterrupt;
+        const { reason, options: interruptOptions } = pendingInterrupt;
         pendingInterrupt = null;
-        void interruptSession(reason);
+        void interruptSession(reason, interruptOptions);
       }
       try {
         const result = await running;
@@ -567,9 +572,12 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
     };
   };
 
-  const interruptSession = async (reason: string): Promise<boolean> => {
+  const interruptSession = async (
+    reason: string,
+    interruptOptions?: InterruptOptions,
+  ): Promise<boolean> => {
     interruptReason = reason;
-    const result = await session.interrupt(reason);
+    const result = await session.interrupt(reason, interruptOptions);
     return result.interrupted;
   };
 
@@ -577,15 +585,15 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
     session,
     model: options.model,
     turn,
-    async interrupt(reason) {
+    async interrupt(reason, interruptOptions) {
       if (!turnRunning) return false;
       if (session.activeTurnId === null) {
         // The turn is still starting its run: interrupt it as soon as it reaches the session.
-        pendingInterrupt = reason;
+        pendingInterrupt = { reason, options: interruptOptions };
         interruptReason = reason;
         return true;
       }
-      return interruptSession(reason);
+      return interruptSession(reason, interruptOptions);
     },
     fork: () => agentFor(session.fork(), options, slot),
     compactNow,
