@@ -19,6 +19,7 @@ const sources = {
 /** The command modules `command-table.ts` loads with `import('./commands/<name>.js')`. */
 const COMMAND_MODULES = [
   'episodes',
+  'episodes-redact',
   'runs',
   'sessions',
   'tasks',

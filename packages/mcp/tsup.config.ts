@@ -1,7 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
 import packageJson from './package.json' with { type: 'json' };
 
 const define = { __EPISODIC_VERSION__: JSON.stringify(packageJson.version) };
+const packages = fileURLToPath(new URL('..', import.meta.url));
+
+// The bin is built from the sibling packages' sources (as the tests resolve them), not their
+// single-file dist bundles: esbuild then drops the modules the server does not use (their
+// package.json says "sideEffects": false), so fewer schemas are built before `initialize`.
+const sources = {
+  '@episodic/core': `${packages}core/src/index.ts`,
+  '@episodic/store-fs': `${packages}store-fs/src/index.ts`,
+  '@episodic/store-sqlite': `${packages}store-sqlite/src/index.ts`,
+};
 
 export default defineConfig([
   {
@@ -32,5 +43,8 @@ export default defineConfig([
     noExternal: [/^@modelcontextprotocol\//, /^@episodic\//, 'zod'],
     external: ['better-sqlite3'],
     define,
+    esbuildOptions(options) {
+      options.alias = sources;
+    },
   },
 ]);

@@ -106,6 +106,7 @@ const toDate: OptionSpec = {
 };
 
 const episodes = () => import('./commands/episodes.js');
+const episodesRedact = () => import('./commands/episodes-redact.js');
 const runs = () => import('./commands/runs.js');
 const sessions = () => import('./commands/sessions.js');
 const tasks = () => import('./commands/tasks.js');
@@ -330,7 +331,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'episodic episodes redact --session-id sess-001 --scope openclaw-mem --replacement placeholder --json',
       'episodic episodes redact --event-id 01JH4Z5Q8K2M3N4P5Q6R7S8T9V --scope openclaw-mem --replacement null',
     ],
-    load: episodes,
+    load: episodesRedact,
     handler: 'redact',
   },
   {

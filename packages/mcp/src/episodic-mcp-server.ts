@@ -1,5 +1,5 @@
 import { McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   createEpisodicTools,
   type EpisodicTools,

@@ -10,7 +10,7 @@ import {
   type QualityGateOptions,
   type RunStore,
 } from '@episodic/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EpisodicMcpLogger } from './logger.js';
 import { MAX_TOOL_TEXT } from './sanitize-text.js';
 import { bindScope } from './scope/bound-scope.js';

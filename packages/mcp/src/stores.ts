@@ -18,5 +18,7 @@ export type {
   OpenEpisodicStoresOptions,
 } from './stores/episodic-location.js';
 export { resolveEpisodicLocation } from './stores/episodic-location.js';
+export type { EpisodicLedger } from './stores/open-episodic-ledger.js';
+export { openEpisodicLedger } from './stores/open-episodic-ledger.js';
 export type { EpisodicStores } from './stores/open-episodic-stores.js';
 export { openEpisodicStores } from './stores/open-episodic-stores.js';

@@ -7,7 +7,7 @@ import {
   type RunStore,
   type SessionStore,
 } from '@episodic/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sweepTempFiles } from './atomic-file.js';
 import { resolveEpisodicHome } from './episodic-home.js';
 import { type FsIo, nodeFsIo } from './fs-io.js';

@@ -12,7 +12,8 @@ import { flag } from '../option-values.js';
 import { createStyles, sanitizeForTerminal } from '../output.js';
 import { createProgress } from '../progress.js';
 import { listRunFiles } from '../run-file-follower.js';
-import { locate, storeOptions } from '../stores.js';
+import { storeOptions } from '../store-options.js';
+import { locate } from '../stores.js';
 
 /** One problem as the receipt lists it. */
 interface Problem {

@@ -8,25 +8,19 @@ import {
   type LedgerEventType,
   type LedgerOptions,
   type LedgerPage,
-  type LedgerRedactTarget,
-  ledgerRedactOptionsSchema,
-  ledgerRedactTargetSchema,
   type NewLedgerEvent,
-  normalizeScope,
-  parseInput,
   type RetentionPolicyInput,
   resolveRetentionPolicy,
-  resolveScopeSelector,
 } from '@episodic/core';
-import type { CommandContext, CommandHandler, CommandResult } from '../command-spec.js';
-import { forCommandLine } from '../ledger-errors.js';
+import type { CommandHandler } from '../command-spec.js';
+import { withLedger } from '../ledger-access.js';
+import { commandName, ledgerCommand, scopeFields } from '../ledger-command.js';
 import { buildMetadataFilter } from '../metadata-conditions.js';
 import {
   flag,
   jsonArgument,
   jsonObjectArgument,
   listOption,
-  optionalChoice,
   optionalInteger,
   optionalString,
   requiredString,
@@ -35,31 +29,7 @@ import {
 import { createStyles, formatTsMs, renderTable, type Styles } from '../output.js';
 import { createProgress } from '../progress.js';
 import { parseRetentionPolicy } from '../retention-option.js';
-import {
-  findRedactionSources,
-  redactRuns,
-  redactSessions,
-  runRedactionOutput,
-  sessionRedactionOutput,
-  storedRedactionOptions,
-} from '../stored-redaction.js';
-import { withStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
-
-function commandName(context: CommandContext): string {
-  return `episodic ${context.path.join(' ')}`;
-}
-
-/** Runs a ledger command, phrasing core's errors for the command line. */
-function ledgerCommand(run: (context: CommandContext) => Promise<CommandResult>): CommandHandler {
-  return async (context) => {
-    try {
-      return await run(context);
-    } catch (error) {
-      throw forCommandLine(error);
-    }
-  };
-}
 
 function utf8Bytes(value: unknown): number {
   return value === undefined || value === null
@@ -70,12 +40,6 @@ function utf8Bytes(value: unknown): number {
 /** A ledger event as receipts list it (`payload` only when it was asked for). */
 function itemOf(event: LedgerEvent): Record<string, unknown> {
   return { ...event };
-}
-
-function scopeFields(selector: { scope: string } | { global: true }) {
-  return 'global' in selector
-    ? { scope: null, global: true }
-    : { scope: normalizeScope(selector.scope), global: false };
 }
 
 function eventsTable(
@@ -181,10 +145,10 @@ export const append: CommandHandler = ledgerCommand(async (context) => {
   // The reference in-memory ledger runs every rule (scope, type, caps, guards) without storage,
   // so invalid input is refused before the database is opened or created.
   await createMemoryLedger(ledgerOptions).append(event, call);
-  const appended = await withStores(
+  const appended = await withLedger(
     context,
-    (stores) =>
-      stores.ledger.append(event, {
+    (ledger) =>
+      ledger.append(event, {
         ...call,
         ...(expectedPosition === undefined ? {} : { expectedPosition }),
       }),
@@ -252,8 +216,8 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
     ...(metadata === undefined ? {} : { metadata }),
   };
   await createMemoryLedger().query(request);
-  const page = await withStores(context, (stores) =>
-    stores.ledger.query({ ...request, ...(afterId === undefined ? {} : { afterId }) }),
+  const page = await withLedger(context, (ledger) =>
+    ledger.query({ ...request, ...(afterId === undefined ? {} : { afterId }) }),
   );
   const receipt = {
     ...scopeFields(selector),
@@ -291,8 +255,8 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
   const includePayload = flag(options, 'include-payload');
   const replayOptions = { ...selector, limit, includePayload };
   await createMemoryLedger().replay(sessionId, replayOptions);
-  const page = await withStores(context, (stores) =>
-    stores.ledger.replay(sessionId, {
+  const page = await withLedger(context, (ledger) =>
+    ledger.replay(sessionId, {
       ...replayOptions,
       ...(afterId === undefined ? {} : { afterId }),
     }),
@@ -317,77 +281,6 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
   };
 });
 
-/** `episodes redact`. */
-export const redact: CommandHandler = ledgerCommand(async (context) => {
-  const { options } = context;
-  const command = commandName(context);
-  const selector = scopeSelector(options, command);
-  const eventId = optionalString(options, 'event-id');
-  const sessionId = optionalString(options, 'session-id');
-  if ((eventId === undefined) === (sessionId === undefined)) {
-    throw new UsageError(
-      `"${command}" needs exactly one of --event-id ID (one event) and --session-id ID (a whole session).`,
-    );
-  }
-  const replacement =
-    optionalChoice(options, 'replacement', ['null', 'placeholder'] as const) ?? 'placeholder';
-  const target = {
-    ...selector,
-    ...(eventId === undefined ? { sessionId: sessionId as string } : { eventId }),
-  };
-  parseInput(ledgerRedactTargetSchema, target, 'redaction target');
-  parseInput(ledgerRedactOptionsSchema, { replacement }, 'redact options');
-  const { scope } = resolveScopeSelector(target, 'redaction');
-  const scrub = storedRedactionOptions(options, 'runs');
-  const { result, runs, sessions } = await withStores(context, async (stores) => {
-    // The sources are found first (the ledger redaction clears the refs that name them) and
-    // scrubbed before the ledger: if a scrub fails, the ledger is unchanged and the same command
-    // can simply be run again.
-    const sources =
-      scrub === null
-        ? { runIds: new Set<string>(), sessionIds: new Set<string>() }
-        : await findRedactionSources(stores, target as LedgerRedactTarget, scope);
-    const runs = scrub === null ? [] : await redactRuns(stores, sources.runIds, scrub);
-    const sessions = scrub === null ? [] : await redactSessions(stores, sources.sessionIds, scrub);
-    const result = await stores.ledger.redact(target, { replacement });
-    return { result, runs, sessions };
-  });
-  const receipt = {
-    ...scopeFields(selector),
-    target: { event_id: eventId ?? null, session_id: sessionId ?? null, scope: result.scope },
-    replacement,
-    redacted_count: result.redacted_count,
-    stored: {
-      mode: scrub === null ? 'none' : (scrub.mode ?? 'secrets'),
-      runs: runs.map(runRedactionOutput),
-      sessions: sessions.map(sessionRedactionOutput),
-    },
-  };
-  return {
-    receipt,
-    render: (write) => {
-      if (context.globals.quiet) return;
-      const styles = createStyles(context.globals.color);
-      const what = eventId === undefined ? `session ${sessionId}` : `event ${eventId}`;
-      const where = result.scope === null ? 'every scope' : `scope ${result.scope}`;
-      write(
-        `${styles.green('Redacted')} ${result.redacted_count} event${result.redacted_count === 1 ? '' : 's'} of ${what} in ${where} (payload → ${replacement === 'null' ? 'null' : '"[REDACTED]"'}).\n`,
-      );
-      if (scrub === null) {
-        write(styles.dim('Stored runs and snapshots were left as they are (--runs none).\n'));
-        return;
-      }
-      const changedRuns = runs.filter(
-        (run) => run.changedLines + run.droppedLines + run.changedToolOutputs > 0,
-      );
-      const changedSessions = sessions.filter((session) => session.changed);
-      write(
-        `Scrubbed (${scrub.mode ?? 'secrets'}) ${changedRuns.length} of ${runs.length} stored run${runs.length === 1 ? '' : 's'} and ${changedSessions.length} of ${sessions.length} session snapshot${sessions.length === 1 ? '' : 's'} the events came from.\n`,
-      );
-    },
-  };
-});
-
 /** `episodes gc`. */
 export const gc: CommandHandler = ledgerCommand(async (context) => {
   const { options } = context;
@@ -406,14 +299,14 @@ export const gc: CommandHandler = ledgerCommand(async (context) => {
     number
   >;
   const progress = createProgress(context, dryRun ? 'gc (dry run)' : 'gc');
-  await withStores(context, async (stores) => {
+  await withLedger(context, async (ledger) => {
     // One type per call (every other type kept), so progress can name the type being collected.
     for (const [index, type] of expiring.entries()) {
       progress.update(index, expiring.length, type);
       const onlyThisType = Object.fromEntries(
         LEDGER_EVENT_TYPES.map((other) => [other, other === type ? effective[type] : null]),
       );
-      const result = await stores.ledger.gc({ ...selector, nowMs, policy: onlyThisType, dryRun });
+      const result = await ledger.gc({ ...selector, nowMs, policy: onlyThisType, dryRun });
       deletedByType[type] = result.deleted_by_type[type];
     }
     progress.update(expiring.length, expiring.length);

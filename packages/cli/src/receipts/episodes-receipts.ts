@@ -4,7 +4,7 @@ import {
   metadataSchema,
   REDACTION_REPLACEMENTS,
 } from '@episodic/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
 import { runRedactionSchema, sessionRedactionSchema } from './redaction-receipts.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The `version` block of every receipt: the package version and the receipt schema version. */
 export const receiptVersionSchema = z.object({

@@ -1,5 +1,5 @@
 import { sessionStateSchema } from '@episodic/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
 
 const storeKind = z.enum(['sqlite', 'fs']);

@@ -1,5 +1,5 @@
 import { taskEpisodeSchema, taskStepSchema, taskTimelineSchema } from '@episodic/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
 
 /** The scope the task episodes belong to (`--scope`, `$EPISODIC_SCOPE`, else `default`). */

@@ -7,7 +7,7 @@ import {
   tsMsSchema,
   uuidSchema,
 } from '@episodic/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The format name written in every export's first line. */
 export const EXPORT_FORMAT = 'episodic.export.v1';

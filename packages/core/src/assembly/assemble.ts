@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Episodic } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import { BOUNDARY_REASONS, type Episode } from '../schema/episode.js';

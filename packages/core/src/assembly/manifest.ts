@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { episodeIdSchema } from '../schema/episode.js';
 import { parseInput } from '../validation/parse-input.js';
 

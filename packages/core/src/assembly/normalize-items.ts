@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FunctionCallItem, InputItem } from '../schema/input-item.js';
 import { parseInput } from '../validation/parse-input.js';
 import type { AssemblyDrop, AssemblyNote } from './manifest.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseInput } from '../validation/parse-input.js';
 
 /** Tool outputs longer than this many characters are shortened before they are sent. */

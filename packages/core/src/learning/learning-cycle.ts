@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TaskPattern, TaskQualityGate, TaskReflection, TaskReward } from '../schema/task.js';
 import { parseInput } from '../validation/parse-input.js';
 import { extractPatterns } from './patterns.js';

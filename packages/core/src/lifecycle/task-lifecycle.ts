@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EpisodicError } from '../errors/episodic-error.js';
 import { runLearningCycle } from '../learning/learning-cycle.js';
 import { type QualityGateOptions, qualityGateOptionsSchema } from '../learning/quality-gate.js';

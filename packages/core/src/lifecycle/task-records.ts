@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EpisodicError } from '../errors/episodic-error.js';
 import { secondsBetween } from '../learning/task-facts.js';
 import { metadataSchema } from '../schema/metadata.js';

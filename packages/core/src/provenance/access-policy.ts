@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   METADATA_MAX_KEYS,
   type MetadataScalar,

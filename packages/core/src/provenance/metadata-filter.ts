@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { metadataScalarSchema } from '../schema/metadata.js';
 
 /** The comparison operators of a metadata filter condition (seed 003). */

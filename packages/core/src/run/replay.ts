@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BaseMessage } from '../schema/base-message.js';
 import type { AgentEvent, RunRecord } from '../schema/run-record.js';
 import { parseInput } from '../validation/parse-input.js';

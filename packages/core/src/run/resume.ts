@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BaseMessage } from '../schema/base-message.js';
 import { type RuntimeInfo, runtimeInfoSchema } from '../schema/run-record.js';
 import { type SessionState, sessionStateSchema } from '../schema/session-state.js';

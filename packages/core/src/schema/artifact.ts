@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Artifacts (seed 003): anything derived from episodes — a pattern, a reflection, a checkpoint

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Chat-style messages as seed 001 stores them in `llm.request`, `llm.response` and session

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type InputItem, inputItemSchema } from './input-item.js';
 import { type Metadata, metadataSchema } from './metadata.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Model input items in the OpenAI Responses style (seed 000 stores them raw). The known kinds are

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The most keys one metadata object may carry (seed 003). */
 export const METADATA_MAX_KEYS = 10;

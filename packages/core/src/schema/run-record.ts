@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { safeJsonParse } from '../util/json.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { formatPath } from '../validation/describe-value.js';

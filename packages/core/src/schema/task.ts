@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isoTimestampSchema } from './episode.js';
 import { metadataSchema } from './metadata.js';
 import { uuidSchema } from './session-state.js';
@@ -63,13 +63,21 @@ function utf8Length(text: string): number {
   return bytes;
 }
 
+/**
+ * `10000` → `10,000`. Not `toLocaleString`: its first call loads ICU's number formats (~10 ms),
+ * and these messages are built when the module loads, before an MCP server can answer `initialize`.
+ */
+function groupThousands(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 /** A non-empty string of at most `maxBytes` UTF-8 bytes. */
 function boundedText(maxBytes: number) {
   return z
     .string()
     .min(1)
     .refine((text) => utf8Length(text) <= maxBytes, {
-      message: `must be at most ${maxBytes.toLocaleString('en-US')} bytes of UTF-8: shorten it`,
+      message: `must be at most ${groupThousands(maxBytes)} bytes of UTF-8: shorten it`,
     });
 }
 

@@ -1,5 +1,5 @@
 import { monotonicFactory } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { DEFAULT_CONTENT_RULES } from '../ledger/content-rules.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { guardJsonValue, redactText } from '../ledger/content-guard.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { CONTENT_KINDS, type ContentKind } from '../schema/ledger-event.js';

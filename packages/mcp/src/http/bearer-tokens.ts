@@ -7,7 +7,7 @@ import {
   parseInput,
   safeJsonParse,
 } from '@episodic/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The shortest bearer token accepted (a token is a password: make it long and random). */
 export const MIN_TOKEN_LENGTH = 16;

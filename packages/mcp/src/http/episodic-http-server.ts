@@ -9,7 +9,7 @@ import {
   validateHostHeader,
   validateOriginHeader,
 } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createEpisodicMcpServer } from '../episodic-mcp-server.js';
 import { createEpisodicTools, type EpisodicToolsOptions } from '../episodic-tools.js';
 import { type EpisodicMcpLogger, formatLogEntry } from '../logger.js';

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { EpisodicError, type LedgerOptions, parseInput, type RunDurability } from '@episodic/core';
 import { resolveEpisodicHome } from '@episodic/store-fs';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Where runs and sessions live: in the SQLite file (default) or as store-fs files under the home. */
 export type EpisodicRunStoreKind = 'sqlite' | 'fs';

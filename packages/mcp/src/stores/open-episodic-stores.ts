@@ -7,6 +7,7 @@ import {
   type RunStore,
   type SessionStore,
 } from '@episodic/core';
+import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore, type SqliteStore } from '@episodic/store-sqlite';
 import {
   type EpisodicLocation,
@@ -35,8 +36,7 @@ export interface EpisodicStores {
 /**
  * Opens the stores under the Episodic home, as the `episodic` CLI and the `episodic-mcp` server do:
  * the ledger and the artifacts in the SQLite file, runs and sessions in that file too (default) or
- * as store-fs files under the home (`store: 'fs'` / `EPISODIC_STORE=fs`). store-fs is loaded only
- * when it is used.
+ * as store-fs files under the home (`store: 'fs'` / `EPISODIC_STORE=fs`).
  *
  * ```ts
  * const stores = await openEpisodicStores({ home: '/tmp/demo' });
@@ -71,7 +71,6 @@ export async function openEpisodicStores(
   let closeFs: (() => Promise<void>) | undefined;
   if (location.store === 'fs') {
     try {
-      const { createFsStore } = await import('@episodic/store-fs');
       const fs = createFsStore({
         root: location.home,
         ...(checked.durability === undefined ? {} : { durability: checked.durability }),

@@ -8,7 +8,7 @@ import {
   tsMsSchema,
   uuidSchema,
 } from '@episodic/core';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The input schemas of the read-only history tools. Like the lifecycle schemas in core they use no

@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createLedger, EpisodicError, type Ledger } from '@episodic/core';
+import {
+  createSqliteLedgerAdapter,
+  openSqliteDatabase,
+  type SqliteStore,
+} from '@episodic/store-sqlite';
+import {
+  type EpisodicLocation,
+  type OpenEpisodicStoresOptions,
+  resolveEpisodicLocation,
+} from './episodic-location.js';
+
+/** The ledger under the Episodic home, opened on its own. */
+export interface EpisodicLedger {
+  /** The scoped ledger in the SQLite file. */
+  readonly ledger: Ledger;
+  /** Where everything is. */
+  readonly location: EpisodicLocation;
+  /** The native better-sqlite3 connection. */
+  readonly database: SqliteStore['database'];
+  /** Closes the connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens only the ledger of the Episodic home: the same SQLite file, connection settings,
+ * migrations and ledger rules as `openEpisodicStores`, without the run, session and artifact
+ * stores. A command that reads or writes ledger events and nothing else loads and builds less this
+ * way (the CLI's `episodes query` starts faster); the ledger behaves exactly as the one
+ * `openEpisodicStores` returns.
+ *
+ * ```ts
+ * const { ledger, close } = openEpisodicLedger({ home: '/tmp/demo' });
+ * await ledger.query({ scope: 'my-project' });
+ * await close();
+ * ```
+ */
+export function openEpisodicLedger(options?: OpenEpisodicStoresOptions): EpisodicLedger {
+  const location = resolveEpisodicLocation(options);
+  const checked = options ?? {};
+  try {
+    mkdirSync(location.home, { recursive: true, mode: 0o700 });
+    if (location.database !== ':memory:')
+      mkdirSync(dirname(location.database), { recursive: true });
+  } catch (error) {
+    throw new EpisodicError({
+      code: 'STORAGE_ERROR',
+      message: `Could not create the Episodic home ${location.home}: ${(error as Error).message}. Check the path and its permissions, or choose another with --home / EPISODIC_HOME.`,
+      details: { home: location.home },
+      cause: error,
+    });
+  }
+  const database = openSqliteDatabase(
+    location.database,
+    checked.synchronous === undefined ? {} : { synchronous: checked.synchronous },
+  );
+  let ledger: Ledger;
+  try {
+    ledger = createLedger(createSqliteLedgerAdapter(database), checked.ledger);
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return {
+    ledger,
+    location,
+    database,
+    async close() {
+      if (database.open) database.close();
+    },
+  };
+}
