@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHILDREN_DIRECTORY } from './__fixtures__/child-process.js';
-import { runOnSmallFilesystem, smallFilesystemSupport } from './__fixtures__/small-filesystem.js';
+import { runOnSmallFilesystem, smallFilesystemSupport } from '../../../test-support/small-filesystem.js';
 
 const support = smallFilesystemSupport();
 const skipReason = 'skip' in support ? support.skip : undefined;

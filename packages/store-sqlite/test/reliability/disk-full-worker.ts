@@ -1,5 +1,5 @@
 // A child process for the disk-full reliability test. It runs on a tiny tmpfs mounted only for it
-// (see `small-filesystem.ts`) and prints one JSON report: it fills the disk through the ledger,
+// (see `test-support/small-filesystem.ts`) and prints one JSON report: it fills the disk through the ledger,
 // the run store and the session store of one SQLite database, checks what is stored while the disk
 // is full, frees space, writes again, and reopens the database. Bundled by the test before it runs.
 import * as fs from 'node:fs';

@@ -1,5 +1,5 @@
 // Child process for the disk-full reliability test. It runs on a tiny tmpfs mounted only for it
-// (see `small-filesystem.ts`) and prints one JSON report: it fills the disk with run appends, then
+// (see `test-support/small-filesystem.ts`) and prints one JSON report: it fills the disk with run appends, then
 // with ever larger snapshots, reads everything back with the real reader, frees space and appends
 // again.
 import * as fs from 'node:fs';
