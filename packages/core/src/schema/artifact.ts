@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { utf8ByteLength } from '../util/utf8.js';
 
 /**
  * Artifacts (seed 003): anything derived from episodes — a pattern, a reflection, a checkpoint
@@ -116,24 +117,6 @@ export const artifactKindSchema = z
   })
   .describe('The artifact kind, e.g. "pattern", "reflection" or "checkpoint_summary".');
 
-/** UTF-8 bytes of a string (a lone surrogate counts 3, as TextEncoder writes U+FFFD). */
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        index++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
 /** Artifact content: any JSON value of at most 64 KB. */
 export const artifactContentSchema = z
   .unknown()
@@ -142,7 +125,7 @@ export const artifactContentSchema = z
       if (content === undefined) return false;
       try {
         const text = JSON.stringify(content);
-        return text !== undefined && utf8Length(text) <= ARTIFACT_CONTENT_MAX_BYTES;
+        return text !== undefined && utf8ByteLength(text) <= ARTIFACT_CONTENT_MAX_BYTES;
       } catch {
         return false;
       }

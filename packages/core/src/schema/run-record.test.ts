@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { utf8ByteLength } from '../util/utf8.js';
 import {
   checkRunRecord,
   countLines,
@@ -13,7 +14,6 @@ import {
   runRecordSchemas,
   toolOutputCacheId,
   toolOutputRefFor,
-  utf8ByteLength,
 } from './run-record.js';
 
 /** Seed 001 §7, verbatim. */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { safeJsonParse } from '../util/json.js';
+import { utf8ByteLength } from '../util/utf8.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { formatPath } from '../validation/describe-value.js';
 import { baseMessageSchema } from './base-message.js';
@@ -383,24 +384,6 @@ export function isSupportedRunSchemaVersion(schemaVersion: unknown): boolean {
 /** The cache id of a tool call's output: `tool_call_id` with every character outside `[A-Za-z0-9_-]` replaced by `_`. */
 export function toolOutputCacheId(toolCallId: string): string {
   return toolCallId.replace(/[^A-Za-z0-9_-]/g, '_');
-}
-
-/** The UTF-8 length of `text` in bytes (a lone surrogate counts as U+FFFD, 3 bytes, as encoders write it). */
-export function utf8ByteLength(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        index++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 /** The number of lines in `text`: each `\n` ends one, a final line without `\n` counts, `''` has 0. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { utf8ByteLength } from '../util/utf8.js';
 import { isoTimestampSchema } from './episode.js';
 import { metadataSchema } from './metadata.js';
 import { uuidSchema } from './session-state.js';
@@ -45,24 +46,6 @@ export const TASK_STEP_OUTPUT_MAX_BYTES = 10_000;
 /** The largest step `parameters`, in UTF-8 bytes of its JSON: 1 MB (1,048,576 bytes). */
 export const TASK_STEP_PARAMETERS_MAX_BYTES = 1_048_576;
 
-/** UTF-8 length without encoding (a lone surrogate counts 3 bytes, as TextEncoder writes U+FFFD). */
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        index++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
 /**
  * `10000` → `10,000`. Not `toLocaleString`: its first call loads ICU's number formats (~10 ms),
  * and these messages are built when the module loads, before an MCP server can answer `initialize`.
@@ -76,7 +59,7 @@ function boundedText(maxBytes: number) {
   return z
     .string()
     .min(1)
-    .refine((text) => utf8Length(text) <= maxBytes, {
+    .refine((text) => utf8ByteLength(text) <= maxBytes, {
       message: `must be at most ${groupThousands(maxBytes)} bytes of UTF-8: shorten it`,
     });
 }
@@ -85,7 +68,7 @@ function boundedText(maxBytes: number) {
 function jsonBytes(value: unknown): number | undefined {
   try {
     const text = JSON.stringify(value);
-    return text === undefined ? undefined : utf8Length(text);
+    return text === undefined ? undefined : utf8ByteLength(text);
   } catch {
     return undefined;
   }
