@@ -170,10 +170,10 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     return pending instanceof Promise ? pending.then(decide) : decide(pending);
   };
 
+  const hasCachedOutput = (entry: RunRecordEntry) =>
+    entry.record.type === 'tool.output' && entry.record.output_ref !== undefined;
   const toolOutputsOf = (entries: readonly RunRecordEntry[]) =>
-    entries.filter(
-      (entry) => entry.record.type === 'tool.output' && entry.record.output_ref !== undefined,
-    );
+    entries.some(hasCachedOutput) ? entries.filter(hasCachedOutput) : [];
 
   /** Output ids become file names: checked before anything is stored. */
   const checkToolOutputIds = (entries: readonly RunRecordEntry[]) => {
@@ -209,7 +209,16 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     }
   };
 
-  const bufferOf = (entry: RunRecordEntry) => Buffer.from(`${entry.json}\n`, 'utf8');
+  // One allocation per record, the JSON encoded straight into it: `Buffer.from(json + '\n')`
+  // would first flatten the concatenation into a second copy of the line.
+  const bufferOf = (entry: RunRecordEntry) => {
+    const { json } = entry;
+    const length = Buffer.byteLength(json, 'utf8');
+    const buffer = Buffer.allocUnsafe(length + 1);
+    buffer.write(json, 0, length, 'utf8');
+    buffer[length] = 0x0a;
+    return buffer;
+  };
   const needsSync = (entries: readonly RunRecordEntry[]) =>
     durability === 'always' ||
     (durability === 'run' && entries.some((entry) => entry.record.type === 'run.end'));
@@ -360,6 +369,60 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     return stats;
   };
 
+  /** The file was deleted (by another process) since its path was cached. */
+  const deletedMeanwhile = (runId: string, error: unknown): never => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      paths.delete(runId);
+      if (locate(runId) === null) throw runNotFound(runId);
+    }
+    throw error;
+  };
+
+  /** Writes planned entries; a number when they were written at once, else a promise of it. */
+  const write = (
+    runId: string,
+    path: string,
+    toWrite: readonly RunRecordEntry[],
+  ): number | Promise<number> => {
+    if (toWrite.length === 0) return 0;
+    writeToolOutputs(toWrite);
+    let pending: Promise<void> | undefined;
+    try {
+      pending = writer.append(path, toWrite.map(bufferOf), needsSync(toWrite));
+    } catch (error) {
+      return deletedMeanwhile(runId, error);
+    }
+    if (pending === undefined) return toWrite.length;
+    return pending.then(
+      () => toWrite.length,
+      (error: unknown) => deletedMeanwhile(runId, error),
+    );
+  };
+
+  /** An append that creates the run or carries a header (both may wait for another writer). */
+  const appendSlowly = async (
+    runId: string,
+    known: string | null,
+    entries: readonly RunRecordEntry[],
+  ): Promise<number> => {
+    let path = known;
+    let toWrite: readonly RunRecordEntry[];
+    if (path === null) {
+      toWrite = planRunAppend(runId, undefined, entries);
+      path = createRun(runId, toWrite[0]?.record as RunHeader);
+      if (path === null) {
+        // Another process created the run between our lookup and our create.
+        path = locate(runId) as string;
+        const planned = plan(runId, path, entries);
+        toWrite = planned instanceof Promise ? await planned : planned;
+      }
+    } else {
+      const planned = plan(runId, path, entries);
+      toWrite = planned instanceof Promise ? await planned : planned;
+    }
+    return write(runId, path, toWrite);
+  };
+
   return {
     specificationVersion: 'v1',
     name: 'fs',
@@ -370,37 +433,15 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       redaction: true,
     },
 
-    async append(runId, entries) {
+    append(runId, entries) {
       checkToolOutputIds(entries);
-      let path = locate(runId, false);
-      let toWrite: readonly RunRecordEntry[];
-      if (path === null) {
-        toWrite = planRunAppend(runId, undefined, entries);
-        path = createRun(runId, toWrite[0]?.record as RunHeader);
-        if (path === null) {
-          // Another process created the run between our lookup and our create.
-          path = locate(runId) as string;
-          const planned = plan(runId, path, entries);
-          toWrite = planned instanceof Promise ? await planned : planned;
-        }
-      } else if (entries[0]?.record.type === 'header') {
-        const planned = plan(runId, path, entries);
-        toWrite = planned instanceof Promise ? await planned : planned;
-      } else {
-        toWrite = planRunAppend(runId, null, entries);
+      const path = locate(runId, false);
+      // The common append (a known run, no header) is planned and written synchronously: no
+      // promise per record unless the writer queues it (a sync, or other appends queued).
+      if (path !== null && entries[0]?.record.type !== 'header') {
+        return write(runId, path, planRunAppend(runId, null, entries));
       }
-      if (toWrite.length === 0) return 0;
-      writeToolOutputs(toWrite);
-      try {
-        await writer.append(path, toWrite.map(bufferOf), needsSync(toWrite));
-      } catch (error) {
-        // The file was deleted (by another process) since its path was cached.
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        paths.delete(runId);
-        if (locate(runId) === null) throw runNotFound(runId);
-        throw error;
-      }
-      return toWrite.length;
+      return appendSlowly(runId, path, entries);
     },
 
     read(runId) {

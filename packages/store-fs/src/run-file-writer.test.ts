@@ -187,6 +187,35 @@ describe('the run-file writer', () => {
     expect(read.errors).toHaveLength(1);
   });
 
+  // Unsynced appends to a file with nothing queued are written at once (no queue turn); they must
+  // check the tail exactly like a queued flush does.
+  it.each([
+    ['none', 'written at once'],
+    ['always', 'queued and group-committed'],
+  ] as const)(
+    'repairs a torn tail another writer leaves while the file is held open (durability %s: %s)',
+    async (durability) => {
+      const { store, writes } = open({ durability });
+      await store.runs.append(RUN_ID, [header, event(0)]);
+      const path = (await store.locateRun(RUN_ID)) as string;
+      // Another process (its own descriptor) dies in the middle of its record.
+      fs.appendFileSync(path, '{"type":"agent.event","run_id":"3c9d8e7f-6a5b');
+      const before = writes.length;
+      await store.runs.append(RUN_ID, [event(1)]);
+      await store.runs.append(RUN_ID, [event(2)]);
+      // One newline ends the fragment; each record is still its own single write.
+      expect(writes.slice(before).map((buffer) => buffer.toString('utf8').slice(0, 1))).toEqual([
+        '\n',
+        '{',
+        '{',
+      ]);
+      const read = await store.runs.read(RUN_ID);
+      expect(read.records).toEqual([header, event(0), event(1), event(2)]);
+      expect(read.errors).toHaveLength(1);
+      expect(read.errors[0]?.line).toBe(3);
+    },
+  );
+
   it('keeps appends to many runs correct when it has to close idle descriptors', async () => {
     const { store } = open({ durability: 'none', maxOpenFiles: 3 });
     const runIds = Array.from(

@@ -28,11 +28,17 @@ export interface RunFileWriter {
   /** Creates a new, empty run file; throws `EEXIST` when it already exists. */
   create(path: string): void;
   /**
-   * Queues `buffers` (one complete record each, ending with its only `\n`) for the file and
-   * resolves once they are written, and synced when `sync` is true. Appends to one file are
-   * written in call order; appends queued in the same tick share one sync (group commit).
+   * Writes `buffers` (one complete record each, ending with its only `\n`) to the file, and syncs
+   * them when `sync` is true. Appends to one file are written in call order; appends queued in the
+   * same tick share one sync (group commit).
+   *
+   * Returns `undefined` when the records were written before returning: an append that needs no
+   * sync to a file with nothing queued is written at once (group commit has nothing to share, and
+   * a queue turn would only add a promise and a microtask per record). Otherwise it returns a
+   * promise that settles once they are written (and synced). Errors of an immediate write are
+   * thrown.
    */
-  append(path: string, buffers: readonly Buffer[], sync: boolean): Promise<void>;
+  append(path: string, buffers: readonly Buffer[], sync: boolean): Promise<void> | undefined;
   /** Closes the file's descriptor once its queue is empty (the file is being deleted). */
   forget(path: string): void;
   /**
@@ -195,6 +201,18 @@ export function createRunFileWriter({
       }
       file.lastUsed = ++clock;
       file.closeWhenIdle = false;
+      if (!sync && !file.scheduled && file.queue.length === 0) {
+        // Nothing queued for this file: written now, in call order, with the same tail check and
+        // one write call per record as a queued flush.
+        try {
+          repairTail(file);
+          for (const buffer of buffers) writeAll(file, buffer);
+        } catch (error) {
+          file.knownSize = undefined;
+          throw error;
+        }
+        return undefined;
+      }
       return new Promise<void>((resolve, reject) => {
         file.queue.push({ buffers, sync, resolve, reject });
         if (!file.scheduled) {

@@ -5,10 +5,11 @@ import { isoTimestampSchema } from './episode.js';
 /** The session state schema version this package writes. */
 export const SESSION_STATE_SCHEMA_VERSION = 1;
 
+/** The pattern of `uuidSchema`: a UUID of any version, lowercase or uppercase. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** A UUID of any version, lowercase or uppercase (seed 001 uses UUIDv4 for new ids). */
-export const uuidSchema = z
-  .string()
-  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID');
+export const uuidSchema = z.string().regex(UUID_PATTERN, 'must be a UUID');
 
 /**
  * A session state snapshot: seed 001's `SessionState` (for resume) joined with seed 000's

@@ -2,12 +2,14 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { RunHeader, RunRecord } from '../schema/run-record.js';
+import { uuidSchema } from '../schema/session-state.js';
 import { createMemoryRunStoreAdapter } from './memory-run-store.js';
 import {
   compareRunSummaries,
   createRunStore,
   hasLoneSurrogateEscape,
   jsonEqual,
+  parseRunId,
   planRunAppend,
   prepareRunRecords,
   type RunStoreAdapter,
@@ -259,4 +261,34 @@ describe('tolerant reading of run text', () => {
       if (count >= expected.length) expect(tail.errors).toHaveLength(damagedLines.length);
     },
   );
+});
+
+describe('parseRunId', () => {
+  // The fast path tests the pattern directly; it must accept exactly what uuidSchema accepts.
+  test.prop([
+    fc.oneof(
+      fc.uuid(),
+      fc.uuid().map((id) => id.toUpperCase()),
+      fc.uuid().map((id) => ` ${id}`),
+      fc.uuid().map((id) => `${id}\n`),
+      fc.string(),
+      fc.constant(42),
+      fc.constant(null),
+    ),
+  ])('agrees with uuidSchema and lowercases', (value) => {
+    const expected = uuidSchema.safeParse(value);
+    if (expected.success) {
+      expect(parseRunId(value)).toBe(expected.data.toLowerCase());
+    } else {
+      const error = (() => {
+        try {
+          parseRunId(value);
+        } catch (caught) {
+          return caught;
+        }
+        throw new Error('expected a VALIDATION_ERROR');
+      })();
+      expect(EpisodicError.hasCode(error, 'VALIDATION_ERROR')).toBe(true);
+    }
+  });
 });

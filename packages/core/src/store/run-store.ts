@@ -14,13 +14,13 @@ import {
   runRecordSchemaFor,
   runTimestampSchema,
 } from '../schema/run-record.js';
-import { uuidSchema } from '../schema/session-state.js';
+import { UUID_PATTERN, uuidSchema } from '../schema/session-state.js';
 import { safeJsonParse } from '../util/json.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { describeValue } from '../validation/describe-value.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import type { MaybePromise } from './maybe-promise.js';
-import { callAdapter } from './storage-error.js';
+import { callAdapter, toStorageError } from './storage-error.js';
 import {
   createStoredRedactor,
   parseStoredRedactionOptions,
@@ -307,6 +307,8 @@ function checkAdapter(adapter: RunStoreAdapter): void {
 
 /** Validates a run id and returns it lowercase (paths and keys must not depend on its case). */
 export function parseRunId(value: unknown, subject = 'run id'): string {
+  // The schema's own pattern, tested directly: a run id is parsed on every append and read.
+  if (typeof value === 'string' && UUID_PATTERN.test(value)) return value.toLowerCase();
   return parseInput(uuidSchema, value, subject).toLowerCase();
 }
 
@@ -317,6 +319,11 @@ export function runNotFound(runId: string): EpisodicError {
     message: `Run ${runId} does not exist. Check the id (list runs to see the ones stored), or start the run by appending its header first.`,
     details: { runId },
   });
+}
+
+/** How errors name the record at `index` (built only for an error). */
+function recordSubject(index: number): string {
+  return `run record [${index}]`;
 }
 
 /**
@@ -333,8 +340,9 @@ export function prepareRunRecords(runId: string, records: unknown): RunRecordEnt
       'must be a non-empty array of run records',
     );
   }
-  return records.map((value, index) => {
-    const subject = `run record [${index}]`;
+  const entries: RunRecordEntry[] = new Array(records.length);
+  for (let index = 0; index < records.length; index++) {
+    const value: unknown = records[index];
     const type = (value as { type?: unknown } | null)?.type;
     let schema: z.ZodType;
     if (isKnownRunRecordType(type)) {
@@ -343,7 +351,7 @@ export function prepareRunRecords(runId: string, records: unknown): RunRecordEnt
       schema = customRecord();
     } else {
       throw invalidField(
-        subject,
+        recordSubject(index),
         'type',
         type,
         'must be a seed 001 record type (header, run.start, run.context, agent.event, tool.output, llm.request, llm.response, run.status, run.error, run.end) or a custom type namespaced as x.<org>.<name>',
@@ -352,11 +360,11 @@ export function prepareRunRecords(runId: string, records: unknown): RunRecordEnt
     // Validated without copying and stored as given (no defaults filled in); the JSON is taken
     // now, so a caller changing the object later changes nothing.
     const record = (
-      schema.validate(value) ? value : parseInput(schema, value, subject)
+      schema.validate(value) ? value : parseInput(schema, value, recordSubject(index))
     ) as RunRecord;
     if (record.type === 'header' && index !== 0) {
       throw invalidField(
-        subject,
+        recordSubject(index),
         'type',
         'header',
         'a header must be the first record of the run; append it alone or first',
@@ -364,19 +372,20 @@ export function prepareRunRecords(runId: string, records: unknown): RunRecordEnt
     }
     const recordRunId = (record as { run_id?: unknown }).run_id;
     if (typeof recordRunId !== 'string' || recordRunId.toLowerCase() !== runId) {
-      throw invalidField(subject, 'run_id', recordRunId, `must be the run id ${runId}`);
+      throw invalidField(recordSubject(index), 'run_id', recordRunId, `must be the run id ${runId}`);
     }
     const json = JSON.stringify(record);
     if (hasLoneSurrogateEscape(json)) {
       throw invalidField(
-        subject,
+        recordSubject(index),
         '(a string)',
         describeValue(record),
         'contains a lone UTF-16 surrogate (a string cut in the middle of a character); repair it, e.g. with String.prototype.toWellFormed()',
       );
     }
-    return { record, json };
-  });
+    entries[index] = { record, json };
+  }
+  return entries;
 }
 
 /**
@@ -432,9 +441,15 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
     async append(id, records) {
       const runId = parseRunId(id);
       const entries = prepareRunRecords(runId, records);
-      const appended = await callAdapter(name, `append to run ${runId}`, () =>
-        adapter.append(runId, entries),
-      );
+      // The hot path of a run: callAdapter's work without its extra async frame per record (an
+      // adapter may answer synchronously, as the fs store does for an unsynced append).
+      let appended: number;
+      try {
+        const result = adapter.append(runId, entries);
+        appended = typeof result === 'number' ? result : await result;
+      } catch (error) {
+        throw toStorageError(name, `append to run ${runId}`, error);
+      }
       return { runId, appended };
     },
     async read(id) {
