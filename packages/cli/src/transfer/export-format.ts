@@ -96,4 +96,3 @@ export const exportBodyLineSchema = z.discriminatedUnion('type', [
   ledgerEventLineSchema,
   exportEndLineSchema,
 ]);
-export type ExportBodyLine = z.infer<typeof exportBodyLineSchema>;

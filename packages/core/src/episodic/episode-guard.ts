@@ -17,17 +17,14 @@ import {
 } from '../schema/index.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 
-/**
- * A fast check for the common episode, used before the schema on the append and restore paths.
- *
- * The compiled episode schema still builds output objects for every episode (the item schema is a
- * transform and `meta` has defaults), and on a restore of a million episodes those copies cost
- * more than the JSON parse. This check reads the value without allocating: the envelope and
- * `meta` by hand, the payloads and items through their own compiled schemas. It only ever says
- * yes to values the schema accepts; anything it does not fully recognize (metadata, an unexpected
- * shape) answers no, and the caller runs the schema. A test checks both always agree on yes.
- */
-export type EpisodeGuard = (value: unknown) => boolean;
+// A fast check for the common episode, used before the schema on the append and restore paths.
+//
+// The compiled episode schema still builds output objects for every episode (the item schema is a
+// transform and `meta` has defaults), and on a restore of a million episodes those copies cost
+// more than the JSON parse. This check reads the value without allocating: the envelope and
+// `meta` by hand, the payloads and items through their own compiled schemas. It only ever says
+// yes to values the schema accepts; anything it does not fully recognize (metadata, an unexpected
+// shape) answers no, and the caller runs the schema. A test checks both always agree on yes.
 
 const SOURCES: ReadonlySet<unknown> = new Set(EPISODE_SOURCES);
 const timestamp = lazyCompiled(isoTimestampSchema);

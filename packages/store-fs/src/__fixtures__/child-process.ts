@@ -87,8 +87,3 @@ export function spawnChild(
 export function randomInt(min: number, max: number): number {
   return min + Math.floor(Math.random() * (max - min + 1));
 }
-
-/** A log-uniform random size in [min, max]: mostly small records, some very large. */
-export function randomSize(min: number, max: number): number {
-  return Math.round(Math.exp(Math.log(min) + Math.random() * (Math.log(max) - Math.log(min))));
-}
