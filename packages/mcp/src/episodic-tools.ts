@@ -6,6 +6,7 @@ import {
   createTaskLifecycle,
   EpisodicError,
   type Ledger,
+  lazyCompiled,
   parseInput,
   type QualityGateOptions,
   type RunStore,
@@ -173,6 +174,14 @@ export function createEpisodicTools(options: EpisodicToolsOptions): EpisodicTool
   const byName = new Map(
     EPISODIC_TOOL_DEFINITIONS.map((definition) => [definition.name, definition]),
   );
+  // Arguments are checked on every call: each tool's schema is compiled once it is in use (the
+  // compiled clone accepts the same arguments and reports the same issues).
+  const acceptSchemas = new Map(
+    EPISODIC_TOOL_DEFINITIONS.map((definition) => [
+      definition.name,
+      lazyCompiled(definition.acceptSchema),
+    ]),
+  );
 
   const errorResult = (error: unknown, tool: string): EpisodicToolResult => ({
     content: [{ type: 'text', text: renderToolJson(toToolErrorBody(error, tool, logger)) }],
@@ -195,7 +204,8 @@ export function createEpisodicTools(options: EpisodicToolsOptions): EpisodicTool
       }
       try {
         // Arguments are validated before anything else, so a bad id never reaches a store.
-        const parsed = parseInput(definition.acceptSchema, args ?? {}, `${name} arguments`);
+        const acceptSchema = acceptSchemas.get(definition.name) as () => z.ZodType;
+        const parsed = parseInput(acceptSchema(), args ?? {}, `${name} arguments`);
         const result = await handlers[definition.name](parsed as never, await context());
         return { content: [{ type: 'text', text: renderToolJson(result, maxResultChars) }] };
       } catch (error) {

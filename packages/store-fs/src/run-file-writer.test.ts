@@ -190,11 +190,11 @@ describe('the run-file writer', () => {
   // Unsynced appends to a file with nothing queued are written at once (no queue turn); they must
   // check the tail exactly like a queued flush does.
   it.each([
-    ['none', 'written at once'],
-    ['always', 'queued and group-committed'],
+    { durability: 'none', path: 'written at once' },
+    { durability: 'always', path: 'queued and group-committed' },
   ] as const)(
-    'repairs a torn tail another writer leaves while the file is held open (durability %s: %s)',
-    async (durability) => {
+    'repairs a torn tail another writer leaves while the file is held open (durability $durability: $path)',
+    async ({ durability }) => {
       const { store, writes } = open({ durability });
       await store.runs.append(RUN_ID, [header, event(0)]);
       const path = (await store.locateRun(RUN_ID)) as string;

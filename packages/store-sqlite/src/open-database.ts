@@ -4,7 +4,6 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { migrate } from './migrations.js';
 import { assertSqliteVersion } from './sqlite-version.js';
 
-
 // better-sqlite3 is CommonJS: required directly instead of imported, which skips the ESM loader's
 // translation of a CommonJS module (about 3 ms of every CLI and MCP server start).
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;

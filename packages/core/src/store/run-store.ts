@@ -372,7 +372,12 @@ export function prepareRunRecords(runId: string, records: unknown): RunRecordEnt
     }
     const recordRunId = (record as { run_id?: unknown }).run_id;
     if (typeof recordRunId !== 'string' || recordRunId.toLowerCase() !== runId) {
-      throw invalidField(recordSubject(index), 'run_id', recordRunId, `must be the run id ${runId}`);
+      throw invalidField(
+        recordSubject(index),
+        'run_id',
+        recordRunId,
+        `must be the run id ${runId}`,
+      );
     }
     const json = JSON.stringify(record);
     if (hasLoneSurrogateEscape(json)) {
