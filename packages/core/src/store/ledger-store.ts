@@ -493,7 +493,8 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
       }
       const predicate =
         query.metadata === undefined ? undefined : compileMetadataFilter(query.metadata).predicate;
-      const after = await resolveAfter(query.afterId, scope);
+      const after =
+        query.afterId === undefined ? undefined : await resolveAfter(query.afterId, scope);
       return readPage(
         {
           scope,
@@ -513,7 +514,8 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
       const session = parseInput(compiledIdentifier(), sessionId, 'replay session id');
       const parsed = parseInput(compiledReplayOptions(), replayOptions, 'replay options');
       const { scope } = resolveScopeSelector(parsed, 'replay');
-      const after = await resolveAfter(parsed.afterId, scope);
+      const after =
+        parsed.afterId === undefined ? undefined : await resolveAfter(parsed.afterId, scope);
       return readPage(
         { scope, sessionId: session, includePayload: parsed.includePayload },
         after,

@@ -4,16 +4,25 @@ import { EpisodicError } from '../errors/episodic-error.js';
  * Runs one adapter call and turns whatever it throws into a domain error: an `EpisodicError`
  * passes through; anything else becomes `STORAGE_ERROR` naming the store and the operation.
  */
-export async function callAdapter<T>(
+export function callAdapter<T>(
   storeName: string,
   operation: string,
   call: () => T | Promise<T>,
 ): Promise<T> {
+  // Not an async function: a synchronous adapter (better-sqlite3, the in-memory stores) answers
+  // in one promise instead of two, which every ledger query and append goes through.
+  let result: T | Promise<T>;
   try {
-    return await call();
+    result = call();
   } catch (error) {
-    throw toStorageError(storeName, operation, error);
+    return Promise.reject(toStorageError(storeName, operation, error));
   }
+  if (typeof (result as { then?: unknown } | null)?.then === 'function') {
+    return Promise.resolve(result).catch((error: unknown) => {
+      throw toStorageError(storeName, operation, error);
+    });
+  }
+  return Promise.resolve(result);
 }
 
 /** The `STORAGE_ERROR` for a backend failure (an `EpisodicError` is returned unchanged). */
