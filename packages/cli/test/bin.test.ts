@@ -141,7 +141,8 @@ describe('episodic binary', () => {
 });
 
 describe('start-up: what each command loads', () => {
-  // A module hook records every module Node resolves, in the real process.
+  // A module hook records every module Node resolves, in the real process: ES modules through the
+  // resolve hook, CommonJS ones (better-sqlite3 is required, not imported) through the CJS resolver.
   function loadedModules(args: string[]): { urls: string[]; code: string } {
     const directory = temporaryDirectory();
     const log = join(directory, 'modules.log');
@@ -159,7 +160,18 @@ export async function resolve(specifier, context, next) {
     const register = join(directory, 'register.mjs');
     writeFileSync(
       register,
-      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+      `import { appendFileSync } from 'node:fs';
+import Module, { register } from 'node:module';
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
+register(${JSON.stringify(pathToFileURL(hooks).href)});
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function (...args) {
+  const resolved = resolveFilename.apply(this, args);
+  if (isAbsolute(resolved)) appendFileSync(${JSON.stringify(log)}, pathToFileURL(resolved).href + '\\n');
+  return resolved;
+};
+`,
     );
     const result = spawnSync(
       process.execPath,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { EpisodicError } from '@episodic/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveEpisodicLocation } from './episodic-location.js';
+import { openEpisodicLedger } from './open-episodic-ledger.js';
 import { openEpisodicStores } from './open-episodic-stores.js';
 
 const directories: string[] = [];
@@ -146,6 +147,66 @@ describe('openEpisodicStores', () => {
     const error = await openEpisodicStores({ home, db: home, env: {} }).catch(
       (caught: unknown) => caught,
     );
+    expect(EpisodicError.hasCode(error, 'STORAGE_ERROR')).toBe(true);
+  });
+});
+
+describe('openEpisodicLedger', () => {
+  const event = {
+    scope: 'my-project',
+    session_id: 'sess-1',
+    agent_id: 'planner',
+    type: 'conversation.user' as const,
+    summary: 'Asked for status',
+  };
+
+  it('opens the same ledger as openEpisodicStores, with its rules, and nothing else', async () => {
+    const home = temporaryDirectory();
+    const alone = openEpisodicLedger({ home, env: {}, ledger: { caps: { summaryBytes: 64 } } });
+    expect(alone.location).toEqual(resolveEpisodicLocation({ home, env: {} }));
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    const { event: first } = await alone.ledger.append(event);
+    const error = await alone.ledger
+      .append({ ...event, summary: 'x'.repeat(65) })
+      .catch((caught: unknown) => caught);
+    expect(EpisodicError.hasCode(error, 'VALIDATION_ERROR')).toBe(true);
+    await alone.close();
+    await alone.close();
+    expect(alone.database.open).toBe(false);
+
+    const stores = await openEpisodicStores({ home, env: {} });
+    try {
+      const page = await stores.ledger.query({ scope: 'my-project', sessionId: 'sess-1' });
+      expect(page.events.map((stored) => [stored.event_id, stored.position])).toEqual([
+        [first.event_id, 1],
+      ]);
+      const { event: second } = await stores.ledger.append(event, { expectedPosition: 1 });
+      expect(second.position).toBe(2);
+    } finally {
+      await stores.close();
+    }
+    const again = openEpisodicLedger({ home, env: {} });
+    try {
+      const conflict = await again.ledger
+        .append(event, { expectedPosition: 1 })
+        .catch((caught: unknown) => caught);
+      expect(EpisodicError.hasCode(conflict, 'CONFLICT')).toBe(true);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('refuses bad options and an unopenable database like openEpisodicStores', () => {
+    const home = temporaryDirectory();
+    expect(() => openEpisodicLedger({ home, env: { EPISODIC_STORE: 'postgres' } })).toThrow(
+      /EPISODIC_STORE/,
+    );
+    let error: unknown;
+    try {
+      openEpisodicLedger({ home, db: home, env: {} });
+    } catch (caught) {
+      error = caught;
+    }
     expect(EpisodicError.hasCode(error, 'STORAGE_ERROR')).toBe(true);
   });
 });
