@@ -15,8 +15,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  runOnSmallFilesystem,
+  smallFilesystemSupport,
+} from '../../../test-support/small-filesystem.js';
 import { CHILDREN_DIRECTORY } from './__fixtures__/child-process.js';
-import { runOnSmallFilesystem, smallFilesystemSupport } from '../../../test-support/small-filesystem.js';
 
 const support = smallFilesystemSupport();
 const skipReason = 'skip' in support ? support.skip : undefined;

@@ -13,7 +13,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runOnSmallFilesystem, smallFilesystemSupport } from '../../../../test-support/small-filesystem.js';
+import {
+  runOnSmallFilesystem,
+  smallFilesystemSupport,
+} from '../../../../test-support/small-filesystem.js';
 
 const support = smallFilesystemSupport();
 const skipReason = 'skip' in support ? support.skip : undefined;
