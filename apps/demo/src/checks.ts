@@ -22,6 +22,7 @@ import {
   projectSources,
 } from './ledger-index.js';
 import type { CheckResult, DemoReport } from './report.js';
+import { INVOICE_TOTAL } from './sample-workspace.js';
 import type { ToolCallOutcome } from './task-tracker.js';
 
 /** What the checks read: the report (ids and evidence) and the stores under the demo home. */
@@ -565,7 +566,7 @@ async function checkResume(context: CheckContext, view: DiskView): Promise<Outco
   assert(earlier, `the resumed process's first model input holds no earlier history`);
   if (report.offline) {
     assert(
-      scenario.answer?.includes('367.90') === true,
+      scenario.answer?.includes(INVOICE_TOTAL.toFixed(2)) === true,
       `the resumed process did not recall the invoice total (answered "${scenario.answer}")`,
     );
   }

@@ -1,4 +1,5 @@
-import { isAbsolute, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { EpisodicError, type LedgerOptions, parseInput, type RunDurability } from '@episodic/core';
 import { resolveEpisodicHome } from '@episodic/store-fs';
 import * as z from 'zod';
@@ -128,4 +129,23 @@ export function resolveEpisodicLocation(options?: OpenEpisodicStoresOptions): Ep
           : resolve(process.cwd(), dbValue);
   }
   return { home, database, store, runs: store === 'sqlite' ? database : home };
+}
+
+/**
+ * Creates the Episodic home (mode 0700) and the database's directory, or throws `STORAGE_ERROR`
+ * saying which path failed and how to choose another.
+ */
+export function createEpisodicHome(location: EpisodicLocation): void {
+  try {
+    mkdirSync(location.home, { recursive: true, mode: 0o700 });
+    if (location.database !== ':memory:')
+      mkdirSync(dirname(location.database), { recursive: true });
+  } catch (error) {
+    throw new EpisodicError({
+      code: 'STORAGE_ERROR',
+      message: `Could not create the Episodic home ${location.home}: ${(error as Error).message}. Check the path and its permissions, or choose another with --home / EPISODIC_HOME.`,
+      details: { home: location.home },
+      cause: error,
+    });
+  }
 }

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { createLedger, EpisodicError, type Ledger } from '@episodic/core';
 import {
   createSqliteLedgerAdapter,
@@ -7,6 +5,7 @@ import {
   type SqliteStore,
 } from '@episodic/store-sqlite';
 import {
+  createEpisodicHome,
   type EpisodicLocation,
   type OpenEpisodicStoresOptions,
   resolveEpisodicLocation,
@@ -40,18 +39,7 @@ export interface EpisodicLedger {
 export function openEpisodicLedger(options?: OpenEpisodicStoresOptions): EpisodicLedger {
   const location = resolveEpisodicLocation(options);
   const checked = options ?? {};
-  try {
-    mkdirSync(location.home, { recursive: true, mode: 0o700 });
-    if (location.database !== ':memory:')
-      mkdirSync(dirname(location.database), { recursive: true });
-  } catch (error) {
-    throw new EpisodicError({
-      code: 'STORAGE_ERROR',
-      message: `Could not create the Episodic home ${location.home}: ${(error as Error).message}. Check the path and its permissions, or choose another with --home / EPISODIC_HOME.`,
-      details: { home: location.home },
-      cause: error,
-    });
-  }
+  createEpisodicHome(location);
   const database = openSqliteDatabase(
     location.database,
     checked.synchronous === undefined ? {} : { synchronous: checked.synchronous },

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import {
   type ArtifactStore,
   EpisodicError,
@@ -10,6 +8,7 @@ import {
 import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore, type SqliteStore } from '@episodic/store-sqlite';
 import {
+  createEpisodicHome,
   type EpisodicLocation,
   type OpenEpisodicStoresOptions,
   resolveEpisodicLocation,
@@ -49,18 +48,7 @@ export async function openEpisodicStores(
 ): Promise<EpisodicStores> {
   const location = resolveEpisodicLocation(options);
   const checked = options ?? {};
-  try {
-    mkdirSync(location.home, { recursive: true, mode: 0o700 });
-    if (location.database !== ':memory:')
-      mkdirSync(dirname(location.database), { recursive: true });
-  } catch (error) {
-    throw new EpisodicError({
-      code: 'STORAGE_ERROR',
-      message: `Could not create the Episodic home ${location.home}: ${(error as Error).message}. Check the path and its permissions, or choose another with --home / EPISODIC_HOME.`,
-      details: { home: location.home },
-      cause: error,
-    });
-  }
+  createEpisodicHome(location);
   const sqlite = createSqliteStore({
     filename: location.database,
     ...(checked.synchronous === undefined ? {} : { synchronous: checked.synchronous }),
