@@ -1,4 +1,4 @@
-import { createLedger, EpisodicError, type Ledger } from '@episodic/core';
+import { createLedger, type Ledger } from '@episodic/core';
 import {
   createSqliteLedgerAdapter,
   openSqliteDatabase,

@@ -1,10 +1,4 @@
-import {
-  type ArtifactStore,
-  EpisodicError,
-  type Ledger,
-  type RunStore,
-  type SessionStore,
-} from '@episodic/core';
+import type { ArtifactStore, Ledger, RunStore, SessionStore } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore, type SqliteStore } from '@episodic/store-sqlite';
 import {
