@@ -9,6 +9,7 @@ import {
   episodesReplayReceiptSchema,
 } from '../src/receipts/index.js';
 import {
+  appendArgs,
   appendEvent,
   databaseBytes,
   episodic,
@@ -24,28 +25,26 @@ const DAY = 86_400_000;
 describe('episodes append', () => {
   it('appends an event and prints the seed receipt', () => {
     const home = temporaryHome();
-    const result = episodicJson([
-      '--home',
-      home,
-      'episodes',
-      'append',
-      '--scope',
-      'OpenClaw Mem',
-      '--session-id',
-      'sess-001',
-      '--agent-id',
-      'lyria',
-      '--type',
-      'conversation.user',
-      '--summary',
-      'Asked for status',
-      '--payload-json',
-      '{"intent":"status"}',
-      '--refs-json',
-      '{"recordRef":"obs:42"}',
-      '--metadata-json',
-      '{"source":"crm","priority":5}',
-    ]);
+    const result = episodicJson(
+      appendArgs(
+        home,
+        {
+          scope: 'OpenClaw Mem',
+          'session-id': 'sess-001',
+          'agent-id': 'lyria',
+          type: 'conversation.user',
+          summary: 'Asked for status',
+        },
+        [
+          '--payload-json',
+          '{"intent":"status"}',
+          '--refs-json',
+          '{"recordRef":"obs:42"}',
+          '--metadata-json',
+          '{"source":"crm","priority":5}',
+        ],
+      ),
+    );
     expect(result.status, result.stderr).toBe(0);
     const receipt = episodesAppendReceiptSchema.parse(result.receipt);
     expect(receipt.duplicate).toBe(false);
@@ -137,49 +136,11 @@ describe('episodes append', () => {
     const home = temporaryHome();
     const flags = { 'event-id': 'evt-1', 'ts-ms': '1000', summary: 'same' };
     appendEvent(home, flags);
-    const retry = episodicJson([
-      '--home',
-      home,
-      'episodes',
-      'append',
-      '--scope',
-      'proj',
-      '--session-id',
-      's1',
-      '--agent-id',
-      'agent',
-      '--type',
-      'tool.call',
-      '--summary',
-      'same',
-      '--event-id',
-      'evt-1',
-      '--ts-ms',
-      '1000',
-    ]);
+    const retry = episodicJson(appendArgs(home, flags));
     expect(retry.status).toBe(0);
     expect(episodesAppendReceiptSchema.parse(retry.receipt).duplicate).toBe(true);
     const before = ledgerRows(home);
-    const other = episodicJson([
-      '--home',
-      home,
-      'episodes',
-      'append',
-      '--scope',
-      'proj',
-      '--session-id',
-      's1',
-      '--agent-id',
-      'agent',
-      '--type',
-      'tool.call',
-      '--summary',
-      'different',
-      '--event-id',
-      'evt-1',
-      '--ts-ms',
-      '1000',
-    ]);
+    const other = episodicJson(appendArgs(home, { ...flags, summary: 'different' }));
     expect(expectError(other, 1, 'CONFLICT')).toContain('evt-1');
     expect(ledgerRows(home)).toEqual(before);
   });
@@ -188,24 +149,9 @@ describe('episodes append', () => {
     const home = temporaryHome();
     appendEvent(home, {}, ['--expected-position', '0']);
     appendEvent(home, {}, ['--expected-position', '1']);
-    const stale = episodicJson([
-      '--home',
-      home,
-      'episodes',
-      'append',
-      '--scope',
-      'proj',
-      '--session-id',
-      's1',
-      '--agent-id',
-      'a',
-      '--type',
-      'tool.call',
-      '--summary',
-      'late',
-      '--expected-position',
-      '1',
-    ]);
+    const stale = episodicJson(
+      appendArgs(home, { 'agent-id': 'a', summary: 'late' }, ['--expected-position', '1']),
+    );
     expect(expectError(stale, 1, 'CONFLICT')).toContain('expected its last position to be 1');
     expect(ledgerRows(home)).toHaveLength(2);
   });
@@ -213,48 +159,15 @@ describe('episodes append', () => {
   it('raises the payload cap with --payload-cap-bytes', () => {
     const home = temporaryHome();
     const big = JSON.stringify({ text: 'x'.repeat(9000) });
-    const refused = episodicJson([
-      '--home',
-      home,
-      'episodes',
-      'append',
-      '--scope',
-      'p',
-      '--session-id',
-      's',
-      '--agent-id',
-      'a',
-      '--type',
-      'tool.result',
-      '--summary',
-      'big',
-      '--payload-json',
-      big,
-    ]);
+    const fields = { type: 'tool.result', summary: 'big' };
+    const refused = episodicJson(appendArgs(home, fields, ['--payload-json', big]));
     const message = expectError(refused, 2, 'VALIDATION_ERROR');
     expect(message).toContain('over the cap of 8192 bytes');
     expect(message).toContain('--payload-cap-bytes');
     expect(refused.receipt.details).toMatchObject({ field: 'payload', cap: 8192 });
-    const allowed = episodicJson([
-      '--home',
-      home,
-      'episodes',
-      'append',
-      '--scope',
-      'p',
-      '--session-id',
-      's',
-      '--agent-id',
-      'a',
-      '--type',
-      'tool.result',
-      '--summary',
-      'big',
-      '--payload-json',
-      big,
-      '--payload-cap-bytes',
-      '20000',
-    ]);
+    const allowed = episodicJson(
+      appendArgs(home, fields, ['--payload-json', big, '--payload-cap-bytes', '20000']),
+    );
     expect(allowed.status, allowed.stderr).toBe(0);
     const receipt = episodesAppendReceiptSchema.parse(allowed.receipt);
     expect(receipt.event.payload_bytes).toBe(Buffer.byteLength(big));

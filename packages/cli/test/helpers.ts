@@ -174,12 +174,15 @@ export function databaseBytes(home: string): Buffer {
   ]);
 }
 
-/** Appends one ledger event through the binary (quietly) and returns its receipt's event. */
-export function appendEvent(
+/**
+ * The arguments of `episodes append` in `home`: scope `proj`, session `s1`, agent `agent`, type
+ * `tool.call` and a summary unless `fields` (flag names without `--`) say otherwise, then `flags`.
+ */
+export function appendArgs(
   home: string,
   fields: Record<string, string>,
-  flags: string[] = [],
-): Record<string, unknown> {
+  flags: readonly string[] = [],
+): string[] {
   const args = ['--home', home, 'episodes', 'append'];
   const defaults = {
     scope: 'proj',
@@ -190,7 +193,16 @@ export function appendEvent(
   };
   for (const [name, value] of Object.entries({ ...defaults, ...fields }))
     args.push(`--${name}`, value);
-  const result = episodicJson([...args, ...flags]);
+  return [...args, ...flags];
+}
+
+/** Appends one ledger event through the binary (quietly) and returns its receipt's event. */
+export function appendEvent(
+  home: string,
+  fields: Record<string, string>,
+  flags: string[] = [],
+): Record<string, unknown> {
+  const result = episodicJson(appendArgs(home, fields, flags));
   expect(result.status, result.stderr + result.stdout).toBe(0);
   return result.receipt.event as Record<string, unknown>;
 }

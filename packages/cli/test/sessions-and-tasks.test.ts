@@ -106,6 +106,24 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
   });
 });
 
+/** The arguments of `tasks step` for task `id` in `home`: step `step`, tool `t`, action `a`, then `flags`. */
+function stepArgs(home: string, id: string, step: number, flags: readonly string[] = []): string[] {
+  return [
+    '--home',
+    home,
+    'tasks',
+    'step',
+    id,
+    '--step',
+    String(step),
+    '--tool',
+    't',
+    '--action',
+    'a',
+    ...flags,
+  ];
+}
+
 describe('tasks and patterns', () => {
   it('runs the lifecycle: create, step, complete, show, timeline, delete', () => {
     const home = temporaryHome();
@@ -315,23 +333,7 @@ describe('tasks and patterns', () => {
   it('maps lifecycle errors to exit codes', () => {
     const home = temporaryHome();
     const unknown = '6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
-    expectError(
-      episodicJson([
-        '--home',
-        home,
-        'tasks',
-        'step',
-        unknown,
-        '--step',
-        '1',
-        '--tool',
-        't',
-        '--action',
-        'a',
-      ]),
-      1,
-      'NOT_FOUND',
-    );
+    expectError(episodicJson(stepArgs(home, unknown, 1)), 1, 'NOT_FOUND');
     expectError(
       episodicJson(['--home', home, 'tasks', 'show', 'not-a-uuid']),
       2,
@@ -374,44 +376,8 @@ describe('tasks and patterns', () => {
         'testing',
       ]).receipt,
     ).task.id;
-    expectError(
-      episodicJson([
-        '--home',
-        home,
-        'tasks',
-        'step',
-        id,
-        '--step',
-        '1',
-        '--tool',
-        't',
-        '--action',
-        'a',
-        '--result',
-        'error',
-      ]),
-      2,
-      'USAGE_ERROR',
-    );
-    expectError(
-      episodicJson([
-        '--home',
-        home,
-        'tasks',
-        'step',
-        id,
-        '--step',
-        '1',
-        '--tool',
-        't',
-        '--action',
-        'a',
-        '--output',
-        'o',
-      ]),
-      2,
-      'USAGE_ERROR',
-    );
+    expectError(episodicJson(stepArgs(home, id, 1, ['--result', 'error'])), 2, 'USAGE_ERROR');
+    expectError(episodicJson(stepArgs(home, id, 1, ['--output', 'o'])), 2, 'USAGE_ERROR');
     expectError(
       episodicJson(['--home', home, 'tasks', 'complete', id, '--outcome', 'success']),
       2,
@@ -445,25 +411,9 @@ describe('tasks and patterns', () => {
       completed: ['a'],
       failed: ['b'],
     });
-    expect(
-      expectError(
-        episodicJson([
-          '--home',
-          home,
-          'tasks',
-          'step',
-          id,
-          '--step',
-          '2',
-          '--tool',
-          't',
-          '--action',
-          'a',
-        ]),
-        1,
-        'CONFLICT',
-      ),
-    ).toContain('already completed');
+    expect(expectError(episodicJson(stepArgs(home, id, 2)), 1, 'CONFLICT')).toContain(
+      'already completed',
+    );
     expectError(
       episodicJson([
         '--home',

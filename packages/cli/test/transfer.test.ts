@@ -96,6 +96,24 @@ async function seedHome(home: string): Promise<{ sessionId: string }> {
   return { sessionId };
 }
 
+/** `episodic export --session-id … --global -o file` from `home` with the given store, checked to succeed. */
+function exportSession(home: string, store: 'fs' | 'sqlite', sessionId: string, file: string) {
+  const result = episodicJson([
+    '--home',
+    home,
+    '--store',
+    store,
+    'export',
+    '--session-id',
+    sessionId,
+    '--global',
+    '-o',
+    file,
+  ]);
+  expect(result.status, result.stderr).toBe(0);
+  return result;
+}
+
 describe('export and import', () => {
   it('round-trips a session losslessly: export → import into an empty home → export gives identical bytes', async () => {
     const source = temporaryHome();
@@ -103,18 +121,7 @@ describe('export and import', () => {
     const directory = temporaryDirectory();
     const first = join(directory, 'first.jsonl');
     const exported = exportReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        source,
-        '--store',
-        'fs',
-        'export',
-        '--session-id',
-        sessionId,
-        '--global',
-        '-o',
-        first,
-      ]).receipt,
+      exportSession(source, 'fs', sessionId, first).receipt,
     );
     expect(exported.counts).toEqual({ sessions: 1, runs: 1, records: 7, events: 3 });
     expect(exported.sha256).toHaveLength(64);
@@ -126,18 +133,7 @@ describe('export and import', () => {
       );
       expect(imported.written).toEqual(exported.counts);
       const second = join(directory, `second-${store}.jsonl`);
-      episodicJson([
-        '--home',
-        target,
-        '--store',
-        store,
-        'export',
-        '--session-id',
-        sessionId,
-        '--global',
-        '-o',
-        second,
-      ]);
+      exportSession(target, store, sessionId, second);
       expect(
         readFileSync(second).equals(readFileSync(first)),
         `round trip through the ${store} store`,
@@ -298,18 +294,7 @@ describe('export and import', () => {
     const source = temporaryHome();
     const { sessionId } = await seedHome(source);
     const file = join(temporaryDirectory(), 'export.jsonl');
-    episodicJson([
-      '--home',
-      source,
-      '--store',
-      'fs',
-      'export',
-      '--session-id',
-      sessionId,
-      '--global',
-      '-o',
-      file,
-    ]);
+    exportSession(source, 'fs', sessionId, file);
     const text = readFileSync(file, 'utf8');
     const lines = text.trimEnd().split('\n');
     const variants: Array<[string, string, RegExp]> = [
@@ -338,18 +323,7 @@ describe('export and import', () => {
     const source = temporaryHome();
     const { sessionId } = await seedHome(source);
     const file = join(temporaryDirectory(), 'export.jsonl');
-    episodicJson([
-      '--home',
-      source,
-      '--store',
-      'fs',
-      'export',
-      '--session-id',
-      sessionId,
-      '--global',
-      '-o',
-      file,
-    ]);
+    exportSession(source, 'fs', sessionId, file);
     const target = temporaryHome();
     const dry = importReceiptSchema.parse(
       episodicJson(['--home', target, 'import', file, '--dry-run']).receipt,

@@ -7,7 +7,11 @@ import { type ArtifactStoreAdapter, createArtifactStore } from '../store/artifac
 import { createMemoryArtifactStoreAdapter } from '../store/memory-artifact-store.js';
 import { createMemoryRunStoreAdapter } from '../store/memory-run-store.js';
 import { createRunStore, type RunStoreAdapter } from '../store/run-store.js';
-import { createTaskLifecycle, type TaskLifecycleOptions } from './task-lifecycle.js';
+import {
+  createTaskLifecycle,
+  type TaskLifecycle,
+  type TaskLifecycleOptions,
+} from './task-lifecycle.js';
 
 const TASK_ID = '3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c';
 const OTHER_ID = '4a3b2c1d-0e9f-4a8b-9c7d-6e5f4a3b2c1d';
@@ -59,6 +63,24 @@ function setup(extra: Partial<TaskLifecycleOptions> = {}) {
     artifactAdapter,
     options,
   };
+}
+
+/** Records two successful steps, `planner` then `coder`, on task `id`. */
+async function planThenCode(lifecycle: TaskLifecycle, id: string): Promise<void> {
+  await lifecycle.addStep({
+    episode_id: id,
+    step_number: 1,
+    tool: 'planner',
+    action: 'Plan',
+    result: { type: 'success' },
+  });
+  await lifecycle.addStep({
+    episode_id: id,
+    step_number: 2,
+    tool: 'coder',
+    action: 'Code',
+    result: { type: 'success' },
+  });
 }
 
 async function rejection(
@@ -406,20 +428,7 @@ describe('the task lifecycle', () => {
     const first = (await lifecycle.createTask({ ...rateLimiting, metadata: { team: 'api' } })).id;
     const second = (await lifecycle.createTask({ ...rateLimiting, metadata: { team: 'web' } })).id;
     for (const id of [first, second]) {
-      await lifecycle.addStep({
-        episode_id: id,
-        step_number: 1,
-        tool: 'planner',
-        action: 'Plan',
-        result: { type: 'success' },
-      });
-      await lifecycle.addStep({
-        episode_id: id,
-        step_number: 2,
-        tool: 'coder',
-        action: 'Code',
-        result: { type: 'success' },
-      });
+      await planThenCode(lifecycle, id);
       await lifecycle.completeTask({ episode_id: id, outcome_type: 'success', verdict: 'done' });
     }
     const shared = (await lifecycle.getTask({ episode_id: first })).patterns[0];
@@ -491,20 +500,7 @@ describe('the task lifecycle', () => {
     expect(error.message).toContain('Nothing was reported as stored');
     runAdapter.failing.clear();
     expect((await lifecycle.getTimeline({ episode_id: id })).step_count).toBe(0);
-    await lifecycle.addStep({
-      episode_id: id,
-      step_number: 1,
-      tool: 'planner',
-      action: 'Plan',
-      result: { type: 'success' },
-    });
-    await lifecycle.addStep({
-      episode_id: id,
-      step_number: 2,
-      tool: 'coder',
-      action: 'Code',
-      result: { type: 'success' },
-    });
+    await planThenCode(lifecycle, id);
 
     // The artifact store fails: the completion is not recorded.
     artifactAdapter.failing.add('upsertArtifact');
@@ -565,20 +561,7 @@ describe('the task lifecycle', () => {
   it('filters patterns by the metadata of the task episodes they came from', async () => {
     const { lifecycle, artifacts } = setup();
     const steps = async (id: string) => {
-      await lifecycle.addStep({
-        episode_id: id,
-        step_number: 1,
-        tool: 'planner',
-        action: 'Plan',
-        result: { type: 'success' },
-      });
-      await lifecycle.addStep({
-        episode_id: id,
-        step_number: 2,
-        tool: 'coder',
-        action: 'Code',
-        result: { type: 'success' },
-      });
+      await planThenCode(lifecycle, id);
       await lifecycle.completeTask({ episode_id: id, outcome_type: 'success', verdict: 'done' });
     };
     const a = (

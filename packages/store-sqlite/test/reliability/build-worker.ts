@@ -8,16 +8,18 @@ const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 const coreSource = fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url));
 
 /**
- * Bundles the reliability worker (TypeScript, importing core from source) into one ESM file under
- * this package's `node_modules/.cache`, where Node resolves `better-sqlite3` like the package does.
- * Each call builds into its own directory (test files run in parallel); the directory is removed
- * when the test process exits. Returns the bundle's path.
+ * Bundles a reliability worker of this folder (`<name>.ts`, TypeScript, importing core from
+ * source) into one ESM file under this package's `node_modules/.cache`, where Node resolves
+ * `better-sqlite3` like the package does. Each call builds into its own directory (test files run
+ * in parallel); the directory is removed when the test process exits. Returns the bundle's path.
  */
-export async function buildLedgerWorker(): Promise<string> {
+export async function buildWorker(
+  name: 'ledger-worker' | 'disk-full-worker' = 'ledger-worker',
+): Promise<string> {
   const outDir = `${packageRoot}node_modules/.cache/episodic-reliability/${randomUUID()}`;
   process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
   await build({
-    entry: { 'ledger-worker': `${here}ledger-worker.ts` },
+    entry: { [name]: `${here}${name}.ts` },
     outDir,
     format: ['esm'],
     target: 'node20',
@@ -36,5 +38,5 @@ export async function buildLedgerWorker(): Promise<string> {
       options.alias = { '@episodic/core': coreSource };
     },
   });
-  return `${outDir}/ledger-worker.js`;
+  return `${outDir}/${name}.js`;
 }

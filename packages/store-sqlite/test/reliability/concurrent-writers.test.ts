@@ -6,14 +6,14 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../../src/open-database.js';
-import { buildLedgerWorker } from './build-worker.js';
+import { buildWorker } from './build-worker.js';
 import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
 
 const PER_WRITER = FULL ? 2000 : 300;
 let worker = '';
 const cleanups: Array<() => void> = [];
 beforeAll(async () => {
-  worker = await buildLedgerWorker();
+  worker = await buildWorker();
 }, 120_000);
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();

@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { EpisodicError } from '@episodic/core';
+import { saveGrowingSnapshots } from '../../../../test-support/disk-full-steps.js';
 import { createSqliteStore } from '../../src/sqlite-store.js';
 
 const [root = '', synchronous = 'NORMAL'] = process.argv.slice(2);
@@ -113,26 +114,12 @@ const whileFull = {
 
 // Phase 3: free another filler, then snapshots until one does not fit.
 fs.rmSync(fillers[1] as string);
-let savedRevision = 0;
-let snapshotFailure: ReturnType<typeof failure> | undefined;
-for (let revision = 1; revision < 1000; revision++) {
-  try {
-    await store.sessions.save(
-      {
-        schema_version: 1,
-        session_id: SESSION_ID,
-        updated_at: TS,
-        messages: [{ role: 'user', content: 's'.repeat(revision * 16 * 1024) }],
-        revision,
-      },
-      { expectedRevision: revision === 1 ? null : revision - 1 },
-    );
-    savedRevision = revision;
-  } catch (error) {
-    snapshotFailure = failure(error);
-    break;
-  }
-}
+const { savedRevision, failure: snapshotFailure } = await saveGrowingSnapshots(
+  store.sessions,
+  SESSION_ID,
+  TS,
+  failure,
+);
 const loadedRevision = (await store.sessions.load(SESSION_ID))?.revision ?? null;
 
 // Phase 4: free the rest; writes work again.

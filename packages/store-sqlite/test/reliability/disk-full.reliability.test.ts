@@ -6,50 +6,23 @@
 // §2 (SQLite's I/O-error tests). A tmpfs of 1 MiB is mounted for a child process only (`unshare
 // -rm`, or `mount` as root); where neither works the test is skipped with the reason.
 
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'tsup';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   runOnSmallFilesystem,
   smallFilesystemSupport,
 } from '../../../../test-support/small-filesystem.js';
+import { buildWorker } from './build-worker.js';
 
 const support = smallFilesystemSupport();
 const skipReason = 'skip' in support ? support.skip : undefined;
-const here = fileURLToPath(new URL('.', import.meta.url));
-const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
-const coreSource = fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url));
 
 let worker = '';
 beforeAll(async () => {
   if (skipReason !== undefined) return;
-  const outDir = `${packageRoot}node_modules/.cache/episodic-reliability/${randomUUID()}`;
-  process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
-  await build({
-    entry: { 'disk-full-worker': `${here}disk-full-worker.ts` },
-    outDir,
-    format: ['esm'],
-    target: 'node20',
-    platform: 'node',
-    bundle: true,
-    splitting: false,
-    dts: false,
-    sourcemap: false,
-    clean: false,
-    silent: true,
-    config: false,
-    external: ['better-sqlite3'],
-    noExternal: [/^(?!better-sqlite3).*/],
-    define: { __EPISODIC_VERSION__: JSON.stringify('0.0.0-test') },
-    esbuildOptions(options) {
-      options.alias = { '@episodic/core': coreSource };
-    },
-  });
-  worker = `${outDir}/disk-full-worker.js`;
+  worker = await buildWorker('disk-full-worker');
 }, 120_000);
 
 interface Failure {

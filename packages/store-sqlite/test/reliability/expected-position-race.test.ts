@@ -6,14 +6,14 @@ import { writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../../src/open-database.js';
-import { buildLedgerWorker } from './build-worker.js';
+import { buildWorker } from './build-worker.js';
 import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
 
 const RACES = FULL ? 1000 : 200;
 let worker = '';
 const directory = temporaryDirectory();
 beforeAll(async () => {
-  worker = await buildLedgerWorker();
+  worker = await buildWorker();
 }, 120_000);
 afterAll(() => directory.remove());
 

@@ -4,14 +4,14 @@
 // research/reliability.md §4 (event-id dedupe in EventStoreDB/KurrentDB), test T19.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/sqlite-store.js';
-import { buildLedgerWorker } from './build-worker.js';
+import { buildWorker } from './build-worker.js';
 import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
 
 const RETRIES = FULL ? 50 : 10;
 let worker = '';
 const directory = temporaryDirectory();
 beforeAll(async () => {
-  worker = await buildLedgerWorker();
+  worker = await buildWorker();
 }, 120_000);
 afterAll(() => directory.remove());
 

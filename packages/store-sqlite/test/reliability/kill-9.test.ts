@@ -4,7 +4,7 @@
 // research/reliability.md §0 finding 5, experiment E6, test T17.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/sqlite-store.js';
-import { buildLedgerWorker } from './build-worker.js';
+import { buildWorker } from './build-worker.js';
 import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
 
 const KILLS = FULL ? 150 : 20;
@@ -12,7 +12,7 @@ const BATCH = 20;
 let worker = '';
 const directory = temporaryDirectory();
 beforeAll(async () => {
-  worker = await buildLedgerWorker();
+  worker = await buildWorker();
 }, 120_000);
 afterAll(() => directory.remove());
 

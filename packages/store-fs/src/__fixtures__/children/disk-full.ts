@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { EpisodicError, type RunRecord } from '@episodic/core';
+import { saveGrowingSnapshots } from '../../../../../test-support/disk-full-steps.js';
 import { createFsStore } from '../../index.js';
 
 interface Arguments {
@@ -73,26 +74,12 @@ const listedWhileFull = await store.runs.list();
 
 // Phase 2: free some room, then save ever larger snapshots until one fails.
 fs.rmSync(fillers[0] as string);
-let savedRevision = 0;
-let snapshotFailure: ReturnType<typeof failure> | undefined;
-for (let revision = 1; revision < 1000; revision++) {
-  try {
-    await store.sessions.save(
-      {
-        schema_version: 1,
-        session_id: SESSION_ID,
-        updated_at: TS,
-        messages: [{ role: 'user', content: 's'.repeat(revision * 16 * 1024) }],
-        revision,
-      },
-      { expectedRevision: revision === 1 ? null : revision - 1 },
-    );
-    savedRevision = revision;
-  } catch (error) {
-    snapshotFailure = failure(error);
-    break;
-  }
-}
+const { savedRevision, failure: snapshotFailure } = await saveGrowingSnapshots(
+  store.sessions,
+  SESSION_ID,
+  TS,
+  failure,
+);
 const loaded = await store.sessions.load(SESSION_ID);
 const stateDirectory = join(argument.root, 'sessions', 'state');
 const leftovers = fs.existsSync(stateDirectory)
