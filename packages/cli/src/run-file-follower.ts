@@ -2,13 +2,13 @@ import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import {
-  createRunTailCollector,
   type RunReadError,
   type RunRecord,
   type RunTailResult,
   readRunLine,
   runLineExcerpt,
 } from '@episodic/core';
+import { nodeFsIo, tailRunFileAt } from '@episodic/store-fs';
 
 const NEWLINE = 0x0a;
 const BLOCK = 64 * 1024;
@@ -130,45 +130,7 @@ export function createRunFileFollower(path: string, runId: string): RunFileFollo
         identity = id;
         const end = completeEnd(fd, size);
         offset = end;
-        const collector = createRunTailCollector(runId, count);
-        const emit = (bytes: Buffer, byteOffset: number, isFirstLine: boolean): boolean => {
-          const { text, valid } = decode(bytes);
-          if (!valid) {
-            collector.errorFromEnd({
-              byteOffset,
-              message: 'the line is not valid UTF-8',
-              excerpt: runLineExcerpt(text),
-            });
-            return false;
-          }
-          return collector.lineFromEnd(text, isFirstLine, { byteOffset });
-        };
-        let position = end;
-        let partial: Buffer[] = [];
-        let done = false;
-        while (position > 0 && !done) {
-          const start = Math.max(0, position - BLOCK);
-          const block = Buffer.allocUnsafe(position - start);
-          readAt(fd, block, start);
-          let cursor = block.length - 1;
-          for (;;) {
-            const newline = cursor < 0 ? -1 : block.lastIndexOf(NEWLINE, cursor);
-            if (newline === -1) {
-              partial.unshift(block.subarray(0, cursor + 1));
-              break;
-            }
-            const line = Buffer.concat([block.subarray(newline + 1, cursor + 1), ...partial]);
-            partial = [];
-            if (emit(line, start + newline + 1, false)) {
-              done = true;
-              break;
-            }
-            cursor = newline - 1;
-          }
-          position = start;
-        }
-        if (!done && position === 0) emit(Buffer.concat(partial), 0, true);
-        return collector.result();
+        return tailRunFileAt(nodeFsIo, fd, end, runId, count);
       } finally {
         fs.closeSync(fd);
       }

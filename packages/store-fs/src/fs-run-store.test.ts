@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { createRunRecorder, EpisodicError, type RunRecord } from '@episodic/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { temporaryDirectory } from './__fixtures__/fs-harness.js';
-import { createFsStore, type FsIo, type FsStore, type FsStoreOptions, nodeFsIo } from './index.js';
+import {
+  createFsStore,
+  type FsIo,
+  type FsStore,
+  type FsStoreOptions,
+  nodeFsIo,
+  tailRunFileAt,
+} from './index.js';
 
 const SESSION_ID = '5b0d1a8e-2c3f-4a5b-8c6d-7e8f9a0b1c2d';
 const runIdFor = (index: number) =>
@@ -331,6 +338,44 @@ describe('reading only what is needed', () => {
     // One 64 KiB block holds the last 10 records of either file.
     expect(largeBytes).toBeLessThanOrEqual(64 * 1024);
     expect(smallBytes).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  it('tailRunFileAt reads only the bytes before `end` of an open file and leaves it open', async () => {
+    const { store } = open({ durability: 'none' });
+    const runId = runIdFor(12);
+    const event = (seq: number): RunRecord => ({
+      type: 'agent.event',
+      run_id: runId,
+      ts: '2026-02-03T12:00:01.000Z',
+      seq,
+      event: { type: 'text', content: `event ${seq}` },
+    });
+    await store.runs.append(runId, [headerFor(runId), event(0), event(1), event(2)]);
+    const path = (await store.locateRun(runId)) as string;
+    const complete = fs.statSync(path).size;
+    // A record another writer has only half written: no newline yet.
+    fs.appendFileSync(path, JSON.stringify(event(3)).slice(0, 30));
+    const fd = fs.openSync(path, 'r');
+    try {
+      const upToComplete = tailRunFileAt(nodeFsIo, fd, complete, runId, 2);
+      expect(upToComplete.records.map((record) => record.seq)).toEqual([1, 2]);
+      expect(upToComplete.errors).toEqual([]);
+      const all = tailRunFileAt(nodeFsIo, fd, complete, runId, 10);
+      expect(all.records.map((record) => record.type)).toEqual([
+        'header',
+        'agent.event',
+        'agent.event',
+        'agent.event',
+      ]);
+      // Counting the half-written bytes too, they are the damaged last line.
+      const withPartial = tailRunFileAt(nodeFsIo, fd, fs.fstatSync(fd).size, runId, 2);
+      expect(withPartial.records.map((record) => record.seq)).toEqual([1, 2]);
+      expect(withPartial.errors).toHaveLength(1);
+      expect(withPartial.errors[0]?.byteOffset).toBe(complete);
+      expect(fs.fstatSync(fd).size).toBeGreaterThan(complete); // still open
+    } finally {
+      fs.closeSync(fd);
+    }
   });
 
   it('lists by reading each file’s first line only, and stops at the days a limit needs', async () => {

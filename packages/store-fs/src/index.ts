@@ -4,3 +4,4 @@ export type { FsIo } from './fs-io.js';
 export { nodeFsIo } from './fs-io.js';
 export type { FsStore, FsStoreOptions } from './fs-store.js';
 export { createFsRunStore, createFsSessionStore, createFsStore } from './fs-store.js';
+export { tailRunFileAt } from './run-file-reader.js';

@@ -4,6 +4,7 @@ import {
   createRunTailCollector,
   type RunReadResult,
   type RunTailResult,
+  runLineExcerpt,
 } from '@episodic/core';
 import type { FsIo } from './fs-io.js';
 import { READ_FLAGS } from './store-layout.js';
@@ -52,7 +53,7 @@ export function readRunFile(io: FsIo, path: string, runId: string): RunReadResul
           line: lineNumber,
           byteOffset: lineStart,
           message: 'the line is not valid UTF-8',
-          excerpt: JSON.stringify(text.slice(0, 80)),
+          excerpt: runLineExcerpt(text),
         });
         return;
       }
@@ -99,55 +100,70 @@ export function readRunFile(io: FsIo, path: string, runId: string): RunReadResul
  * depends on the size of those records, not on the size of the file.
  */
 export function tailRunFile(io: FsIo, path: string, runId: string, count: number): RunTailResult {
-  const collector = createRunTailCollector(runId, count);
   const fd = io.openSync(path, READ_FLAGS);
   try {
-    let position = io.fstatSync(fd).size;
-    // The bytes of the line being assembled (it started before the block just read), in file order.
-    let partial: Buffer[] = [];
-    let done = false;
-    const emit = (bytes: Buffer, byteOffset: number, isFirstLine: boolean): boolean => {
-      const { text, invalidUtf8 } = decodeLine(bytes, 0, bytes.length);
-      if (invalidUtf8) {
-        collector.errorFromEnd({
-          byteOffset,
-          message: 'the line is not valid UTF-8',
-          excerpt: JSON.stringify(text.slice(0, 80)),
-        });
-        return false;
-      }
-      return collector.lineFromEnd(text, isFirstLine, { byteOffset });
-    };
-    while (position > 0 && !done) {
-      const start = Math.max(0, position - TAIL_BLOCK);
-      const block = Buffer.allocUnsafe(position - start);
-      let filled = 0;
-      while (filled < block.length) {
-        const read = io.readSync(fd, block, filled, block.length - filled, start + filled);
-        if (read === 0) break;
-        filled += read;
-      }
-      let cursor = filled - 1;
-      while (cursor >= -1) {
-        const newline = cursor < 0 ? -1 : block.lastIndexOf(NEWLINE, cursor);
-        if (newline === -1) {
-          partial.unshift(block.subarray(0, cursor + 1));
-          break;
-        }
-        const line = Buffer.concat([block.subarray(newline + 1, cursor + 1), ...partial]);
-        partial = [];
-        if (emit(line, start + newline + 1, false)) {
-          done = true;
-          break;
-        }
-        cursor = newline - 1;
-      }
-      position = start;
-    }
-    if (!done && position === 0) emit(Buffer.concat(partial), 0, true);
+    return tailRunFileAt(io, fd, io.fstatSync(fd).size, runId, count);
   } finally {
     io.closeSync(fd);
   }
+}
+
+/**
+ * `tailRunFile` over an open run file, counting only the bytes before `end` (a follower passes
+ * the end of the last complete line, so a record still being written is read later). Reads
+ * backwards in 64 KiB blocks; leaves `fd` open.
+ */
+export function tailRunFileAt(
+  io: Pick<FsIo, 'readSync'>,
+  fd: number,
+  end: number,
+  runId: string,
+  count: number,
+): RunTailResult {
+  const collector = createRunTailCollector(runId, count);
+  let position = end;
+  // The bytes of the line being assembled (it started before the block just read), in file order.
+  let partial: Buffer[] = [];
+  let done = false;
+  const emit = (bytes: Buffer, byteOffset: number, isFirstLine: boolean): boolean => {
+    const { text, invalidUtf8 } = decodeLine(bytes, 0, bytes.length);
+    if (invalidUtf8) {
+      collector.errorFromEnd({
+        byteOffset,
+        message: 'the line is not valid UTF-8',
+        excerpt: runLineExcerpt(text),
+      });
+      return false;
+    }
+    return collector.lineFromEnd(text, isFirstLine, { byteOffset });
+  };
+  while (position > 0 && !done) {
+    const start = Math.max(0, position - TAIL_BLOCK);
+    const block = Buffer.allocUnsafe(position - start);
+    let filled = 0;
+    while (filled < block.length) {
+      const read = io.readSync(fd, block, filled, block.length - filled, start + filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    let cursor = filled - 1;
+    while (cursor >= -1) {
+      const newline = cursor < 0 ? -1 : block.lastIndexOf(NEWLINE, cursor);
+      if (newline === -1) {
+        partial.unshift(block.subarray(0, cursor + 1));
+        break;
+      }
+      const line = Buffer.concat([block.subarray(newline + 1, cursor + 1), ...partial]);
+      partial = [];
+      if (emit(line, start + newline + 1, false)) {
+        done = true;
+        break;
+      }
+      cursor = newline - 1;
+    }
+    position = start;
+  }
+  if (!done && position === 0) emit(Buffer.concat(partial), 0, true);
   return collector.result();
 }
 
