@@ -78,10 +78,16 @@ function eventsTable(
   );
 }
 
-function pageFooter(page: LedgerPage, styles: Styles): string {
-  const count = `${page.events.length} event${page.events.length === 1 ? '' : 's'}`;
-  if (page.next_after_id === null) return `${styles.dim(count)}\n`;
-  return `${styles.dim(`${count}; more with --after-id ${page.next_after_id}`)}\n`;
+/** Prints a page of events for a person: the table, then the count and how to get more. */
+function renderPage(page: LedgerPage, includePayload: boolean, color: boolean) {
+  return (write: (text: string) => void): void => {
+    const styles = createStyles(color);
+    if (page.events.length > 0) write(eventsTable(page.events, includePayload, styles));
+    const count = `${page.events.length} event${page.events.length === 1 ? '' : 's'}`;
+    write(
+      `${styles.dim(page.next_after_id === null ? count : `${count}; more with --after-id ${page.next_after_id}`)}\n`,
+    );
+  };
 }
 
 /** `episodes append`. */
@@ -237,11 +243,7 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
   };
   return {
     receipt,
-    render: (write) => {
-      const styles = createStyles(context.globals.color);
-      if (page.events.length > 0) write(eventsTable(page.events, includePayload, styles));
-      write(pageFooter(page, styles));
-    },
+    render: renderPage(page, includePayload, context.globals.color),
   };
 });
 
@@ -273,11 +275,7 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
   };
   return {
     receipt,
-    render: (write) => {
-      const styles = createStyles(context.globals.color);
-      if (page.events.length > 0) write(eventsTable(page.events, includePayload, styles));
-      write(pageFooter(page, styles));
-    },
+    render: renderPage(page, includePayload, context.globals.color),
   };
 });
 
