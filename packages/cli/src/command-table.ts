@@ -79,7 +79,7 @@ const metadataCondition: OptionSpec = {
   multiple: true,
   value: 'COND',
   description:
-    'a metadata condition, repeatable, all must hold: key=value, key<>value, key>=5, "key IN a,b", "key CONTAINS x", "key IS NULL"',
+    'a metadata condition, repeatable, all must hold: key=value, key<>value, key>=5, "key IN a,b", "key CONTAINS a,b", "key HAS SUBSTRING x", "key IS NULL"',
 };
 const metadataFilter: OptionSpec = {
   type: 'string',
