@@ -12,6 +12,7 @@ import {
   type SessionStore,
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
+import { withLockedDatabaseErrors } from './busy-error.js';
 import { openSqliteDatabase, type SqliteConnectionOptions } from './open-database.js';
 import { createSqliteArtifactStoreAdapter } from './sqlite-artifact-store.js';
 import { createSqliteLedgerAdapter } from './sqlite-ledger.js';
@@ -83,10 +84,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }),
     options.ledger,
   );
-  const sessions = createSessionStore(createSqliteSessionStoreAdapter(database));
-  const runs = createRunStore(createSqliteRunStoreAdapter(database, durability));
+  // The ledger adapter reports a held write lock itself; the other adapters are wrapped here.
+  const sessions = createSessionStore(
+    withLockedDatabaseErrors(database, createSqliteSessionStoreAdapter(database)),
+  );
+  const runs = createRunStore(
+    withLockedDatabaseErrors(database, createSqliteRunStoreAdapter(database, durability)),
+  );
   const artifacts = createArtifactStore(
-    createSqliteArtifactStoreAdapter(database),
+    withLockedDatabaseErrors(database, createSqliteArtifactStoreAdapter(database)),
     options.artifacts,
   );
   return {
