@@ -1,2 +1,9 @@
+export type { ExactJsonParseResult, ExactJsonValue } from './exact-json.js';
+export {
+  ExactJsonError,
+  parseJsonExact,
+  safeParseJsonExact,
+  stringifyJson,
+} from './exact-json.js';
 export type { JsonParseResult, JsonValue } from './json.js';
 export { deepFreeze, frozenJsonCopy, safeJsonParse } from './json.js';
