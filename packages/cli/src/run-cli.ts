@@ -117,9 +117,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const result = await handler(context);
     if (result.receipt !== undefined) {
       if (context.globals.json) {
-        io.stdout(
-          `${JSON.stringify({ ...receiptEnvelope(context.kind, true), ...result.receipt })}\n`,
-        );
+        const receipt = { ...receiptEnvelope(context.kind, true), ...result.receipt };
+        io.stdout(`${await receiptJson(receipt)}\n`);
       } else {
         result.render?.(io.stdout);
       }
@@ -143,5 +142,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       );
     }
     return exitCodeFor(described.code);
+  }
+}
+
+/**
+ * The JSON text of a receipt. A payload can hold an integer beyond 2^53 (a `bigint`, kept exactly),
+ * which `JSON.stringify` refuses: only then is core's exact writer loaded, so start-up stays lean.
+ */
+async function receiptJson(receipt: Record<string, unknown>): Promise<string> {
+  try {
+    return JSON.stringify(receipt);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    const { stringifyJson } = await import('@episodic/core');
+    return stringifyJson(receipt);
   }
 }

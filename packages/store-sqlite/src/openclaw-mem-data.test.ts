@@ -21,7 +21,8 @@ const opened: SqliteStore[] = [];
 const directories: string[] = [];
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
-  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+  for (const directory of directories.splice(0))
+    rmSync(directory, { recursive: true, force: true });
 });
 
 /** A copy of a fixture database, opened (and so migrated) by Episodic. */
@@ -136,9 +137,9 @@ describe('a database openclaw-mem 1.3.2 wrote', () => {
     expect(new Set(every.events.map((event) => event.scope))).toEqual(
       new Set(['openclaw-mem', 'global', 'team-a']),
     );
-    expect((await store.ledger.redact({ scope: 'global', sessionId: 'sess-g' })).redacted_count).toBe(
-      2,
-    );
+    expect(
+      (await store.ledger.redact({ scope: 'global', sessionId: 'sess-g' })).redacted_count,
+    ).toBe(2);
     // The team-a event of the same session id is another scope: untouched.
     const teamA = await store.ledger.query({ scope: 'team-a' });
     expect(teamA.events[0]).toMatchObject({ event_id: 'evt-g3', redacted: false });

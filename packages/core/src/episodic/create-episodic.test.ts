@@ -365,9 +365,11 @@ describe('createEpisodic: initial values', () => {
     // JSONL restore does; every other id is kept, and the log continues after the last one.
     expect(restored.read({ fromId: 0 }).map((episode) => episode.id)).toEqual([5, 6, 7, 9]);
     const jsonl = episodes.map((episode) => JSON.stringify(episode)).join('\n');
-    expect(createEpisodic(jsonl).read({ fromId: 0 }).map((episode) => episode.id)).toEqual([
-      5, 6, 7, 9,
-    ]);
+    expect(
+      createEpisodic(jsonl)
+        .read({ fromId: 0 })
+        .map((episode) => episode.id),
+    ).toEqual([5, 6, 7, 9]);
     expect(restored.append(user('e')).id).toBe(10);
   });
 

@@ -91,7 +91,8 @@ export function rowToLedgerEvent(row: LedgerRow, includePayload: boolean | 'lazy
     agent_id: row.agent_id,
     type: row.type as LedgerEventType,
     summary: row.summary,
-    refs: row.refs_json === null ? null : (parseStored(row, 'refs_json', row.refs_json) as LedgerJson),
+    refs:
+      row.refs_json === null ? null : (parseStored(row, 'refs_json', row.refs_json) as LedgerJson),
     redacted: row.redacted,
     schema_version: row.schema_version,
     created_at: row.created_at,

@@ -199,9 +199,9 @@ describe('matchesMetadataFilter (one episode)', () => {
       matchesMetadataFilter(condition('tags', 'HAS SUBSTRING', ['au', 'billing']), episode),
     ).toBe(false);
     // One text: a comma is part of it, not a separator.
-    expect(matchesMetadataFilter(condition('note', 'HAS SUBSTRING', 'a, b'), { note: 'x a, b' })).toBe(
-      true,
-    );
+    expect(
+      matchesMetadataFilter(condition('note', 'HAS SUBSTRING', 'a, b'), { note: 'x a, b' }),
+    ).toBe(true);
     expect(matchesMetadataFilter(condition('priority', 'HAS SUBSTRING', '5'), episode)).toBe(false);
   });
 

@@ -254,7 +254,10 @@ export const RETENTION_MAX_DAYS = 1_000_000;
 export const retentionDaysSchema = z
   .number()
   .min(0, 'must be 0 or more days (0 expires every event older than now)')
-  .max(RETENTION_MAX_DAYS, `must be at most ${RETENTION_MAX_DAYS} days; use null to keep the type forever`)
+  .max(
+    RETENTION_MAX_DAYS,
+    `must be at most ${RETENTION_MAX_DAYS} days; use null to keep the type forever`,
+  )
   .nullable();
 
 /** Retention in days per type; `null` keeps events forever. */

@@ -5,7 +5,9 @@ import { ExactJsonError, parseJsonExact, safeParseJsonExact, stringifyJson } fro
 
 describe('parseJsonExact', () => {
   it('an integer beyond 2^53 reads back with every digit (12345678901234567890 stays …890)', () => {
-    const value = parseJsonExact('{"id":12345678901234567890,"small":5,"neg":-98765432109876543210}');
+    const value = parseJsonExact(
+      '{"id":12345678901234567890,"small":5,"neg":-98765432109876543210}',
+    );
     expect(value).toEqual({ id: 12345678901234567890n, small: 5, neg: -98765432109876543210n });
     expect(canonicalJson(value)).toBe(
       '{"id":12345678901234567890,"neg":-98765432109876543210,"small":5}',
@@ -52,7 +54,9 @@ describe('parseJsonExact', () => {
       }
       if (Array.isArray(value)) return value.map(asNumbers);
       if (typeof value === 'object' && value !== null) {
-        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, asNumbers(item)]));
+        return Object.fromEntries(
+          Object.entries(value).map(([key, item]) => [key, asNumbers(item)]),
+        );
       }
       return value;
     };

@@ -101,7 +101,8 @@ class Parser {
   }
 
   literal<T>(word: string, value: T): T {
-    if (!this.text.startsWith(word, this.index)) this.fail(`unexpected token at position ${this.index}`);
+    if (!this.text.startsWith(word, this.index))
+      this.fail(`unexpected token at position ${this.index}`);
     this.index += word.length;
     return value;
   }
@@ -162,7 +163,8 @@ class Parser {
       const separator = this.text[this.index++];
       if (separator === ']') return array;
       if (separator === undefined) this.fail('unexpected end of JSON', this.index - 1);
-      if (separator !== ',') this.fail(`expected "," or "]" at position ${this.index - 1}`, this.index - 1);
+      if (separator !== ',')
+        this.fail(`expected "," or "]" at position ${this.index - 1}`, this.index - 1);
     }
   }
 
@@ -176,10 +178,12 @@ class Parser {
     }
     for (;;) {
       this.skipSpace();
-      if (this.text[this.index] !== '"') this.fail(`expected a property name at position ${this.index}`);
+      if (this.text[this.index] !== '"')
+        this.fail(`expected a property name at position ${this.index}`);
       const key = this.string();
       this.skipSpace();
-      if (this.text[this.index++] !== ':') this.fail(`expected ":" at position ${this.index - 1}`, this.index - 1);
+      if (this.text[this.index++] !== ':')
+        this.fail(`expected ":" at position ${this.index - 1}`, this.index - 1);
       // An own property even for "__proto__", as JSON.parse makes it.
       Object.defineProperty(object, key, {
         value: this.value(depth + 1),
@@ -191,7 +195,8 @@ class Parser {
       const separator = this.text[this.index++];
       if (separator === '}') return object;
       if (separator === undefined) this.fail('unexpected end of JSON', this.index - 1);
-      if (separator !== ',') this.fail(`expected "," or "}" at position ${this.index - 1}`, this.index - 1);
+      if (separator !== ',')
+        this.fail(`expected "," or "}" at position ${this.index - 1}`, this.index - 1);
     }
   }
 }
@@ -213,7 +218,8 @@ export function parseJsonExact(text: string): ExactJsonValue {
   const parser = new Parser(text);
   const value = parser.value(0);
   parser.skipSpace();
-  if (parser.index < text.length) parser.fail(`unexpected text after the JSON at position ${parser.index}`);
+  if (parser.index < text.length)
+    parser.fail(`unexpected text after the JSON at position ${parser.index}`);
   return value;
 }
 
