@@ -139,18 +139,22 @@ async function memoryEpisodesQuery(
       'must not be after toTs',
     );
   }
-  const { events, next, damaged } = await collectEvents(context, args.limit, args.afterId, (afterId) =>
-    context.ledger.query({
-      scope: context.scope,
-      ...(args.sessionId === undefined ? {} : { sessionId: args.sessionId }),
-      ...(fromTsMs === undefined ? {} : { fromTsMs }),
-      ...(toTsMs === undefined ? {} : { toTsMs }),
-      ...(args.types === undefined ? {} : { types: args.types }),
-      ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
-      ...(afterId === undefined ? {} : { afterId }),
-      limit: args.limit,
-      includePayload: args.includePayload,
-    }),
+  const { events, next, damaged } = await collectEvents(
+    context,
+    args.limit,
+    args.afterId,
+    (afterId) =>
+      context.ledger.query({
+        scope: context.scope,
+        ...(args.sessionId === undefined ? {} : { sessionId: args.sessionId }),
+        ...(fromTsMs === undefined ? {} : { fromTsMs }),
+        ...(toTsMs === undefined ? {} : { toTsMs }),
+        ...(args.types === undefined ? {} : { types: args.types }),
+        ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+        ...(afterId === undefined ? {} : { afterId }),
+        limit: args.limit,
+        includePayload: args.includePayload,
+      }),
   );
   const fitted = fitEvents(context, events, next, args.includePayload);
   return {
@@ -207,13 +211,17 @@ async function replaySession(
       truncated: replay.truncated,
     };
   }
-  const { events, next, damaged } = await collectEvents(context, args.limit, args.after_id, (afterId) =>
-    context.ledger.replay(args.session_id, {
-      scope: context.scope,
-      limit: args.limit,
-      includePayload: args.include_payload,
-      ...(afterId === undefined ? {} : { afterId }),
-    }),
+  const { events, next, damaged } = await collectEvents(
+    context,
+    args.limit,
+    args.after_id,
+    (afterId) =>
+      context.ledger.replay(args.session_id, {
+        scope: context.scope,
+        limit: args.limit,
+        includePayload: args.include_payload,
+        ...(afterId === undefined ? {} : { afterId }),
+      }),
   );
   const fitted = fitEvents(context, events, next, args.include_payload);
   return {
