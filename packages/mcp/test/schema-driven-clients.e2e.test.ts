@@ -34,17 +34,33 @@ function freshHome(): string {
 }
 
 interface ToolListing {
-  tools: Array<{ name: string; inputSchema: { properties?: Record<string, Record<string, unknown>> } }>;
+  tools: Array<{
+    name: string;
+    inputSchema: { properties?: Record<string, Record<string, unknown>> };
+  }>;
 }
 
 /** Runs `inspector --cli node <bin> …` and parses what it prints on stdout. */
 function inspect(home: string, args: string[]): unknown {
   const result = spawnSync(
     process.execPath,
-    [inspector, '--cli', '-e', `EPISODIC_HOME=${home}`, process.execPath, bin, '--scope', 'inspector', ...args],
+    [
+      inspector,
+      '--cli',
+      '-e',
+      `EPISODIC_HOME=${home}`,
+      process.execPath,
+      bin,
+      '--scope',
+      'inspector',
+      ...args,
+    ],
     { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 60_000 },
   );
-  expect(result.status, `inspector ${args.join(' ')}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(0);
+  expect(
+    result.status,
+    `inspector ${args.join(' ')}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+  ).toBe(0);
   return JSON.parse(result.stdout);
 }
 
@@ -68,7 +84,9 @@ function expectEveryPropertyTyped(listing: ToolListing) {
     }
   }
   expect(untyped).toEqual([]);
-  const byName = new Map(listing.tools.map((tool) => [tool.name, tool.inputSchema.properties ?? {}]));
+  const byName = new Map(
+    listing.tools.map((tool) => [tool.name, tool.inputSchema.properties ?? {}]),
+  );
   expect(byName.get('add_episode_step')?.result?.type).toBe('object');
   expect(byName.get('memory_episodes_query')?.metadata?.type).toBe('object');
   expect(byName.get('search_patterns')?.metadata?.type).toBe('object');
@@ -104,12 +122,14 @@ describe('schema-driven MCP clients send objects', () => {
     });
     const query = callTool(home, 'memory_episodes_query', {
       fromTs: '1767225600000',
-      metadata: '{"type":"and","filters":[{"property_name":"tags","comparison_operator":"CONTAINS","property_value":"x,y"}]}',
+      metadata:
+        '{"type":"and","filters":[{"property_name":"tags","comparison_operator":"CONTAINS","property_value":"x,y"}]}',
     });
     expect(query).toMatchObject({ success: true });
     expect(
       callTool(home, 'search_patterns', {
-        metadata: '{"type":"or","filters":[{"property_name":"domain","comparison_operator":"IS NOT NULL"}]}',
+        metadata:
+          '{"type":"or","filters":[{"property_name":"domain","comparison_operator":"IS NOT NULL"}]}',
       }),
     ).toMatchObject({ success: true });
   });
@@ -146,7 +166,10 @@ describe('schema-driven MCP clients send objects', () => {
       });
       await call('memory_episodes_query', {
         fromTs: 1767225600000,
-        metadata: { type: 'and', filters: [{ property_name: 'x', comparison_operator: 'IS NULL' }] },
+        metadata: {
+          type: 'and',
+          filters: [{ property_name: 'x', comparison_operator: 'IS NULL' }],
+        },
       });
     } finally {
       await client.close();

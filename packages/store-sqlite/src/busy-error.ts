@@ -51,7 +51,7 @@ export function withLockedDatabaseErrors<Adapter extends object>(
   database: Database.Database,
   adapter: Adapter,
 ): Adapter {
-  const wrapped: Record<string, unknown> = { ...adapter };
+  const wrapped: Record<string, unknown> = { ...(adapter as Record<string, unknown>) };
   for (const [name, value] of Object.entries(adapter)) {
     if (typeof value !== 'function') continue;
     wrapped[name] = (...args: unknown[]) => {

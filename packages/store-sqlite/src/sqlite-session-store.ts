@@ -1,6 +1,8 @@
 import {
   assertExpectedRevision,
+  type BaseMessage,
   EpisodicError,
+  lastUserMessage,
   type SessionState,
   type SessionStoreAdapter,
   type SessionSummary,
@@ -16,6 +18,8 @@ interface SummaryRow {
   updated_at: string;
   run_id: string | null;
   message_count: number;
+  /** The last user message that has content, as JSON (seed 001's `last_user_message` comes from it). */
+  last_user_json: string | null;
 }
 
 function corrupt(sessionId: string, reason: string): EpisodicError {
@@ -24,6 +28,15 @@ function corrupt(sessionId: string, reason: string): EpisodicError {
     message: `The stored snapshot of session ${sessionId} is unreadable (${reason}). Save the session again, or delete it.`,
     details: { sessionId },
   });
+}
+
+/** `{ lastUserMessage }` from the JSON of the last user message, or nothing. */
+function lastUserMessageOf(json: string | null): { lastUserMessage?: string } {
+  if (json === null) return {};
+  const parsed = safeJsonParse(json);
+  if (!parsed.success) return {};
+  const text = lastUserMessage([parsed.value as BaseMessage]);
+  return text === undefined ? {} : { lastUserMessage: text };
 }
 
 /**
@@ -45,7 +58,11 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
        run_id = excluded.run_id, message_count = excluded.message_count, state_json = excluded.state_json`,
   );
   const list = database.prepare(
-    `SELECT session_id, revision, updated_at, run_id, message_count FROM episodic_sessions
+    `SELECT session_id, revision, updated_at, run_id, message_count,
+       (SELECT value FROM json_each(state_json, '$.messages')
+        WHERE json_extract(value, '$.role') = 'user' AND json_type(value, '$.content') IS NOT NULL
+        ORDER BY key DESC LIMIT 1) AS last_user_json
+     FROM episodic_sessions
      WHERE json_valid(state_json) ORDER BY updated_at DESC, session_id`,
   );
   const remove = database.prepare('DELETE FROM episodic_sessions WHERE session_id = ?');
@@ -92,6 +109,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
           revision: row.revision,
           ...(row.run_id === null ? {} : { runId: row.run_id }),
           messageCount: row.message_count,
+          ...lastUserMessageOf(row.last_user_json),
         }),
       );
     },

@@ -23,6 +23,7 @@ export const list: CommandHandler = async (context) => {
     revision: session.revision,
     run_id: session.runId ?? null,
     message_count: session.messageCount,
+    last_user_message: session.lastUserMessage ?? null,
   }));
   return {
     receipt: { store, count: sessions.length, total: all.length, sessions },
@@ -38,6 +39,11 @@ export const list: CommandHandler = async (context) => {
               { header: 'REVISION', value: (session) => session.revision, align: 'right' },
               { header: 'MESSAGES', value: (session) => session.message_count, align: 'right' },
               { header: 'LAST RUN', value: (session) => session.run_id, max: 36 },
+              {
+                header: 'LAST USER MESSAGE',
+                value: (session) => session.last_user_message ?? '',
+                max: 40,
+              },
             ],
             styles,
           ),

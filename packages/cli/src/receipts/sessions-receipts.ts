@@ -18,6 +18,8 @@ export const sessionsListReceiptSchema = successReceiptSchema('episodic.sessions
       revision: z.number().int().nonnegative(),
       run_id: z.string().nullable(),
       message_count: z.number().int().nonnegative(),
+      /** Seed 001's `last_user_message` (as Codelia's session list shows it); null when none. */
+      last_user_message: z.string().nullable(),
     }),
   ),
 });

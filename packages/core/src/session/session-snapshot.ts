@@ -1,9 +1,9 @@
 import { createEpisodic, type Episodic } from '../episodic/create-episodic.js';
-import { episodesToMessages } from '../messages/items-to-messages.js';
-import { messagesToItems } from '../messages/messages-to-items.js';
-import type { EpisodeSource } from '../schema/episode.js';
+import { messagesToItemGroups } from '../messages/messages-to-items.js';
+import { type EpisodeSource, isoTimestampSchema } from '../schema/episode.js';
 import type { InputItem } from '../schema/input-item.js';
 import { SESSION_STATE_SCHEMA_VERSION, type SessionState } from '../schema/session-state.js';
+import { snapshotMessages } from './snapshot-messages.js';
 
 /** The snapshot fields a session writes itself; everything else in a loaded snapshot is kept. */
 const OWN_FIELDS = [
@@ -33,7 +33,7 @@ export function buildSnapshot(input: SnapshotInput): SessionState {
     schema_version: SESSION_STATE_SCHEMA_VERSION,
     session_id: input.sessionId,
     updated_at: input.updatedAt,
-    messages: episodesToMessages(input.log.read({ fromId: 0 })),
+    messages: snapshotMessages(input.log.read({ fromId: 0 })),
     context: { ...input.context },
     episodic: input.log.toJSONL(),
     revision: input.revision,
@@ -59,13 +59,25 @@ function sourceOf(item: InputItem): EpisodeSource {
 
 /**
  * The committed log of a snapshot: its `episodic` JSONL (damaged lines are skipped and reported by
- * one `error.parse` episode), or, for a seed 001 snapshot without one, its `messages` as items.
+ * one `error.parse` episode), or, for a seed 001 snapshot without one, its `messages` as items. The
+ * items keep every field of their messages (`messagesToItems`), and an episode gets its message's
+ * `message_ts` as its time when that is an ISO-8601 UTC time (none otherwise), so the next commit
+ * writes the same messages back.
  */
 export function restoreLog(state: SessionState, now: () => Date): Episodic {
   if (typeof state.episodic === 'string') return createEpisodic(state.episodic, { now });
-  const log = createEpisodic(undefined, { now });
-  for (const item of messagesToItems(state.messages)) {
-    log.append({ type: 'item', meta: { source: sourceOf(item) }, payload: { item } });
-  }
-  return log;
+  const episodes: unknown[] = [];
+  messagesToItemGroups(state.messages).forEach((items, index) => {
+    const time = state.messages[index]?.message_ts;
+    const ts = isoTimestampSchema.safeParse(time).success ? { ts: time } : {};
+    for (const item of items) {
+      episodes.push({
+        id: episodes.length + 1,
+        type: 'item',
+        meta: { source: sourceOf(item), ...ts },
+        payload: { item },
+      });
+    }
+  });
+  return createEpisodic(episodes, { now });
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { EpisodicError } from '../errors/episodic-error.js';
+import { lastUserMessage } from '../messages/last-user-message.js';
 import { type SessionState, sessionStateSchema, uuidSchema } from '../schema/session-state.js';
 import { parseInput } from '../validation/parse-input.js';
 import type { MaybePromise } from './maybe-promise.js';
@@ -26,6 +27,11 @@ export interface SessionSummary {
   revision: number;
   runId?: string;
   messageCount: number;
+  /**
+   * Seed 001's `last_user_message`: the last user message's content as Codelia's session list shows
+   * it (see `lastUserMessage`); absent when there is none.
+   */
+  lastUserMessage?: string;
 }
 
 /**
@@ -218,7 +224,16 @@ export function summarizeSession(state: SessionState): SessionSummary {
     revision: state.revision ?? 0,
     ...(state.run_id === undefined ? {} : { runId: state.run_id }),
     messageCount: state.messages.length,
+    ...lastUserMessageField(state.messages),
   };
+}
+
+/** `{ lastUserMessage }` for a summary, or nothing when no user message has content. */
+function lastUserMessageField(messages: SessionState['messages']): {
+  lastUserMessage?: string;
+} {
+  const text = lastUserMessage(messages);
+  return text === undefined ? {} : { lastUserMessage: text };
 }
 
 /** Newest first, then by id: the order every store's `list()` returns. */
