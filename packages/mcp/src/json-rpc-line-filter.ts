@@ -1,5 +1,5 @@
-import { StringDecoder } from 'node:string_decoder';
 import { type Readable, Transform } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 
 /** A JSON-RPC error response the filter answers with itself. */
 export interface JsonRpcErrorResponse {

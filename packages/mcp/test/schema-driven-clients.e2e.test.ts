@@ -4,7 +4,6 @@
 // arguments: `result`, `metadata` filters, `fromTs`, and an upper-case `episode_id`.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 const bin = fileURLToPath(new URL('../dist/bin/episodic-mcp.js', import.meta.url));
 const inspector = join(
-  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
+  dirname(fileURLToPath(import.meta.resolve('@modelcontextprotocol/inspector/package.json'))),
   'clients',
   'launcher',
   'build',

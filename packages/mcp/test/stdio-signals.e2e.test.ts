@@ -25,7 +25,7 @@ interface Message {
 }
 
 /** Starts `node <script> ...args` as an MCP server over stdio with a fresh home. */
-export function startStdioServer(script: string, args: string[]) {
+function startStdioServer(script: string, args: string[]) {
   const home = mkdtempSync(join(tmpdir(), 'episodic-signals-'));
   directories.push(home);
   const child = spawn(process.execPath, [script, ...args], {
@@ -81,7 +81,7 @@ export function startStdioServer(script: string, args: string[]) {
  * is answered exactly once (its result, or -32000 when it arrived after the signal) and the process
  * exits with status 0.
  */
-export async function expectGracefulStop(
+async function expectGracefulStop(
   server: ReturnType<typeof startStdioServer>,
   signal: NodeJS.Signals,
   count = 100,

@@ -9,7 +9,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -177,7 +176,7 @@ try {
     writeFileSync(join(target, name), readFileSync(join(stateDirectory, name)));
   }
   writeFileSync(join(here, 'summaries.json'), `${JSON.stringify(summaries, null, 2)}\n`);
-  console.log(`wrote ${summaries.length} snapshots to ${target}`);
+  process.stdout.write(`wrote ${summaries.length} snapshots to ${target}\n`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

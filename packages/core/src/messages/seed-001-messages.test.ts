@@ -4,8 +4,8 @@
 // unknown fields, unknown roles and part types, odd call pairings.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inputItemSchema } from '../schema/input-item.js';
 import type { BaseMessage } from '../schema/index.js';
+import { inputItemSchema } from '../schema/input-item.js';
 import { itemsToMessages } from './items-to-messages.js';
 import { lastUserMessage } from './last-user-message.js';
 import { messagesToItems } from './messages-to-items.js';
@@ -140,10 +140,9 @@ const unusual = fc.oneof(
 ) as fc.Arbitrary<BaseMessage>;
 
 /** A seed 001 conversation: any order, so unpaired calls and orphan outputs occur too. */
-export const seed001Messages = fc.array(
-  fc.oneof(user, system, assistant, tool, reasoning, unusual),
-  { maxLength: 12 },
-);
+const seed001Messages = fc.array(fc.oneof(user, system, assistant, tool, reasoning, unusual), {
+  maxLength: 12,
+});
 
 describe('seed 001 messages → items → messages', () => {
   it('property: is the identity (every field, every message, in order)', () => {

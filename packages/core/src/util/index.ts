@@ -6,5 +6,5 @@ export {
   stringifyJson,
 } from './exact-json.js';
 export type { JsonParseResult, JsonValue } from './json.js';
-export { jsonEqual } from './json-equal.js';
 export { deepFreeze, frozenJsonCopy, safeJsonParse } from './json.js';
+export { jsonEqual } from './json-equal.js';
