@@ -188,39 +188,19 @@ describe("episodes follows seed 002's input normalization", () => {
     const receipt = episodesQueryReceiptSchema.parse(query.receipt);
     expect(receipt.filters.types).toEqual(['tool.call', 'conversation.user']);
     expect(receipt.count).toBe(2);
-    const gc = episodicJson([
-      '--home',
-      home,
-      'episodes',
-      'gc',
-      '--scope',
-      'proj',
-      '--now-ts-ms',
-      String(now),
-      '--policy',
-      'Tool.Call=1.5',
-      '--policy',
-      'CONVERSATION.user=inf',
-      '--dry-run',
-    ]);
-    const counts = episodesGcReceiptSchema.parse(gc.receipt);
+    // A dry run of gc at `now` with these --policy entries.
+    const gcDryRun = (...policies: string[]) =>
+      episodesGcReceiptSchema.parse(
+        episodicJson([
+          ...['--home', home, 'episodes', 'gc', '--scope', 'proj', '--now-ts-ms', String(now)],
+          ...policies.flatMap((policy) => ['--policy', policy]),
+          '--dry-run',
+        ]).receipt,
+      );
+    const counts = gcDryRun('Tool.Call=1.5', 'CONVERSATION.user=inf');
     expect(counts.policy_days).toMatchObject({ 'tool.call': 1.5, 'conversation.user': null });
     expect(counts.deleted_by_type).toMatchObject({ 'tool.call': 1, 'conversation.user': 0 });
-    const zero = episodesGcReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'episodes',
-        'gc',
-        '--scope',
-        'proj',
-        '--now-ts-ms',
-        String(now),
-        '--policy',
-        'conversation.user=0',
-        '--dry-run',
-      ]).receipt,
-    );
+    const zero = gcDryRun('conversation.user=0');
     expect(zero.deleted_by_type['conversation.user']).toBe(1);
   });
 });

@@ -18,6 +18,17 @@ afterEach(() => {
     rmSync(directory, { recursive: true, force: true });
 });
 
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 't', version: '1' },
+  },
+};
+
 interface Message {
   id?: unknown;
   result?: { content?: Array<{ text: string }>; isError?: boolean };
@@ -58,16 +69,7 @@ function startStdioServer(script: string, args: string[]) {
   const send = (value: unknown) =>
     child.stdin.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
   const initialize = async () => {
-    send({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    });
+    send(INITIALIZE);
     await waitFor(() => messages().some((message) => message.id === 0), 'initialize answered');
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   };
@@ -128,16 +130,7 @@ describe('episodic-mcp over stdio (built bin)', () => {
     // waits for the stores, which open only after initialize, so it is in flight at the signal.
     server.send(
       [
-        {
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 't', version: '1' },
-          },
-        },
+        INITIALIZE,
         { jsonrpc: '2.0', method: 'notifications/initialized' },
         {
           jsonrpc: '2.0',
