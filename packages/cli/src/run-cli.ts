@@ -118,7 +118,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (result.receipt !== undefined) {
       if (context.globals.json) {
         const receipt = { ...receiptEnvelope(context.kind, true), ...result.receipt };
-        io.stdout(`${await receiptJson(receipt)}\n`);
+        io.stdout(`${(result.stringify ?? JSON.stringify)(receipt)}\n`);
       } else {
         result.render?.(io.stdout);
       }
@@ -142,19 +142,5 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       );
     }
     return exitCodeFor(described.code);
-  }
-}
-
-/**
- * The JSON text of a receipt. A payload can hold an integer beyond 2^53 (a `bigint`, kept exactly),
- * which `JSON.stringify` refuses: only then is core's exact writer loaded, so start-up stays lean.
- */
-async function receiptJson(receipt: Record<string, unknown>): Promise<string> {
-  try {
-    return JSON.stringify(receipt);
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    const { stringifyJson } = await import('@episodic/core');
-    return stringifyJson(receipt);
   }
 }

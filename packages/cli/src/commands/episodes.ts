@@ -257,6 +257,7 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
   return {
     receipt,
     render: renderPage(page, includePayload, context.globals.color),
+    stringify: stringifyJson,
   };
 });
 
@@ -290,6 +291,7 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
   return {
     receipt,
     render: renderPage(page, includePayload, context.globals.color),
+    stringify: stringifyJson,
   };
 });
 
