@@ -108,6 +108,8 @@ export function parseCodex(
   let cwd: string | undefined;
   let title: string | undefined;
   let call: SourceModelCall | undefined;
+  // The last response: Codex reports its token_count after the tool outputs it led to.
+  let lastCall: SourceModelCall | undefined;
   let calls = 0;
   const typed = new Set<string>();
   for (const { value } of lines) {
@@ -130,6 +132,7 @@ export function parseCodex(
       if (call === undefined) {
         calls++;
         call = { key: `response-${calls}`, ...(model === undefined ? {} : { model }) };
+        lastCall = call;
       }
     } else {
       call = undefined;
@@ -222,7 +225,7 @@ export function parseCodex(
         if (payload.type === 'token_count') {
           const usage = usageOf(payload.info);
           if (usage !== undefined) {
-            if (call !== undefined) call.usage = usage;
+            if (lastCall !== undefined && lastCall.usage === undefined) lastCall.usage = usage;
             entries.push({
               kind: 'usage',
               usage: {
@@ -235,6 +238,7 @@ export function parseCodex(
               raw: without(payload, ['type']),
             });
             call = undefined;
+            lastCall = undefined;
             break;
           }
         }

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { checkRunRecord, createEpisodic, type RunRecord, sessionStateSchema } from '@episodic/core';
+import { expect } from 'vitest';
+import type { ImportedConversation } from '../conversation/imported-conversation.js';
+
+/** The text of a fixture under `src/__fixtures__/`. */
+export function readFixture(path: string): string {
+  return readFileSync(new URL(path, import.meta.url), 'utf8');
+}
+
+/**
+ * Checks that a converted conversation is valid Episodic data, with core's own readers: the
+ * snapshot matches the session-state schema, its log restores without a parse error, and every run
+ * record passes the run-record schema of its type.
+ */
+export function expectValidConversation(conversation: ImportedConversation): void {
+  expect(sessionStateSchema.safeParse(conversation.state).success).toBe(true);
+  const restored = createEpisodic(conversation.state.episodic as string).read({ fromId: 0 });
+  expect(restored.map((episode) => episode.payload)).toEqual(
+    conversation.episodes.map((episode) => episode.payload),
+  );
+  expect(
+    restored.some((episode) => episode.type === 'meta' && episode.payload.event === 'error.parse'),
+  ).toBe(false);
+  for (const run of conversation.runs) {
+    expect(run.records[0]?.type).toBe('header');
+    for (const record of run.records) {
+      const check = checkRunRecord(record);
+      expect(check, JSON.stringify(record).slice(0, 200)).toMatchObject({
+        success: true,
+        known: true,
+      });
+      expect((record as { run_id?: string }).run_id).toBe(run.runId);
+    }
+  }
+}
+
+/** The records of one type in a run. */
+export function recordsOf(
+  records: readonly RunRecord[],
+  type: string,
+): Array<Record<string, unknown>> {
+  return records.filter((record) => record.type === type) as Array<Record<string, unknown>>;
+}
