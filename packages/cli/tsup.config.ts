@@ -12,6 +12,8 @@ const sources = {
   '@episodic/core': `${packages}core/src/index.ts`,
   '@episodic/store-fs': `${packages}store-fs/src/index.ts`,
   '@episodic/store-sqlite': `${packages}store-sqlite/src/index.ts`,
+  '@episodic/interop': `${packages}interop/src/index.ts`,
+  '@episodic/interop/node': `${packages}interop/src/node.ts`,
   '@episodic/mcp/stores': `${packages}mcp/src/stores.ts`,
   '@episodic/mcp/run': `${packages}mcp/src/run.ts`,
 };
@@ -27,6 +29,7 @@ const COMMAND_MODULES = [
   'mcp',
   'doctor',
   'transfer',
+  'import-transcripts',
 ];
 
 const bin: Options = {

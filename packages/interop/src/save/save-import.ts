@@ -55,9 +55,12 @@ export interface ConversationImportReceipt {
   /** The snapshot: new, grown (the stored log was a prefix), the same, or in conflict. */
   session: ImportStatus;
   runs: { created: number; extended: number; unchanged: number; conflicts: number };
-  /** Run records appended. */
+  /** Run records appended (in a dry run: that would be appended). */
   records_written: number;
-  /** Ledger events appended, and those already present with the same content. */
+  /**
+   * Ledger events appended, and those already present with the same content. In a dry run,
+   * `appended` is every projected event (at most what would be appended).
+   */
   events: { appended: number; unchanged: number };
   /** Why something was not written (nothing of a conversation in conflict is written). */
   conflicts: string[];
@@ -280,7 +283,13 @@ export async function saveImport(
             sessionId: conversation.sessionId,
             agentId: checked.agentId ?? conversation.format,
           });
-    if (dryRun) continue;
+    if (dryRun) {
+      // What would be written: every planned record, and at most every projected event (the
+      // ledger skips those it holds already).
+      for (const plan of runPlans) receipt.records_written += plan.run.records.length - plan.from;
+      receipt.events.appended = events.length;
+      continue;
+    }
 
     // Write: runs first, then the snapshot that names them, then the ledger.
     for (const plan of runPlans) {
