@@ -2,9 +2,10 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TRANSCRIPTS } from './__fixtures__/read-fixture.js';
 import { importTranscriptFiles } from './read-transcript-files.js';
 
-const fixtures = new URL('./__fixtures__/', import.meta.url).pathname;
+const fixtures = TRANSCRIPTS.pathname;
 
 describe('importTranscriptFiles', () => {
   const folder = mkdtempSync(join(tmpdir(), 'episodic-interop-'));

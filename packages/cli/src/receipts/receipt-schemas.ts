@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { doctorReceiptSchema } from './doctor-receipt.js';
 import {
   episodesAppendReceiptSchema,
@@ -23,6 +24,12 @@ import {
   tasksStepReceiptSchema,
   tasksTimelineReceiptSchema,
 } from './tasks-receipts.js';
+import {
+  exportOtelReceiptSchema,
+  importClaudeCodeReceiptSchema,
+  importCodexReceiptSchema,
+  importOpenAIReceiptSchema,
+} from './interop-receipts.js';
 import { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';
 
 /** The schema of every successful receipt, by `kind` (errors use `errorReceiptSchema`). */
@@ -48,8 +55,12 @@ export const RECEIPT_SCHEMAS = {
   'episodic.tasks.delete.v1': tasksDeleteReceiptSchema,
   'episodic.patterns.search.v1': patternsSearchReceiptSchema,
   'episodic.doctor.v1': doctorReceiptSchema,
-  'episodic.export.v1': exportReceiptSchema,
+  /** An Episodic export (`-o FILE`), or traces (`--otel FILE`: `format: "otlp-json"`). */
+  'episodic.export.v1': z.union([exportReceiptSchema, exportOtelReceiptSchema]),
   'episodic.import.v1': importReceiptSchema,
+  'episodic.import.claude-code.v1': importClaudeCodeReceiptSchema,
+  'episodic.import.codex.v1': importCodexReceiptSchema,
+  'episodic.import.openai.v1': importOpenAIReceiptSchema,
 } as const;
 
 /** The kind of a successful receipt. */

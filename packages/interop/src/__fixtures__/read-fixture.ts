@@ -3,9 +3,12 @@ import { checkRunRecord, createEpisodic, type RunRecord, sessionStateSchema } fr
 import { expect } from 'vitest';
 import type { ImportedConversation } from '../conversation/imported-conversation.js';
 
-/** The text of a fixture under `src/__fixtures__/`. */
+/** The repository's transcript fixtures (shared with the CLI tests). */
+export const TRANSCRIPTS = new URL('../../../../fixtures/transcripts/', import.meta.url);
+
+/** The text of a transcript fixture under `fixtures/transcripts/`. */
 export function readFixture(path: string): string {
-  return readFileSync(new URL(path, import.meta.url), 'utf8');
+  return readFileSync(new URL(path, TRANSCRIPTS), 'utf8');
 }
 
 /**
