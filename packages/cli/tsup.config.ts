@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
+import { shipSchemas } from '../../scripts/ship-schemas.mjs';
 import packageJson from './package.json' with { type: 'json' };
 
 const define = { __EPISODIC_VERSION__: JSON.stringify(packageJson.version) };
@@ -59,6 +60,8 @@ export default defineConfig([
     // The bin is built into dist/bin by the other configs at the same time: leave it alone.
     clean: ['!bin/**'],
     define,
+    // The JSON Schemas of the formats this package owns: `@episodic/cli/schemas/<name>.json`.
+    onSuccess: async () => shipSchemas(packageJson.name, 'dist'),
   },
   {
     // `dist/bin/episodic.js`: argument parsing, help and dispatch only (no zod, no
