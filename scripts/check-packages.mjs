@@ -60,7 +60,8 @@ for (const dir of all) {
     if (subpath === './package.json') continue;
     // The JSON Schemas a package ships (scripts/ship-schemas.mjs): data files, no types.
     if (subpath === './schemas/*') {
-      if (target !== './dist/schemas/*') problem(dir, 'exports["./schemas/*"] must be "./dist/schemas/*"');
+      if (target !== './dist/schemas/*')
+        problem(dir, 'exports["./schemas/*"] must be "./dist/schemas/*"');
       continue;
     }
     const keys = Object.keys(target ?? {});

@@ -11,7 +11,15 @@
 // Usage: node scripts/generate-schemas.mjs            (write; `pnpm schemas` builds first)
 //        node scripts/generate-schemas.mjs --check    (regenerate into a temp folder and compare:
 //                                                      exit 1 when schemas/ is not current)
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,7 +77,9 @@ function overrideJson(context) {
         ...KNOWN_ITEM_SCHEMAS.map((schema) => toJson(schema)),
         {
           type: 'object',
-          properties: { type: { type: 'string', minLength: 1, not: { enum: [...core.KNOWN_ITEM_TYPES] } } },
+          properties: {
+            type: { type: 'string', minLength: 1, not: { enum: [...core.KNOWN_ITEM_TYPES] } },
+          },
           required: ['type'],
           additionalProperties: {},
         },
@@ -89,6 +99,7 @@ function runRecordLine() {
     defs[type] = toJson(core.runRecordSchemas[type]);
     return {
       if: { properties: { type: { const: type } }, required: ['type'] },
+      // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword, not a thenable.
       then: { $ref: `#/$defs/${type}` },
     };
   });
@@ -115,8 +126,21 @@ function generate() {
     const file = fileOf(entry);
     if (files.has(file)) throw new Error(`two registry entries write ${file}`);
     const $id = `${SCHEMA_BASE}${file}`;
-    files.set(file, { $schema: DIALECT, $id, ...json, title: entry.title, description: entry.description });
-    index.push({ name: entry.name, version: entry.version, package: entry.package, file, $id, title: entry.title });
+    files.set(file, {
+      $schema: DIALECT,
+      $id,
+      ...json,
+      title: entry.title,
+      description: entry.description,
+    });
+    index.push({
+      name: entry.name,
+      version: entry.version,
+      package: entry.package,
+      file,
+      $id,
+      title: entry.title,
+    });
   };
   add(
     {
@@ -142,7 +166,9 @@ function compileAll(/** @type {Map<string, Record<string, unknown>>} */ files) {
     try {
       ajv.compile(schema);
     } catch (error) {
-      throw new Error(`${file} is not a valid JSON Schema: ${/** @type {Error} */ (error).message}`);
+      throw new Error(
+        `${file} is not a valid JSON Schema: ${/** @type {Error} */ (error).message}`,
+      );
     }
   }
 }
@@ -185,10 +211,16 @@ if (process.argv.includes('--check')) {
     }
     const problems = [
       ...fresh.filter((file) => !current.includes(file)).map((file) => `missing ${file}`),
-      ...current.filter((file) => !fresh.includes(file)).map((file) => `stale ${file} (no format writes it any more)`),
+      ...current
+        .filter((file) => !fresh.includes(file))
+        .map((file) => `stale ${file} (no format writes it any more)`),
       ...fresh
         .filter((file) => current.includes(file))
-        .filter((file) => readFileSync(join(temporary, file), 'utf8') !== readFileSync(join(target, file), 'utf8'))
+        .filter(
+          (file) =>
+            readFileSync(join(temporary, file), 'utf8') !==
+            readFileSync(join(target, file), 'utf8'),
+        )
         .map((file) => `out of date ${file}`),
     ];
     if (problems.length > 0) {

@@ -19,7 +19,8 @@ export function shipSchemas(packageName, dist) {
   const own = index.filter((entry) => entry.package === packageName);
   const target = join(dist, 'schemas');
   mkdirSync(target, { recursive: true });
-  for (const entry of own) copyFileSync(join(schemas, entry.file), join(target, basename(entry.file)));
+  for (const entry of own)
+    copyFileSync(join(schemas, entry.file), join(target, basename(entry.file)));
   writeFileSync(
     join(target, 'index.json'),
     `${JSON.stringify({ schemas: own.map((entry) => ({ ...entry, file: basename(entry.file) })) }, null, 2)}\n`,

@@ -7,6 +7,12 @@ import {
   episodesRedactReceiptSchema,
   episodesReplayReceiptSchema,
 } from './episodes-receipts.js';
+import {
+  exportOtelReceiptSchema,
+  importClaudeCodeReceiptSchema,
+  importCodexReceiptSchema,
+  importOpenAIReceiptSchema,
+} from './interop-receipts.js';
 import { patternsSearchReceiptSchema } from './patterns-receipts.js';
 import { runsRedactReceiptSchema, sessionsRedactReceiptSchema } from './redaction-receipts.js';
 import {
@@ -24,12 +30,6 @@ import {
   tasksStepReceiptSchema,
   tasksTimelineReceiptSchema,
 } from './tasks-receipts.js';
-import {
-  exportOtelReceiptSchema,
-  importClaudeCodeReceiptSchema,
-  importCodexReceiptSchema,
-  importOpenAIReceiptSchema,
-} from './interop-receipts.js';
 import { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';
 
 /** The schema of every successful receipt, by `kind` (errors use `errorReceiptSchema`). */

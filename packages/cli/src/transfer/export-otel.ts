@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type RunRecord, uuidSchema, parseInput } from '@episodic/core';
+import { parseInput, type RunRecord, uuidSchema } from '@episodic/core';
 import { recordRunSpans } from '@episodic/interop';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';

@@ -49,6 +49,13 @@ export type RunOutcome = (typeof RUN_OUTCOMES)[number] | (string & {});
  */
 export const CUSTOM_RUN_RECORD_TYPE_PATTERN = /^x\.[A-Za-z0-9_-]+\.[A-Za-z0-9_.-]+$/;
 
+/**
+ * The shape of a seed record type name: lowercase words joined by dots (`run.start`,
+ * `llm.request`). A record of such a type that this version does not know was written by a newer
+ * version; stores accept it so that data written by a newer version is written back unchanged.
+ */
+export const LATER_RUN_RECORD_TYPE_PATTERN = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
+
 /** True for a custom record type such as `x.acme.checkpoint`. */
 export function isCustomRunRecordType(type: string): boolean {
   return CUSTOM_RUN_RECORD_TYPE_PATTERN.test(type);
@@ -242,6 +249,17 @@ export const customRunRecordSchema = z.looseObject({
   type: z
     .string()
     .regex(CUSTOM_RUN_RECORD_TYPE_PATTERN, 'must be namespaced as x.<org>.<name> (seed 001 §9)'),
+  ...recordBase,
+});
+
+/**
+ * A record of a seed-shaped type this version does not know (`run.plan` from a newer writer), as
+ * stores accept it back: `run_id` and `ts` like every non-header record, every other field kept.
+ */
+export const laterRunRecordSchema = z.looseObject({
+  type: z
+    .string()
+    .regex(LATER_RUN_RECORD_TYPE_PATTERN, 'must be lowercase words joined by dots (seed 001 §9)'),
   ...recordBase,
 });
 

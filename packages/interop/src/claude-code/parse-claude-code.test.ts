@@ -127,10 +127,9 @@ describe('importClaudeCode', () => {
       (episode) =>
         (episode.payload as { data: { reason: string } }).data.reason === 'abandoned branch',
     );
-    expect(
-      (abandoned?.payload as { data: { entry: { message: { content: string } } } }).data.entry
-        .message.content,
-    ).toBe('Fix it with a rounding helper.');
+    expect(abandoned?.payload).toMatchObject({
+      data: { entry: { message: { content: 'Fix it with a rounding helper.' } } },
+    });
     expect(sidechain?.sourceKey).toBe(
       '7f3c2b1a-5d4e-4c3b-9a8f-1e2d3c4b5a60:sidechain:b0000000-0000-4000-8000-000000000001',
     );

@@ -37,7 +37,10 @@ async function recordedRun(): Promise<RunRecord[]> {
   let clock = Date.parse('2026-02-01T10:00:00.000Z');
   const recorder = createRunRecorder({
     store: runs,
-    now: () => new Date((clock += 250)),
+    now: () => {
+      clock += 250;
+      return new Date(clock);
+    },
     header: { model: { provider: 'openai', name: 'gpt-4.1' }, prompts: { system: 'Be brief.' } },
   });
   await recorder.start('What is in the invoice?');

@@ -85,6 +85,11 @@ function timeOf(value: unknown, fallback: Date): Date {
   return Number.isFinite(ms) ? new Date(ms) : fallback;
 }
 
+/** `time`, or `start` when `time` is earlier (a span never ends before it starts). */
+function notBefore(time: Date, start: Date): Date {
+  return time.getTime() < start.getTime() ? start : time;
+}
+
 function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
@@ -196,7 +201,7 @@ function recordRun(
       span.setAttribute(ATTR_ERROR_TYPE, 'tool_error');
       span.setStatus({ code: SpanStatusCode.ERROR, message: `tool ${call.name} failed` });
     }
-    span.end(at < call.start ? call.start : at);
+    span.end(notBefore(at, call.start));
     summary.spans.execute_tool++;
   };
 
@@ -248,7 +253,7 @@ function recordRun(
         },
         parent,
       );
-      span.end(at < callStart ? callStart : at);
+      span.end(notBefore(at, callStart));
       summary.spans.chat++;
       for (const message of messagesOf(output.messages)) {
         for (const call of message.tool_calls ?? []) {
@@ -292,7 +297,7 @@ function recordRun(
       message: stringOf(detail.message) ?? 'the run ended with an error',
     });
   }
-  agent.end(runEnd < start ? start : runEnd);
+  agent.end(notBefore(runEnd, start));
   summary.runs++;
 }
 

@@ -1,8 +1,8 @@
 import {
   baseMessageSchema,
   LEDGER_EVENT_TYPES,
-  metadataSchema,
   metadataScalarSchema,
+  metadataSchema,
   TASK_OUTCOME_TYPES,
   TASK_TYPES,
   taskEpisodeSchema,
