@@ -119,7 +119,14 @@ function isLogPrefix(stored: SessionState, next: readonly Episode[]): boolean {
   );
 }
 
-type RunPlan = { run: ImportedRun; from: number; status: 'created' | 'extended' | 'unchanged' };
+type RunPlan = {
+  run: ImportedRun;
+  /** How many of the run's records the store holds already. */
+  from: number;
+  /** The store's position when planned: the append is a compare-and-append from there. */
+  position: number;
+  status: 'created' | 'extended' | 'unchanged';
+};
 
 async function readRun(runs: RunStore, runId: string): Promise<RunReadResult | null> {
   try {
@@ -139,7 +146,7 @@ async function planRuns(
   for (const run of conversation.runs) {
     const stored = await readRun(runs, run.runId);
     if (stored === null) {
-      plans.push({ run, from: 0, status: 'created' });
+      plans.push({ run, from: 0, position: 0, status: 'created' });
       continue;
     }
     const prefix =
@@ -154,6 +161,7 @@ async function planRuns(
       plans.push({
         run,
         from: stored.records.length,
+        position: stored.position,
         status: stored.records.length === run.records.length ? 'unchanged' : 'extended',
       });
     }
@@ -291,11 +299,13 @@ export async function saveImport(
       continue;
     }
 
-    // Write: runs first, then the snapshot that names them, then the ledger.
+    // Write: runs first, then the snapshot that names them, then the ledger. Each run append is
+    // a compare-and-append from the position planned, so a writer that got there first makes it a
+    // CONFLICT instead of a doubled run.
     for (const plan of runPlans) {
       if (plan.from === plan.run.records.length) continue;
       const records = plan.run.records.slice(plan.from);
-      await stores.runs?.append(plan.run.runId, records);
+      await stores.runs?.append(plan.run.runId, records, { expectedPosition: plan.position });
       receipt.records_written += records.length;
     }
     if (save !== undefined)
