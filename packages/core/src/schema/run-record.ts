@@ -56,6 +56,32 @@ export const CUSTOM_RUN_RECORD_TYPE_PATTERN = /^x\.[A-Za-z0-9_-]+\.[A-Za-z0-9_.-
  */
 export const LATER_RUN_RECORD_TYPE_PATTERN = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
 
+/** True when `left` becomes `right` by one insertion, deletion, substitution or swap of neighbours. */
+function oneEditApart(left: string, right: string): boolean {
+  if (left === right || Math.abs(left.length - right.length) > 1) return false;
+  let start = 0;
+  while (start < left.length && left[start] === right[start]) start++;
+  const restLeft = left.slice(start);
+  const restRight = right.slice(start);
+  return (
+    restLeft.slice(1) === restRight.slice(1) ||
+    restLeft.slice(1) === restRight ||
+    restLeft === restRight.slice(1) ||
+    (restLeft.length >= 2 &&
+      restLeft[0] === restRight[1] &&
+      restLeft[1] === restRight[0] &&
+      restLeft.slice(2) === restRight.slice(2))
+  );
+}
+
+/**
+ * The known record type `type` is one edit away from (`run.strat` → `run.start`), if any: such a
+ * name is taken for a typo, not for a newer type, and refused on append.
+ */
+export function nearKnownRunRecordType(type: string): KnownRunRecordType | undefined {
+  return RUN_RECORD_TYPES.find((known) => oneEditApart(type, known));
+}
+
 /** True for a custom record type such as `x.acme.checkpoint`. */
 export function isCustomRunRecordType(type: string): boolean {
   return CUSTOM_RUN_RECORD_TYPE_PATTERN.test(type);

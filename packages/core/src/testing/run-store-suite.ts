@@ -188,6 +188,11 @@ export function describeRunStoreSuite(
           runId,
           [{ type: 'checkpoint', run_id: runId, ts: '2026-02-03T12:00:00.000Z' }],
         ],
+        [
+          'a typo of a seed type',
+          runId,
+          [{ type: 'run.strat', run_id: runId, ts: '2026-02-03T12:00:00.000Z' }],
+        ],
         ['a bad timestamp', runId, [{ ...agentEvent(runId, 0), ts: 'yesterday' }]],
         [
           'a lone surrogate',
