@@ -66,7 +66,7 @@ function attribute(span: OtlpSpan, key: string): unknown {
 describe.each(['sqlite', 'fs'] as const)('import claude-code (%s store)', (store) => {
   it('imports a projects folder, and a second import changes nothing', () => {
     const home = temporaryHome();
-    const first = episodicJson([
+    const importArgs = [
       'import',
       'claude-code',
       CLAUDE,
@@ -76,7 +76,8 @@ describe.each(['sqlite', 'fs'] as const)('import claude-code (%s store)', (store
       store,
       '--scope',
       'Acme API',
-    ]);
+    ];
+    const first = episodicJson(importArgs);
     expect(first.status, first.stderr).toBe(0);
     const receipt = importClaudeCodeReceiptSchema.parse(first.receipt);
     expect(receipt).toMatchObject({
@@ -90,19 +91,7 @@ describe.each(['sqlite', 'fs'] as const)('import claude-code (%s store)', (store
     const [main] = receipt.conversations;
     expect(main?.title).toBe('Fix flaky order total test');
 
-    const again = importClaudeCodeReceiptSchema.parse(
-      episodicJson([
-        'import',
-        'claude-code',
-        CLAUDE,
-        '--home',
-        home,
-        '--store',
-        store,
-        '--scope',
-        'Acme API',
-      ]).receipt,
-    );
+    const again = importClaudeCodeReceiptSchema.parse(episodicJson(importArgs).receipt);
     expect(again.totals).toEqual({
       conversations: 2,
       sessions: { created: 0, updated: 0, unchanged: 2, conflict: 0 },

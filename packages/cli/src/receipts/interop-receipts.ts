@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
+import { runSelectionShape } from './transfer-receipts.js';
 
 const count = z.number().int().nonnegative();
 const status = z.enum(['created', 'updated', 'unchanged', 'conflict', 'skipped']);
@@ -67,13 +68,7 @@ export const exportOtelReceiptSchema = successReceiptSchema('episodic.export.v1'
   format: z.literal('otlp-json'),
   /** The file written (absolute). */
   output: z.string(),
-  selection: z.object({
-    session_id: z.string().nullable(),
-    run_ids: z.array(z.string()).nullable(),
-    from: z.string().nullable(),
-    to: z.string().nullable(),
-    all: z.boolean(),
-  }),
+  selection: z.object(runSelectionShape),
   /** Runs turned into traces. */
   runs: count,
   spans: z.object({ total: count, invoke_agent: count, chat: count, execute_tool: count }),

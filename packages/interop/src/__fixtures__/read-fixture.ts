@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { checkRunRecord, createEpisodic, type RunRecord, sessionStateSchema } from '@episodic/core';
+import { fc } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import type { ImportedConversation } from '../conversation/imported-conversation.js';
 
@@ -44,4 +45,19 @@ export function recordsOf(
   type: string,
 ): Array<Record<string, unknown>> {
   return records.filter((record) => record.type === type) as Array<Record<string, unknown>>;
+}
+
+/**
+ * Lines for parser property tests: any mix of a fixture's own lines, arbitrary JSON values and
+ * arbitrary text (without line breaks, so each element stays one line).
+ */
+export function mixedLines(text: string) {
+  return fc.array(
+    fc.oneof(
+      fc.constantFrom(...text.split('\n').filter((line) => line !== '')),
+      fc.json(),
+      fc.string().filter((line) => !/[\r\n]/.test(line)),
+    ),
+    { maxLength: 30 },
+  );
 }

@@ -1,6 +1,11 @@
-import { fc, test } from '@fast-check/vitest';
+import { test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { expectValidConversation, readFixture, recordsOf } from '../__fixtures__/read-fixture.js';
+import {
+  expectValidConversation,
+  mixedLines,
+  readFixture,
+  recordsOf,
+} from '../__fixtures__/read-fixture.js';
 import { importClaudeCode } from '../import-transcript.js';
 
 const text = readFixture('claude-code/session.jsonl');
@@ -232,16 +237,7 @@ describe('importClaudeCode', () => {
 
   // Any mix of valid entries, other JSON and garbage: the importer never throws, reports each line
   // that is not a JSON object exactly once, and produces valid Episodic data.
-  test.prop([
-    fc.array(
-      fc.oneof(
-        fc.constantFrom(...text.split('\n').filter((line) => line !== '')),
-        fc.json(),
-        fc.string().filter((line) => !/[\r\n]/.test(line)),
-      ),
-      { maxLength: 30 },
-    ),
-  ])('never throws and reports every damaged line', (lines) => {
+  test.prop([mixedLines(text)])('never throws and reports every damaged line', (lines) => {
     const imported = importClaudeCode(lines.join('\n'));
     const bad = lines.filter((line) => {
       if (line.trim() === '' || /^[\s\0]*$/.test(line)) return false;

@@ -1,6 +1,11 @@
-import { fc, test } from '@fast-check/vitest';
+import { test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { expectValidConversation, readFixture, recordsOf } from '../__fixtures__/read-fixture.js';
+import {
+  expectValidConversation,
+  mixedLines,
+  readFixture,
+  recordsOf,
+} from '../__fixtures__/read-fixture.js';
 import { importCodex } from '../import-transcript.js';
 
 const ROLLOUT = 'codex/rollout-2025-10-29T00-59-38-0199a2f4-6b1c-7d22-9e31-4c5a6b7c8d9e.jsonl';
@@ -146,17 +151,11 @@ describe('importCodex', () => {
     expect(importCodex(bare).conversations[0]?.sessionId).toBe(first.conversations[0]?.sessionId);
   });
 
-  test.prop([
-    fc.array(
-      fc.oneof(
-        fc.constantFrom(...text.split('\n').filter((line) => line !== '')),
-        fc.json(),
-        fc.string().filter((line) => !/[\r\n]/.test(line)),
-      ),
-      { maxLength: 30 },
-    ),
-  ])('never throws on arbitrary lines and yields valid data', (lines) => {
-    const imported = importCodex(lines.join('\n'));
-    for (const converted of imported.conversations) expectValidConversation(converted);
-  });
+  test.prop([mixedLines(text)])(
+    'never throws on arbitrary lines and yields valid data',
+    (lines) => {
+      const imported = importCodex(lines.join('\n'));
+      for (const converted of imported.conversations) expectValidConversation(converted);
+    },
+  );
 });

@@ -1,4 +1,4 @@
-import { type EpisodeSource, type InputItem, stableHash } from '@episodic/core';
+import { type InputItem, stableHash } from '@episodic/core';
 import {
   countAt,
   isRecord,
@@ -6,6 +6,7 @@ import {
   stringAt,
   without,
 } from '../conversation/json-lines.js';
+import { sourceOfResponsesItem, TOOL_OUTPUT_ITEM_TYPES } from '../conversation/responses-items.js';
 import type {
   ImportProblem,
   SourceConversation,
@@ -25,37 +26,12 @@ import { textOfContent } from '../conversation/text-of.js';
  * line followed by bare Responses items and `{ record_type: "state" }` lines; both are read.
  */
 
-const MODEL_ITEM_TYPES = new Set([
-  'reasoning',
-  'function_call',
-  'local_shell_call',
-  'custom_tool_call',
-  'web_search_call',
-  'image_generation_call',
-  'tool_search_call',
-]);
-const TOOL_OUTPUT_TYPES = new Set([
-  'function_call_output',
-  'custom_tool_call_output',
-  'tool_search_output',
-]);
 const INJECTED_PREFIXES = [
   '<environment_context>',
   '<user_instructions>',
   '# AGENTS.md',
   '<INSTRUCTIONS>',
 ];
-
-function sourceOf(item: Record<string, unknown>): EpisodeSource {
-  if (item.type === 'message') {
-    if (item.role === 'user') return 'user';
-    if (item.role === 'assistant') return 'model';
-    return 'runtime';
-  }
-  if (TOOL_OUTPUT_TYPES.has(String(item.type))) return 'tool';
-  if (MODEL_ITEM_TYPES.has(String(item.type))) return 'model';
-  return 'runtime';
-}
 
 /** Older Codex versions wrote `output` as `{ content, success }`; Responses items hold text. */
 function normalizeOutput(item: Record<string, unknown>): {
@@ -126,8 +102,10 @@ export function parseCodex(
   const pushItem = (value: Record<string, unknown>, line: number, ts: string | undefined) => {
     // Older rollouts write `"id": null`; Responses items have no id or a string one.
     const item = value.id === null ? without(value, ['id']) : value;
-    const normalized = TOOL_OUTPUT_TYPES.has(String(item.type)) ? normalizeOutput(item) : { item };
-    const source = sourceOf(normalized.item);
+    const normalized = TOOL_OUTPUT_ITEM_TYPES.has(String(item.type))
+      ? normalizeOutput(item)
+      : { item };
+    const source = sourceOfResponsesItem(normalized.item);
     if (source === 'model') {
       if (call === undefined) {
         calls++;

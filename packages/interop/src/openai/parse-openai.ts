@@ -1,7 +1,6 @@
 import {
   type BaseMessage,
   canonicalJson,
-  type EpisodeSource,
   type InputItem,
   messagesToItems,
   safeJsonParse,
@@ -15,6 +14,7 @@ import {
   stringAt,
   without,
 } from '../conversation/json-lines.js';
+import { sourceOfResponsesItem } from '../conversation/responses-items.js';
 import type {
   ImportProblem,
   SourceConversation,
@@ -37,27 +37,6 @@ import type {
  * (fine-tuning and batch files hold one conversation per line).
  */
 
-const MODEL_ITEM_TYPES = new Set([
-  'reasoning',
-  'function_call',
-  'custom_tool_call',
-  'local_shell_call',
-  'web_search_call',
-  'file_search_call',
-  'computer_call',
-  'code_interpreter_call',
-  'image_generation_call',
-  'mcp_call',
-  'mcp_list_tools',
-  'mcp_approval_request',
-]);
-const TOOL_OUTPUT_TYPES = new Set([
-  'function_call_output',
-  'custom_tool_call_output',
-  'local_shell_call_output',
-  'computer_call_output',
-  'mcp_approval_response',
-]);
 const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer']);
 const CHAT_MESSAGE_FIELDS = ['role', 'content', 'tool_calls', 'tool_call_id'];
 
@@ -89,17 +68,6 @@ const CONVERSATION_FIELDS = [
   'model',
   'id',
 ];
-
-function sourceOfItem(item: Record<string, unknown>): EpisodeSource {
-  if (item.type === 'message') {
-    if (item.role === 'user') return 'user';
-    if (item.role === 'assistant') return 'model';
-    return 'runtime';
-  }
-  if (TOOL_OUTPUT_TYPES.has(String(item.type))) return 'tool';
-  if (MODEL_ITEM_TYPES.has(String(item.type))) return 'model';
-  return 'runtime';
-}
 
 function isChatMessage(value: Record<string, unknown>): boolean {
   return (
@@ -240,7 +208,7 @@ function entriesOf(
   };
   const timing = ts === undefined ? {} : { ts };
   if (typeof value.type === 'string' && value.type !== '' && value.type !== 'message') {
-    const source = sourceOfItem(value);
+    const source = sourceOfResponsesItem(value);
     return [
       {
         kind: 'item',
@@ -267,7 +235,7 @@ function entriesOf(
     // A Responses message (with or without `type`): chat-style content parts are converted.
     const [item] = messagesToItems([{ role: value.role, content: value.content } as BaseMessage]);
     const rest = without(value, ['type', 'role', 'content']);
-    const source = sourceOfItem({ type: 'message', role: value.role });
+    const source = sourceOfResponsesItem({ type: 'message', role: value.role });
     // In a chat-style list each assistant message is one model call; Responses items that carry
     // no call are grouped by adjacency instead.
     const messageCall =
@@ -316,7 +284,8 @@ function entriesOf(
     ];
   }
   return items.map((item, position) => {
-    const source = value.role === 'tool' ? 'tool' : sourceOfItem(item as Record<string, unknown>);
+    const source =
+      value.role === 'tool' ? 'tool' : sourceOfResponsesItem(item as Record<string, unknown>);
     return {
       kind: 'item' as const,
       item,
