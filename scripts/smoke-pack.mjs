@@ -451,7 +451,29 @@ async function main() {
       JSON.stringify(queried).includes('hello'),
       `episodic episodes query did not return the appended event: ${JSON.stringify(queried)}`,
     );
-    log(`cli: episodic --version → ${printed}; episodes append + query round trip ok`);
+    // A transcript import and an OpenTelemetry export (the installed OpenTelemetry SDK loads).
+    const imported = JSON.parse(
+      run(
+        episodic,
+        ['import', 'claude-code', join(root, 'fixtures', 'transcripts', 'claude-code'), '--json'],
+        cliEnv,
+      ).stdout,
+    );
+    check(
+      imported.totals?.conversations === 2,
+      `episodic import claude-code failed: ${JSON.stringify(imported)}`,
+    );
+    const traces = join(work, 'traces.json');
+    const exported = JSON.parse(
+      run(episodic, ['export', '--all', '--otel', traces, '--json'], cliEnv).stdout,
+    );
+    check(
+      exported.spans?.total > 0 && readJson(traces).resourceSpans.length === 1,
+      `episodic export --otel failed: ${JSON.stringify(exported)}`,
+    );
+    log(
+      `cli: episodic --version → ${printed}; episodes append + query round trip ok; import claude-code ok; export --otel ${exported.spans.total} spans`,
+    );
 
     writeMcpClient(project);
     const listed = run(
