@@ -304,9 +304,9 @@ function recordRun(
 /**
  * Records runs (each a list of seed 001 records, header first) as OpenTelemetry spans following
  * the GenAI semantic conventions: one `invoke_agent` span per run, and under it one `chat` span per
- * model call (`llm.response`, timed from its `llm.request`) with the model, token usage and finish
- * reason, and one `execute_tool` span per tool call (from the call to its `tool.output`) with the
- * tool name and call id. Times come from the records. Message content is recorded only with
+ * model call (`llm.response`, timed from its `llm.request`, else from the record before it) with the
+ * model, token usage and finish reason, and one `execute_tool` span per tool call (from the call to
+ * its `tool.output`) with the tool name and call id. Times come from the records. Message content is recorded only with
  * `includeContent`. The spans go to `options.tracer`; export them with any OpenTelemetry exporter.
  */
 export function recordRunSpans(
