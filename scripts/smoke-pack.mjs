@@ -452,7 +452,7 @@ async function main() {
       `episodic episodes query did not return the appended event: ${JSON.stringify(queried)}`,
     );
     // A transcript import and an OpenTelemetry export (the installed OpenTelemetry SDK loads).
-    const imported = JSON.parse(
+    const transcripts = JSON.parse(
       run(
         episodic,
         ['import', 'claude-code', join(root, 'fixtures', 'transcripts', 'claude-code'), '--json'],
@@ -460,8 +460,8 @@ async function main() {
       ).stdout,
     );
     check(
-      imported.totals?.conversations === 2,
-      `episodic import claude-code failed: ${JSON.stringify(imported)}`,
+      transcripts.totals?.conversations === 2,
+      `episodic import claude-code failed: ${JSON.stringify(transcripts)}`,
     );
     const traces = join(work, 'traces.json');
     const exported = JSON.parse(
