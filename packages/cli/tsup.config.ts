@@ -27,6 +27,7 @@ const COMMAND_MODULES = [
   'mcp',
   'doctor',
   'transfer',
+  'scopes',
 ];
 
 const bin: Options = {

@@ -78,7 +78,7 @@ async function seedHome(home: string): Promise<{ sessionId: string }> {
     '--session-id',
     sessionId,
   ]);
-  const secret = (query.receipt.items as Array<{ event_id: string; summary: string }>).find(
+  const secret = (query.receipt.events as Array<{ event_id: string; summary: string }>).find(
     (item) => item.summary === 'secret answer',
   );
   episodicJson([
@@ -148,7 +148,7 @@ describe('export and import', () => {
         '--scope',
         'alpha',
         '--include-payload',
-      ]).receipt.items as Array<Record<string, unknown>>;
+      ]).receipt.events as Array<Record<string, unknown>>;
       expect(events.map((event) => [event.summary, event.redacted, event.payload ?? null])).toEqual(
         [
           ['[REDACTED]', true, null],

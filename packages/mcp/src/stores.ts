@@ -3,7 +3,11 @@
 
 export { BOUND_SCOPE_MAX_LENGTH, bindScope, DEFAULT_SCOPE } from './scope/bound-scope.js';
 export type { ScopedArtifactStore } from './scope/scoped-artifact-store.js';
-export { artifactKeyPrefix, createScopedArtifactStore } from './scope/scoped-artifact-store.js';
+export {
+  artifactKeyPrefix,
+  createScopedArtifactStore,
+  scopeOfArtifactKey,
+} from './scope/scoped-artifact-store.js';
 export type {
   ListVisibleOptions,
   ScopedRunView,

@@ -259,7 +259,7 @@ export const exportCommand: CommandHandler = async (context) => {
   };
   const summary = `${counts.sessions} session${counts.sessions === 1 ? '' : 's'}, ${counts.runs} run${counts.runs === 1 ? '' : 's'} (${counts.records} records), ${counts.events} ledger event${counts.events === 1 ? '' : 's'}`;
   if (!globals.quiet) {
-    const styles = createStyles(globals.color);
+    const styles = createStyles(globals.color, globals.width);
     for (const warning of warnings)
       context.io.stderr(`${styles.yellow('warning:')} ${sanitizeForTerminal(warning)}\n`);
   }
@@ -272,7 +272,7 @@ export const exportCommand: CommandHandler = async (context) => {
     receipt,
     render: (write) => {
       if (globals.quiet) return;
-      const styles = createStyles(globals.color);
+      const styles = createStyles(globals.color, globals.width);
       write(
         `${styles.green('Exported')} ${summary} to ${sanitizeForTerminal(resolve(output))} (${written.bytes} bytes, sha256 ${written.sha256.slice(0, 16)}…).\n`,
       );
@@ -446,7 +446,7 @@ export const importCommand: CommandHandler = async (context) => {
       }
       return planned;
     },
-    { ...IMPORT_LEDGER_OPTIONS, now: () => clock.current },
+    { ledger: { ...IMPORT_LEDGER_OPTIONS, now: () => clock.current }, readOnly: dryRun },
   ).finally(() => progress.finish());
   const wouldWrite: ExportCounts = {
     sessions: plan.sessions.length,
@@ -466,7 +466,7 @@ export const importCommand: CommandHandler = async (context) => {
     receipt,
     render: (write) => {
       if (globals.quiet) return;
-      const styles = createStyles(globals.color);
+      const styles = createStyles(globals.color, globals.width);
       const counts = dryRun ? wouldWrite : written;
       const what = `${counts.sessions} session${counts.sessions === 1 ? '' : 's'}, ${counts.runs} run${counts.runs === 1 ? '' : 's'} (${counts.records} records), ${counts.events} ledger event${counts.events === 1 ? '' : 's'}`;
       const skipped = plan.skipped.sessions + plan.skipped.runs + plan.skipped.events;
