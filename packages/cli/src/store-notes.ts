@@ -33,9 +33,15 @@ const EXPLICIT = new Set(['option', 'environment']);
 /**
  * What the store the command did not read holds, as notes: run files beside a database, or runs in
  * the database beside run files. An explicit `--store fs` never opens the database (better-sqlite3
- * may not even be built), so then the note only says the database exists.
+ * may not even be built), so then the note only says the database exists, and only when the
+ * command found nothing (`found: false`); after a store the user chose found something, nothing is
+ * said.
  */
-export async function otherRunStoreNotes(location: EpisodicLocation): Promise<string[]> {
+export async function otherRunStoreNotes(
+  location: EpisodicLocation,
+  found = false,
+): Promise<string[]> {
+  if (found && EXPLICIT.has(location.storeSource)) return [];
   if (location.store === 'sqlite') {
     const files = countFsStoreFiles(location.home);
     if (files.runFiles + files.snapshots === 0) return [];

@@ -85,7 +85,7 @@ export const list: CommandHandler = async (context) => {
     location: error.location,
     message: error.message,
   }));
-  const notes = await otherRunStoreNotes(location);
+  const notes = await otherRunStoreNotes(location, runs.length > 0);
   if (runs.length === 0) notes.unshift(`No runs found in ${describeRunStore(location)}.`);
   return {
     receipt: {

@@ -24,7 +24,7 @@ export const list: CommandHandler = async (context) => {
     { readOnly: true },
   );
   const store = location.store;
-  const notes = await otherRunStoreNotes(location);
+  const notes = await otherRunStoreNotes(location, all.length > 0);
   if (all.length === 0)
     notes.unshift(`No session snapshots found in ${describeRunStore(location)}.`);
   const sessions = (limit === undefined ? all : all.slice(0, limit)).map((session) => ({

@@ -149,98 +149,102 @@ export const exportCommand: CommandHandler = async (context) => {
   const progress = createProgress(context, 'export');
   let written: { bytes: number; sha256: string };
   try {
-    await withStores(context, async (stores) => {
-      writer.line({ type: 'export.header', format: EXPORT_FORMAT, selection });
-      // Sessions.
-      const states: SessionState[] = [];
-      if (all) {
-        for (const summary of await stores.sessions.list()) {
-          const state = await stores.sessions.load(summary.sessionId);
+    await withStores(
+      context,
+      async (stores) => {
+        writer.line({ type: 'export.header', format: EXPORT_FORMAT, selection });
+        // Sessions.
+        const states: SessionState[] = [];
+        if (all) {
+          for (const summary of await stores.sessions.list()) {
+            const state = await stores.sessions.load(summary.sessionId);
+            if (state !== null) states.push(state);
+          }
+        } else if (sessionIsUuid) {
+          const state = await stores.sessions.load((sessionId as string).toLowerCase());
           if (state !== null) states.push(state);
         }
-      } else if (sessionIsUuid) {
-        const state = await stores.sessions.load((sessionId as string).toLowerCase());
-        if (state !== null) states.push(state);
-      }
-      states.sort((left, right) =>
-        compareText(left.session_id.toLowerCase(), right.session_id.toLowerCase()),
-      );
-      for (const state of states) {
-        writer.line({ type: 'session', session_id: state.session_id.toLowerCase(), state });
-        counts.sessions++;
-      }
-      // Runs, oldest first.
-      let summaries: { runId: string; startedAt: string; sessionId?: string }[] = [];
-      if (checkedRunIds !== undefined) {
-        for (const runId of selection.run_ids ?? []) {
-          const run = await stores.runs.read(runId);
-          summaries.push({
-            runId,
-            startedAt: String(run.header?.started_at ?? ''),
-            ...(run.header?.session_id === undefined
-              ? {}
-              : { sessionId: String(run.header.session_id) }),
-          });
-        }
-      } else if (all || sessionIsUuid || from !== undefined || to !== undefined) {
-        const listed = await stores.runs.list({
-          ...(sessionIsUuid ? { sessionId: (sessionId as string).toLowerCase() } : {}),
-          ...(from === undefined ? {} : { from }),
-          ...(to === undefined ? {} : { to }),
-        });
-        for (const error of listed.errors)
-          warnings.push(`skipped ${error.location}: ${error.message}`);
-        summaries = listed.runs;
-      }
-      summaries.sort(
-        (left, right) =>
-          compareText(left.startedAt, right.startedAt) || compareText(left.runId, right.runId),
-      );
-      const ledgerSessions = new Set<string>();
-      if (sessionId !== undefined)
-        ledgerSessions.add(sessionIsUuid ? sessionId.toLowerCase() : sessionId);
-      for (const [index, summary] of summaries.entries()) {
-        progress.update(index, summaries.length, 'runs');
-        const run = await stores.runs.read(summary.runId);
-        if (run.header === null) {
-          warnings.push(
-            `skipped run ${summary.runId}: it has no readable header (run "episodic doctor")`,
-          );
-          continue;
-        }
-        if (run.errors.length > 0) {
-          skippedDamagedLines += run.errors.length;
-          warnings.push(
-            `run ${summary.runId}: ${run.errors.length} damaged line${run.errors.length === 1 ? '' : 's'} left out (run "episodic doctor")`,
-          );
-        }
-        for (const record of run.records)
-          writer.line({ type: 'run.record', run_id: summary.runId, record });
-        counts.runs++;
-        counts.records += run.records.length;
-        ledgerSessions.add(summary.runId);
-        if (summary.sessionId !== undefined) ledgerSessions.add(summary.sessionId);
-      }
-      // Ledger events of the exported sessions (and runs), in each session's order.
-      if (ledgerSelector !== undefined) {
-        const byId = new Map<string, LedgerEvent>();
-        const sessions = all ? [undefined] : [...ledgerSessions].sort();
-        for (const session of sessions) {
-          for (const event of await readLedger(stores.ledger, ledgerSelector, session))
-            byId.set(event.event_id, event);
-        }
-        const events = [...byId.values()].sort(
-          (left, right) =>
-            compareText(left.scope, right.scope) ||
-            compareText(left.session_id, right.session_id) ||
-            left.position - right.position,
+        states.sort((left, right) =>
+          compareText(left.session_id.toLowerCase(), right.session_id.toLowerCase()),
         );
-        for (const event of events)
-          writer.line({ type: 'ledger.event', event: exportedEvent(event) });
-        counts.events = events.length;
-      }
-      writer.line({ type: 'export.end', counts });
-    });
+        for (const state of states) {
+          writer.line({ type: 'session', session_id: state.session_id.toLowerCase(), state });
+          counts.sessions++;
+        }
+        // Runs, oldest first.
+        let summaries: { runId: string; startedAt: string; sessionId?: string }[] = [];
+        if (checkedRunIds !== undefined) {
+          for (const runId of selection.run_ids ?? []) {
+            const run = await stores.runs.read(runId);
+            summaries.push({
+              runId,
+              startedAt: String(run.header?.started_at ?? ''),
+              ...(run.header?.session_id === undefined
+                ? {}
+                : { sessionId: String(run.header.session_id) }),
+            });
+          }
+        } else if (all || sessionIsUuid || from !== undefined || to !== undefined) {
+          const listed = await stores.runs.list({
+            ...(sessionIsUuid ? { sessionId: (sessionId as string).toLowerCase() } : {}),
+            ...(from === undefined ? {} : { from }),
+            ...(to === undefined ? {} : { to }),
+          });
+          for (const error of listed.errors)
+            warnings.push(`skipped ${error.location}: ${error.message}`);
+          summaries = listed.runs;
+        }
+        summaries.sort(
+          (left, right) =>
+            compareText(left.startedAt, right.startedAt) || compareText(left.runId, right.runId),
+        );
+        const ledgerSessions = new Set<string>();
+        if (sessionId !== undefined)
+          ledgerSessions.add(sessionIsUuid ? sessionId.toLowerCase() : sessionId);
+        for (const [index, summary] of summaries.entries()) {
+          progress.update(index, summaries.length, 'runs');
+          const run = await stores.runs.read(summary.runId);
+          if (run.header === null) {
+            warnings.push(
+              `skipped run ${summary.runId}: it has no readable header (run "episodic doctor")`,
+            );
+            continue;
+          }
+          if (run.errors.length > 0) {
+            skippedDamagedLines += run.errors.length;
+            warnings.push(
+              `run ${summary.runId}: ${run.errors.length} damaged line${run.errors.length === 1 ? '' : 's'} left out (run "episodic doctor")`,
+            );
+          }
+          for (const record of run.records)
+            writer.line({ type: 'run.record', run_id: summary.runId, record });
+          counts.runs++;
+          counts.records += run.records.length;
+          ledgerSessions.add(summary.runId);
+          if (summary.sessionId !== undefined) ledgerSessions.add(summary.sessionId);
+        }
+        // Ledger events of the exported sessions (and runs), in each session's order.
+        if (ledgerSelector !== undefined) {
+          const byId = new Map<string, LedgerEvent>();
+          const sessions = all ? [undefined] : [...ledgerSessions].sort();
+          for (const session of sessions) {
+            for (const event of await readLedger(stores.ledger, ledgerSelector, session))
+              byId.set(event.event_id, event);
+          }
+          const events = [...byId.values()].sort(
+            (left, right) =>
+              compareText(left.scope, right.scope) ||
+              compareText(left.session_id, right.session_id) ||
+              left.position - right.position,
+          );
+          for (const event of events)
+            writer.line({ type: 'ledger.event', event: exportedEvent(event) });
+          counts.events = events.length;
+        }
+        writer.line({ type: 'export.end', counts });
+      },
+      { readOnly: true },
+    );
     written = writer.commit();
   } catch (error) {
     writer.abort();

@@ -7,7 +7,7 @@ export {
   episodesRedactReceiptSchema,
   episodesReplayReceiptSchema,
 } from './episodes-receipts.js';
-export { patternsSearchReceiptSchema } from './patterns-receipts.js';
+export { patternsSearchReceiptSchema, patternsShowReceiptSchema } from './patterns-receipts.js';
 export type { ErrorReceipt } from './receipt-base.js';
 export {
   errorReceiptSchema,
@@ -31,11 +31,13 @@ export {
   runsTailReceiptSchema,
   runsTailRecordLineSchema,
 } from './runs-receipts.js';
+export { completionReceiptSchema, scopesListReceiptSchema } from './scopes-receipts.js';
 export { sessionsListReceiptSchema, sessionsShowReceiptSchema } from './sessions-receipts.js';
 export {
   tasksCompleteReceiptSchema,
   tasksCreateReceiptSchema,
   tasksDeleteReceiptSchema,
+  tasksListReceiptSchema,
   tasksShowReceiptSchema,
   tasksStepReceiptSchema,
   tasksTimelineReceiptSchema,

@@ -6,7 +6,7 @@ import {
   episodesRedactReceiptSchema,
   episodesReplayReceiptSchema,
 } from './episodes-receipts.js';
-import { patternsSearchReceiptSchema } from './patterns-receipts.js';
+import { patternsSearchReceiptSchema, patternsShowReceiptSchema } from './patterns-receipts.js';
 import { runsRedactReceiptSchema, sessionsRedactReceiptSchema } from './redaction-receipts.js';
 import {
   runsListReceiptSchema,
@@ -14,11 +14,13 @@ import {
   runsShowReceiptSchema,
   runsTailReceiptSchema,
 } from './runs-receipts.js';
+import { completionReceiptSchema, scopesListReceiptSchema } from './scopes-receipts.js';
 import { sessionsListReceiptSchema, sessionsShowReceiptSchema } from './sessions-receipts.js';
 import {
   tasksCompleteReceiptSchema,
   tasksCreateReceiptSchema,
   tasksDeleteReceiptSchema,
+  tasksListReceiptSchema,
   tasksShowReceiptSchema,
   tasksStepReceiptSchema,
   tasksTimelineReceiptSchema,
@@ -40,6 +42,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.sessions.list.v1': sessionsListReceiptSchema,
   'episodic.sessions.show.v1': sessionsShowReceiptSchema,
   'episodic.sessions.redact.v1': sessionsRedactReceiptSchema,
+  'episodic.tasks.list.v1': tasksListReceiptSchema,
   'episodic.tasks.create.v1': tasksCreateReceiptSchema,
   'episodic.tasks.step.v1': tasksStepReceiptSchema,
   'episodic.tasks.complete.v1': tasksCompleteReceiptSchema,
@@ -47,9 +50,12 @@ export const RECEIPT_SCHEMAS = {
   'episodic.tasks.timeline.v1': tasksTimelineReceiptSchema,
   'episodic.tasks.delete.v1': tasksDeleteReceiptSchema,
   'episodic.patterns.search.v1': patternsSearchReceiptSchema,
+  'episodic.patterns.show.v1': patternsShowReceiptSchema,
+  'episodic.scopes.list.v1': scopesListReceiptSchema,
   'episodic.doctor.v1': doctorReceiptSchema,
   'episodic.export.v1': exportReceiptSchema,
   'episodic.import.v1': importReceiptSchema,
+  'episodic.completion.v1': completionReceiptSchema,
 } as const;
 
 /** The kind of a successful receipt. */
