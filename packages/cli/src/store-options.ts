@@ -15,6 +15,7 @@ export function storeOptions(
     ...(globals.db === undefined ? {} : { db: globals.db }),
     ...(globals.store === undefined ? {} : { store: globals.store }),
     ...(access.ledger === undefined ? {} : { ledger: access.ledger }),
+    ...(access.artifacts === undefined ? {} : { artifacts: access.artifacts }),
     ...(access.readOnly === true ? { readOnly: true } : {}),
   };
 }

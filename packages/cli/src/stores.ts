@@ -1,4 +1,4 @@
-import type { LedgerOptions } from '@episodic/core';
+import type { ArtifactStoreOptions, LedgerOptions } from '@episodic/core';
 import {
   type EpisodicLocation,
   type EpisodicRunStores,
@@ -20,6 +20,8 @@ export interface StoreAccess {
   readonly readOnly?: boolean;
   /** Ledger rules for this command (caps, clock). @default core's defaults */
   readonly ledger?: LedgerOptions;
+  /** The artifact store's clock (import stamps artifacts with their exported times). */
+  readonly artifacts?: ArtifactStoreOptions;
 }
 
 /** Where the stores of this command line live, without opening (or creating) anything. */

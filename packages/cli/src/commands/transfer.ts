@@ -24,6 +24,12 @@ import { createStyles, sanitizeForTerminal } from '../output.js';
 import { createProgress } from '../progress.js';
 import { withStores } from '../stores.js';
 import {
+  collectLearning,
+  type LearningPlan,
+  planLearning,
+  writeLearning,
+} from '../transfer/artifact-transfer.js';
+import {
   EXPORT_FORMAT,
   type ExportCounts,
   type ExportedLedgerEvent,
@@ -38,6 +44,14 @@ import {
 } from '../transfer/read-export.js';
 import { UsageError } from '../usage-error.js';
 
+const NO_COUNTS: ExportCounts = {
+  sessions: 0,
+  runs: 0,
+  records: 0,
+  events: 0,
+  artifacts: 0,
+  episode_metadata: 0,
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PAGE = 500;
 const APPEND_CHUNK = 500;
@@ -79,6 +93,12 @@ async function readLedger(
     if (page.next_after_id === null) return events;
     afterId = page.next_after_id;
   }
+}
+
+/** `2 sessions, 3 runs (40 records), 118 ledger events, 7 artifacts`, for people. */
+function describeCounts(counts: ExportCounts): string {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  return `${plural(counts.sessions, 'session')}, ${plural(counts.runs, 'run')} (${counts.records} records), ${plural(counts.events, 'ledger event')}, ${plural(counts.artifacts, 'artifact')}`;
 }
 
 function compareText(left: string, right: string): number {
@@ -143,7 +163,7 @@ export const exportCommand: CommandHandler = async (context) => {
   };
 
   const warnings: string[] = [];
-  const counts: ExportCounts = { sessions: 0, runs: 0, records: 0, events: 0 };
+  const counts: ExportCounts = { ...NO_COUNTS };
   let skippedDamagedLines = 0;
   const writer = createLineWriter(output, context.io.stdout);
   const progress = createProgress(context, 'export');
@@ -199,6 +219,7 @@ export const exportCommand: CommandHandler = async (context) => {
             compareText(left.startedAt, right.startedAt) || compareText(left.runId, right.runId),
         );
         const ledgerSessions = new Set<string>();
+        const exportedRuns: string[] = [];
         if (sessionId !== undefined)
           ledgerSessions.add(sessionIsUuid ? sessionId.toLowerCase() : sessionId);
         for (const [index, summary] of summaries.entries()) {
@@ -220,6 +241,7 @@ export const exportCommand: CommandHandler = async (context) => {
             writer.line({ type: 'run.record', run_id: summary.runId, record });
           counts.runs++;
           counts.records += run.records.length;
+          exportedRuns.push(summary.runId);
           ledgerSessions.add(summary.runId);
           if (summary.sessionId !== undefined) ledgerSessions.add(summary.sessionId);
         }
@@ -240,6 +262,19 @@ export const exportCommand: CommandHandler = async (context) => {
           for (const event of events)
             writer.line({ type: 'ledger.event', event: exportedEvent(event) });
           counts.events = events.length;
+          // What was learned from them: metadata first, so an importer sets it before the
+          // artifacts whose effective metadata it makes up.
+          const learning = await collectLearning(stores.artifacts, ledgerSelector, {
+            all,
+            runIds: new Set(exportedRuns),
+            sessionIds: new Set(states.map((state) => state.session_id.toLowerCase())),
+            eventIds: new Set(events.map((event) => event.event_id)),
+          });
+          for (const { episode, metadata } of learning.metadata)
+            writer.line({ type: 'episode.metadata', episode, metadata });
+          for (const artifact of learning.artifacts) writer.line({ type: 'artifact', artifact });
+          counts.episode_metadata = learning.metadata.length;
+          counts.artifacts = learning.artifacts.length;
         }
         writer.line({ type: 'export.end', counts });
       },
@@ -261,7 +296,7 @@ export const exportCommand: CommandHandler = async (context) => {
     skipped_damaged_lines: skippedDamagedLines,
     warnings,
   };
-  const summary = `${counts.sessions} session${counts.sessions === 1 ? '' : 's'}, ${counts.runs} run${counts.runs === 1 ? '' : 's'} (${counts.records} records), ${counts.events} ledger event${counts.events === 1 ? '' : 's'}`;
+  const summary = describeCounts(counts);
   if (!globals.quiet) {
     const styles = createStyles(globals.color, globals.width);
     for (const warning of warnings)
@@ -285,6 +320,7 @@ export const exportCommand: CommandHandler = async (context) => {
 };
 
 interface ImportPlan {
+  learning: LearningPlan;
   sessions: { state: SessionState; exists: boolean }[];
   runs: { run: ExportedRun; from: number }[];
   events: ExportedLedgerEvent[];
@@ -296,13 +332,16 @@ async function planImport(
   stores: EpisodicStores,
   parsed: Awaited<ReturnType<typeof readExport>>,
 ): Promise<ImportPlan> {
+  const conflicts: string[] = [];
   const plan: ImportPlan = {
+    learning: { artifacts: [], metadata: [], skippedArtifacts: 0, skippedMetadata: 0 },
     sessions: [],
     runs: [],
     events: [],
-    skipped: { sessions: 0, runs: 0, records: 0, events: 0 },
-    conflicts: [],
+    skipped: { ...NO_COUNTS },
+    conflicts,
   };
+  plan.learning = await planLearning(stores.artifacts, parsed.learning, conflicts);
   for (const { state } of parsed.sessions) {
     const stored = await stores.sessions
       .load(state.session_id.toLowerCase())
@@ -402,7 +441,8 @@ export const importCommand: CommandHandler = async (context) => {
   const dryRun = flag(context.options, 'dry-run');
   const parsed = await readExport(await readTextArgument(context, input, 'FILE'));
   const clock = { current: new Date() };
-  const written: ExportCounts = { sessions: 0, runs: 0, records: 0, events: 0 };
+  const written: ExportCounts = { ...NO_COUNTS };
+  const artifactClock = { current: new Date() };
   const progress = createProgress(context, dryRun ? 'import (dry run)' : 'import');
   const plan = await withStores(
     context,
@@ -419,7 +459,9 @@ export const importCommand: CommandHandler = async (context) => {
       const total =
         planned.sessions.length +
         planned.runs.reduce((sum, { run, from }) => sum + run.records.length - from, 0) +
-        planned.events.length;
+        planned.events.length +
+        planned.learning.metadata.length +
+        planned.learning.artifacts.length;
       let done = 0;
       for (const { state } of planned.sessions) {
         await stores.sessions.save(state, { expectedRevision: null });
@@ -448,23 +490,38 @@ export const importCommand: CommandHandler = async (context) => {
         written.events++;
         progress.update(++done, total);
       }
+      await writeLearning(stores.artifacts, planned.learning, artifactClock, () =>
+        progress.update(++done, total),
+      );
+      written.episode_metadata = planned.learning.metadata.length;
+      written.artifacts = planned.learning.artifacts.length;
       return planned;
     },
-    { ledger: { ...IMPORT_LEDGER_OPTIONS, now: () => clock.current }, readOnly: dryRun },
+    {
+      ledger: { ...IMPORT_LEDGER_OPTIONS, now: () => clock.current },
+      artifacts: { now: () => artifactClock.current },
+      readOnly: dryRun,
+    },
   ).finally(() => progress.finish());
   const wouldWrite: ExportCounts = {
     sessions: plan.sessions.length,
     runs: plan.runs.length,
     records: plan.runs.reduce((sum, { run, from }) => sum + run.records.length - from, 0),
     events: plan.events.length,
+    artifacts: plan.learning.artifacts.length,
+    episode_metadata: plan.learning.metadata.length,
   };
   const receipt = {
     input: input === '-' ? '-' : resolve(input),
     dry_run: dryRun,
     counts: parsed.counts,
-    written: dryRun ? { sessions: 0, runs: 0, records: 0, events: 0 } : written,
+    written: dryRun ? NO_COUNTS : written,
     ...(dryRun ? { would_write: wouldWrite } : {}),
-    skipped: plan.skipped,
+    skipped: {
+      ...plan.skipped,
+      artifacts: plan.learning.skippedArtifacts,
+      episode_metadata: plan.learning.skippedMetadata,
+    },
   };
   return {
     receipt,
@@ -472,8 +529,13 @@ export const importCommand: CommandHandler = async (context) => {
       if (globals.quiet) return;
       const styles = createStyles(globals.color, globals.width);
       const counts = dryRun ? wouldWrite : written;
-      const what = `${counts.sessions} session${counts.sessions === 1 ? '' : 's'}, ${counts.runs} run${counts.runs === 1 ? '' : 's'} (${counts.records} records), ${counts.events} ledger event${counts.events === 1 ? '' : 's'}`;
-      const skipped = plan.skipped.sessions + plan.skipped.runs + plan.skipped.events;
+      const what = describeCounts(counts);
+      const skipped =
+        plan.skipped.sessions +
+        plan.skipped.runs +
+        plan.skipped.events +
+        plan.learning.skippedArtifacts +
+        plan.learning.skippedMetadata;
       write(
         `${dryRun ? styles.yellow('Dry run: would import') : styles.green('Imported')} ${what}${skipped > 0 ? `; ${skipped} object${skipped === 1 ? ' was' : 's were'} already present` : ''}.\n`,
       );

@@ -1,6 +1,12 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { EpisodicError, type LedgerOptions, parseInput, type RunDurability } from '@episodic/core';
+import {
+  type ArtifactStoreOptions,
+  EpisodicError,
+  type LedgerOptions,
+  parseInput,
+  type RunDurability,
+} from '@episodic/core';
 import { resolveEpisodicHome } from '@episodic/store-fs';
 import * as z from 'zod';
 import { detectRunStore } from './detect-run-store.js';
@@ -57,6 +63,8 @@ export interface OpenEpisodicStoresOptions {
   synchronous?: 'NORMAL' | 'FULL' | undefined;
   /** Ledger rules (clock, caps, content guards, retention). @default core's defaults */
   ledger?: LedgerOptions | undefined;
+  /** Artifact store options: the clock that stamps `createdAt` / `updatedAt`. @default core's defaults */
+  artifacts?: ArtifactStoreOptions | undefined;
   /**
    * Open for reading only: nothing is created or changed (no home, no database, no migration, no
    * file left behind). A home or database that does not exist reads as empty; writes fail.
@@ -94,6 +102,7 @@ const optionsSchema = z
     durability: z.enum(['none', 'run', 'always']).optional(),
     synchronous: z.enum(['NORMAL', 'FULL']).optional(),
     ledger: z.record(z.string(), z.unknown()).optional(),
+    artifacts: z.record(z.string(), z.unknown()).optional(),
     readOnly: z.boolean().optional(),
   })
   .optional();

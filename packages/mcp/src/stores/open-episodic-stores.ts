@@ -45,6 +45,7 @@ export function openSqliteOf(
     ...(readOnly && !missing ? { readOnly: true } : {}),
     ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
     ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
+    ...(options.artifacts === undefined ? {} : { artifacts: options.artifacts }),
   });
 }
 
