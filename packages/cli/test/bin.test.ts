@@ -203,6 +203,22 @@ Module._resolveFilename = function (...args) {
     }
   });
 
+  it('run files with --store fs never load better-sqlite3', () => {
+    const home = temporaryHome();
+    for (const args of [
+      ['runs', 'list'],
+      ['sessions', 'list'],
+      ['runs', 'list', '--json'],
+      ['completion', 'zsh'],
+    ]) {
+      const { urls } = loadedModules(['--home', home, '--store', 'fs', ...args]);
+      expect(
+        urls.some((url) => url.includes('better-sqlite3')),
+        args.join(' '),
+      ).toBe(false);
+    }
+  });
+
   it('a command that needs them loads them (the check above can fail)', () => {
     const home = temporaryHome();
     const { urls, code } = loadedModules(['--home', home, 'episodes', 'query', '--scope', 'x']);
