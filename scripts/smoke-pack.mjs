@@ -106,9 +106,14 @@ function registryAnswers(project) {
   return ping.status === 0;
 }
 
+/** Node-API < 10 (Node 20, 22.0–22.13): better-sqlite3 13 cannot run; 12 is installed instead. */
+const OLD_NODE_API = Number(process.versions.napi) < 10;
+
 function npmInstall(project, registry) {
   const cache = run('npm', ['config', 'get', 'cache'], { cwd: project }).stdout.trim();
-  log(`npm install (registry ${registry}, cache ${cache}; better-sqlite3 builds its addon)`);
+  log(
+    `npm install (registry ${registry}, cache ${cache}; ${OLD_NODE_API ? 'better-sqlite3 12 builds its addon' : 'better-sqlite3 13, prebuilt'})`,
+  );
   const result = run(
     'npm',
     [
@@ -141,8 +146,15 @@ function npmInstall(project, registry) {
     !/not yet covered by allowScripts/.test(result.output),
     `npm reported install scripts that the documented approval does not cover:\n${result.output}`,
   );
-  const addon = join(project, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
-  check(existsSync(addon), `better-sqlite3's native addon was not built (${addon} is missing)`);
+  // 12 compiles (or downloads) its addon in an install script; 13 ships prebuilt binaries.
+  const addon = join(
+    project,
+    'node_modules/better-sqlite3',
+    OLD_NODE_API
+      ? 'build/Release/better_sqlite3.node'
+      : `prebuilds/${process.platform}-${process.arch}.node`,
+  );
+  check(existsSync(addon), `better-sqlite3's native addon is missing (${addon})`);
 }
 
 /** Every `import` specifier a consumer may use: `name` plus each `exports` subpath. */
@@ -428,6 +440,9 @@ async function main() {
             ...files,
             zod: catalog.zod,
             '@modelcontextprotocol/client': catalog['@modelcontextprotocol/client'],
+            // The packages accept better-sqlite3 12 or 13 and npm picks 13, which needs Node-API
+            // 10 (Node >= 22.14): on an older Node, pin 12 as the store-sqlite README says.
+            ...(OLD_NODE_API ? { 'better-sqlite3': '^12.11.1' } : {}),
           },
           // A store author's test runner: @episodic/core/testing registers vitest suites.
           devDependencies: { '@types/node': catalog['@types/node'], vitest: catalog.vitest },

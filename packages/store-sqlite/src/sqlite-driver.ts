@@ -12,7 +12,7 @@ let driver: DatabaseConstructor | undefined;
  * it is built for one Node.js ABI, so switching Node versions needs a rebuild.
  */
 function addonFix(): string {
-  return `Approve and build its native addon in the project that installed Episodic: with npm, "npm install-scripts approve better-sqlite3 && npm rebuild better-sqlite3"; with pnpm, list better-sqlite3 in onlyBuiltDependencies (pnpm-workspace.yaml or package.json) and run "pnpm rebuild better-sqlite3". After switching Node.js versions, run the rebuild again (this is Node.js ${process.versions.node}, module ABI ${process.versions.modules}).`;
+  return `On Node.js 22.14 or newer, install better-sqlite3 13, which ships prebuilt binaries ("npm install better-sqlite3@13"). With better-sqlite3 12 (Node.js 20), approve and build its native addon in the project that installed Episodic: with npm, "npm install-scripts approve better-sqlite3 && npm rebuild better-sqlite3"; with pnpm, list better-sqlite3 in onlyBuiltDependencies (pnpm-workspace.yaml or package.json) and run "pnpm rebuild better-sqlite3"; after switching Node.js versions, rebuild it again (this is Node.js ${process.versions.node}, module ABI ${process.versions.modules}).`;
 }
 
 /** A `STORAGE_ERROR` saying better-sqlite3 (or its native addon) could not be loaded, and the fix. */
@@ -43,6 +43,42 @@ function isAddonFailure(error: unknown): boolean {
 }
 
 /**
+ * Refuses a better-sqlite3 that cannot work on this Node.js, before it is loaded, since both
+ * failures kill the process instead of throwing: 13 is built for Node-API 10 (Node >= 22.14) and
+ * crashes on an older Node at the first `new Database`; 12 subclasses `node::ObjectWrap`, whose
+ * destructor trips a Node 24 assertion (`(env) != nullptr`) when a statement is collected.
+ */
+function checkCompatibility(require: NodeJS.Require): void {
+  let version: string;
+  try {
+    version = (require('better-sqlite3/package.json') as { version: string }).version;
+  } catch {
+    return; // not installed: the require below says so
+  }
+  const major = Number(version.split('.')[0]);
+  const nodeApi = Number(process.versions.napi);
+  const nodeMajor = Number(process.versions.node.split('.')[0]);
+  const fail = (why: string, fix: string) =>
+    new EpisodicError({
+      code: 'STORAGE_ERROR',
+      message: `better-sqlite3 ${version} cannot run on Node.js ${process.versions.node}: ${why}. ${fix}`,
+      details: { module: 'better-sqlite3', version, node: process.versions.node, napi: nodeApi },
+    });
+  if (major >= 13 && nodeApi < 10) {
+    throw fail(
+      `it needs Node-API 10 (Node.js 22.14 or newer), this Node.js has ${nodeApi}`,
+      'Install better-sqlite3 12 next to Episodic ("npm install better-sqlite3@12", then approve and build it: "npm install-scripts approve better-sqlite3 && npm rebuild better-sqlite3"), or use Node.js 22.14 or newer.',
+    );
+  }
+  if (major <= 12 && nodeMajor >= 24) {
+    throw fail(
+      'better-sqlite3 12 aborts the process on Node.js 24 when it frees a statement (an assertion in node::RemoveEnvironmentCleanupHook)',
+      'Install better-sqlite3 13 ("npm install better-sqlite3@13"; it ships prebuilt binaries, no build step).',
+    );
+  }
+}
+
+/**
  * The better-sqlite3 `Database` class, required on first use (never at import time), so code that
  * only imports this package, and commands that never open a database, do not load the native addon.
  * better-sqlite3 is CommonJS: it is required directly instead of imported, which skips the ESM
@@ -50,8 +86,10 @@ function isAddonFailure(error: unknown): boolean {
  */
 function loadDriver(): DatabaseConstructor {
   if (driver === undefined) {
+    const require = createRequire(import.meta.url);
+    checkCompatibility(require);
     try {
-      driver = createRequire(import.meta.url)('better-sqlite3') as DatabaseConstructor;
+      driver = require('better-sqlite3') as DatabaseConstructor;
     } catch (error) {
       throw driverError(error);
     }
