@@ -141,7 +141,7 @@ export const ledgerNodeSqliteModule: RowModule = {
       probe: 'better-sqlite3, the same raw SQL',
       metric,
       latencyUnit: 'µs',
-      target: 'none: informs the driver decision (ratio < 1: node:sqlite slower)',
+      target: 'none: informs the driver decision (node:sqlite / better-sqlite3)',
       ...fields,
     });
     const throughput = { name: 'throughput', unit: 'rows/s', better: 'higher' as const };
