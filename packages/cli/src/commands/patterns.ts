@@ -161,7 +161,7 @@ export const search: CommandHandler = async (context) => {
                 value: (artifact) => JSON.stringify(artifact.effectiveMetadata),
                 max: 40,
               },
-              { header: 'KEY', value: (artifact) => artifact.key, max: 50 },
+              { header: 'KEY', value: (artifact) => artifact.key, max: 80, fixed: true },
             ],
             styles,
           ),
