@@ -180,7 +180,9 @@ function listings(home: string, source: { tasks: Record<string, string[]>; sessi
 }
 
 describe('export --all --global keeps what was learned', () => {
-  it('round-trips every listing into an empty home of either store, byte for byte', async () => {
+  it('round-trips every listing into an empty home of either store, byte for byte', {
+    timeout: 300_000,
+  }, async () => {
     const source = await sourceHome();
     const before = listings(source.home, source);
     const learned = before['patterns search --scope team-a'] as { count: number };
@@ -238,7 +240,9 @@ describe('export --all --global keeps what was learned', () => {
     }
   });
 
-  it('exports the artifacts of one scope, and only those learned from a selected session', async () => {
+  it('exports the artifacts of one scope, and only those learned from a selected session', {
+    timeout: 120_000,
+  }, async () => {
     const source = await sourceHome();
     const scoped = join(temporaryDirectory('episodic-backup-'), 'team-b.jsonl');
     run(source.home, ['export', '--all', '--scope', 'team-b', '-o', scoped]);

@@ -283,9 +283,9 @@ describe('episodes append', () => {
       },
       {
         name: 'bad ts',
-        args: [...valid, '--ts-ms', 'yesterday'],
+        args: [...valid, '--ts-ms', 'last tuesday'],
         code: 'VALIDATION_ERROR',
-        text: /--ts-ms "yesterday"/,
+        text: /--ts-ms "last tuesday".*ISO date or time/,
       },
       {
         name: 'global scope',
@@ -531,6 +531,8 @@ describe('episodes query and replay', () => {
         'VALIDATION_ERROR',
         /swap the bounds/,
       ],
+      [['--scope', 'a', '--from', 'soon'], 'VALIDATION_ERROR', /--from "soon".*2h, 3d/],
+      [['--scope', 'a', '--from', '2h', '--from-ts-ms', '5'], 'USAGE_ERROR', /not both/],
       [['--scope', 'a', '--metadata', 'nokey'], 'VALIDATION_ERROR', /Invalid --metadata "nokey"/],
       [['--scope', 'a', '--metadata-filter', '{"type":"xor"}'], 'VALIDATION_ERROR', /type/],
       [['--scope', '!!!'], 'VALIDATION_ERROR', /invalid scope/i],

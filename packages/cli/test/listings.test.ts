@@ -77,7 +77,9 @@ function complete(home: string, scope: string, id: string, outcome: 'success' | 
 }
 
 describe('finding things without their id', () => {
-  it('lists scopes, task episodes by outcome and time, and shows a pattern', () => {
+  it('lists scopes, task episodes by outcome and time, and shows a pattern', {
+    timeout: 180_000,
+  }, () => {
     const home = temporaryHome();
     const done = createTask(home, 'team-a', 'Add rate limiting');
     step(home, 'team-a', done, 1, 'architect');

@@ -259,12 +259,6 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
   const now = Date.now();
   const fromTsMs = timeBound(options, 'from', 'from-ts-ms', 'start', now);
   const toTsMs = timeBound(options, 'to', 'to-ts-ms', 'end', now);
-  if (fromTsMs !== undefined && toTsMs !== undefined && fromTsMs > toTsMs) {
-    throw new UsageError(
-      `--from ${formatTsMs(fromTsMs)} is after --to ${formatTsMs(toTsMs)}: swap them.`,
-      'VALIDATION_ERROR',
-    );
-  }
   const limit = optionalInteger(options, 'limit', { min: 1, max: 500 }) ?? 50;
   const afterId = optionalString(options, 'after-id');
   const includePayload = flag(options, 'include-payload');
