@@ -435,7 +435,9 @@ export const list: CommandHandler = async (context) => {
   ).finally(() => progress.finish());
   const notes: string[] = [];
   if (tasks.length === 0) {
-    notes.push(`No task episodes found in scope "${scope}" in ${describeRunStore(location)}.`);
+    notes.push(
+      `No task episodes found in scope "${scope}" in ${describeRunStore(location)}. "episodic scopes list" shows which scopes hold some.`,
+    );
     notes.push(...(await otherRunStoreNotes(location)));
   }
   if (skipped > 0) {
