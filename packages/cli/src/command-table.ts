@@ -157,7 +157,7 @@ export const GROUPS: readonly GroupSpec[] = [
   },
   {
     name: 'tasks',
-    summary: 'task episodes: create, add steps, complete, show, timeline, delete',
+    summary: 'task episodes: list, create, add steps, complete, show, timeline, delete',
     examples: [
       'episodic tasks create --description "Add rate limiting" --domain web-api --task-type code_generation',
       'episodic tasks timeline EPISODE_ID',
