@@ -13,8 +13,9 @@ import type { RowResult } from '../lib/result.js';
 import type { RowModule } from '../lib/row-module.js';
 import { scratchDirectory } from '../lib/scratch.js';
 import { coldStartEnvironment, timeNode } from '../lib/spawn.js';
-import { LatencyRecorder, median, nowMicros, quantile } from '../lib/stats.js';
+import { LatencyRecorder, median, nowMicros } from '../lib/stats.js';
 import { eventsFor, INSERT_SQL, insertParameters, RawLedgerProbe } from './ledger-insert.js';
+import { COLUMNS, p50Round } from './ledger-query.js';
 
 // Should the stores use node:sqlite (built into Node from 22.13, no native build, no install
 // script to approve) instead of better-sqlite3? The same raw ledger work through both drivers,
@@ -85,20 +86,6 @@ class NodeSqliteLedger {
       throw error;
     }
   }
-}
-
-const COLUMNS =
-  'id, event_id, ts_ms, scope, session_id, agent_id, type, summary, refs_json, redacted, schema_version, created_at, metadata_json, position';
-
-function p50Round(count: number, operation: (index: number) => unknown): Round {
-  const latencies = new LatencyRecorder(count);
-  for (let index = 0; index < count; index++) {
-    const before = nowMicros();
-    operation(index);
-    latencies.add(nowMicros() - before);
-  }
-  const values = latencies.toArray();
-  return { value: quantile(Float64Array.from(values).sort(), 0.5), latencies: values };
 }
 
 /** A script that loads a driver, opens the ledger, runs one query and prints the row count. */

@@ -1,28 +1,34 @@
-import type { ArtifactStore } from '@episodic/core';
+import type { Artifact, ArtifactStore } from '@episodic/core';
 import { scopeOfArtifactKey } from '@episodic/mcp/stores';
 
 const PAGE = 500;
 
-/** How many artifacts of each kind every scope holds (patterns, reflections, summaries…). */
-export async function artifactScopes(
-  artifacts: ArtifactStore,
-): Promise<Map<string, Record<string, number>>> {
-  const byScope = new Map<string, Record<string, number>>();
+/** Every artifact of the store, every scope's, in key order (a page at a time). */
+export async function* everyArtifact(artifacts: ArtifactStore): AsyncGenerator<Artifact> {
   let afterKey: string | undefined;
   for (;;) {
     const page = await artifacts.list({
       limit: PAGE,
       ...(afterKey === undefined ? {} : { afterKey }),
     });
-    for (const artifact of page.artifacts) {
-      const { scope } = scopeOfArtifactKey(artifact.key);
-      const counts = byScope.get(scope) ?? {};
-      counts[artifact.kind] = (counts[artifact.kind] ?? 0) + 1;
-      byScope.set(scope, counts);
-    }
-    if (page.nextKey === null) return byScope;
+    yield* page.artifacts;
+    if (page.nextKey === null) return;
     afterKey = page.nextKey;
   }
+}
+
+/** How many artifacts of each kind every scope holds (patterns, reflections, summaries…). */
+export async function artifactScopes(
+  artifacts: ArtifactStore,
+): Promise<Map<string, Record<string, number>>> {
+  const byScope = new Map<string, Record<string, number>>();
+  for await (const artifact of everyArtifact(artifacts)) {
+    const { scope } = scopeOfArtifactKey(artifact.key);
+    const counts = byScope.get(scope) ?? {};
+    counts[artifact.kind] = (counts[artifact.kind] ?? 0) + 1;
+    byScope.set(scope, counts);
+  }
+  return byScope;
 }
 
 /** A note naming the scopes that hold artifacts of `kind`, when a search of `scope` found none. */

@@ -46,6 +46,20 @@ function describeContent(artifact: Artifact): string {
 
 const SCAN_PAGE = 500;
 
+/** A pattern (or any artifact) as receipts spell it. */
+function patternJson(artifact: Artifact) {
+  return {
+    key: artifact.key,
+    artifact_kind: artifact.kind,
+    type: contentType(artifact) ?? null,
+    content: artifact.content,
+    episodes: artifact.episodes,
+    effective_metadata: artifact.effectiveMetadata,
+    created_at: artifact.createdAt,
+    updated_at: artifact.updatedAt,
+  };
+}
+
 /** `patterns search`. */
 export const search: CommandHandler = async (context) => {
   const { options } = context;
@@ -116,16 +130,7 @@ export const search: CommandHandler = async (context) => {
     },
     { readOnly: true },
   );
-  const patterns = found.map((artifact) => ({
-    key: artifact.key,
-    artifact_kind: artifact.kind,
-    type: contentType(artifact) ?? null,
-    content: artifact.content,
-    episodes: artifact.episodes,
-    effective_metadata: artifact.effectiveMetadata,
-    created_at: artifact.createdAt,
-    updated_at: artifact.updatedAt,
-  }));
+  const patterns = found.map(patternJson);
   return {
     receipt: {
       scope,
@@ -200,16 +205,7 @@ export const show: CommandHandler = async (context) => {
   return {
     receipt: {
       scope,
-      pattern: {
-        key: artifact.key,
-        artifact_kind: artifact.kind,
-        type: contentType(artifact) ?? null,
-        content: artifact.content,
-        episodes: artifact.episodes,
-        effective_metadata: artifact.effectiveMetadata,
-        created_at: artifact.createdAt,
-        updated_at: artifact.updatedAt,
-      },
+      pattern: patternJson(artifact),
     },
     render: (write) => {
       const styles = createStyles(context.globals.color, context.globals.width);

@@ -9,13 +9,12 @@ import {
   taskEpisodeRef,
 } from '@episodic/core';
 import { scopeOfArtifactKey } from '@episodic/mcp/stores';
+import { everyArtifact } from '../artifact-scopes.js';
 import type { ExportedArtifact } from './export-format.js';
 
 // What was learned travels with a backup: artifacts (patterns, reflections, checkpoint summaries)
 // with their associations and the metadata of the episodes they point at, so effective metadata
 // and metadata filters work the same after an import.
-
-const PAGE = 500;
 
 /** What an export holds besides runs, sessions and events. */
 export interface ExportedLearning {
@@ -68,19 +67,10 @@ export async function collectLearning(
 ): Promise<ExportedLearning> {
   const scope = 'scope' in selector ? normalizeScope(selector.scope) : null;
   const found: ExportedArtifact[] = [];
-  let afterKey: string | undefined;
-  for (;;) {
-    const page = await artifacts.list({
-      limit: PAGE,
-      ...(afterKey === undefined ? {} : { afterKey }),
-    });
-    for (const artifact of page.artifacts) {
-      if (scope !== null && scopeOfArtifactKey(artifact.key).scope !== scope) continue;
-      if (!episodes.all && !artifact.episodes.some((ref) => touches(ref, episodes))) continue;
-      found.push(exportedOf(artifact));
-    }
-    if (page.nextKey === null) break;
-    afterKey = page.nextKey;
+  for await (const artifact of everyArtifact(artifacts)) {
+    if (scope !== null && scopeOfArtifactKey(artifact.key).scope !== scope) continue;
+    if (!episodes.all && !artifact.episodes.some((ref) => touches(ref, episodes))) continue;
+    found.push(exportedOf(artifact));
   }
   const refs = new Set<EpisodeRef>();
   for (const artifact of found) for (const ref of artifact.episodes) refs.add(ref);
