@@ -131,13 +131,13 @@ ${positionalArms}
 }
 
 /**
- * The loop bash and zsh share: walk the words before the cursor (from index `first` to `end`,
- * exclusive) and keep the command path in `path`, skipping options and the values they take (and
+ * The loop bash and zsh share: walk the words before the cursor (array `words`, from index
+ * `first` to `end`, exclusive) and keep the command path in `path`, skipping options and the values they take (and
  * bash's lone "=" word of `--option=value`).
  */
-function pathWalk(first: string, end: string, word: string): string {
+function pathWalk(first: string, end: string, words: string): string {
   return `  for (( i = ${first}; i < ${end}; i++ )); do
-    word=${word}
+    word="\${${words}[i]}"
     if (( skip )); then skip=0; continue; fi
     case "$word" in
       =) skip=1; continue ;;
@@ -176,7 +176,7 @@ ${shellFunctions(model)}
 # The command typed so far (up to two words), skipping options and their values.
 __episodic_path() {
   local i word path='' skip=0
-${pathWalk('1', 'COMP_CWORD', '"${COMP_WORDS[i]}"')}
+${pathWalk('1', 'COMP_CWORD', 'COMP_WORDS')}
   printf '%s' "$path"
 }
 
@@ -239,7 +239,7 @@ ${shellFunctions(model)}
 __episodic_candidates() {
   local cur=\${words[CURRENT]} prev=\${words[CURRENT-1]} path='' word i skip=0
   reply=() reply_kind=words reply_prefix=''
-${pathWalk('2', 'CURRENT', '${words[i]}')}
+${pathWalk('2', 'CURRENT', 'words')}
   local values=''
   if [[ "$cur" == --*=* ]]; then
     reply_prefix="\${cur%%=*}="
