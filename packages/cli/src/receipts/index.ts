@@ -32,7 +32,11 @@ export {
   runsTailRecordLineSchema,
 } from './runs-receipts.js';
 export { completionReceiptSchema, scopesListReceiptSchema } from './scopes-receipts.js';
-export { sessionsListReceiptSchema, sessionsShowReceiptSchema } from './sessions-receipts.js';
+export {
+  sessionsFoldReceiptSchema,
+  sessionsListReceiptSchema,
+  sessionsShowReceiptSchema,
+} from './sessions-receipts.js';
 export {
   tasksCompleteReceiptSchema,
   tasksCreateReceiptSchema,

@@ -15,7 +15,11 @@ import {
   runsTailReceiptSchema,
 } from './runs-receipts.js';
 import { completionReceiptSchema, scopesListReceiptSchema } from './scopes-receipts.js';
-import { sessionsListReceiptSchema, sessionsShowReceiptSchema } from './sessions-receipts.js';
+import {
+  sessionsFoldReceiptSchema,
+  sessionsListReceiptSchema,
+  sessionsShowReceiptSchema,
+} from './sessions-receipts.js';
 import {
   tasksCompleteReceiptSchema,
   tasksCreateReceiptSchema,
@@ -42,6 +46,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.sessions.list.v1': sessionsListReceiptSchema,
   'episodic.sessions.show.v1': sessionsShowReceiptSchema,
   'episodic.sessions.redact.v1': sessionsRedactReceiptSchema,
+  'episodic.sessions.fold.v1': sessionsFoldReceiptSchema,
   'episodic.tasks.list.v1': tasksListReceiptSchema,
   'episodic.tasks.create.v1': tasksCreateReceiptSchema,
   'episodic.tasks.step.v1': tasksStepReceiptSchema,
