@@ -197,6 +197,7 @@ describe('finding things without their id', () => {
       'NOT_FOUND',
     );
     expect(elsewhere).toContain('scope "team-b"');
+    expect(elsewhere).toContain(`home ${home}`);
     const none = patternsSearchReceiptSchema.parse(
       episodicJson(['--home', home, 'patterns', 'search', '--scope', 'ledger-only']).receipt,
     );

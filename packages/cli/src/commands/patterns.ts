@@ -186,19 +186,19 @@ export const search: CommandHandler = async (context) => {
 export const show: CommandHandler = async (context) => {
   const key = parseInput(artifactKeySchema, context.positionals[0], 'KEY');
   const scope = taskScope(context);
-  const { artifact, database } = await withStores(
+  const { artifact, location } = await withStores(
     context,
     async (stores) => ({
       artifact: await scopedTaskStores(stores, scope).artifacts.get(key),
-      database: stores.location.database,
+      location: stores.location,
     }),
     { readOnly: true },
   );
   if (artifact === null) {
     throw new EpisodicError({
       code: 'NOT_FOUND',
-      message: `Pattern ${JSON.stringify(key)} was not found in scope "${scope}" (artifacts in ${database}). Check the key with "episodic patterns search --scope ${scope}"; a pattern learned in another scope is a separate artifact there (--scope).`,
-      details: { key, scope, database },
+      message: `Pattern ${JSON.stringify(key)} was not found in scope "${scope}" (artifacts in ${location.database}, home ${location.home}). Check the key with "episodic patterns search --scope ${scope}"; a pattern learned in another scope is a separate artifact there (--scope).`,
+      details: { key, scope, home: location.home, database: location.database },
     });
   }
   const tasks = artifact.episodes.map((episode) => episode.replace(/^task:/, ''));
