@@ -22,6 +22,9 @@ const sourceAliases = [
   { find: /^@episodic\/mcp$/, replacement: `${root}packages/mcp/src/index.ts` },
 ];
 
+/** Every test run gets a private temporary folder and fails if it leaves anything there. */
+export const TEMPORARY_FOLDER_CHECK = `${root}test-support/temporary-folder-check.ts`;
+
 export function packageTestConfig(packageDirectory: string): ViteUserConfig {
   const { version } = JSON.parse(readFileSync(`${packageDirectory}/package.json`, 'utf8')) as {
     version: string;
@@ -34,6 +37,7 @@ export function packageTestConfig(packageDirectory: string): ViteUserConfig {
       restoreMocks: true,
       testTimeout: 30_000,
       hookTimeout: 30_000,
+      globalSetup: [TEMPORARY_FOLDER_CHECK],
     },
   };
 }

@@ -51,8 +51,9 @@ for (const dir of all) {
   if (pkg.publishConfig?.access !== 'public' || pkg.publishConfig?.provenance !== true) {
     problem(dir, 'publishConfig must be { "access": "public", "provenance": true }');
   }
-  if (JSON.stringify(pkg.files) !== JSON.stringify(['dist', 'README.md', 'CHANGELOG.md'])) {
-    problem(dir, 'files must be ["dist", "README.md", "CHANGELOG.md"]');
+  const files = [...(pkg.bin === undefined ? [] : ['bin']), 'dist', 'README.md', 'CHANGELOG.md'];
+  if (JSON.stringify(pkg.files) !== JSON.stringify(files)) {
+    problem(dir, `files must be ${JSON.stringify(files)}`);
   }
   if (pkg.exports?.['./package.json'] !== './package.json')
     problem(dir, 'exports must include "./package.json"');
@@ -64,16 +65,26 @@ for (const dir of all) {
         problem(dir, 'exports["./schemas/*"] must be "./dist/schemas/*"');
       continue;
     }
+    // ESM, also loadable with require() on Node >= 20.19: "default" (last) is what require()
+    // and every other resolver without the "import" condition fall back to; no CommonJS build.
     const keys = Object.keys(target ?? {});
-    if (keys[0] !== 'types' || !keys.includes('import') || keys.includes('require')) {
-      problem(dir, `exports["${subpath}"] must be ESM-only with "types" first, then "import"`);
+    if (
+      keys.join(',') !== 'types,import,default' ||
+      target.default !== target.import ||
+      !target.import.endsWith('.js')
+    ) {
+      problem(
+        dir,
+        `exports["${subpath}"] must be { "types", "import", "default" } in that order, with "default" the same ESM file as "import"`,
+      );
     }
   }
   if (pkg.peerDependencies?.zod === undefined) problem(dir, 'zod must be a peer dependency');
   if (pkg.dependencies?.zod !== undefined)
     problem(dir, 'zod must be a peer dependency, not a dependency');
   if (!existsSync(join(root, dir, 'README.md'))) problem(dir, 'has no README.md');
-  for (const gate of ['biome check .', 'publint --strict', 'attw --pack . --profile esm-only']) {
+  const attw = 'attw --pack . --profile node16 --ignore-rules cjs-resolves-to-esm';
+  for (const gate of ['biome check .', 'publint --strict', attw]) {
     if (!pkg.scripts?.lint?.includes(gate)) problem(dir, `the "lint" script must run "${gate}"`);
   }
   for (const tool of ['publint', '@arethetypeswrong/cli']) {
@@ -81,8 +92,15 @@ for (const dir of all) {
   }
   repositories.add(pkg.repository?.url);
   peerZod.add(pkg.peerDependencies?.zod);
+  // A bin is a committed shim in bin/ that imports dist/bin/: pnpm links workspace bins at
+  // install, before anything is built, and warns about a target that does not exist yet.
   for (const [name, target] of Object.entries(pkg.bin ?? {})) {
-    if (!target.startsWith('./dist/')) problem(dir, `bin "${name}" must point into ./dist`);
+    const shim = join(root, dir, target);
+    if (target !== `./bin/${name}.js` || !existsSync(shim)) {
+      problem(dir, `bin "${name}" must be the committed shim ./bin/${name}.js`);
+    } else if (!readFileSync(shim, 'utf8').includes(`import('../dist/bin/${name}.js')`)) {
+      problem(dir, `bin/${name}.js must import ../dist/bin/${name}.js`);
+    }
   }
   // The version every bin, server and run header reports is injected at build time.
   const tsup = join(root, dir, 'tsup.config.ts');

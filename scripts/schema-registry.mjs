@@ -8,6 +8,7 @@
 import * as cli from '@episodic/cli';
 import * as core from '@episodic/core';
 import * as mcp from '@episodic/mcp';
+import * as mcpStores from '@episodic/mcp/stores';
 
 /**
  * @typedef {object} SchemaEntry
@@ -178,11 +179,20 @@ export const SCHEMAS = [
   // The export file (`episodic export`).
   entry(
     'export-line',
-    'v1',
+    'v2',
     CLI,
     cli.exportLineSchema,
     'Export file line',
-    `One line of an "${cli.EXPORT_FORMAT}" export file: export.header, session, run.record, ledger.event or export.end.`,
+    `One line of an "${cli.EXPORT_FORMAT}" export file: export.header, session, run.record, ledger.event, artifact, episode.metadata or export.end. It also validates "episodic.export.v1" files (v1 had no artifact or episode.metadata lines).`,
+  ),
+  // A home's config (written when the CLI or the MCP server creates a home).
+  entry(
+    'home-config',
+    'v1',
+    MCP,
+    mcpStores.homeConfigSchema,
+    'Home config',
+    `<home>/${mcpStores.HOME_CONFIG_FILE}: which store holds the home's runs and sessions (sqlite or fs), when and by what it was created.`,
   ),
   // The CLI's --json receipts.
   entry(

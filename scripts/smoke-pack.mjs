@@ -9,7 +9,8 @@
 //    better-sqlite3` writes `"allowScripts": { "better-sqlite3": true }`), and the install runs
 //    with --strict-allow-scripts, so any other dependency that starts needing an install script
 //    fails here instead of surprising a user.
-// 3. A tiny consumer imports every `exports` subpath of every package, checks the injected
+// 3. A tiny consumer imports every `exports` subpath of every package (and a CommonJS one,
+//    compiled by TypeScript, requires them), checks the injected
 //    version, type-checks against the built .d.ts with skipLibCheck: false (the workspace's
 //    TypeScript), runs `episodic --version` and a ledger round trip from the installed bin, and
 //    starts the installed `episodic-mcp` bin over stdio with the official MCP client and lists
@@ -105,9 +106,14 @@ function registryAnswers(project) {
   return ping.status === 0;
 }
 
+/** Node-API < 10 (Node 20, 22.0–22.13): better-sqlite3 13 cannot run; 12 is installed instead. */
+const OLD_NODE_API = Number(process.versions.napi) < 10;
+
 function npmInstall(project, registry) {
   const cache = run('npm', ['config', 'get', 'cache'], { cwd: project }).stdout.trim();
-  log(`npm install (registry ${registry}, cache ${cache}; better-sqlite3 builds its addon)`);
+  log(
+    `npm install (registry ${registry}, cache ${cache}; ${OLD_NODE_API ? 'better-sqlite3 12 builds its addon' : 'better-sqlite3 13, prebuilt'})`,
+  );
   const result = run(
     'npm',
     [
@@ -140,8 +146,15 @@ function npmInstall(project, registry) {
     !/not yet covered by allowScripts/.test(result.output),
     `npm reported install scripts that the documented approval does not cover:\n${result.output}`,
   );
-  const addon = join(project, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
-  check(existsSync(addon), `better-sqlite3's native addon was not built (${addon} is missing)`);
+  // 12 compiles (or downloads) its addon in an install script; 13 ships prebuilt binaries.
+  const addon = join(
+    project,
+    'node_modules/better-sqlite3',
+    OLD_NODE_API
+      ? 'build/Release/better_sqlite3.node'
+      : `prebuilds/${process.platform}-${process.arch}.node`,
+  );
+  check(existsSync(addon), `better-sqlite3's native addon is missing (${addon})`);
 }
 
 /** Every `import` specifier a consumer may use: `name` plus each `exports` subpath. */
@@ -187,7 +200,7 @@ if (header.server?.version !== expected) {
 
 // The packages ship their JSON Schemas at \`<package>/schemas/<name>.<version>.json\`.
 const require = createRequire(import.meta.url);
-for (const name of ['@episodic/core/schemas/session-state.v1.json', '@episodic/cli/schemas/export-line.v1.json', '@episodic/mcp/schemas/tool.error.v1.json']) {
+for (const name of ['@episodic/core/schemas/session-state.v1.json', '@episodic/cli/schemas/export-line.v2.json', '@episodic/mcp/schemas/tool.error.v1.json']) {
   const schema = JSON.parse(readFileSync(require.resolve(name), 'utf8'));
   if (typeof schema.$id !== 'string' || !schema.$id.endsWith(name.split('/').at(-1))) throw new Error(\`\${name} has no matching $id\`);
 }
@@ -258,6 +271,59 @@ export const isEpisodicError = (value: unknown): boolean => EpisodicError.isInst
     )}\n`,
   );
   return entries;
+}
+
+/**
+ * A CommonJS consumer, as TypeScript with `module: nodenext` compiles one: `require()` of every
+ * entry point (Node >= 20.19 loads ES modules with require()), then the SQLite ledger in a file.
+ */
+function writeCommonJsConsumer(project, entries) {
+  // @episodic/core/testing imports vitest, which a CommonJS program cannot require (top-level
+  // await): it is for test files, which run under vitest's own loader.
+  const required = entries.filter((entry) => entry !== '@episodic/core/testing');
+  writeFileSync(
+    join(project, 'requires.cts'),
+    `${required.map((entry, index) => `import entry${index} = require('${entry}');`).join('\n')}
+import core = require('@episodic/core');
+import sqlite = require('@episodic/store-sqlite');
+
+const entries: Record<string, object> = { ${required.map((entry, index) => `${JSON.stringify(entry)}: entry${index}`).join(', ')} };
+for (const [entry, loaded] of Object.entries(entries)) {
+  if (Object.keys(loaded).length === 0) throw new Error(\`\${entry} exports nothing when required\`);
+}
+const store = sqlite.createSqliteStore({ filename: process.argv[2] as string });
+store.ledger
+  .append({ scope: 'cjs', type: 'conversation.user', session_id: 's', agent_id: 'a', summary: 'hi' })
+  .then(() => store.ledger.query({ scope: 'cjs' }))
+  .then(({ events }) => {
+    if (events.length !== 1) throw new Error(\`expected 1 event, got \${events.length}\`);
+    if (!core.EpisodicError.isInstance(new core.EpisodicError({ code: 'NOT_FOUND', message: 'x' }))) {
+      throw new Error('EpisodicError from require() is not recognized');
+    }
+    return store.close();
+  })
+  .then(() => console.log(\`\${Object.keys(entries).length} entry points required (CommonJS); SQLite ledger ok\`));
+`,
+  );
+  writeFileSync(
+    join(project, 'tsconfig.cjs.json'),
+    `${JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: false,
+          outDir: 'cjs-out',
+          types: ['node'],
+        },
+        files: ['requires.cts'],
+      },
+      null,
+      2,
+    )}\n`,
+  );
 }
 
 /** Starts the installed episodic-mcp bin over stdio with the official client and lists its tools. */
@@ -393,6 +459,9 @@ async function main() {
             ...files,
             zod: catalog.zod,
             '@modelcontextprotocol/client': catalog['@modelcontextprotocol/client'],
+            // The packages accept better-sqlite3 12 or 13 and npm picks 13, which needs Node-API
+            // 10 (Node >= 22.14): on an older Node, pin 12 as the store-sqlite README says.
+            ...(OLD_NODE_API ? { 'better-sqlite3': '^12.11.1' } : {}),
           },
           // A store author's test runner: @episodic/core/testing registers vitest suites.
           devDependencies: { '@types/node': catalog['@types/node'], vitest: catalog.vitest },
@@ -430,6 +499,18 @@ async function main() {
     log(
       `types: ${entries.length} entry points type-check (TypeScript ${tsVersion}, skipLibCheck: false)`,
     );
+
+    // 3b. A CommonJS consumer: compiled by TypeScript (nodenext), then run with require().
+    writeCommonJsConsumer(project, entries);
+    run(process.execPath, [join(typescript, 'bin', 'tsc'), '-p', 'tsconfig.cjs.json'], {
+      cwd: project,
+    });
+    const required = run(
+      process.execPath,
+      [join('cjs-out', 'requires.cjs'), join(work, 'smoke-cjs.db')],
+      { cwd: project },
+    );
+    log(`require: ${required.stdout.trim()} (Node ${process.versions.node})`);
 
     const episodic = join(project, 'node_modules', '.bin', 'episodic');
     const printed = run(episodic, ['--version'], { cwd: project }).stdout.trim();

@@ -14,7 +14,12 @@ export type SmallFilesystemSupport = { how: 'unshare' | 'mount' } | { skip: stri
 export function smallFilesystemSupport(): SmallFilesystemSupport {
   const probe = spawnSync(
     'unshare',
-    ['-rm', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d"'],
+    [
+      '-rm',
+      'sh',
+      '-c',
+      'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d"; s=$?; rmdir "$d"; exit $s',
+    ],
     { encoding: 'utf8' },
   );
   if (probe.status === 0) return { how: 'unshare' };

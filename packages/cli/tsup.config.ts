@@ -31,6 +31,7 @@ const COMMAND_MODULES = [
   'doctor',
   'transfer',
   'import-transcripts',
+  'scopes',
 ];
 
 const bin: Options = {

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { packageTestConfig } from '../../vitest.shared.js';
+import { packageTestConfig, TEMPORARY_FOLDER_CHECK } from '../../vitest.shared.js';
 
 const base = packageTestConfig(import.meta.dirname);
 
@@ -9,7 +9,7 @@ export default defineConfig({
     ...base.test,
     // Crash and concurrency tests spawn real node processes running the store from its sources;
     // this bundles those child scripts once per run.
-    globalSetup: ['./src/__fixtures__/build-children.ts'],
+    globalSetup: [TEMPORARY_FOLDER_CHECK, './src/__fixtures__/build-children.ts'],
     // Each reliability file owns a core's worth of child processes; two cores, two files at once.
     maxWorkers: 2,
   },

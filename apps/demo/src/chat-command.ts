@@ -244,9 +244,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
       `Task episode ${tracker.episodeId} completed: reward_score ${Number(result.reward_score).toFixed(3)}, ${result.patterns_extracted} patterns.`,
     );
     write(`Run files and snapshots: ${layout.runs}; ledger and patterns: ${layout.database}.`);
-    write(
-      `Explore: pnpm episodic sessions show ${agent.session.id} --home ${layout.home} --store fs`,
-    );
+    write(`Explore: pnpm episodic sessions show ${agent.session.id} --home ${layout.home}`);
   } finally {
     await tracker.close();
     await sqlite.close();

@@ -26,12 +26,13 @@ export function shellQuote(argument: string): string {
 
 /**
  * The `episodic` commands to explore the demo's home. Runs and sessions are run files under the
- * home (`--store fs`); the ledger and the learned patterns are in `<home>/episodic.db`. The ledger,
- * the task episode and its patterns belong to the demo's scope, so those commands name it.
+ * home and the ledger and the learned patterns are in `<home>/episodic.db`; the CLI finds the run
+ * files by itself (the database holds no runs), so no command needs `--store`. The ledger, the
+ * task episode and its patterns belong to the demo's scope, so those commands name it.
  */
 export function exploreCommands(ids: ExploreIds): ExploreCommand[] {
-  const files = ['--home', ids.home, '--store', 'fs'];
-  const database = ['--home', ids.home];
+  const files = ['--home', ids.home];
+  const database = files;
   const commands: Array<{ what: string; argv: string[] }> = [
     {
       what: 'the session snapshot: revision, context and newest episodes',
@@ -84,10 +85,16 @@ export function exploreCommands(ids: ExploreIds): ExploreCommand[] {
       },
     );
   }
-  commands.push({
-    what: 'verify every run file, snapshot and the database',
-    argv: ['doctor', ...files],
-  });
+  commands.push(
+    {
+      what: 'every scope of the home: events, sessions, task episodes, patterns',
+      argv: ['scopes', 'list', ...database],
+    },
+    {
+      what: 'verify every run file, snapshot and the database',
+      argv: ['doctor', ...files],
+    },
+  );
   return commands.map(({ what, argv }) => ({
     what,
     argv,

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArguments, usage } from './arguments.js';
 import { runChat } from './chat-command.js';
+import { exitWhenOutputCloses } from './closed-output.js';
 import { defaultDemoHome } from './demo-home.js';
 import { selectModel } from './models/select-model.js';
 import { renderChecks, renderReport } from './render-report.js';
@@ -98,6 +99,7 @@ function reportFailures(
   return failed.length === 0 ? 0 : 1;
 }
 
+exitWhenOutputCloses();
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -1,12 +1,11 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { demoHomeLayout, snapshotPath } from '../src/demo-home.js';
 import type { CheckResult, DemoReport } from '../src/report.js';
 import { runVerify } from '../src/verify-command.js';
-import { runDemo, temporaryHome } from './run-built-demo.js';
+import { runDemo, temporaryDirectory, temporaryHome } from './run-built-demo.js';
 
 // The demo's checks must fail, with a message naming the check and the damaged file, when its
 // results are broken. One real demo run is copied and damaged in a different way per test.
@@ -22,7 +21,7 @@ beforeAll(async () => {
 });
 
 function copyHome(): string {
-  const copy = join(mkdtempSync(join(tmpdir(), 'episodic-demo-broken-')), 'home');
+  const copy = join(temporaryDirectory('episodic-demo-broken-'), 'home');
   cpSync(pristine, copy, { recursive: true });
   return copy;
 }

@@ -1,18 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEMO_HOME_MARKER, defaultDemoHome } from '../src/demo-home.js';
 import type { DemoReport } from '../src/report.js';
-import { runDemo, temporaryHome } from './run-built-demo.js';
+import { runDemo, temporaryDirectory, temporaryHome } from './run-built-demo.js';
 
 const appFolder = dirname(dirname(fileURLToPath(import.meta.url)));
 
 describe('the demo home', () => {
   it('defaults to .episodic-demo inside the app folder, wherever the demo is started from', async () => {
     expect(defaultDemoHome()).toBe(join(appFolder, '.episodic-demo'));
-    const elsewhere = mkdtempSync(join(tmpdir(), 'episodic-demo-cwd-'));
+    const elsewhere = temporaryDirectory('episodic-demo-cwd-');
     const result = await runDemo(['--json'], { cwd: elsewhere });
     expect(result.status, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as DemoReport;
@@ -36,7 +35,7 @@ describe('the demo home', () => {
   });
 
   it('refuses a non-empty folder it did not create, and deletes nothing', async () => {
-    const home = join(mkdtempSync(join(tmpdir(), 'episodic-demo-foreign-')), 'precious');
+    const home = join(temporaryDirectory('episodic-demo-foreign-'), 'precious');
     mkdirSync(home);
     writeFileSync(join(home, 'notes.txt'), 'keep me');
     const result = await runDemo(['--home', home]);

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 /** The built demo entry: tests run the real binary (`npx tsup` builds it). */
 export const DEMO_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -24,9 +25,23 @@ export interface ProcessResult {
   readonly stderr: string;
 }
 
-/** A fresh temporary folder for a demo home. */
+const created: string[] = [];
+// Every folder a test file made is removed once its tests are done: the tests leave nothing in the
+// system's temporary folder (the leak check in vitest.shared.ts fails the run otherwise).
+afterAll(() => {
+  for (const directory of created.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+/** A fresh temporary folder, removed after the test file. */
+export function temporaryDirectory(prefix = 'episodic-demo-test-'): string {
+  const directory = mkdtempSync(join(tmpdir(), prefix));
+  created.push(directory);
+  return directory;
+}
+
+/** A fresh temporary folder for a demo home (`<temp>/home`, not created yet). */
 export function temporaryHome(prefix = 'episodic-demo-test-'): string {
-  return join(mkdtempSync(join(tmpdir(), prefix)), 'home');
+  return join(temporaryDirectory(prefix), 'home');
 }
 
 /** The environment without any OpenAI or Episodic variables of the machine running the tests. */

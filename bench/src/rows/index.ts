@@ -3,6 +3,7 @@ import { cliStartModule } from './cli-start.js';
 import { episodicLogModule } from './episodic-log.js';
 import { ledgerGcModule } from './ledger-gc.js';
 import { ledgerInsertModule } from './ledger-insert.js';
+import { ledgerNodeSqliteModule } from './ledger-node-sqlite.js';
 import { ledgerQueryModule } from './ledger-query.js';
 import { mcpModule } from './mcp.js';
 import { runAppendModule } from './run-append.js';
@@ -15,6 +16,7 @@ export const MODULES: readonly RowModule[] = [
   episodicLogModule,
   ledgerInsertModule,
   ledgerQueryModule,
+  ledgerNodeSqliteModule,
   ledgerGcModule,
   cliStartModule,
   mcpModule,

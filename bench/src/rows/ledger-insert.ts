@@ -15,15 +15,39 @@ import type { RowModule } from '../lib/row-module.js';
 import { scratchDirectory } from '../lib/scratch.js';
 import { LatencyRecorder, nowMicros } from '../lib/stats.js';
 
-const INSERT_SQL = `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position)
+/** The raw INSERT of one ledger row; the node:sqlite row runs it too. */
+export const INSERT_SQL = `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`;
+
+/** The parameters of `INSERT_SQL` for `event`, the `counter`-th row, at session `position`. */
+export function insertParameters(
+  event: NewLedgerEvent,
+  counter: number,
+  position: number,
+): unknown[] {
+  return [
+    `probe-${counter.toString(36).padStart(20, '0')}`,
+    event.ts_ms ?? null,
+    event.scope,
+    event.session_id,
+    event.agent_id,
+    event.type,
+    event.summary,
+    event.payload === undefined ? null : JSON.stringify(event.payload),
+    event.refs == null ? null : JSON.stringify(event.refs),
+    'episodic.ledger.v0',
+    new Date().toISOString(),
+    event.metadata === undefined ? null : JSON.stringify(event.metadata),
+    position,
+  ];
+}
 
 /**
  * The raw probe: the same table (opened by `openSqliteDatabase`, so schema and pragmas are the
  * product's), one prepared INSERT per event with JSON.stringify of payload, refs and metadata, a
  * counter id, and session positions kept in a Map. No validation, guards or head table.
  */
-class RawLedgerProbe {
+export class RawLedgerProbe {
   private readonly insert: Database.Statement;
   private readonly positions = new Map<string, number>();
   private counter = 0;
@@ -40,25 +64,12 @@ class RawLedgerProbe {
     const key = `${event.scope}\u0000${event.session_id}`;
     const position = (this.positions.get(key) ?? 0) + 1;
     this.positions.set(key, position);
-    this.insert.run(
-      `probe-${(++this.counter).toString(36).padStart(20, '0')}`,
-      event.ts_ms,
-      event.scope,
-      event.session_id,
-      event.agent_id,
-      event.type,
-      event.summary,
-      event.payload === undefined ? null : JSON.stringify(event.payload),
-      event.refs == null ? null : JSON.stringify(event.refs),
-      'episodic.ledger.v0',
-      new Date().toISOString(),
-      event.metadata === undefined ? null : JSON.stringify(event.metadata),
-      position,
-    );
+    this.insert.run(...insertParameters(event, ++this.counter, position));
   }
 }
 
-function eventsFor(first: number, count: number, rows: number): NewLedgerEvent[] {
+/** `count` events of a ledger shaped like one of `rows` rows, from the `first`-th. */
+export function eventsFor(first: number, count: number, rows: number): NewLedgerEvent[] {
   return Array.from({ length: count }, (_, offset) => ledgerEventAt(first + offset, rows));
 }
 

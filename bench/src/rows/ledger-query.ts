@@ -19,10 +19,11 @@ import type { RowModule } from '../lib/row-module.js';
 import { LatencyRecorder, median, nowMicros, quantile } from '../lib/stats.js';
 
 /** The columns a summary-only product query reads. */
-const COLUMNS =
+export const COLUMNS =
   'id, event_id, ts_ms, scope, session_id, agent_id, type, summary, refs_json, redacted, schema_version, created_at, metadata_json, position';
 
-function p50Round(count: number, operation: (index: number) => unknown): Round {
+/** One round of `count` timed operations: the p50 as the round's value, every latency kept. */
+export function p50Round(count: number, operation: (index: number) => unknown): Round {
   const latencies = new LatencyRecorder(count);
   for (let index = 0; index < count; index++) {
     const before = nowMicros();

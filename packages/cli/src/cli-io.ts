@@ -8,6 +8,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** True when standard output is a terminal (colour, tables sized for a person). @default false */
   stdoutIsTTY?: boolean;
+  /** The terminal's width in columns, when stdout is a terminal. */
+  stdoutColumns?: number | undefined;
   /** True when standard error is a terminal (progress lines). @default false */
   stderrIsTTY?: boolean;
   /** The environment (`EPISODIC_HOME`, `NO_COLOR`, …). @default process.env */
@@ -35,6 +37,7 @@ export function processIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     stdoutIsTTY: process.stdout.isTTY === true,
+    stdoutColumns: process.stdout.columns,
     stderrIsTTY: process.stderr.isTTY === true,
     env: process.env,
     readStdin: async () => {

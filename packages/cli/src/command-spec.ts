@@ -11,6 +11,8 @@ export interface OptionSpec {
   readonly value?: string;
   /** One line of help. */
   readonly description: string;
+  /** The values it takes, when they are a fixed list (shell completion offers them). */
+  readonly choices?: readonly string[];
 }
 
 /** A positional argument of a command. */
@@ -18,6 +20,8 @@ export interface PositionalSpec {
   readonly name: string;
   readonly required: boolean;
   readonly description: string;
+  /** The values it takes, when they are a fixed list (shell completion offers them). */
+  readonly choices?: readonly string[];
 }
 
 /** The values `parseArgs` produced for one command line. */
@@ -35,6 +39,11 @@ export interface GlobalOptions {
   readonly quiet: boolean;
   /** Whether human output may use colour (a TTY, no `--no-color`, no `NO_COLOR`). */
   readonly color: boolean;
+  /**
+   * The width tables fit (`COLUMNS`, else the terminal's width when stdout is one); undefined when
+   * stdout is a pipe or a file, so nothing is cut there.
+   */
+  readonly width?: number | undefined;
 }
 
 /** What a command's handler receives. */

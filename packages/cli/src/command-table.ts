@@ -18,8 +18,9 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   store: {
     type: 'string',
     value: 'KIND',
+    choices: ['sqlite', 'fs'],
     description:
-      'where runs and sessions live: sqlite (in the database, the default) or fs (run files under <home>/sessions); $EPISODIC_STORE',
+      'where runs and sessions live: sqlite (in the database) or fs (run files under <home>/sessions); $EPISODIC_STORE; default: what the home holds (its episodic-home.json, else where its runs are)',
   },
   json: { type: 'boolean', description: 'print one JSON receipt on stdout instead of text' },
   quiet: {
@@ -31,6 +32,16 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   help: { type: 'boolean', short: 'h', description: 'show help for the command' },
   version: { type: 'boolean', short: 'v', description: 'print the version' },
 };
+
+/** The ledger's event types (core's LEDGER_EVENT_TYPES), for completion; core is not loaded here. */
+const LEDGER_EVENT_TYPES = [
+  'conversation.user',
+  'conversation.assistant',
+  'tool.call',
+  'tool.result',
+  'ops.decision',
+  'ops.alert',
+];
 
 const scope: OptionSpec = {
   type: 'string',
@@ -51,6 +62,7 @@ const taskScopeOption: OptionSpec = {
 const redactionMode: OptionSpec = {
   type: 'string',
   value: 'MODE',
+  choices: ['secrets', 'content'],
   description:
     'secrets (default: replace what the secret detectors find with [REDACTED:<rule>]) or content (replace all text, keep ids, times and types)',
 };
@@ -58,6 +70,7 @@ const redactionKind: OptionSpec = {
   type: 'string',
   multiple: true,
   value: 'KIND',
+  choices: ['secret', 'pii', 'tool_output'],
   description:
     'with secrets mode, the kinds of finding replaced: secret (default), pii, tool_output (repeatable)',
 };
@@ -94,16 +107,19 @@ const taskId = {
   required: true,
   description: 'the task episode id (printed by tasks create)',
 } as const;
+/** What every time option accepts (the same parser, `time-option.ts`). */
+const TIME_FORMS =
+  'TIME: 2026-01-31, 2026-01-31T12:00:00Z, 2h, 3d, 1w, today, yesterday, now or epoch ms; a bare date is a local day';
 const fromDate: OptionSpec = {
   type: 'string',
-  value: 'DATE',
-  description:
-    'only runs started at or after DATE (ISO 8601, e.g. 2026-01-31 or 2026-01-31T12:00:00Z)',
+  value: 'TIME',
+  description: `only runs started at or after TIME (${TIME_FORMS})`,
 };
 const toDate: OptionSpec = {
   type: 'string',
-  value: 'DATE',
-  description: 'only runs started at or before DATE (a bare date means the end of that day, UTC)',
+  value: 'TIME',
+  description:
+    'only runs started at or before TIME (a bare date, today or yesterday: the end of that day)',
 };
 
 const episodes = () => import('./commands/episodes.js');
@@ -116,6 +132,8 @@ const mcp = () => import('./commands/mcp.js');
 const doctor = () => import('./commands/doctor.js');
 const transfer = () => import('./commands/transfer.js');
 const importTranscripts = () => import('./commands/import-transcripts.js');
+const scopes = () => import('./commands/scopes.js');
+const completion = () => import('./completion/completion-command.js');
 
 /** The command groups, in the order help lists them. */
 export const GROUPS: readonly GroupSpec[] = [
@@ -136,7 +154,7 @@ export const GROUPS: readonly GroupSpec[] = [
   },
   {
     name: 'sessions',
-    summary: 'session snapshots: list and show',
+    summary: 'session snapshots: list, show, redact and fold',
     examples: [
       'episodic sessions list',
       'episodic sessions show SESSION_ID',
@@ -145,7 +163,7 @@ export const GROUPS: readonly GroupSpec[] = [
   },
   {
     name: 'tasks',
-    summary: 'task episodes: create, add steps, complete, show, timeline, delete',
+    summary: 'task episodes: list, create, add steps, complete, show, timeline, delete',
     examples: [
       'episodic tasks create --description "Add rate limiting" --domain web-api --task-type code_generation',
       'episodic tasks timeline EPISODE_ID',
@@ -153,8 +171,16 @@ export const GROUPS: readonly GroupSpec[] = [
   },
   {
     name: 'patterns',
-    summary: 'learned patterns: search by type, task and metadata',
-    examples: ['episodic patterns search --type tool_sequence --metadata source=crm'],
+    summary: 'learned patterns: search by type, task and metadata, show one',
+    examples: [
+      'episodic patterns search --type tool_sequence --metadata source=crm',
+      'episodic patterns show tool_sequence:651c551c8b261de85d2d182223b0c924',
+    ],
+  },
+  {
+    name: 'scopes',
+    summary: 'the scopes of the home and what each holds',
+    examples: ['episodic scopes list', 'episodic scopes list --json'],
   },
 ];
 
@@ -234,6 +260,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       type: {
         type: 'string',
         value: 'TYPE',
+        choices: LEDGER_EVENT_TYPES,
         description:
           'conversation.user, conversation.assistant, tool.call, tool.result, ops.decision or ops.alert, any case (required)',
       },
@@ -245,8 +272,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
       'ts-ms': {
         type: 'string',
-        value: 'MS',
-        description: 'the event time in epoch milliseconds, 1 or more (default: now)',
+        value: 'TIME',
+        description: `the event time (default: now; ${TIME_FORMS})`,
       },
       'payload-json': {
         type: 'string',
@@ -288,6 +315,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         multiple: true,
         value: 'KIND',
+        choices: ['pii', 'secret', 'tool_output'],
         description:
           'store flagged content of this kind anyway: pii, secret or tool_output (repeatable)',
       },
@@ -323,10 +351,21 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         multiple: true,
         value: 'TYPE',
+        choices: LEDGER_EVENT_TYPES,
         description: 'only these types: repeat the option or separate them with commas',
       },
-      'from-ts-ms': { type: 'string', value: 'MS', description: 'only events at or after MS' },
-      'to-ts-ms': { type: 'string', value: 'MS', description: 'only events at or before MS' },
+      from: {
+        type: 'string',
+        value: 'TIME',
+        description: `only events at or after TIME (${TIME_FORMS})`,
+      },
+      to: {
+        type: 'string',
+        value: 'TIME',
+        description: 'only events at or before TIME (a bare date: the end of that day)',
+      },
+      'from-ts-ms': { type: 'string', value: 'TIME', description: 'the same as --from' },
+      'to-ts-ms': { type: 'string', value: 'TIME', description: 'the same as --to' },
       limit: limit(50),
       'after-id': afterId,
       'include-payload': includePayload,
@@ -336,7 +375,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: [
       'episodic episodes query --scope openclaw-mem --session-id sess-001 --limit 50 --json',
       'episodic episodes query --scope openclaw-mem --session-id sess-001 --include-payload --json',
-      'episodic episodes query --scope ci --type tool.call,tool.result --from-ts-ms 1767225600000',
+      'episodic episodes query --scope ci --type tool.call,tool.result --from 2h',
+      'episodic episodes query --scope ci --from yesterday --to today --json',
       'episodic episodes query --global --metadata source=crm --metadata "priority>=5"',
     ],
     load: episodes,
@@ -380,6 +420,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       runs: {
         type: 'string',
         value: 'MODE',
+        choices: ['secrets', 'content', 'none'],
         description:
           'also scrub the stored runs, cached tool outputs and session snapshots the events came from, first: secrets (default), content or none',
       },
@@ -387,6 +428,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       replacement: {
         type: 'string',
         value: 'MODE',
+        choices: ['null', 'placeholder'],
         description: 'null (no payload) or placeholder (the string "[REDACTED]", the default)',
       },
     },
@@ -401,7 +443,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     path: ['episodes', 'gc'],
     summary: 'delete events older than their retention',
     usage:
-      'episodic episodes gc (--scope SCOPE | --global) [--policy TYPE=DAYS|forever]… [--now-ts-ms MS] [--dry-run]',
+      'episodic episodes gc (--scope SCOPE | --global) [--policy TYPE=DAYS|forever]… [--now-ts-ms TIME] [--dry-run]',
     description:
       "Deletes events strictly older than their type's retention (days): conversation.user 60, conversation.assistant 90, tool.call 30, tool.result 30, ops.alert 90, ops.decision forever. The receipt has counts only, never content. --dry-run counts exactly what the real run would delete.",
     options: {
@@ -416,8 +458,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
       'now-ts-ms': {
         type: 'string',
-        value: 'MS',
-        description: '"now" for the cutoffs, in epoch milliseconds (default: the clock)',
+        value: 'TIME',
+        description: `"now" for the cutoffs (default: the clock; ${TIME_FORMS})`,
       },
       'dry-run': { type: 'boolean', description: 'count what would be deleted; delete nothing' },
     },
@@ -603,6 +645,43 @@ export const COMMANDS: readonly CommandSpec[] = [
     handler: 'fold',
   },
   {
+    path: ['tasks', 'list'],
+    summary: "the scope's task episodes, newest first",
+    usage:
+      'episodic tasks list [--outcome success|partial_success|failure|open]… [--from TIME] [--to TIME] [--limit N]',
+    description:
+      'Lists the task episodes of one scope (as an MCP server bound to it sees them) with their outcome, steps and reward. Each run is read to tell whether it is a task episode, so --from, --to and --session-id make a large home quicker to search.',
+    options: {
+      scope: taskScopeOption,
+      outcome: {
+        type: 'string',
+        multiple: true,
+        value: 'OUTCOME',
+        choices: ['success', 'partial_success', 'failure', 'open'],
+        description:
+          'only these outcomes: success, partial_success, failure or open (not completed yet); repeatable or comma-separated',
+      },
+      from: {
+        ...fromDate,
+        description: `only task episodes started at or after TIME (${TIME_FORMS})`,
+      },
+      to: { ...toDate, description: 'only task episodes started at or before TIME' },
+      'session-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'only task episodes of this session (a UUID)',
+      },
+      limit: limit(50, 10_000),
+    },
+    examples: [
+      'episodic tasks list',
+      'episodic tasks list --outcome failure,partial_success --from 3d',
+      'episodic tasks list --scope episodic-demo --json',
+    ],
+    load: tasks,
+    handler: 'list',
+  },
+  {
     path: ['tasks', 'create'],
     summary: 'start a task episode',
     usage:
@@ -618,12 +697,21 @@ export const COMMANDS: readonly CommandSpec[] = [
       'task-type': {
         type: 'string',
         value: 'TYPE',
+        choices: [
+          'code_generation',
+          'debugging',
+          'refactoring',
+          'testing',
+          'analysis',
+          'documentation',
+        ],
         description:
           'code_generation, debugging, refactoring, testing, analysis or documentation (required)',
       },
       complexity: {
         type: 'string',
         value: 'LEVEL',
+        choices: ['simple', 'moderate', 'complex'],
         description: 'simple, moderate (default) or complex',
       },
       language: { type: 'string', value: 'NAME', description: 'the programming language' },
@@ -670,6 +758,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       result: {
         type: 'string',
         value: 'TYPE',
+        choices: ['success', 'error', 'timeout'],
         description: 'success, error or timeout (leave out while it runs)',
       },
       output: { type: 'string', value: 'TEXT', description: 'with --result success: the output' },
@@ -699,6 +788,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       outcome: {
         type: 'string',
         value: 'TYPE',
+        choices: ['success', 'partial_success', 'failure'],
         description: 'success, partial_success or failure (required)',
       },
       verdict: {
@@ -784,6 +874,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         multiple: true,
         value: 'TYPE',
+        choices: ['tool_sequence', 'decision_point', 'error_recovery', 'context'],
         description:
           'tool_sequence, decision_point, error_recovery or context (repeatable, or comma-separated)',
       },
@@ -797,6 +888,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       kind: {
         type: 'string',
         value: 'KIND',
+        choices: ['pattern', 'reflection'],
         description: 'the artifact kind: pattern (default) or reflection',
       },
       limit: limit(50),
@@ -813,6 +905,39 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     load: patterns,
     handler: 'search',
+  },
+  {
+    path: ['patterns', 'show'],
+    summary: 'one learned pattern: its content, tasks and metadata',
+    usage: 'episodic patterns show KEY',
+    description:
+      'Shows one pattern (or any artifact: a reflection, a checkpoint summary) of the scope by its key, as patterns search prints it, with the task episodes it was learned from and its effective metadata.',
+    positionals: [
+      { name: 'KEY', required: true, description: 'the key (the KEY column of patterns search)' },
+    ],
+    options: { scope: taskScopeOption },
+    examples: [
+      'episodic patterns show tool_sequence:651c551c8b261de85d2d182223b0c924',
+      'episodic patterns show error_recovery:3132f1a8738f2a735a576b06c07f2749 --scope my-project --json',
+    ],
+    load: patterns,
+    handler: 'show',
+  },
+  {
+    path: ['scopes', 'list'],
+    summary: 'every scope with its events, sessions, task episodes and patterns',
+    usage: 'episodic scopes list [--no-tasks]',
+    description:
+      'Lists the scopes the home holds data in: ledger events and sessions, the newest event, task episodes and learned artifacts. Counting task episodes reads every run once; --no-tasks leaves that out on a large home.',
+    options: {
+      'no-tasks': {
+        type: 'boolean',
+        description: 'do not count task episodes (skips reading every run)',
+      },
+    },
+    examples: ['episodic scopes list', 'episodic scopes list --no-tasks --json'],
+    load: scopes,
+    handler: 'list',
   },
   {
     path: ['mcp'],
@@ -994,4 +1119,27 @@ export const COMMANDS: readonly CommandSpec[] = [
       'cat messages.json | episodic import openai - --json',
     ],
   ),
+  {
+    path: ['completion'],
+    summary: 'print a shell completion script (bash, zsh or fish)',
+    usage: 'episodic completion bash|zsh|fish',
+    description:
+      'Prints a completion script for your shell, generated from the same command table as this help, so it offers every command, option and fixed value. Load it in the current shell, or install it where your shell looks for completions.',
+    positionals: [
+      {
+        name: 'SHELL',
+        required: true,
+        description: 'bash, zsh or fish',
+        choices: ['bash', 'zsh', 'fish'],
+      },
+    ],
+    options: {},
+    examples: [
+      'source <(episodic completion bash)                 # bash, this shell; add it to ~/.bashrc to keep it',
+      'episodic completion zsh > "$fpath[1]/_episodic"   # zsh (then restart the shell)',
+      'episodic completion fish > ~/.config/fish/completions/episodic.fish',
+    ],
+    load: completion,
+    handler: 'completion',
+  },
 ];

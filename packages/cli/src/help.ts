@@ -87,7 +87,8 @@ ${styles.bold('Examples:')}
 ${examples([
   'episodic episodes append --scope my-project --session-id sess-001 --agent-id planner --type conversation.user --summary "Asked for status"',
   'episodic episodes query --scope my-project --session-id sess-001 --json',
-  'episodic runs list --from 2026-01-01',
+  'episodic runs list --from 2d',
+  'episodic scopes list',
   'episodic doctor --fix',
   'episodic episodes --help',
 ])}

@@ -1,7 +1,8 @@
-import type { Ledger, LedgerOptions } from '@episodic/core';
-import { openEpisodicLedger } from '@episodic/mcp/stores';
+import type { Ledger } from '@episodic/core';
+import { type EpisodicLedger, openEpisodicLedger } from '@episodic/mcp/stores';
 import type { CommandContext } from './command-spec.js';
 import { storeOptions } from './store-options.js';
+import type { StoreAccess } from './stores.js';
 
 /**
  * Opens only the ledger (the same database, settings and rules as `withStores`), runs `work`, and
@@ -11,12 +12,12 @@ import { storeOptions } from './store-options.js';
  */
 export async function withLedger<Result>(
   context: CommandContext,
-  work: (ledger: Ledger) => Promise<Result>,
-  ledger?: LedgerOptions,
+  work: (ledger: Ledger, opened: EpisodicLedger) => Promise<Result>,
+  access: StoreAccess = {},
 ): Promise<Result> {
-  const opened = openEpisodicLedger(storeOptions(context, ledger));
+  const opened = openEpisodicLedger(storeOptions(context, access));
   try {
-    return await work(opened.ledger);
+    return await work(opened.ledger, opened);
   } finally {
     await opened.close();
   }

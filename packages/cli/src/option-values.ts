@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type ExactJsonValue, parseJsonExact } from '@episodic/core';
 import type { CommandContext, OptionValues } from './command-spec.js';
+import { parseTime, parseTimeIso, type TimeEdge } from './time-option.js';
 import { UsageError } from './usage-error.js';
 import { decodeUtf8 } from './utf8-text.js';
 
@@ -190,27 +191,27 @@ export async function jsonObjectArgument(
 }
 
 /**
- * A date option as an ISO timestamp: a full ISO 8601 time, or a bare `YYYY-MM-DD` meaning the
- * start (`edge: 'start'`) or the end (`'end'`) of that day in UTC.
+ * A time option as an ISO timestamp (UTC), or undefined when absent. Every time option takes the
+ * same forms (`parseTime`): an ISO date or time, a time ago (`2h`, `3d`), `today`, `yesterday`,
+ * `now`, or epoch milliseconds. A calendar day means its start (`edge: 'start'`) or its end.
  */
 export function optionalDate(
   options: OptionValues,
   name: string,
-  edge: 'start' | 'end',
+  edge: TimeEdge,
+  now = Date.now(),
 ): string | undefined {
   const raw = optionalString(options, name);
-  if (raw === undefined) return undefined;
-  const text = raw.trim();
-  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  const ms =
-    day !== null
-      ? Date.parse(`${text}T${edge === 'start' ? '00:00:00.000' : '23:59:59.999'}Z`)
-      : Date.parse(text);
-  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(text)) {
-    throw new UsageError(
-      `Invalid --${name} ${JSON.stringify(raw)}: use an ISO 8601 date (2026-01-31) or time (2026-01-31T12:00:00Z).`,
-      'VALIDATION_ERROR',
-    );
-  }
-  return new Date(ms).toISOString();
+  return raw === undefined ? undefined : parseTimeIso(raw, name, edge, now);
+}
+
+/** A time option in epoch milliseconds (the same forms as `optionalDate`), or undefined. */
+export function optionalTimeMs(
+  options: OptionValues,
+  name: string,
+  edge: TimeEdge,
+  now = Date.now(),
+): number | undefined {
+  const raw = optionalString(options, name);
+  return raw === undefined ? undefined : parseTime(raw, name, edge, now);
 }

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createStyles, renderTable, sanitizeForTerminal, truncate, useColor } from './output.js';
+import {
+  createStyles,
+  fitColumnWidths,
+  renderTable,
+  sanitizeForTerminal,
+  truncate,
+  useColor,
+} from './output.js';
 
 function unsafe(text: string): string[] {
   return [...text].filter((character) => {
@@ -64,6 +71,69 @@ describe('renderTable', () => {
       createStyles(false),
     );
     expect(table).toBe('NAME   COUNT\nalpha      5\nb        120\n');
+  });
+});
+
+describe('tables that fit the terminal', () => {
+  const rows = [
+    { id: '0f0e0d0c-0b0a-4908-8706-000000000003', status: 'error', text: 'x'.repeat(50) },
+    { id: '0f0e0d0c-0b0a-4908-8706-000000000002', status: 'completed', text: 'short' },
+  ];
+  const columns = [
+    { header: 'RUN', value: (row: (typeof rows)[number]) => row.id, fixed: true },
+    { header: 'STATUS', value: (row: (typeof rows)[number]) => row.status },
+    { header: 'SUMMARY', value: (row: (typeof rows)[number]) => row.text },
+  ];
+
+  it('cuts the widest shrinkable column with an ellipsis and keeps fixed columns whole', () => {
+    const table = renderTable(rows, columns, createStyles(false, 60));
+    for (const line of table.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(60);
+    expect(table).toContain(rows[0]?.id);
+    expect(table).toContain(`${'x'.repeat(10)}…`);
+    expect(table).toContain('completed');
+    // Without a width (a pipe), nothing is cut.
+    expect(renderTable(rows, columns, createStyles(false))).toContain('x'.repeat(50));
+  });
+
+  it('colours a cell without breaking the alignment', () => {
+    const styled = renderTable(
+      rows,
+      [{ header: 'STATUS', value: (row) => row.status, style: (text) => `<${text}>` }],
+      createStyles(false),
+    );
+    expect(styled).toBe('STATUS\n<error>\n<completed>\n');
+  });
+
+  it('fits every width it can, never below the minimums (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            natural: fc.integer({ min: 1, max: 80 }),
+            minimum: fc.integer({ min: 1, max: 10 }),
+            fixed: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.integer({ min: 10, max: 200 }),
+        (specs, width) => {
+          const natural = specs.map((spec) => spec.natural);
+          const minimums = specs.map((spec) => Math.min(spec.minimum, spec.natural));
+          const fixed = specs.map((spec) => spec.fixed);
+          const widths = fitColumnWidths(natural, minimums, fixed, width);
+          const total = (values: number[]) =>
+            values.reduce((sum, value) => sum + value, 0) + 2 * (values.length - 1);
+          const floor = natural.map((value, index) => (fixed[index] ? value : minimums[index]));
+          widths.forEach((value, index) => {
+            expect(value).toBeLessThanOrEqual(natural[index] as number);
+            expect(value).toBeGreaterThanOrEqual(floor[index] as number);
+            if (fixed[index]) expect(value).toBe(natural[index]);
+          });
+          if (total(floor as number[]) <= width) expect(total(widths)).toBeLessThanOrEqual(width);
+          if (total(natural) <= width) expect(widths).toEqual(natural);
+        },
+      ),
+    );
   });
 });
 

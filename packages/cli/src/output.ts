@@ -1,5 +1,10 @@
 /** ANSI styles for human output; every function returns its text unchanged when colour is off. */
 export interface Styles {
+  /**
+   * The terminal's width in columns, when tables should fit it (stdout is a terminal, or
+   * `COLUMNS` is set); undefined when output goes to a pipe or a file (nothing is cut then).
+   */
+  readonly width?: number | undefined;
   readonly bold: (text: string) => string;
   readonly dim: (text: string) => string;
   readonly red: (text: string) => string;
@@ -12,11 +17,12 @@ const plain = (text: string) => text;
 const ansi = (open: number, close: number) => (text: string) =>
   `\u001b[${open}m${text}\u001b[${close}m`;
 
-/** Styles that colour (`color: true`) or leave text as it is. */
-export function createStyles(color: boolean): Styles {
+/** Styles that colour (`color: true`) or leave text as it is; tables fit `width` when given. */
+export function createStyles(color: boolean, width?: number): Styles {
   if (!color)
-    return { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain };
+    return { width, bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain };
   return {
+    width,
     bold: ansi(1, 22),
     dim: ansi(2, 22),
     red: ansi(31, 39),
@@ -77,9 +83,54 @@ export interface Column<Row> {
   readonly max?: number;
   /** Right-align (numbers). */
   readonly align?: 'left' | 'right';
+  /** Never shorten this column to fit the terminal (ids people copy). @default false */
+  readonly fixed?: boolean;
+  /** Colours a cell's text (padding stays outside, so columns line up). */
+  readonly style?: (text: string, row: Row) => string;
 }
 
-/** A plain-text table: a header, then one line per row, columns padded to line up. */
+const GAP = 2;
+/** A shortened column keeps at least this many characters (or its header's length). */
+const MIN_WIDTH = 6;
+
+/**
+ * Column widths that fit `width`: fixed columns keep their width; the others give up characters,
+ * the widest first, down to their minimum (a table that cannot fit at the minimums overflows).
+ */
+export function fitColumnWidths(
+  natural: readonly number[],
+  minimums: readonly number[],
+  fixed: readonly boolean[],
+  width: number | undefined,
+): number[] {
+  const total = natural.reduce((sum, value) => sum + value, 0) + GAP * (natural.length - 1);
+  if (width === undefined || total <= width) return [...natural];
+  const budget =
+    width -
+    GAP * (natural.length - 1) -
+    natural.reduce((sum, value, index) => sum + (fixed[index] ? value : 0), 0);
+  const sized = (cap: number) =>
+    natural.map((value, index) =>
+      fixed[index] ? value : Math.min(value, Math.max(cap, minimums[index] as number)),
+    );
+  const flexible = (cap: number) =>
+    sized(cap).reduce((sum, value, index) => sum + (fixed[index] ? 0 : value), 0);
+  // The largest cap whose widths fit (the widest columns are cut first).
+  let low = 0;
+  let high = Math.max(0, ...natural);
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (flexible(middle) <= budget) low = middle;
+    else high = middle - 1;
+  }
+  return sized(low);
+}
+
+/**
+ * A plain-text table: a header, then one line per row, columns padded to line up. Cells longer
+ * than their column's `max` are shortened with `…`, and so are the widest columns when the table
+ * would be wider than the terminal (`styles.width`).
+ */
 export function renderTable<Row>(
   rows: readonly Row[],
   columns: readonly Column<Row>[],
@@ -92,21 +143,33 @@ export function renderTable<Row>(
       return truncate(text, column.max ?? 60);
     }),
   );
-  const widths = columns.map((column, index) =>
-    Math.max(column.header.length, ...cells.map((line) => (line[index] as string).length)),
+  const widths = fitColumnWidths(
+    columns.map((column, index) =>
+      Math.max(column.header.length, ...cells.map((line) => (line[index] as string).length)),
+    ),
+    columns.map((column) => Math.max(column.header.length, MIN_WIDTH)),
+    columns.map((column) => column.fixed === true),
+    styles.width,
   );
-  const pad = (text: string, index: number) => {
+  const pad = (text: string, index: number, style?: (cut: string) => string) => {
     const width = widths[index] as number;
-    return columns[index]?.align === 'right' ? text.padStart(width) : text.padEnd(width);
+    const cut = truncate(text, width);
+    const fill = ' '.repeat(Math.max(0, width - cut.length));
+    const shown = style === undefined ? cut : style(cut);
+    return columns[index]?.align === 'right' ? fill + shown : shown + fill;
   };
   const header = columns
     .map((column, index) => pad(column.header, index))
-    .join('  ')
+    .join(' '.repeat(GAP))
     .trimEnd();
-  const lines = cells.map((line) =>
+  const lines = cells.map((line, rowIndex) =>
     line
-      .map((cell, index) => pad(cell, index))
-      .join('  ')
+      .map((cell, index) => {
+        const style = columns[index]?.style;
+        const row = rows[rowIndex] as Row;
+        return pad(cell, index, style === undefined ? undefined : (cut) => style(cut, row));
+      })
+      .join(' '.repeat(GAP))
       .trimEnd(),
   );
   return `${styles.bold(header)}\n${lines.join('\n')}${lines.length > 0 ? '\n' : ''}`;

@@ -64,6 +64,13 @@ function resolveGlobals(
       throw new UsageError(`Invalid --${name} ${JSON.stringify(value)}: give a path.`);
     }
   }
+  const columns = Number(env.COLUMNS);
+  const width =
+    Number.isInteger(columns) && columns > 0
+      ? columns
+      : io.stdoutIsTTY === true && io.stdoutColumns !== undefined && io.stdoutColumns > 0
+        ? io.stdoutColumns
+        : undefined;
   return {
     ...(typeof options.home === 'string' ? { home: options.home } : {}),
     ...(typeof options.db === 'string' ? { db: options.db } : {}),
@@ -71,6 +78,7 @@ function resolveGlobals(
     json: options.json === true,
     quiet: options.quiet === true,
     color: useColor(io.stdoutIsTTY === true, options['no-color'] === true, env),
+    width,
   };
 }
 

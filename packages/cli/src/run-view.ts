@@ -1,4 +1,5 @@
 import type { RunReadError, RunRecord } from '@episodic/core';
+import { localTime } from './human-time.js';
 import { type Styles, sanitizeForTerminal, truncate } from './output.js';
 
 function text(value: unknown): string {
@@ -69,7 +70,8 @@ export function describeRecord(record: RunRecord): string {
 export function recordLine(record: RunRecord, styles: Styles, width = 100): string {
   const { ts: at, started_at: startedAt } = record as { ts?: unknown; started_at?: unknown };
   const ts = typeof at === 'string' ? at : typeof startedAt === 'string' ? startedAt : '';
-  const time = ts === '' ? ''.padEnd(24) : ts.padEnd(24);
+  // Local wall-clock time for people; receipts keep the stored ISO text.
+  const time = (ts === '' ? '' : localTime(ts, { milliseconds: true })).padEnd(23);
   const type = record.type.padEnd(13);
   const description = truncate(sanitizeForTerminal(describeRecord(record)), width);
   const color =

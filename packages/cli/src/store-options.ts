@@ -1,11 +1,11 @@
-import type { LedgerOptions } from '@episodic/core';
 import type { OpenEpisodicStoresOptions } from '@episodic/mcp/stores';
 import type { CommandContext } from './command-spec.js';
+import type { StoreAccess } from './stores.js';
 
 /** The store options of a command line: `--home`, `--db`, `--store` and the environment. */
 export function storeOptions(
   context: CommandContext,
-  ledger?: LedgerOptions,
+  access: StoreAccess = {},
 ): OpenEpisodicStoresOptions {
   const { globals } = context;
   return {
@@ -14,6 +14,8 @@ export function storeOptions(
     ...(globals.home === undefined ? {} : { home: globals.home }),
     ...(globals.db === undefined ? {} : { db: globals.db }),
     ...(globals.store === undefined ? {} : { store: globals.store }),
-    ...(ledger === undefined ? {} : { ledger }),
+    ...(access.ledger === undefined ? {} : { ledger: access.ledger }),
+    ...(access.artifacts === undefined ? {} : { artifacts: access.artifacts }),
+    ...(access.readOnly === true ? { readOnly: true } : {}),
   };
 }

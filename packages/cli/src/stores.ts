@@ -1,12 +1,28 @@
-import type { LedgerOptions } from '@episodic/core';
+import type { ArtifactStoreOptions, LedgerOptions } from '@episodic/core';
 import {
   type EpisodicLocation,
+  type EpisodicRunStores,
   type EpisodicStores,
+  openEpisodicRunStores,
   openEpisodicStores,
   resolveEpisodicLocation,
 } from '@episodic/mcp/stores';
 import type { CommandContext } from './command-spec.js';
 import { storeOptions } from './store-options.js';
+
+/** How a command opens the stores. */
+export interface StoreAccess {
+  /**
+   * The command only reads: nothing is created or changed (a missing home or database reads as
+   * empty). Every listing and `show` command opens the stores this way.
+   * @default false
+   */
+  readonly readOnly?: boolean;
+  /** Ledger rules for this command (caps, clock). @default core's defaults */
+  readonly ledger?: LedgerOptions;
+  /** The artifact store's clock (import stamps artifacts with their exported times). */
+  readonly artifacts?: ArtifactStoreOptions;
+}
 
 /** Where the stores of this command line live, without opening (or creating) anything. */
 export function locate(context: CommandContext): EpisodicLocation {
@@ -15,14 +31,31 @@ export function locate(context: CommandContext): EpisodicLocation {
 
 /**
  * Opens the stores (`@episodic/mcp/stores`: the ledger and artifacts in SQLite, runs and sessions
- * in SQLite or in run files), runs `work`, and always closes them.
+ * where the home keeps them), runs `work`, and always closes them.
  */
 export async function withStores<Result>(
   context: CommandContext,
   work: (stores: EpisodicStores) => Promise<Result>,
-  ledger?: LedgerOptions,
+  access: StoreAccess = {},
 ): Promise<Result> {
-  const stores = await openEpisodicStores(storeOptions(context, ledger));
+  const stores = await openEpisodicStores(storeOptions(context, access));
+  try {
+    return await work(stores);
+  } finally {
+    await stores.close();
+  }
+}
+
+/**
+ * Opens only the runs and sessions (for `runs` and `sessions` commands): with run files the
+ * database is never opened, so they work without better-sqlite3.
+ */
+export async function withRunStores<Result>(
+  context: CommandContext,
+  work: (stores: EpisodicRunStores) => Promise<Result>,
+  access: StoreAccess = {},
+): Promise<Result> {
+  const stores = openEpisodicRunStores(storeOptions(context, access));
   try {
     return await work(stores);
   } finally {

@@ -9,7 +9,9 @@ import {
   cleanEnv,
   episodic,
   episodicJson,
+  exitOf,
   expectError,
+  startEpisodic,
   temporaryDirectory,
   temporaryHome,
 } from './helpers.js';
@@ -200,6 +202,37 @@ Module._resolveFilename = function (...args) {
         args.join(' '),
       ).toBe(false);
       expect(code.includes('ZodError'), args.join(' ')).toBe(false);
+    }
+  });
+
+  it('ends quietly when the reader closed its output (episodic … | head)', async () => {
+    const home = temporaryHome();
+    for (const args of [['runs', 'list', '--json'], ['completion', 'fish'], ['--help']]) {
+      const child = startEpisodic(['--home', home, ...args]);
+      child.stdout?.destroy(); // the reader is gone before anything is written
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+      });
+      const code = await exitOf(child);
+      expect(stderr, args.join(' ')).not.toMatch(/EPIPE|Unhandled 'error' event/);
+      expect(code, args.join(' ')).toBe(0);
+    }
+  });
+
+  it('run files with --store fs never load better-sqlite3', () => {
+    const home = temporaryHome();
+    for (const args of [
+      ['runs', 'list'],
+      ['sessions', 'list'],
+      ['runs', 'list', '--json'],
+      ['completion', 'zsh'],
+    ]) {
+      const { urls } = loadedModules(['--home', home, '--store', 'fs', ...args]);
+      expect(
+        urls.some((url) => url.includes('better-sqlite3')),
+        args.join(' '),
+      ).toBe(false);
     }
   });
 

@@ -128,8 +128,8 @@ describe('episodes append', () => {
       'proj',
       '--include-payload',
     ]);
-    const items = episodesQueryReceiptSchema.parse(query.receipt).items;
-    expect(items.map((item) => item.payload)).toEqual([{ from: 'file' }, { from: 'stdin' }]);
+    const events = episodesQueryReceiptSchema.parse(query.receipt).events;
+    expect(events.map((item) => item.payload)).toEqual([{ from: 'file' }, { from: 'stdin' }]);
   });
 
   it('retries idempotently with the same event id, and refuses other content (exit 1)', () => {
@@ -283,9 +283,9 @@ describe('episodes append', () => {
       },
       {
         name: 'bad ts',
-        args: [...valid, '--ts-ms', 'yesterday'],
+        args: [...valid, '--ts-ms', 'last tuesday'],
         code: 'VALIDATION_ERROR',
-        text: /--ts-ms "yesterday"/,
+        text: /--ts-ms "last tuesday".*ISO date or time/,
       },
       {
         name: 'global scope',
@@ -408,25 +408,25 @@ describe('episodes query and replay', () => {
     const receipt = episodesQueryReceiptSchema.parse(result.receipt);
     expect(receipt.scope).toBe('alpha');
     expect(receipt.global).toBe(false);
-    expect(receipt.items.map((item) => item.summary)).toEqual([
+    expect(receipt.events.map((item) => item.summary)).toEqual([
       'hello',
       'call list_files',
       'two files',
     ]);
-    expect(receipt.items.every((item) => item.scope === 'alpha')).toBe(true);
-    expect(receipt.items.every((item) => !('payload' in item))).toBe(true);
+    expect(receipt.events.every((item) => item.scope === 'alpha')).toBe(true);
+    expect(receipt.events.every((item) => !('payload' in item))).toBe(true);
     expect(receipt.count).toBe(3);
     expect(receipt.next_after_id).toBeNull();
     const beta = episodesQueryReceiptSchema.parse(
       episodicJson(['--home', home, 'episodes', 'query', '--scope', 'beta']).receipt,
     );
-    expect(beta.items.map((item) => item.summary)).toEqual(['beta secret plan']);
+    expect(beta.events.map((item) => item.summary)).toEqual(['beta secret plan']);
     const global = episodesQueryReceiptSchema.parse(
       episodicJson(['--home', home, 'episodes', 'query', '--global']).receipt,
     );
     expect(global.scope).toBeNull();
     expect(global.global).toBe(true);
-    expect(global.items.map((item) => item.ts_ms)).toEqual([1000, 1500, 2000, 3000]);
+    expect(global.events.map((item) => item.ts_ms)).toEqual([1000, 1500, 2000, 3000]);
   });
 
   it('filters by session, time, types (repeated and comma-separated) and metadata', () => {
@@ -437,7 +437,7 @@ describe('episodes query and replay', () => {
         .parse(
           episodicJson(['--home', home, 'episodes', 'query', '--scope', 'alpha', ...args]).receipt,
         )
-        .items.map((item) => item.summary);
+        .events.map((item) => item.summary);
     expect(query('--session-id', 's1')).toEqual(['hello', 'call list_files']);
     expect(query('--from-ts-ms', '2000', '--to-ts-ms', '3000')).toEqual([
       'call list_files',
@@ -473,7 +473,7 @@ describe('episodes query and replay', () => {
         'tool.call',
       ]).receipt,
     );
-    expect(withPayload.items[0]?.payload).toEqual({ path: '.' });
+    expect(withPayload.events[0]?.payload).toEqual({ path: '.' });
     expect(withPayload.filters).toMatchObject({ types: ['tool.call'], include_payload: true });
   });
 
@@ -484,8 +484,8 @@ describe('episodes query and replay', () => {
       episodicJson(['--home', home, 'episodes', 'query', '--scope', 'alpha', '--limit', '2'])
         .receipt,
     );
-    expect(first.items).toHaveLength(2);
-    expect(first.next_after_id).toBe(first.items[1]?.event_id);
+    expect(first.events).toHaveLength(2);
+    expect(first.next_after_id).toBe(first.events[1]?.event_id);
     const second = episodesQueryReceiptSchema.parse(
       episodicJson([
         '--home',
@@ -500,7 +500,7 @@ describe('episodes query and replay', () => {
         first.next_after_id as string,
       ]).receipt,
     );
-    expect(second.items.map((item) => item.summary)).toEqual(['two files']);
+    expect(second.events.map((item) => item.summary)).toEqual(['two files']);
     expect(second.next_after_id).toBeNull();
     // A cursor from another scope does not exist here.
     const beta = episodesQueryReceiptSchema.parse(
@@ -514,7 +514,7 @@ describe('episodes query and replay', () => {
       '--scope',
       'alpha',
       '--after-id',
-      beta.items[0]?.event_id as string,
+      beta.events[0]?.event_id as string,
     ]);
     expect(expectError(foreign, 1, 'NOT_FOUND')).toContain('--after-id');
   });
@@ -531,6 +531,8 @@ describe('episodes query and replay', () => {
         'VALIDATION_ERROR',
         /swap the bounds/,
       ],
+      [['--scope', 'a', '--from', 'soon'], 'VALIDATION_ERROR', /--from "soon".*2h, 3d/],
+      [['--scope', 'a', '--from', '2h', '--from-ts-ms', '5'], 'USAGE_ERROR', /not both/],
       [['--scope', 'a', '--metadata', 'nokey'], 'VALIDATION_ERROR', /Invalid --metadata "nokey"/],
       [['--scope', 'a', '--metadata-filter', '{"type":"xor"}'], 'VALIDATION_ERROR', /type/],
       [['--scope', '!!!'], 'VALIDATION_ERROR', /invalid scope/i],
@@ -597,14 +599,14 @@ describe('episodes query and replay', () => {
       limit: 200,
       include_payload: true,
     });
-    expect(receipt.items.map((item) => [item.summary, item.position])).toEqual([
+    expect(receipt.events.map((item) => [item.summary, item.position])).toEqual([
       ['hello', 1],
       ['call list_files', 2],
     ]);
     const other = episodesReplayReceiptSchema.parse(
       episodicJson(['--home', home, 'episodes', 'replay', 's1', '--scope', 'beta']).receipt,
     );
-    expect(other.items.map((item) => item.summary)).toEqual(['beta secret plan']);
+    expect(other.events.map((item) => item.summary)).toEqual(['beta secret plan']);
     const missing = episodicJson(['--home', home, 'episodes', 'replay', '--scope', 'alpha']);
     expect(expectError(missing, 2, 'USAGE_ERROR')).toContain('SESSION_ID');
     const noScope = episodicJson(['--home', home, 'episodes', 'replay', 's1']);
@@ -653,7 +655,7 @@ describe('episodes redact', () => {
         .receipt,
     );
     expect(
-      alpha.items.map((item) => [item.summary, item.payload, item.refs, item.redacted]),
+      alpha.events.map((item) => [item.summary, item.payload, item.refs, item.redacted]),
     ).toEqual([
       ['[REDACTED]', '[REDACTED]', null, true],
       ['[REDACTED]', '[REDACTED]', null, true],
@@ -661,7 +663,7 @@ describe('episodes redact', () => {
     const beta = episodesQueryReceiptSchema.parse(
       episodicJson(['--home', home, 'episodes', 'query', '--scope', 'beta']).receipt,
     );
-    expect(beta.items.map((item) => [item.summary, item.redacted])).toEqual([
+    expect(beta.events.map((item) => [item.summary, item.redacted])).toEqual([
       ['beta keeps this', false],
     ]);
     expect(databaseBytes(home).includes(secret)).toBe(false);
@@ -700,7 +702,7 @@ describe('episodes redact', () => {
     const global = episodesQueryReceiptSchema.parse(
       episodicJson(['--home', home, 'episodes', 'query', '--global', '--include-payload']).receipt,
     );
-    expect(global.items.map((item) => [item.scope, item.summary, item.payload ?? null])).toEqual([
+    expect(global.events.map((item) => [item.scope, item.summary, item.payload ?? null])).toEqual([
       ['alpha', '[REDACTED]', null],
       ['beta', 'b', { y: 2 }],
     ]);
@@ -843,7 +845,7 @@ describe('episodes gc', () => {
     const left = episodesQueryReceiptSchema.parse(
       episodicJson(['--home', home, 'episodes', 'query', '--global']).receipt,
     );
-    expect(left.items.map((item) => item.summary).sort()).toEqual([
+    expect(left.events.map((item) => item.summary).sort()).toEqual([
       'ancient decision',
       'fresh result',
       'other scope old',

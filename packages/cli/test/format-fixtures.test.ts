@@ -270,28 +270,55 @@ describe.each(['fs', 'sqlite'] as const)(
   },
 );
 
-describe.each(['fs', 'sqlite'] as const)('export files (export/v1, %s store)', (kind) => {
+/** Exports `home` whole and returns the file's text. */
+function exportAll(home: string, kind: 'fs' | 'sqlite'): string {
+  const again = join(temporaryDirectory(), 'again.jsonl');
+  const exported = episodic([
+    'export',
+    '--all',
+    '--global',
+    '-o',
+    again,
+    '--home',
+    home,
+    '--store',
+    kind,
+    '-q',
+  ]);
+  expect(exported.status, exported.stderr).toBe(0);
+  return readFileSync(again, 'utf8');
+}
+
+function importFixture(path: string, kind: 'fs' | 'sqlite'): string {
+  const home = temporaryHome();
+  const imported = episodic(['import', path, '--home', home, '--store', kind, '-q']);
+  expect(imported.status, imported.stderr).toBe(0);
+  return home;
+}
+
+describe.each(['fs', 'sqlite'] as const)('export files (%s store)', (kind) => {
+  for (const name of fixtures('export/v2')) {
+    it(`v2 ${name}: imports, and exporting again gives identical bytes`, () => {
+      const path = join(FORMATS, 'export/v2', name);
+      expect(exportAll(importFixture(path, kind), kind)).toBe(readFileSync(path, 'utf8'));
+    });
+  }
   for (const name of fixtures('export/v1')) {
-    it(`${name}: imports, and exporting again gives identical bytes`, () => {
+    it(`v1 ${name}: imports, and exports as v2 with every line unchanged but the header's format and the end's new counts`, () => {
       const path = join(FORMATS, 'export/v1', name);
-      const home = temporaryHome();
-      const imported = episodic(['import', path, '--home', home, '--store', kind, '-q']);
-      expect(imported.status, imported.stderr).toBe(0);
-      const again = join(temporaryDirectory(), 'again.jsonl');
-      const exported = episodic([
-        'export',
-        '--all',
-        '--global',
-        '-o',
-        again,
-        '--home',
-        home,
-        '--store',
-        kind,
-        '-q',
-      ]);
-      expect(exported.status, exported.stderr).toBe(0);
-      expect(readFileSync(again, 'utf8')).toBe(readFileSync(path, 'utf8'));
+      const v1 = readFileSync(path, 'utf8').split('\n');
+      const v2 = exportAll(importFixture(path, kind), kind).split('\n');
+      expect(v2.length).toBe(v1.length);
+      expect(JSON.parse(v2[0] as string)).toEqual({
+        ...JSON.parse(v1[0] as string),
+        format: 'episodic.export.v2',
+      });
+      expect(v2.slice(1, -2)).toEqual(v1.slice(1, -2));
+      const end = JSON.parse(v1.at(-2) as string);
+      expect(JSON.parse(v2.at(-2) as string)).toEqual({
+        ...end,
+        counts: { ...end.counts, artifacts: 0, episode_metadata: 0 },
+      });
     });
   }
 });

@@ -49,6 +49,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
     }
   }
   env.HOME = temporaryDirectory('episodic-user-');
+  // Bare dates and "today" are local days: tests pin the zone (a test may set another).
+  env.TZ = 'UTC';
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];
     else env[name] = value;

@@ -66,7 +66,7 @@ describe('episodes commands over a database openclaw-mem 1.3.2 wrote', () => {
     const seen: string[] = [];
     let receipt = page();
     for (;;) {
-      seen.push(...receipt.items.map((item) => item.event_id));
+      seen.push(...receipt.events.map((item) => item.event_id));
       if (receipt.next_after_id === null) break;
       receipt = page(receipt.next_after_id);
     }
@@ -96,7 +96,7 @@ describe('episodes commands over a database openclaw-mem 1.3.2 wrote', () => {
     expect(literal.status, literal.stdout).toBe(0);
     const receipt = episodesQueryReceiptSchema.parse(literal.receipt);
     expect(receipt).toMatchObject({ scope: 'global', global: false, count: 2 });
-    expect(receipt.items.map((item) => item.summary)).toEqual([
+    expect(receipt.events.map((item) => item.summary)).toEqual([
       'Untagged question',
       'Untagged answer',
     ]);

@@ -117,7 +117,7 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
     ).toContain('UUID');
     expect(
       expectError(episodicJson(cli(home, 'list', '--from', 'last week')), 2, 'VALIDATION_ERROR'),
-    ).toContain('ISO 8601');
+    ).toMatch(/--from "last week".*ISO date or time.*2h.*yesterday/);
     expect(
       expectError(
         episodicJson(cli(home, 'list', '--from', '2026-02-01', '--to', '2026-01-01')),

@@ -78,7 +78,7 @@ async function seedHome(home: string): Promise<{ sessionId: string }> {
     '--session-id',
     sessionId,
   ]);
-  const secret = (query.receipt.items as Array<{ event_id: string; summary: string }>).find(
+  const secret = (query.receipt.events as Array<{ event_id: string; summary: string }>).find(
     (item) => item.summary === 'secret answer',
   );
   episodicJson([
@@ -123,7 +123,14 @@ describe('export and import', () => {
     const exported = exportReceiptSchema.parse(
       exportSession(source, 'fs', sessionId, first).receipt,
     );
-    expect(exported.counts).toEqual({ sessions: 1, runs: 1, records: 7, events: 3 });
+    expect(exported.counts).toEqual({
+      sessions: 1,
+      runs: 1,
+      records: 7,
+      events: 3,
+      artifacts: 0,
+      episode_metadata: 0,
+    });
     expect(exported.sha256).toHaveLength(64);
 
     for (const store of ['fs', 'sqlite'] as const) {
@@ -148,7 +155,7 @@ describe('export and import', () => {
         '--scope',
         'alpha',
         '--include-payload',
-      ]).receipt.items as Array<Record<string, unknown>>;
+      ]).receipt.events as Array<Record<string, unknown>>;
       expect(events.map((event) => [event.summary, event.redacted, event.payload ?? null])).toEqual(
         [
           ['[REDACTED]', true, null],
@@ -159,8 +166,22 @@ describe('export and import', () => {
       const again = importReceiptSchema.parse(
         episodicJson(['--home', target, '--store', store, 'import', first]).receipt,
       );
-      expect(again.written).toEqual({ sessions: 0, runs: 0, records: 0, events: 0 });
-      expect(again.skipped).toEqual({ sessions: 1, runs: 1, records: 7, events: 3 });
+      expect(again.written).toEqual({
+        sessions: 0,
+        runs: 0,
+        records: 0,
+        events: 0,
+        artifacts: 0,
+        episode_metadata: 0,
+      });
+      expect(again.skipped).toEqual({
+        sessions: 1,
+        runs: 1,
+        records: 7,
+        events: 3,
+        artifacts: 0,
+        episode_metadata: 0,
+      });
     }
   });
 
@@ -212,14 +233,37 @@ describe('export and import', () => {
           join(temporaryDirectory(), 'x.jsonl'),
         ]).receipt,
       ).counts;
-    expect(count('--all')).toEqual({ sessions: 1, runs: 2, records: 13, events: 0 });
-    expect(count('--all', '--global')).toEqual({ sessions: 1, runs: 2, records: 13, events: 4 });
-    expect(count('--run-id', runIdFor(2))).toEqual({ sessions: 0, runs: 1, records: 6, events: 0 });
+    expect(count('--all')).toEqual({
+      sessions: 1,
+      runs: 2,
+      records: 13,
+      events: 0,
+      artifacts: 0,
+      episode_metadata: 0,
+    });
+    expect(count('--all', '--global')).toEqual({
+      sessions: 1,
+      runs: 2,
+      records: 13,
+      events: 4,
+      artifacts: 0,
+      episode_metadata: 0,
+    });
+    expect(count('--run-id', runIdFor(2))).toEqual({
+      sessions: 0,
+      runs: 1,
+      records: 6,
+      events: 0,
+      artifacts: 0,
+      episode_metadata: 0,
+    });
     expect(count('--from', '2026-01-01', '--to', '2026-01-31')).toEqual({
       sessions: 0,
       runs: 1,
       records: 7,
       events: 0,
+      artifacts: 0,
+      episode_metadata: 0,
     });
   });
 
@@ -328,8 +372,22 @@ describe('export and import', () => {
     const dry = importReceiptSchema.parse(
       episodicJson(['--home', target, 'import', file, '--dry-run']).receipt,
     );
-    expect(dry.would_write).toEqual({ sessions: 1, runs: 1, records: 7, events: 3 });
-    expect(dry.written).toEqual({ sessions: 0, runs: 0, records: 0, events: 0 });
+    expect(dry.would_write).toEqual({
+      sessions: 1,
+      runs: 1,
+      records: 7,
+      events: 3,
+      artifacts: 0,
+      episode_metadata: 0,
+    });
+    expect(dry.written).toEqual({
+      sessions: 0,
+      runs: 0,
+      records: 0,
+      events: 0,
+      artifacts: 0,
+      episode_metadata: 0,
+    });
     expect(ledgerRows(target) ?? []).toEqual([]);
     // The same event id with other content already in the target: nothing at all is imported.
     const exported = readFileSync(file, 'utf8')

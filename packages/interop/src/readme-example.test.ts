@@ -1,4 +1,4 @@
-// The README's examples, run as written (the fixture path resolved from the repository root).
+// What the README shows, asserted on the repository's fixture transcript (the README's own blocks run as pasted in scripts/readme-examples.mjs).
 import { readFileSync } from 'node:fs';
 import {
   createMemoryLedger,

@@ -1,13 +1,10 @@
-import { createRequire } from 'node:module';
 import { EpisodicError } from '@episodic/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import { isBusyError, lockedDatabaseError } from './busy-error.js';
-import { migrate } from './migrations.js';
+import { migrate, SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
+import { newSqliteConnection } from './sqlite-driver.js';
 import { assertSqliteVersion } from './sqlite-version.js';
 
-// better-sqlite3 is CommonJS: required directly instead of imported, which skips the ESM loader's
-// translation of a CommonJS module (about 3 ms of every CLI and MCP server start).
-const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 type Database = BetterSqlite3.Database;
 /** How an acknowledged write survives a crash (WAL mode). */
 export type SqliteSynchronous = 'NORMAL' | 'FULL';
@@ -24,6 +21,15 @@ export interface SqliteConnectionOptions {
    * (never corrupts). `FULL`: every commit is synced to disk. @default 'NORMAL'
    */
   synchronous?: SqliteSynchronous;
+  /**
+   * Open an existing database file for reading only: it must exist (`NOT_FOUND` otherwise), no
+   * statement can change it (`PRAGMA query_only`), nothing is migrated and no file is left behind
+   * (the connection is an ordinary one, so SQLite removes the `-wal` and `-shm` files it needed
+   * when it closes, as it does for every last connection). A database of an older schema is read
+   * from a migrated in-memory copy instead. Only for a file name, not a handed-in connection.
+   * @default false
+   */
+  readOnly?: boolean;
 }
 
 function configure(database: Database, synchronous: SqliteSynchronous): void {
@@ -72,17 +78,23 @@ export function openSqliteDatabase(
       details: { field: 'synchronous' },
     });
   }
+  if (options.readOnly === true) {
+    if (typeof source !== 'string' || source === ':memory:') {
+      throw new EpisodicError({
+        code: 'VALIDATION_ERROR',
+        message:
+          'Invalid SQLite options: readOnly opens an existing database file, so give its path (not ":memory:" or an open connection). Nothing was opened.',
+        details: { field: 'readOnly' },
+      });
+    }
+    return openReadOnly(source, busyTimeoutMs);
+  }
   let database: Database;
   if (typeof source === 'string') {
     try {
-      database = new Database(source, { timeout: busyTimeoutMs });
+      database = newSqliteConnection(source, { timeout: busyTimeoutMs });
     } catch (error) {
-      throw new EpisodicError({
-        code: 'STORAGE_ERROR',
-        message: `Could not open the SQLite database ${source}: ${(error as Error).message}. Check the path and its permissions.`,
-        details: { filename: source },
-        cause: error,
-      });
+      throw openFailure(source, error);
     }
   } else {
     database = source;
@@ -107,4 +119,64 @@ export function openSqliteDatabase(
     });
   }
   return database;
+}
+
+function openFailure(filename: string, error: unknown): EpisodicError {
+  if (EpisodicError.isInstance(error)) return error;
+  return new EpisodicError({
+    code: 'STORAGE_ERROR',
+    message: `Could not open the SQLite database ${filename}: ${(error as Error).message}. Check the path and its permissions.`,
+    details: { filename },
+    cause: error,
+  });
+}
+
+/** `openSqliteDatabase(filename, { readOnly: true })`: see `SqliteConnectionOptions.readOnly`. */
+function openReadOnly(filename: string, busyTimeoutMs: number): Database {
+  let database: Database;
+  try {
+    database = newSqliteConnection(filename, { timeout: busyTimeoutMs, fileMustExist: true });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'SQLITE_CANTOPEN') {
+      throw new EpisodicError({
+        code: 'NOT_FOUND',
+        message: `There is no SQLite database at ${filename}. Check the path; nothing was created.`,
+        details: { filename },
+        cause: error,
+      });
+    }
+    throw openFailure(filename, error);
+  }
+  try {
+    // Set before anything else reads: this connection can never write, whatever runs on it.
+    database.pragma('query_only = ON');
+    const { version } = database.prepare('select sqlite_version() as version').get() as {
+      version: string;
+    };
+    assertSqliteVersion(version);
+    const schema = schemaVersionOf(database);
+    if (schema > SCHEMA_VERSION) migrate(database); // refuses a newer schema, changing nothing
+    if (schema === SCHEMA_VERSION) return database;
+    // An older schema: read a migrated copy in memory and leave the file exactly as it is.
+    const image = database.serialize() as Buffer;
+    // A WAL database's header says so (bytes 18 and 19 are 2), and an in-memory image cannot be
+    // opened in WAL mode: mark the copy as a rollback-journal database (1) to read it.
+    image[18] = 1;
+    image[19] = 1;
+    const copy = newSqliteConnection(image, {});
+    database.close();
+    copy.pragma('foreign_keys = ON');
+    migrate(copy);
+    copy.pragma('query_only = ON');
+    return copy;
+  } catch (error) {
+    if (database.open) database.close();
+    if (EpisodicError.isInstance(error)) throw error;
+    throw new EpisodicError({
+      code: 'STORAGE_ERROR',
+      message: `Could not read the SQLite database ${filename}: ${(error as Error).message}.`,
+      details: { filename },
+      cause: error,
+    });
+  }
 }

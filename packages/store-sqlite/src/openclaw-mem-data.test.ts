@@ -2,7 +2,7 @@
 // `test-support/seed-data/openclaw-mem/generate.sh`. Reading what a seed wrote is never an error:
 // every row reads (or is reported once as damaged), ids and sessions Episodic would not write stay
 // reachable, and rows openclaw-mem goes on appending to the migrated file get positions.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -219,5 +219,20 @@ describe('rows openclaw-mem appends to a file Episodic migrated', () => {
       { expectedPosition: 6 },
     );
     expect(next.event.position).toBe(7);
+  });
+});
+
+describe("the same file opened read-only (the CLI's listings)", () => {
+  it('reads the WAL-mode file at its older schema through a migrated copy in memory, leaving every byte as it was', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'episodic-openclaw-'));
+    directories.push(directory);
+    const filename = join(directory, 'openclaw-mem.sqlite');
+    copyFileSync(join(SEED_DATA, 'openclaw-mem-1.3.2.sqlite'), filename);
+    const before = readFileSync(filename);
+    const store = createSqliteStore({ filename, readOnly: true });
+    opened.push(store);
+    const page = await store.ledger.query({ ...SCOPE, limit: 500 });
+    expect(page.events).toHaveLength(14);
+    expect(readFileSync(filename).equals(before)).toBe(true);
   });
 });

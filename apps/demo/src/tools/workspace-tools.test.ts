@@ -1,11 +1,12 @@
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FunctionCallItem } from '@episodic/core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSampleWorkspace, INVOICE_PATH, LONG_LOG_PATH } from '../sample-workspace.js';
 import { runTool, TOOL_DEFINITIONS } from './workspace-tools.js';
 
+let base: string;
 let root: string;
 const signal = new AbortController().signal;
 const call = (name: string, args: unknown): FunctionCallItem => ({
@@ -16,12 +17,14 @@ const call = (name: string, args: unknown): FunctionCallItem => ({
 });
 
 beforeAll(async () => {
-  const base = mkdtempSync(join(tmpdir(), 'episodic-demo-tools-'));
+  base = mkdtempSync(join(tmpdir(), 'episodic-demo-tools-'));
   root = join(base, 'workspace');
   await createSampleWorkspace(root);
   writeFileSync(join(base, 'outside.txt'), 'secret outside the workspace');
   symlinkSync(join(base, 'outside.txt'), join(root, 'escape.txt'));
 });
+
+afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe('the workspace tools', () => {
   it('lists, reads and searches the sample workspace', async () => {

@@ -34,7 +34,7 @@ export const doctor: CommandHandler = async (context) => {
   const fix = flag(context.options, 'fix');
   const location = locate(context);
   const { home } = location;
-  const styles = createStyles(context.globals.color);
+  const styles = createStyles(context.globals.color, context.globals.width);
   const problems: Problem[] = [];
   const quarantine = createQuarantine(home, new Date());
   const name = (path: string) => {

@@ -72,7 +72,7 @@ export const redact: CommandHandler = ledgerCommand(async (context) => {
     receipt,
     render: (write) => {
       if (context.globals.quiet) return;
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       const what = eventId === undefined ? `session ${sessionId}` : `event ${eventId}`;
       const where = result.scope === null ? 'every scope' : `scope ${result.scope}`;
       write(

@@ -4,20 +4,25 @@ import {
   canonicalJson,
   createMemoryLedger,
   LEDGER_EVENT_TYPES,
+  type Ledger,
   type LedgerEvent,
   type LedgerEventType,
   type LedgerOptions,
   type LedgerPage,
   type NewLedgerEvent,
+  normalizeScope,
   type RetentionPolicyInput,
   resolveRetentionPolicy,
   stringifyJson,
 } from '@episodic/core';
-import type { CommandHandler } from '../command-spec.js';
+import type { EpisodicLedger } from '@episodic/mcp/stores';
+import type { CommandContext, CommandHandler, OptionValues } from '../command-spec.js';
 import { foldEventType } from '../event-type.js';
+import { relativeTime } from '../human-time.js';
 import { withLedger } from '../ledger-access.js';
 import { commandName, ledgerCommand, scopeFields } from '../ledger-command.js';
 import { buildMetadataFilter } from '../metadata-conditions.js';
+import { describeLedger, writeNotes } from '../notes.js';
 import {
   flag,
   jsonArgument,
@@ -25,12 +30,15 @@ import {
   listOption,
   optionalInteger,
   optionalString,
+  optionalTimeMs,
   requiredString,
   scopeSelector,
 } from '../option-values.js';
 import { createStyles, formatTsMs, renderTable, type Styles } from '../output.js';
 import { createProgress } from '../progress.js';
 import { parseRetentionPolicy } from '../retention-option.js';
+import { otherScopesNote } from '../scope-summary.js';
+import type { TimeEdge } from '../time-option.js';
 import { UsageError } from '../usage-error.js';
 
 function utf8Bytes(value: unknown): number {
@@ -39,24 +47,20 @@ function utf8Bytes(value: unknown): number {
     : Buffer.byteLength(canonicalJson(value, 'value'), 'utf8');
 }
 
-/** A ledger event as receipts list it (`payload` only when it was asked for). */
-function itemOf(event: LedgerEvent): Record<string, unknown> {
-  return { ...event };
-}
-
 function eventsTable(
   events: readonly LedgerEvent[],
   includePayload: boolean,
   styles: Styles,
 ): string {
+  const now = Date.now();
   return renderTable(
     events,
     [
-      { header: 'TIME', value: (event) => formatTsMs(event.ts_ms), max: 24 },
-      { header: 'TYPE', value: (event) => event.type, max: 22 },
+      { header: 'TIME', value: (event) => relativeTime(event.ts_ms, now), fixed: true },
+      { header: 'TYPE', value: (event) => event.type, max: 22, fixed: true },
       { header: 'SCOPE', value: (event) => event.scope, max: 20 },
       { header: 'SESSION', value: (event) => event.session_id, max: 24 },
-      { header: 'POS', value: (event) => event.position, align: 'right' },
+      { header: 'POS', value: (event) => event.position, align: 'right', fixed: true },
       { header: 'AGENT', value: (event) => event.agent_id, max: 16 },
       {
         header: 'SUMMARY',
@@ -80,10 +84,31 @@ function eventsTable(
   );
 }
 
-/** Prints a page of events for a person: the table, then the count and how to get more. */
-function renderPage(page: LedgerPage, includePayload: boolean, color: boolean) {
+/** `--from TIME` or its older spelling `--from-ts-ms` (one of the two), in epoch ms. */
+function timeBound(
+  options: OptionValues,
+  name: string,
+  alias: string,
+  edge: TimeEdge,
+  now: number,
+): number | undefined {
+  const given = optionalTimeMs(options, name, edge, now);
+  const aliased = optionalTimeMs(options, alias, edge, now);
+  if (given !== undefined && aliased !== undefined) {
+    throw new UsageError(`Give --${name} or --${alias}, not both: they are the same option.`);
+  }
+  return given ?? aliased;
+}
+
+/** Prints a page of events for a person: the table, the count and how to get more, then notes. */
+function renderPage(
+  context: CommandContext,
+  page: LedgerPage,
+  includePayload: boolean,
+  notes: readonly string[],
+) {
   return (write: (text: string) => void): void => {
-    const styles = createStyles(color);
+    const styles = createStyles(context.globals.color, context.globals.width);
     if (page.events.length > 0) write(eventsTable(page.events, includePayload, styles));
     // A row another tool wrote that does not read is named, never silently left out.
     for (const row of page.damaged ?? []) {
@@ -95,7 +120,34 @@ function renderPage(page: LedgerPage, includePayload: boolean, color: boolean) {
     write(
       `${styles.dim(page.next_after_id === null ? count : `${count}; more with --after-id ${page.next_after_id}`)}\n`,
     );
+    writeNotes(context, notes);
   };
+}
+
+/**
+ * What a query that found nothing says: where it looked, whether the scope holds events the
+ * filters left out, and which scopes hold events.
+ */
+async function emptyNotes(
+  ledger: Ledger,
+  opened: EpisodicLedger,
+  selector: { scope: string } | { global: true },
+  sessionId?: string,
+): Promise<string[]> {
+  const where = describeLedger(opened.location);
+  if ('global' in selector) return [`No events matched in ${where} (every scope).`];
+  const scope = normalizeScope(selector.scope);
+  const held = await ledger.query({ scope, limit: 1 });
+  const notes = [
+    held.events.length > 0
+      ? `Scope "${scope}" holds events, but none matched${sessionId === undefined ? ' the filters' : ` session ${JSON.stringify(sessionId)}`} (${where}).`
+      : `No events in scope "${scope}" (${where}).`,
+  ];
+  if (held.events.length === 0) {
+    const others = otherScopesNote(opened, scope);
+    if (others !== null) notes.push(others);
+  }
+  return notes;
 }
 
 /** `episodes append`. */
@@ -114,8 +166,14 @@ export const append: CommandHandler = ledgerCommand(async (context) => {
   const type = foldEventType(requiredString(options, 'type', command));
   const summary = requiredString(options, 'summary', command);
   const eventId = optionalString(options, 'event-id');
+  const tsMs = optionalTimeMs(options, 'ts-ms', 'start');
   // 0 is what an unset clock writes: refused, as seed 002 refuses it.
-  const tsMs = optionalInteger(options, 'ts-ms', { min: 1 });
+  if (tsMs !== undefined && tsMs < 1) {
+    throw new UsageError(
+      `Invalid --ts-ms ${JSON.stringify(options['ts-ms'])}: the event time must be after 1970-01-01T00:00:00.000Z (epoch milliseconds 1 or more).`,
+      'VALIDATION_ERROR',
+    );
+  }
   // Kept exactly: an integer beyond 2^53 is stored digit for digit, never rounded.
   const payload = await jsonArgument(context, 'payload-json', 'payload-file', true);
   const refs = await jsonObjectArgument(context, 'refs-json', 'refs-file', true);
@@ -168,7 +226,7 @@ export const append: CommandHandler = ledgerCommand(async (context) => {
         ...call,
         ...(expectedPosition === undefined ? {} : { expectedPosition }),
       }),
-    ledgerOptions,
+    ledgerOptions === undefined ? {} : { ledger: ledgerOptions },
   );
   const stored = appended.event;
   const receipt = {
@@ -197,7 +255,7 @@ export const append: CommandHandler = ledgerCommand(async (context) => {
     receipt,
     render: (write) => {
       if (context.globals.quiet) return;
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       const what = `${stored.type} event ${stored.event_id} to ${stored.scope}/${stored.session_id} (position ${stored.position})`;
       write(
         appended.duplicate
@@ -216,8 +274,9 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
   // Folded like append's --type, deduplicated, in the order given (the receipt keeps that order).
   const types = listOption(options, 'type', true)?.map(foldEventType);
   const givenTypes = types === undefined ? undefined : [...new Set(types)];
-  const fromTsMs = optionalInteger(options, 'from-ts-ms', { min: 0 });
-  const toTsMs = optionalInteger(options, 'to-ts-ms', { min: 0 });
+  const now = Date.now();
+  const fromTsMs = timeBound(options, 'from', 'from-ts-ms', 'start', now);
+  const toTsMs = timeBound(options, 'to', 'to-ts-ms', 'end', now);
   const limit = optionalInteger(options, 'limit', { min: 1, max: 500 }) ?? 50;
   const afterId = optionalString(options, 'after-id');
   const includePayload = flag(options, 'include-payload');
@@ -234,8 +293,22 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
     ...(metadata === undefined ? {} : { metadata }),
   };
   await createMemoryLedger().query(request);
-  const page = await withLedger(context, (ledger) =>
-    ledger.query({ ...request, ...(afterId === undefined ? {} : { afterId }) }),
+  const { page, notes } = await withLedger(
+    context,
+    async (ledger, opened) => {
+      const found = await ledger.query({
+        ...request,
+        ...(afterId === undefined ? {} : { afterId }),
+      });
+      return {
+        page: found,
+        notes:
+          found.events.length === 0 && afterId === undefined
+            ? await emptyNotes(ledger, opened, selector)
+            : [],
+      };
+    },
+    { readOnly: true },
   );
   const receipt = {
     ...scopeFields(selector),
@@ -250,13 +323,14 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
       metadata: metadata ?? null,
     },
     count: page.events.length,
-    items: page.events.map(itemOf),
+    events: page.events,
     next_after_id: page.next_after_id,
     ...(page.damaged === undefined ? {} : { damaged: page.damaged }),
+    notes,
   };
   return {
     receipt,
-    render: renderPage(page, includePayload, context.globals.color),
+    render: renderPage(context, page, includePayload, notes),
     stringify: stringifyJson,
   };
 });
@@ -271,11 +345,22 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
   const includePayload = flag(options, 'include-payload');
   const replayOptions = { ...selector, limit, includePayload };
   await createMemoryLedger().replay(sessionId, replayOptions);
-  const page = await withLedger(context, (ledger) =>
-    ledger.replay(sessionId, {
-      ...replayOptions,
-      ...(afterId === undefined ? {} : { afterId }),
-    }),
+  const { page, notes } = await withLedger(
+    context,
+    async (ledger, opened) => {
+      const found = await ledger.replay(sessionId, {
+        ...replayOptions,
+        ...(afterId === undefined ? {} : { afterId }),
+      });
+      return {
+        page: found,
+        notes:
+          found.events.length === 0 && afterId === undefined
+            ? await emptyNotes(ledger, opened, selector, sessionId)
+            : [],
+      };
+    },
+    { readOnly: true },
   );
   const receipt = {
     ...scopeFields(selector),
@@ -284,13 +369,14 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
     limit,
     after_id: afterId ?? null,
     include_payload: includePayload,
-    items: page.events.map(itemOf),
+    events: page.events,
     next_after_id: page.next_after_id,
     ...(page.damaged === undefined ? {} : { damaged: page.damaged }),
+    notes,
   };
   return {
     receipt,
-    render: renderPage(page, includePayload, context.globals.color),
+    render: renderPage(context, page, includePayload, notes),
     stringify: stringifyJson,
   };
 });
@@ -302,7 +388,7 @@ export const gc: CommandHandler = ledgerCommand(async (context) => {
   const policy: RetentionPolicyInput | undefined = parseRetentionPolicy(
     listOption(options, 'policy', false),
   );
-  const nowMs = optionalInteger(options, 'now-ts-ms', { min: 0 }) ?? Date.now();
+  const nowMs = optionalTimeMs(options, 'now-ts-ms', 'start') ?? Date.now();
   const dryRun = flag(options, 'dry-run');
   const request = { ...selector, nowMs, ...(policy === undefined ? {} : { policy }), dryRun };
   await createMemoryLedger().gc({ ...request, dryRun: true });
@@ -313,18 +399,22 @@ export const gc: CommandHandler = ledgerCommand(async (context) => {
     number
   >;
   const progress = createProgress(context, dryRun ? 'gc (dry run)' : 'gc');
-  await withLedger(context, async (ledger) => {
-    // One type per call (every other type kept), so progress can name the type being collected.
-    for (const [index, type] of expiring.entries()) {
-      progress.update(index, expiring.length, type);
-      const onlyThisType = Object.fromEntries(
-        LEDGER_EVENT_TYPES.map((other) => [other, other === type ? effective[type] : null]),
-      );
-      const result = await ledger.gc({ ...selector, nowMs, policy: onlyThisType, dryRun });
-      deletedByType[type] = result.deleted_by_type[type];
-    }
-    progress.update(expiring.length, expiring.length);
-  }).finally(() => progress.finish());
+  await withLedger(
+    context,
+    async (ledger) => {
+      // One type per call (every other type kept), so progress can name the type being collected.
+      for (const [index, type] of expiring.entries()) {
+        progress.update(index, expiring.length, type);
+        const onlyThisType = Object.fromEntries(
+          LEDGER_EVENT_TYPES.map((other) => [other, other === type ? effective[type] : null]),
+        );
+        const result = await ledger.gc({ ...selector, nowMs, policy: onlyThisType, dryRun });
+        deletedByType[type] = result.deleted_by_type[type];
+      }
+      progress.update(expiring.length, expiring.length);
+    },
+    { readOnly: dryRun },
+  ).finally(() => progress.finish());
   const deletedTotal = Object.values(deletedByType).reduce((sum, count) => sum + count, 0);
   const receipt = {
     ...scopeFields(selector),
@@ -337,7 +427,7 @@ export const gc: CommandHandler = ledgerCommand(async (context) => {
   return {
     receipt,
     render: (write) => {
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       if (!context.globals.quiet) {
         const events = `${deletedTotal} event${deletedTotal === 1 ? '' : 's'}`;
         write(

@@ -1,16 +1,21 @@
 import {
   type Artifact,
+  artifactKeySchema,
   artifactKindSchema,
   compileMetadataFilter,
+  EpisodicError,
   parseInput,
   TASK_PATTERN_TYPES,
   taskEpisodeRef,
   uuidSchema,
 } from '@episodic/core';
+import { otherPatternScopesNote } from '../artifact-scopes.js';
 import type { CommandHandler } from '../command-spec.js';
+import { localAndRelative } from '../human-time.js';
 import { buildMetadataFilter } from '../metadata-conditions.js';
+import { writeNotes } from '../notes.js';
 import { jsonArgument, listOption, optionalInteger, optionalString } from '../option-values.js';
-import { createStyles, renderTable } from '../output.js';
+import { createStyles, renderFields, renderTable, sanitizeForTerminal } from '../output.js';
 import { withStores } from '../stores.js';
 import { scopedTaskStores, taskScope } from '../task-scope.js';
 import { UsageError } from '../usage-error.js';
@@ -40,6 +45,20 @@ function describeContent(artifact: Artifact): string {
 }
 
 const SCAN_PAGE = 500;
+
+/** A pattern (or any artifact) as receipts spell it. */
+function patternJson(artifact: Artifact) {
+  return {
+    key: artifact.key,
+    artifact_kind: artifact.kind,
+    type: contentType(artifact) ?? null,
+    content: artifact.content,
+    episodes: artifact.episodes,
+    effective_metadata: artifact.effectiveMetadata,
+    created_at: artifact.createdAt,
+    updated_at: artifact.updatedAt,
+  };
+}
 
 /** `patterns search`. */
 export const search: CommandHandler = async (context) => {
@@ -72,43 +91,46 @@ export const search: CommandHandler = async (context) => {
   // The type of a pattern is in its content, so pages are scanned until `limit` matches are found.
   const found: Artifact[] = [];
   let nextKey: string | null = null;
-  await withStores(context, async (stores) => {
-    // Only the scope's own patterns: other scopes' are stored under their key prefix and never seen.
-    const { artifacts } = scopedTaskStores(stores, scope);
-    let cursor = afterKey;
-    for (;;) {
-      const page = await artifacts.list({
-        kind,
-        ...(episode === undefined ? {} : { episode }),
-        ...(filter === undefined ? {} : { filter }),
-        limit: wanted === undefined ? limit : SCAN_PAGE,
-        ...(cursor === undefined ? {} : { afterKey: cursor }),
-      });
-      for (const artifact of page.artifacts) {
-        if (wanted !== undefined && !wanted.has(contentType(artifact) ?? '')) continue;
-        found.push(artifact);
-        if (found.length === limit) break;
+  const notes: string[] = [];
+  await withStores(
+    context,
+    async (stores) => {
+      // Only the scope's own patterns: other scopes' are stored under their key prefix and never seen.
+      const { artifacts } = scopedTaskStores(stores, scope);
+      let cursor = afterKey;
+      for (;;) {
+        const page = await artifacts.list({
+          kind,
+          ...(episode === undefined ? {} : { episode }),
+          ...(filter === undefined ? {} : { filter }),
+          limit: wanted === undefined ? limit : SCAN_PAGE,
+          ...(cursor === undefined ? {} : { afterKey: cursor }),
+        });
+        for (const artifact of page.artifacts) {
+          if (wanted !== undefined && !wanted.has(contentType(artifact) ?? '')) continue;
+          found.push(artifact);
+          if (found.length === limit) break;
+        }
+        if (found.length === limit) {
+          const last = found[found.length - 1] as Artifact;
+          const lastOfPage = page.artifacts[page.artifacts.length - 1];
+          nextKey = last.key === lastOfPage?.key ? page.nextKey : last.key;
+          return;
+        }
+        if (page.nextKey === null) break;
+        cursor = page.nextKey;
       }
-      if (found.length === limit) {
-        const last = found[found.length - 1] as Artifact;
-        const lastOfPage = page.artifacts[page.artifacts.length - 1];
-        nextKey = last.key === lastOfPage?.key ? page.nextKey : last.key;
-        return;
+      if (found.length === 0 && afterKey === undefined) {
+        notes.push(
+          `No ${kind}s matched in scope "${scope}" (artifacts in ${stores.location.database}).`,
+        );
+        const others = await otherPatternScopesNote(stores.artifacts, scope, kind);
+        if (others !== null) notes.push(others);
       }
-      if (page.nextKey === null) return;
-      cursor = page.nextKey;
-    }
-  });
-  const patterns = found.map((artifact) => ({
-    key: artifact.key,
-    artifact_kind: artifact.kind,
-    type: contentType(artifact) ?? null,
-    content: artifact.content,
-    episodes: artifact.episodes,
-    effective_metadata: artifact.effectiveMetadata,
-    created_at: artifact.createdAt,
-    updated_at: artifact.updatedAt,
-  }));
+    },
+    { readOnly: true },
+  );
+  const patterns = found.map(patternJson);
   return {
     receipt: {
       scope,
@@ -123,9 +145,10 @@ export const search: CommandHandler = async (context) => {
       count: patterns.length,
       patterns,
       next_key: nextKey,
+      notes,
     },
     render: (write) => {
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       if (found.length > 0) {
         write(
           renderTable(
@@ -143,7 +166,7 @@ export const search: CommandHandler = async (context) => {
                 value: (artifact) => JSON.stringify(artifact.effectiveMetadata),
                 max: 40,
               },
-              { header: 'KEY', value: (artifact) => artifact.key, max: 50 },
+              { header: 'KEY', value: (artifact) => artifact.key, max: 80, fixed: true },
             ],
             styles,
           ),
@@ -153,6 +176,64 @@ export const search: CommandHandler = async (context) => {
         styles.dim(
           `${found.length} ${kind === 'pattern' ? 'pattern' : kind}${found.length === 1 ? '' : 's'}${nextKey === null ? '' : `; more with --after-key ${nextKey}`}\n`,
         ),
+      );
+      writeNotes(context, notes);
+    },
+  };
+};
+
+/** `patterns show KEY`: one learned pattern (or any artifact) with its tasks and metadata. */
+export const show: CommandHandler = async (context) => {
+  const key = parseInput(artifactKeySchema, context.positionals[0], 'KEY');
+  const scope = taskScope(context);
+  const { artifact, location } = await withStores(
+    context,
+    async (stores) => ({
+      artifact: await scopedTaskStores(stores, scope).artifacts.get(key),
+      location: stores.location,
+    }),
+    { readOnly: true },
+  );
+  if (artifact === null) {
+    throw new EpisodicError({
+      code: 'NOT_FOUND',
+      message: `Pattern ${JSON.stringify(key)} was not found in scope "${scope}" (artifacts in ${location.database}, home ${location.home}). Check the key with "episodic patterns search --scope ${scope}"; a pattern learned in another scope is a separate artifact there (--scope).`,
+      details: { key, scope, home: location.home, database: location.database },
+    });
+  }
+  const tasks = artifact.episodes.map((episode) => episode.replace(/^task:/, ''));
+  return {
+    receipt: {
+      scope,
+      pattern: patternJson(artifact),
+    },
+    render: (write) => {
+      const styles = createStyles(context.globals.color, context.globals.width);
+      const now = Date.now();
+      write(
+        renderFields(
+          [
+            ['key', artifact.key],
+            ['kind', artifact.kind],
+            ['type', contentType(artifact)],
+            ['pattern', describeContent(artifact)],
+            ['learned', localAndRelative(artifact.createdAt, now)],
+            ['updated', localAndRelative(artifact.updatedAt, now)],
+            ['metadata', JSON.stringify(artifact.effectiveMetadata)],
+            ['tasks', artifact.episodes.length],
+          ],
+          styles,
+        ),
+      );
+      write(`\n${styles.bold('Learned from:')}\n`);
+      for (const [index, episode] of artifact.episodes.entries()) {
+        const task = tasks[index] as string;
+        write(
+          `  ${sanitizeForTerminal(episode)}${episode.startsWith('task:') ? styles.dim(`  (episodic tasks show ${task} --scope ${scope})`) : ''}\n`,
+        );
+      }
+      write(
+        `\n${styles.bold('Content:')}\n${sanitizeForTerminal(JSON.stringify(artifact.content, null, 2)).replace(/^/gm, '  ')}\n`,
       );
     },
   };

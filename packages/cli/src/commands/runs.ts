@@ -11,13 +11,17 @@ import {
   uuidSchema,
 } from '@episodic/core';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
+import { localAndRelative, localTime, relativeTime } from '../human-time.js';
+import { writeNotes } from '../notes.js';
 import { flag, optionalDate, optionalInteger, optionalString } from '../option-values.js';
 import { createStyles, renderFields, renderTable, sanitizeForTerminal } from '../output.js';
 import { receiptEnvelope } from '../receipt-envelope.js';
 import { createRunFileFollower, findRunFile } from '../run-file-follower.js';
+import { type RunStatus, runStatusOf, styleStatus } from '../run-status.js';
 import { damageJson, damageLine, describeRecord, recordLine } from '../run-view.js';
+import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-notes.js';
 import { runRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
-import { locate, withStores } from '../stores.js';
+import { locate, withRunStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
 
 function runIdArgument(context: CommandContext): string {
@@ -41,31 +45,52 @@ export const list: CommandHandler = async (context) => {
   if (from !== undefined && to !== undefined && from > to) {
     throw new UsageError(`--from ${from} is after --to ${to}: swap them.`, 'VALIDATION_ERROR');
   }
-  const store = locate(context).store;
-  const result = await withStores(context, (stores) =>
-    stores.runs.list({
-      ...(sessionId === undefined ? {} : { sessionId }),
-      ...(from === undefined ? {} : { from }),
-      ...(to === undefined ? {} : { to }),
-      ...(limit === undefined ? {} : { limit }),
-    }),
+  const { result, statuses, location } = await withRunStores(
+    context,
+    async (stores) => {
+      const listed = await stores.runs.list({
+        ...(sessionId === undefined ? {} : { sessionId }),
+        ...(from === undefined ? {} : { from }),
+        ...(to === undefined ? {} : { to }),
+        ...(limit === undefined ? {} : { limit }),
+      });
+      // The status is in the last record: one read from the end of each run.
+      const found = new Map<string, RunStatus>();
+      for (const run of listed.runs) {
+        const last = await stores.runs
+          .tail(run.runId, { count: 1 })
+          .then((tail) => tail.records[tail.records.length - 1])
+          .catch(() => undefined);
+        found.set(run.runId, runStatusOf(last));
+      }
+      return { result: listed, statuses: found, location: stores.location };
+    },
+    { readOnly: true },
   );
-  const runs = result.runs.map((run) => ({
-    run_id: run.runId,
-    session_id: run.sessionId ?? null,
-    started_at: run.startedAt,
-    schema_version: run.schemaVersion,
-    best_effort: run.bestEffort,
-    model: run.model ?? null,
-  }));
+  const runs = result.runs.map((run) => {
+    const status = statuses.get(run.runId) ?? runStatusOf(undefined);
+    return {
+      run_id: run.runId,
+      session_id: run.sessionId ?? null,
+      started_at: run.startedAt,
+      status: status.status,
+      ended_at: status.endedAt,
+      schema_version: run.schemaVersion,
+      best_effort: run.bestEffort,
+      model: run.model ?? null,
+    };
+  });
   const errors = result.errors.map((error) => ({
     ...(error.runId === undefined ? {} : { run_id: error.runId }),
     location: error.location,
     message: error.message,
   }));
+  const notes = await otherRunStoreNotes(location, runs.length > 0);
+  if (runs.length === 0) notes.unshift(`No runs found in ${describeRunStore(location)}.`);
   return {
     receipt: {
-      store,
+      store: location.store,
+      store_source: location.storeSource,
       filters: {
         session_id: sessionId ?? null,
         from: from ?? null,
@@ -75,16 +100,29 @@ export const list: CommandHandler = async (context) => {
       count: runs.length,
       runs,
       errors,
+      notes,
     },
     render: (write) => {
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
+      const now = Date.now();
       if (runs.length > 0) {
         write(
           renderTable(
             runs,
             [
-              { header: 'RUN', value: (run) => run.run_id, max: 36 },
-              { header: 'STARTED', value: (run) => run.started_at, max: 30 },
+              { header: 'RUN', value: (run) => run.run_id, fixed: true },
+              {
+                header: 'STATUS',
+                value: (run) => run.status,
+                style: (text) => styleStatus(styles, text),
+                fixed: true,
+              },
+              { header: 'STARTED', value: (run) => relativeTime(run.started_at, now), fixed: true },
+              {
+                header: 'DURATION',
+                value: (run) => duration(run.started_at, run.ended_at),
+                align: 'right',
+              },
               { header: 'SESSION', value: (run) => run.session_id, max: 36 },
               {
                 header: 'MODEL',
@@ -101,15 +139,31 @@ export const list: CommandHandler = async (context) => {
           ),
         );
       }
-      write(styles.dim(`${runs.length} run${runs.length === 1 ? '' : 's'} (${store} store)\n`));
+      write(
+        styles.dim(`${runs.length} run${runs.length === 1 ? '' : 's'} (${location.store} store)\n`),
+      );
       for (const error of errors) {
         context.io.stderr(
           `${styles.yellow('warning:')} ${sanitizeForTerminal(error.location)}: ${sanitizeForTerminal(error.message)}\n`,
         );
       }
+      writeNotes(context, notes);
     },
   };
 };
+
+/** How long a run took, for people: `850 ms`, `12 s`, `3m 05s`, `2h 10m`; empty while unfinished. */
+function duration(startedAt: string, endedAt: string | null): string {
+  if (endedAt === null) return '';
+  const ms = Date.parse(endedAt) - Date.parse(startedAt);
+  if (!Number.isFinite(ms) || ms < 0) return '';
+  if (ms < 1000) return `${ms} ms`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
 
 function errorsSection(
   errors: readonly RunReadError[],
@@ -123,13 +177,24 @@ function errorsSection(
 /** `runs show RUN_ID`. */
 export const show: CommandHandler = async (context) => {
   const runId = runIdArgument(context);
-  const store = locate(context).store;
-  const run = await withStores(context, (stores) => stores.runs.read(runId));
+  const { run, location } = await withRunStores(
+    context,
+    async (stores) => ({
+      run: await stores.runs.read(runId).catch(async (error: unknown) => {
+        throw await notFoundWhere(error, stores.location);
+      }),
+      location: stores.location,
+    }),
+    { readOnly: true },
+  );
   const header = run.header as Record<string, unknown> | null;
+  const status = runStatusOf(run.records[run.records.length - 1]);
   return {
     receipt: {
-      store,
+      store: location.store,
       run_id: run.runId,
+      status: status.status,
+      ended_at: status.endedAt,
       header,
       ended: run.ended,
       best_effort: run.bestEffort,
@@ -139,19 +204,29 @@ export const show: CommandHandler = async (context) => {
       errors: run.errors.map(damageJson),
     },
     render: (write) => {
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       const model = header?.model as { provider?: string; name?: string } | undefined;
+      const startedAt = header?.started_at as string | undefined;
+      const now = Date.now();
       write(
         renderFields(
           [
             ['run', run.runId],
+            ['status', status.status],
             ['session', (header?.session_id as string | undefined) ?? null],
-            ['started', (header?.started_at as string | undefined) ?? null],
+            ['started', startedAt === undefined ? null : localAndRelative(startedAt, now)],
             [
               'model',
               model === undefined ? undefined : `${model.provider ?? '?'}/${model.name ?? '?'}`,
             ],
-            ['ended', run.ended ? 'yes' : 'no (running, or the writer stopped before run.end)'],
+            [
+              'ended',
+              status.endedAt !== null
+                ? `${localAndRelative(status.endedAt, now)}, after ${duration(startedAt ?? '', status.endedAt) || '?'}`
+                : run.ended
+                  ? 'yes'
+                  : 'no (running, or the writer stopped before run.end)',
+            ],
             ['records', run.records.length],
             ['damaged lines', run.errors.length],
             ['best effort', run.bestEffortReason],
@@ -182,41 +257,52 @@ export const replay: CommandHandler = async (context) => {
   if (maxRuns !== undefined && sessionId === undefined) {
     throw new UsageError('--max-runs applies to --session-id only.');
   }
-  const result = await withStores(context, async (stores) => {
-    if (runId !== undefined) {
-      const run = await stores.runs.read(runId);
-      return {
-        ...replayRun(run.records, maxEvents === undefined ? {} : { maxEvents }),
-        runIds: [runId],
-      };
-    }
-    const listed = await stores.runs.list({ sessionId: sessionId as string });
-    const keep = maxRuns ?? 20;
-    const newest = listed.runs.slice(0, keep).reverse();
-    const records: RunRecord[][] = [];
-    for (const summary of newest) records.push((await stores.runs.read(summary.runId)).records);
-    const replayed = replaySession(records, {
-      maxRuns: keep,
-      ...(maxEvents === undefined ? {} : { maxEvents }),
-    });
-    return { ...replayed, truncated: replayed.truncated || listed.runs.length > keep };
-  });
+  const result = await withRunStores(
+    context,
+    async (stores) => {
+      if (runId !== undefined) {
+        const run = await stores.runs.read(runId).catch(async (error: unknown) => {
+          throw await notFoundWhere(error, stores.location);
+        });
+        return {
+          ...replayRun(run.records, maxEvents === undefined ? {} : { maxEvents }),
+          runIds: [runId],
+        };
+      }
+      const listed = await stores.runs.list({ sessionId: sessionId as string });
+      const keep = maxRuns ?? 20;
+      const newest = listed.runs.slice(0, keep).reverse();
+      const records: RunRecord[][] = [];
+      for (const summary of newest) records.push((await stores.runs.read(summary.runId)).records);
+      const replayed = replaySession(records, {
+        maxRuns: keep,
+        ...(maxEvents === undefined ? {} : { maxEvents }),
+      });
+      return { ...replayed, truncated: replayed.truncated || listed.runs.length > keep };
+    },
+    { readOnly: true },
+  );
+  // Receipts spell fields in snake_case, as the MCP replay tool does.
+  const events = result.events.map(({ runId: eventRunId, ...rest }) => ({
+    ...rest,
+    run_id: eventRunId,
+  }));
   return {
     receipt: {
       session_id: sessionId ?? null,
       run_ids: result.runIds,
       truncated: result.truncated,
-      count: result.events.length,
-      events: result.events,
+      count: events.length,
+      events,
     },
     render: (write) => {
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       if (result.events.length > 0) {
         write(
           renderTable(
             result.events,
             [
-              { header: 'TIME', value: (event) => event.ts, max: 24 },
+              { header: 'TIME', value: (event) => localTime(event.ts) },
               { header: 'RUN', value: (event) => event.runId.slice(0, 8) },
               { header: 'SEQ', value: (event) => event.seq, align: 'right' },
               {
@@ -276,7 +362,14 @@ export const tail: CommandHandler = async (context) => {
   const location = locate(context);
 
   if (!follow) {
-    const result = await withStores(context, (stores) => stores.runs.tail(runId, { count }));
+    const result = await withRunStores(
+      context,
+      (stores) =>
+        stores.runs.tail(runId, { count }).catch(async (error: unknown) => {
+          throw await notFoundWhere(error, stores.location);
+        }),
+      { readOnly: true },
+    );
     return {
       receipt: {
         store: location.store,
@@ -287,14 +380,14 @@ export const tail: CommandHandler = async (context) => {
         errors: result.errors.map(damageJson),
       },
       render: (write) => {
-        const styles = createStyles(globals.color);
+        const styles = createStyles(globals.color, globals.width);
         for (const record of result.records) write(`${recordLine(record, styles)}\n`);
         errorsSection(result.errors, write, globals.color);
       },
     };
   }
 
-  const styles = createStyles(globals.color);
+  const styles = createStyles(globals.color, globals.width);
   const signal = io.interruptSignal?.();
   const emitRecords = (records: readonly RunRecord[]) => {
     for (const record of records) {
@@ -337,7 +430,7 @@ export const tail: CommandHandler = async (context) => {
 
   if (location.store === 'fs') {
     const path = findRunFile(location.home, runId);
-    if (path === null) throw runNotFound(runId);
+    if (path === null) throw await notFoundWhere(runNotFound(runId), location);
     const follower = createRunFileFollower(path, runId);
     const start = follower.start(count);
     emitStart(start.records, start.errors);
@@ -364,27 +457,33 @@ export const tail: CommandHandler = async (context) => {
     return {};
   }
 
-  await withStores(context, async (stores) => {
-    const first = await stores.runs.read(runId);
-    let seenRecords = first.records.length;
-    let seenErrors = first.errors.length;
-    emitStart(first.records.slice(-count), first.errors);
-    if (untilEnd && first.ended) return;
-    while (!signal?.aborted) {
-      await sleep(intervalMs, signal);
-      if (signal?.aborted) break;
-      const next = await stores.runs.read(runId).catch((error: unknown) => {
-        throw EpisodicError.hasCode(error, 'NOT_FOUND') ? runNotFound(runId) : error;
+  await withRunStores(
+    context,
+    async (stores) => {
+      const first = await stores.runs.read(runId).catch(async (error: unknown) => {
+        throw await notFoundWhere(error, stores.location);
       });
-      const records = next.records.slice(seenRecords);
-      const errors = next.errors.slice(seenErrors);
-      seenRecords = next.records.length;
-      seenErrors = next.errors.length;
-      emitRecords(records);
-      emitErrors(errors);
-      if (untilEnd && ended(records)) break;
-    }
-  });
+      let seenRecords = first.records.length;
+      let seenErrors = first.errors.length;
+      emitStart(first.records.slice(-count), first.errors);
+      if (untilEnd && first.ended) return;
+      while (!signal?.aborted) {
+        await sleep(intervalMs, signal);
+        if (signal?.aborted) break;
+        const next = await stores.runs.read(runId).catch((error: unknown) => {
+          throw EpisodicError.hasCode(error, 'NOT_FOUND') ? runNotFound(runId) : error;
+        });
+        const records = next.records.slice(seenRecords);
+        const errors = next.errors.slice(seenErrors);
+        seenRecords = next.records.length;
+        seenErrors = next.errors.length;
+        emitRecords(records);
+        emitErrors(errors);
+        if (untilEnd && ended(records)) break;
+      }
+    },
+    { readOnly: true },
+  );
   return {};
 };
 
@@ -392,14 +491,18 @@ export const tail: CommandHandler = async (context) => {
 export const redact: CommandHandler = async (context) => {
   const runId = runIdArgument(context);
   const options = storedRedactionOptions(context.options, 'mode') as StoredRedactionOptions;
-  const store = locate(context).store;
-  const receipt = await withStores(context, (stores) => stores.runs.redact(runId, options));
+  const { receipt, store } = await withRunStores(context, async (stores) => ({
+    receipt: await stores.runs.redact(runId, options).catch(async (error: unknown) => {
+      throw await notFoundWhere(error, stores.location);
+    }),
+    store: stores.location.store,
+  }));
   const run = runRedactionOutput(receipt);
   return {
     receipt: { store, run },
     render: (write) => {
       if (context.globals.quiet) return;
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       const changed = run.changed_lines + run.changed_tool_outputs > 0;
       write(
         changed

@@ -8,16 +8,26 @@ import {
   uuidSchema,
 } from '@episodic/core';
 import type { CommandHandler } from '../command-spec.js';
+import { localAndRelative, relativeTime } from '../human-time.js';
+import { writeNotes } from '../notes.js';
 import { optionalInteger } from '../option-values.js';
 import { createStyles, renderFields, renderTable } from '../output.js';
+import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-notes.js';
 import { sessionRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
-import { locate, withStores } from '../stores.js';
+import { withRunStores } from '../stores.js';
 
 /** `sessions list`. */
 export const list: CommandHandler = async (context) => {
   const limit = optionalInteger(context.options, 'limit', { min: 1 });
-  const store = locate(context).store;
-  const all = await withStores(context, (stores) => stores.sessions.list());
+  const { all, location } = await withRunStores(
+    context,
+    async (stores) => ({ all: await stores.sessions.list(), location: stores.location }),
+    { readOnly: true },
+  );
+  const store = location.store;
+  const notes = await otherRunStoreNotes(location, all.length > 0);
+  if (all.length === 0)
+    notes.unshift(`No session snapshots found in ${describeRunStore(location)}.`);
   const sessions = (limit === undefined ? all : all.slice(0, limit)).map((session) => ({
     session_id: session.sessionId,
     updated_at: session.updatedAt,
@@ -29,16 +39,24 @@ export const list: CommandHandler = async (context) => {
     last_user_message: session.lastUserMessage ?? null,
   }));
   return {
-    receipt: { store, count: sessions.length, total: all.length, sessions },
+    receipt: {
+      store,
+      store_source: location.storeSource,
+      count: sessions.length,
+      total: all.length,
+      sessions,
+      notes,
+    },
     render: (write) => {
-      const styles = createStyles(context.globals.color);
+      const now = Date.now();
+      const styles = createStyles(context.globals.color, context.globals.width);
       if (sessions.length > 0) {
         write(
           renderTable(
             sessions,
             [
-              { header: 'SESSION', value: (session) => session.session_id, max: 36 },
-              { header: 'UPDATED', value: (session) => session.updated_at, max: 30 },
+              { header: 'SESSION', value: (session) => session.session_id, fixed: true },
+              { header: 'UPDATED', value: (session) => relativeTime(session.updated_at, now) },
               { header: 'REVISION', value: (session) => session.revision, align: 'right' },
               { header: 'EPISODES', value: (session) => session.episode_count, align: 'right' },
               { header: 'LAST RUN', value: (session) => session.run_id, max: 36 },
@@ -57,6 +75,7 @@ export const list: CommandHandler = async (context) => {
           `${sessions.length} of ${all.length} session${all.length === 1 ? '' : 's'} (${store} store)\n`,
         ),
       );
+      writeNotes(context, notes);
     },
   };
 };
@@ -90,14 +109,21 @@ function episodeText(episode: Episode): string {
 export const show: CommandHandler = async (context) => {
   const sessionId = parseInput(uuidSchema, context.positionals[0], 'SESSION_ID').toLowerCase();
   const shown = optionalInteger(context.options, 'episodes', { min: 0, max: 100_000 }) ?? 20;
-  const store = locate(context).store;
-  const state = await withStores(context, (stores) => stores.sessions.load(sessionId));
+  const { state, location } = await withRunStores(
+    context,
+    async (stores) => ({ state: await stores.sessions.load(sessionId), location: stores.location }),
+    { readOnly: true },
+  );
+  const store = location.store;
   if (state === null) {
-    throw new EpisodicError({
-      code: 'NOT_FOUND',
-      message: `Session ${sessionId} has no snapshot in the ${store} store. Check the id ("episodic sessions list"), the --home and the --store.`,
-      details: { sessionId },
-    });
+    throw await notFoundWhere(
+      new EpisodicError({
+        code: 'NOT_FOUND',
+        message: `Session ${sessionId} has no snapshot. Check the id ("episodic sessions list")`,
+        details: { sessionId },
+      }),
+      location,
+    );
   }
   const log = createEpisodic(snapshotEpisodes(state));
   const episodes = log.read({ fromId: 0 });
@@ -114,13 +140,13 @@ export const show: CommandHandler = async (context) => {
       state,
     },
     render: (write) => {
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       write(
         renderFields(
           [
             ['session', state.session_id],
             ['revision', state.revision ?? 0],
-            ['updated', state.updated_at],
+            ['updated', localAndRelative(state.updated_at, Date.now())],
             ['last run', state.run_id ?? null],
             ['messages', state.messages.length],
             ['episodes', episodes.length],
@@ -155,14 +181,18 @@ export const show: CommandHandler = async (context) => {
 export const redact: CommandHandler = async (context) => {
   const sessionId = parseInput(uuidSchema, context.positionals[0], 'SESSION_ID').toLowerCase();
   const options = storedRedactionOptions(context.options, 'mode') as StoredRedactionOptions;
-  const store = locate(context).store;
-  const receipt = await withStores(context, (stores) => stores.sessions.redact(sessionId, options));
+  const { receipt, store } = await withRunStores(context, async (stores) => ({
+    receipt: await stores.sessions.redact(sessionId, options).catch(async (error: unknown) => {
+      throw await notFoundWhere(error, stores.location);
+    }),
+    store: stores.location.store,
+  }));
   const session = sessionRedactionOutput(receipt);
   return {
     receipt: { store, session },
     render: (write) => {
       if (context.globals.quiet) return;
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       write(
         session.changed
           ? `${styles.green('Redacted')} the snapshot of session ${sessionId} (${session.mode}): ${session.replacements} replacement${session.replacements === 1 ? '' : 's'}, now revision ${session.revision}.\n`
@@ -175,13 +205,17 @@ export const redact: CommandHandler = async (context) => {
 /** `sessions fold SESSION_ID`. */
 export const fold: CommandHandler = async (context) => {
   const sessionId = parseInput(uuidSchema, context.positionals[0], 'SESSION_ID').toLowerCase();
-  const store = locate(context).store;
-  const receipt = await withStores(context, (stores) => stores.sessions.fold(sessionId));
+  const { receipt, store } = await withRunStores(context, async (stores) => ({
+    receipt: await stores.sessions.fold(sessionId).catch(async (error: unknown) => {
+      throw await notFoundWhere(error, stores.location);
+    }),
+    store: stores.location.store,
+  }));
   return {
     receipt: { store, session_id: sessionId, revision: receipt.revision, folded: receipt.folded },
     render: (write) => {
       if (context.globals.quiet) return;
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       write(
         receipt.folded > 0
           ? `${styles.green('Folded')} ${receipt.folded} commit${receipt.folded === 1 ? '' : 's'} of session ${sessionId} into a new base at revision ${receipt.revision}.\n`

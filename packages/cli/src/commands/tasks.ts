@@ -3,15 +3,23 @@ import {
   completeTaskInputSchema,
   createTaskInputSchema,
   createTaskLifecycle,
+  EpisodicError,
   parseInput,
+  TASK_OUTCOME_TYPES,
   type TaskEpisode,
+  taskFromRun,
   taskIdInputSchema,
+  uuidSchema,
 } from '@episodic/core';
+import { createScopedRunView, type EpisodicStores, scopeOfRun } from '@episodic/mcp/stores';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
+import { localAndRelative, localTime, relativeTime } from '../human-time.js';
+import { writeNotes } from '../notes.js';
 import {
   flag,
   jsonObjectArgument,
   listOption,
+  optionalDate,
   optionalInteger,
   optionalString,
   requiredString,
@@ -23,7 +31,10 @@ import {
   type Styles,
   sanitizeForTerminal,
 } from '../output.js';
-import { withStores } from '../stores.js';
+import { createProgress } from '../progress.js';
+import { styleStatus } from '../run-status.js';
+import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-notes.js';
+import { type StoreAccess, withStores } from '../stores.js';
 import { scopedTaskStores, taskScope } from '../task-scope.js';
 import { UsageError } from '../usage-error.js';
 
@@ -41,16 +52,45 @@ function episodeIdArgument(context: CommandContext): string {
 
 /**
  * Runs `work` with a task lifecycle over the stores of this command line, bound to the command's
- * scope (see `taskScope`): a task episode of another scope is NOT_FOUND, as it is over MCP.
+ * scope (see `taskScope`): a task episode of another scope is NOT_FOUND, as it is over MCP. The
+ * error then says which scope, home and store were searched, and where the task episode is.
  */
 function withTasks<Result>(
   context: CommandContext,
   work: (tasks: ReturnType<typeof createTaskLifecycle>) => Promise<Result>,
+  access: StoreAccess = {},
 ): Promise<Result> {
   const scope = taskScope(context);
-  return withStores(context, (stores) =>
-    work(createTaskLifecycle(scopedTaskStores(stores, scope))),
+  return withStores(
+    context,
+    async (stores) => {
+      try {
+        return await work(createTaskLifecycle(scopedTaskStores(stores, scope)));
+      } catch (error) {
+        throw await taskNotFoundWhere(error, stores, scope, context.positionals[0]);
+      }
+    },
+    access,
   );
+}
+
+/** A task episode's NOT_FOUND, with where it was searched and the scope it belongs to, if any. */
+async function taskNotFoundWhere(
+  error: unknown,
+  stores: EpisodicStores,
+  scope: string,
+  episodeId: string | undefined,
+): Promise<unknown> {
+  if (!EpisodicError.hasCode(error, 'NOT_FOUND')) return error;
+  const notes: string[] = [];
+  if (episodeId !== undefined) {
+    const read = await stores.runs.read(episodeId.toLowerCase()).catch(() => null);
+    const owner = read === null ? null : scopeOfRun(read);
+    if (owner !== null && owner !== scope) {
+      notes.push(`It belongs to scope "${owner}": add --scope ${owner}.`);
+    }
+  }
+  return notFoundWhere(error, stores.location, { scope, notes });
 }
 
 function renderTask(task: TaskEpisode, styles: Styles): string {
@@ -61,8 +101,8 @@ function renderTask(task: TaskEpisode, styles: Styles): string {
         ['task', task.task_description],
         ['type', `${task.task_type} in ${task.context.domain} (${task.context.complexity})`],
         ['session', task.session_id ?? undefined],
-        ['started', task.start_time],
-        ['ended', task.end_time],
+        ['started', localAndRelative(task.start_time, Date.now())],
+        ['ended', task.end_time === null ? null : localAndRelative(task.end_time, Date.now())],
         ['steps', task.steps.length],
         [
           'outcome',
@@ -117,7 +157,7 @@ export const create: CommandHandler = async (context) => {
   return {
     receipt: { scope: taskScope(context), task },
     render: (write) => {
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       if (context.globals.quiet) {
         write(`${task.id}\n`);
         return;
@@ -180,7 +220,7 @@ export const step: CommandHandler = async (context) => {
     receipt: { scope: taskScope(context), episode_id: episodeId, step: stored },
     render: (write) => {
       if (context.globals.quiet) return;
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       write(
         `${styles.green('Recorded')} step ${stored.step_number} (${sanitizeForTerminal(stored.tool)}) of task episode ${episodeId}\n`,
       );
@@ -232,35 +272,44 @@ export const complete: CommandHandler = async (context) => {
   const task = await withTasks(context, (tasks) => tasks.completeTask(checked));
   return {
     receipt: { scope: taskScope(context), task },
-    render: (write) => write(renderTask(task, createStyles(context.globals.color))),
+    render: (write) =>
+      write(renderTask(task, createStyles(context.globals.color, context.globals.width))),
   };
 };
 
 /** `tasks show EPISODE_ID`. */
 export const show: CommandHandler = async (context) => {
   const episodeId = episodeIdArgument(context);
-  const task = await withTasks(context, (tasks) => tasks.getTask({ episode_id: episodeId }));
+  const task = await withTasks(context, (tasks) => tasks.getTask({ episode_id: episodeId }), {
+    readOnly: true,
+  });
   return {
     receipt: { scope: taskScope(context), task },
-    render: (write) => write(renderTask(task, createStyles(context.globals.color))),
+    render: (write) =>
+      write(renderTask(task, createStyles(context.globals.color, context.globals.width))),
   };
 };
 
 /** `tasks timeline EPISODE_ID`. */
 export const timeline: CommandHandler = async (context) => {
   const episodeId = episodeIdArgument(context);
-  const result = await withTasks(context, (tasks) => tasks.getTimeline({ episode_id: episodeId }));
+  const result = await withTasks(context, (tasks) => tasks.getTimeline({ episode_id: episodeId }), {
+    readOnly: true,
+  });
   return {
     receipt: { scope: taskScope(context), timeline: result },
     render: (write) => {
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       write(
         renderFields(
           [
             ['episode', result.episode_id],
             ['task', result.task_description],
-            ['started', result.start_time],
-            ['ended', result.end_time],
+            ['started', localAndRelative(result.start_time, Date.now())],
+            [
+              'ended',
+              result.end_time === null ? null : localAndRelative(result.end_time, Date.now()),
+            ],
             ['duration', result.duration_seconds === null ? null : `${result.duration_seconds} s`],
             ['outcome', result.outcome],
           ],
@@ -274,7 +323,11 @@ export const timeline: CommandHandler = async (context) => {
             result.timeline,
             [
               { header: 'STEP', value: (entry) => entry.step_number, align: 'right' },
-              { header: 'TIME', value: (entry) => entry.timestamp, max: 24 },
+              {
+                header: 'TIME',
+                value: (entry) => localTime(entry.timestamp, { milliseconds: true }),
+                fixed: true,
+              },
               { header: 'TOOL', value: (entry) => entry.tool, max: 24 },
               { header: 'RESULT', value: (entry) => entry.result_type },
               {
@@ -308,10 +361,154 @@ export const remove: CommandHandler = async (context) => {
     receipt: { scope: taskScope(context), ...receipt },
     render: (write) => {
       if (context.globals.quiet) return;
-      const styles = createStyles(context.globals.color);
+      const styles = createStyles(context.globals.color, context.globals.width);
       write(
         `${styles.green('Deleted')} task episode ${episodeId} (${receipt.deleted_artifacts.length} artifact${receipt.deleted_artifacts.length === 1 ? '' : 's'} deleted, ${receipt.updated_artifacts.length} updated).\n`,
       );
+    },
+  };
+};
+
+const OUTCOME_FILTERS = [...TASK_OUTCOME_TYPES, 'open'] as const;
+
+/** `tasks list`: the scope's task episodes, newest first. */
+export const list: CommandHandler = async (context) => {
+  const { options } = context;
+  const scope = taskScope(context);
+  const outcomes = listOption(options, 'outcome', true);
+  for (const outcome of outcomes ?? []) {
+    if (!(OUTCOME_FILTERS as readonly string[]).includes(outcome)) {
+      throw new UsageError(
+        `Invalid --outcome ${JSON.stringify(outcome)}: use ${OUTCOME_FILTERS.join(', ')} (open: not completed yet).`,
+        'VALIDATION_ERROR',
+      );
+    }
+  }
+  const from = optionalDate(options, 'from', 'start');
+  const to = optionalDate(options, 'to', 'end');
+  if (from !== undefined && to !== undefined && from > to) {
+    throw new UsageError(`--from ${from} is after --to ${to}: swap them.`, 'VALIDATION_ERROR');
+  }
+  const sessionId = optionalString(options, 'session-id');
+  const checkedSession =
+    sessionId === undefined
+      ? undefined
+      : parseInput(uuidSchema, sessionId, '--session-id').toLowerCase();
+  const limit = optionalInteger(options, 'limit', { min: 1, max: 10_000 }) ?? 50;
+  const wanted = outcomes === undefined ? undefined : new Set(outcomes);
+  const progress = createProgress(context, 'tasks list: reading runs');
+  const { tasks, location, skipped } = await withStores(
+    context,
+    async (stores) => {
+      const view = createScopedRunView({ runs: stores.runs, scope });
+      const found: TaskEpisode[] = [];
+      let read = 0;
+      let unreadable = 0;
+      await view.listVisible(
+        {
+          ...(checkedSession === undefined ? {} : { sessionId: checkedSession }),
+          ...(from === undefined ? {} : { from }),
+          ...(to === undefined ? {} : { to }),
+        },
+        limit,
+        {
+          accept: (run) => {
+            progress.update(++read);
+            let task: TaskEpisode;
+            try {
+              task = taskFromRun(run).task;
+            } catch {
+              return false; // not a task episode (or its start is damaged)
+            }
+            if (wanted !== undefined && !wanted.has(task.outcome?.type ?? 'open')) return false;
+            found.push(task);
+            return true;
+          },
+          onSkip: () => {
+            unreadable++;
+          },
+        },
+      );
+      return { tasks: found, location: stores.location, skipped: unreadable };
+    },
+    { readOnly: true },
+  ).finally(() => progress.finish());
+  const notes: string[] = [];
+  if (tasks.length === 0) {
+    notes.push(
+      `No task episodes found in scope "${scope}" in ${describeRunStore(location)}. "episodic scopes list" shows which scopes hold some.`,
+    );
+    notes.push(...(await otherRunStoreNotes(location)));
+  }
+  if (skipped > 0) {
+    notes.push(
+      `${skipped} run${skipped === 1 ? '' : 's'} could not be read and ${skipped === 1 ? 'was' : 'were'} left out (run "episodic doctor").`,
+    );
+  }
+  const rows = tasks.map((task) => ({
+    episode_id: task.id,
+    task_description: task.task_description,
+    task_type: task.task_type,
+    domain: task.context.domain,
+    session_id: task.session_id ?? null,
+    start_time: task.start_time,
+    end_time: task.end_time,
+    steps: task.steps.length,
+    outcome: task.outcome?.type ?? null,
+    reward_score: task.reward_score,
+    patterns: task.patterns.length,
+  }));
+  return {
+    receipt: {
+      scope,
+      store: location.store,
+      filters: {
+        outcomes: outcomes ?? [],
+        from: from ?? null,
+        to: to ?? null,
+        session_id: checkedSession ?? null,
+        limit,
+      },
+      count: rows.length,
+      tasks: rows,
+      notes,
+    },
+    render: (write) => {
+      const styles = createStyles(context.globals.color, context.globals.width);
+      const now = Date.now();
+      if (rows.length > 0) {
+        write(
+          renderTable(
+            rows,
+            [
+              { header: 'EPISODE', value: (row) => row.episode_id, fixed: true },
+              {
+                header: 'OUTCOME',
+                value: (row) => row.outcome ?? 'open',
+                style: (text) => styleStatus(styles, text),
+                fixed: true,
+              },
+              { header: 'STARTED', value: (row) => relativeTime(row.start_time, now), fixed: true },
+              { header: 'STEPS', value: (row) => row.steps, align: 'right', fixed: true },
+              {
+                header: 'REWARD',
+                value: (row) => (row.reward_score === null ? '' : row.reward_score.toFixed(3)),
+                align: 'right',
+                fixed: true,
+              },
+              { header: 'TYPE', value: (row) => row.task_type, max: 20 },
+              { header: 'TASK', value: (row) => row.task_description, max: 60 },
+            ],
+            styles,
+          ),
+        );
+      }
+      write(
+        styles.dim(
+          `${rows.length} task episode${rows.length === 1 ? '' : 's'} in scope ${scope}${rows.length === limit ? `; more with --limit ${limit * 2} or --to/--from` : ''}\n`,
+        ),
+      );
+      writeNotes(context, notes);
     },
   };
 };

@@ -24,6 +24,12 @@ import { createStyles, sanitizeForTerminal } from '../output.js';
 import { createProgress } from '../progress.js';
 import { withStores } from '../stores.js';
 import {
+  collectLearning,
+  type LearningPlan,
+  planLearning,
+  writeLearning,
+} from '../transfer/artifact-transfer.js';
+import {
   EXPORT_FORMAT,
   type ExportCounts,
   type ExportedLedgerEvent,
@@ -38,6 +44,14 @@ import {
 } from '../transfer/read-export.js';
 import { UsageError } from '../usage-error.js';
 
+const NO_COUNTS: ExportCounts = {
+  sessions: 0,
+  runs: 0,
+  records: 0,
+  events: 0,
+  artifacts: 0,
+  episode_metadata: 0,
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PAGE = 500;
 const APPEND_CHUNK = 500;
@@ -80,6 +94,12 @@ async function readLedger(
     if (page.next_after_id === null) return events;
     afterId = page.next_after_id;
   }
+}
+
+/** `2 sessions, 3 runs (40 records), 118 ledger events, 7 artifacts`, for people. */
+function describeCounts(counts: ExportCounts): string {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  return `${plural(counts.sessions, 'session')}, ${plural(counts.runs, 'run')} (${counts.records} records), ${plural(counts.events, 'ledger event')}, ${plural(counts.artifacts, 'artifact')}`;
 }
 
 function compareText(left: string, right: string): number {
@@ -152,104 +172,123 @@ export const exportCommand: CommandHandler = async (context) => {
   };
 
   const warnings: string[] = [];
-  const counts: ExportCounts = { sessions: 0, runs: 0, records: 0, events: 0 };
+  const counts: ExportCounts = { ...NO_COUNTS };
   let skippedDamagedLines = 0;
   const writer = createLineWriter(output, context.io.stdout);
   const progress = createProgress(context, 'export');
   let written: { bytes: number; sha256: string };
   try {
-    await withStores(context, async (stores) => {
-      writer.line({ type: 'export.header', format: EXPORT_FORMAT, selection });
-      // Sessions.
-      const states: SessionState[] = [];
-      if (all) {
-        for (const summary of await stores.sessions.list()) {
-          const state = await stores.sessions.load(summary.sessionId);
+    await withStores(
+      context,
+      async (stores) => {
+        writer.line({ type: 'export.header', format: EXPORT_FORMAT, selection });
+        // Sessions.
+        const states: SessionState[] = [];
+        if (all) {
+          for (const summary of await stores.sessions.list()) {
+            const state = await stores.sessions.load(summary.sessionId);
+            if (state !== null) states.push(state);
+          }
+        } else if (sessionIsUuid) {
+          const state = await stores.sessions.load((sessionId as string).toLowerCase());
           if (state !== null) states.push(state);
         }
-      } else if (sessionIsUuid) {
-        const state = await stores.sessions.load((sessionId as string).toLowerCase());
-        if (state !== null) states.push(state);
-      }
-      states.sort((left, right) =>
-        compareText(left.session_id.toLowerCase(), right.session_id.toLowerCase()),
-      );
-      for (const state of states) {
-        writer.line({ type: 'session', session_id: state.session_id.toLowerCase(), state });
-        counts.sessions++;
-      }
-      // Runs, oldest first.
-      let summaries: { runId: string; startedAt: string; sessionId?: string }[] = [];
-      if (checkedRunIds !== undefined) {
-        for (const runId of selection.run_ids ?? []) {
-          const run = await stores.runs.read(runId);
-          summaries.push({
-            runId,
-            startedAt: String(run.header?.started_at ?? ''),
-            ...(run.header?.session_id === undefined
-              ? {}
-              : { sessionId: String(run.header.session_id) }),
-          });
-        }
-      } else if (all || sessionIsUuid || from !== undefined || to !== undefined) {
-        const listed = await stores.runs.list({
-          ...(sessionIsUuid ? { sessionId: (sessionId as string).toLowerCase() } : {}),
-          ...(from === undefined ? {} : { from }),
-          ...(to === undefined ? {} : { to }),
-        });
-        for (const error of listed.errors)
-          warnings.push(`skipped ${error.location}: ${error.message}`);
-        summaries = listed.runs;
-      }
-      summaries.sort(
-        (left, right) =>
-          compareText(left.startedAt, right.startedAt) || compareText(left.runId, right.runId),
-      );
-      const ledgerSessions = new Set<string>();
-      if (sessionId !== undefined)
-        ledgerSessions.add(sessionIsUuid ? sessionId.toLowerCase() : sessionId);
-      for (const [index, summary] of summaries.entries()) {
-        progress.update(index, summaries.length, 'runs');
-        const run = await stores.runs.read(summary.runId);
-        if (run.header === null) {
-          warnings.push(
-            `skipped run ${summary.runId}: it has no readable header (run "episodic doctor")`,
-          );
-          continue;
-        }
-        if (run.errors.length > 0) {
-          skippedDamagedLines += run.errors.length;
-          warnings.push(
-            `run ${summary.runId}: ${run.errors.length} damaged line${run.errors.length === 1 ? '' : 's'} left out (run "episodic doctor")`,
-          );
-        }
-        for (const record of run.records)
-          writer.line({ type: 'run.record', run_id: summary.runId, record });
-        counts.runs++;
-        counts.records += run.records.length;
-        ledgerSessions.add(summary.runId);
-        if (summary.sessionId !== undefined) ledgerSessions.add(summary.sessionId);
-      }
-      // Ledger events of the exported sessions (and runs), in each session's order.
-      if (ledgerSelector !== undefined) {
-        const byId = new Map<string, LedgerEvent>();
-        const sessions = all ? [undefined] : [...ledgerSessions].sort();
-        for (const session of sessions) {
-          for (const event of await readLedger(stores.ledger, ledgerSelector, session))
-            byId.set(event.event_id, event);
-        }
-        const events = [...byId.values()].sort(
-          (left, right) =>
-            compareText(left.scope, right.scope) ||
-            compareText(left.session_id, right.session_id) ||
-            left.position - right.position,
+        states.sort((left, right) =>
+          compareText(left.session_id.toLowerCase(), right.session_id.toLowerCase()),
         );
-        for (const event of events)
-          writer.line({ type: 'ledger.event', event: exportedEvent(event) });
-        counts.events = events.length;
-      }
-      writer.line({ type: 'export.end', counts });
-    });
+        for (const state of states) {
+          writer.line({ type: 'session', session_id: state.session_id.toLowerCase(), state });
+          counts.sessions++;
+        }
+        // Runs, oldest first.
+        let summaries: { runId: string; startedAt: string; sessionId?: string }[] = [];
+        if (checkedRunIds !== undefined) {
+          for (const runId of selection.run_ids ?? []) {
+            const run = await stores.runs.read(runId);
+            summaries.push({
+              runId,
+              startedAt: String(run.header?.started_at ?? ''),
+              ...(run.header?.session_id === undefined
+                ? {}
+                : { sessionId: String(run.header.session_id) }),
+            });
+          }
+        } else if (all || sessionIsUuid || from !== undefined || to !== undefined) {
+          const listed = await stores.runs.list({
+            ...(sessionIsUuid ? { sessionId: (sessionId as string).toLowerCase() } : {}),
+            ...(from === undefined ? {} : { from }),
+            ...(to === undefined ? {} : { to }),
+          });
+          for (const error of listed.errors)
+            warnings.push(`skipped ${error.location}: ${error.message}`);
+          summaries = listed.runs;
+        }
+        summaries.sort(
+          (left, right) =>
+            compareText(left.startedAt, right.startedAt) || compareText(left.runId, right.runId),
+        );
+        const ledgerSessions = new Set<string>();
+        const exportedRuns: string[] = [];
+        if (sessionId !== undefined)
+          ledgerSessions.add(sessionIsUuid ? sessionId.toLowerCase() : sessionId);
+        for (const [index, summary] of summaries.entries()) {
+          progress.update(index, summaries.length, 'runs');
+          const run = await stores.runs.read(summary.runId);
+          if (run.header === null) {
+            warnings.push(
+              `skipped run ${summary.runId}: it has no readable header (run "episodic doctor")`,
+            );
+            continue;
+          }
+          if (run.errors.length > 0) {
+            skippedDamagedLines += run.errors.length;
+            warnings.push(
+              `run ${summary.runId}: ${run.errors.length} damaged line${run.errors.length === 1 ? '' : 's'} left out (run "episodic doctor")`,
+            );
+          }
+          for (const record of run.records)
+            writer.line({ type: 'run.record', run_id: summary.runId, record });
+          counts.runs++;
+          counts.records += run.records.length;
+          exportedRuns.push(summary.runId);
+          ledgerSessions.add(summary.runId);
+          if (summary.sessionId !== undefined) ledgerSessions.add(summary.sessionId);
+        }
+        // Ledger events of the exported sessions (and runs), in each session's order.
+        if (ledgerSelector !== undefined) {
+          const byId = new Map<string, LedgerEvent>();
+          const sessions = all ? [undefined] : [...ledgerSessions].sort();
+          for (const session of sessions) {
+            for (const event of await readLedger(stores.ledger, ledgerSelector, session))
+              byId.set(event.event_id, event);
+          }
+          const events = [...byId.values()].sort(
+            (left, right) =>
+              compareText(left.scope, right.scope) ||
+              compareText(left.session_id, right.session_id) ||
+              left.position - right.position,
+          );
+          for (const event of events)
+            writer.line({ type: 'ledger.event', event: exportedEvent(event) });
+          counts.events = events.length;
+          // What was learned from them: metadata first, so an importer sets it before the
+          // artifacts whose effective metadata it makes up.
+          const learning = await collectLearning(stores.artifacts, ledgerSelector, {
+            all,
+            runIds: new Set(exportedRuns),
+            sessionIds: new Set(states.map((state) => state.session_id.toLowerCase())),
+            eventIds: new Set(events.map((event) => event.event_id)),
+          });
+          for (const { episode, metadata } of learning.metadata)
+            writer.line({ type: 'episode.metadata', episode, metadata });
+          for (const artifact of learning.artifacts) writer.line({ type: 'artifact', artifact });
+          counts.episode_metadata = learning.metadata.length;
+          counts.artifacts = learning.artifacts.length;
+        }
+        writer.line({ type: 'export.end', counts });
+      },
+      { readOnly: true },
+    );
     written = writer.commit();
   } catch (error) {
     writer.abort();
@@ -266,9 +305,9 @@ export const exportCommand: CommandHandler = async (context) => {
     skipped_damaged_lines: skippedDamagedLines,
     warnings,
   };
-  const summary = `${counts.sessions} session${counts.sessions === 1 ? '' : 's'}, ${counts.runs} run${counts.runs === 1 ? '' : 's'} (${counts.records} records), ${counts.events} ledger event${counts.events === 1 ? '' : 's'}`;
+  const summary = describeCounts(counts);
   if (!globals.quiet) {
-    const styles = createStyles(globals.color);
+    const styles = createStyles(globals.color, globals.width);
     for (const warning of warnings)
       context.io.stderr(`${styles.yellow('warning:')} ${sanitizeForTerminal(warning)}\n`);
   }
@@ -281,7 +320,7 @@ export const exportCommand: CommandHandler = async (context) => {
     receipt,
     render: (write) => {
       if (globals.quiet) return;
-      const styles = createStyles(globals.color);
+      const styles = createStyles(globals.color, globals.width);
       write(
         `${styles.green('Exported')} ${summary} to ${sanitizeForTerminal(resolve(output))} (${written.bytes} bytes, sha256 ${written.sha256.slice(0, 16)}…).\n`,
       );
@@ -290,6 +329,7 @@ export const exportCommand: CommandHandler = async (context) => {
 };
 
 interface ImportPlan {
+  learning: LearningPlan;
   sessions: { state: SessionState; exists: boolean }[];
   runs: { run: ExportedRun; from: number }[];
   events: ExportedLedgerEvent[];
@@ -301,13 +341,16 @@ async function planImport(
   stores: EpisodicStores,
   parsed: Awaited<ReturnType<typeof readExport>>,
 ): Promise<ImportPlan> {
+  const conflicts: string[] = [];
   const plan: ImportPlan = {
+    learning: { artifacts: [], metadata: [], skippedArtifacts: 0, skippedMetadata: 0 },
     sessions: [],
     runs: [],
     events: [],
-    skipped: { sessions: 0, runs: 0, records: 0, events: 0 },
-    conflicts: [],
+    skipped: { ...NO_COUNTS },
+    conflicts,
   };
+  plan.learning = await planLearning(stores.artifacts, parsed.learning, conflicts);
   for (const { state } of parsed.sessions) {
     const stored = await stores.sessions
       .load(state.session_id.toLowerCase())
@@ -407,7 +450,8 @@ export const importCommand: CommandHandler = async (context) => {
   const dryRun = flag(context.options, 'dry-run');
   const parsed = await readExport(await readTextArgument(context, input, 'FILE'));
   const clock = { current: new Date() };
-  const written: ExportCounts = { sessions: 0, runs: 0, records: 0, events: 0 };
+  const written: ExportCounts = { ...NO_COUNTS };
+  const artifactClock = { current: new Date() };
   const progress = createProgress(context, dryRun ? 'import (dry run)' : 'import');
   const plan = await withStores(
     context,
@@ -424,7 +468,9 @@ export const importCommand: CommandHandler = async (context) => {
       const total =
         planned.sessions.length +
         planned.runs.reduce((sum, { run, from }) => sum + run.records.length - from, 0) +
-        planned.events.length;
+        planned.events.length +
+        planned.learning.metadata.length +
+        planned.learning.artifacts.length;
       let done = 0;
       for (const { state } of planned.sessions) {
         await stores.sessions.save(state, { expectedRevision: null });
@@ -453,32 +499,52 @@ export const importCommand: CommandHandler = async (context) => {
         written.events++;
         progress.update(++done, total);
       }
+      await writeLearning(stores.artifacts, planned.learning, artifactClock, () =>
+        progress.update(++done, total),
+      );
+      written.episode_metadata = planned.learning.metadata.length;
+      written.artifacts = planned.learning.artifacts.length;
       return planned;
     },
-    { ...IMPORT_LEDGER_OPTIONS, now: () => clock.current },
+    {
+      ledger: { ...IMPORT_LEDGER_OPTIONS, now: () => clock.current },
+      artifacts: { now: () => artifactClock.current },
+      readOnly: dryRun,
+    },
   ).finally(() => progress.finish());
   const wouldWrite: ExportCounts = {
     sessions: plan.sessions.length,
     runs: plan.runs.length,
     records: plan.runs.reduce((sum, { run, from }) => sum + run.records.length - from, 0),
     events: plan.events.length,
+    artifacts: plan.learning.artifacts.length,
+    episode_metadata: plan.learning.metadata.length,
   };
   const receipt = {
     input: input === '-' ? '-' : resolve(input),
     dry_run: dryRun,
     counts: parsed.counts,
-    written: dryRun ? { sessions: 0, runs: 0, records: 0, events: 0 } : written,
+    written: dryRun ? NO_COUNTS : written,
     ...(dryRun ? { would_write: wouldWrite } : {}),
-    skipped: plan.skipped,
+    skipped: {
+      ...plan.skipped,
+      artifacts: plan.learning.skippedArtifacts,
+      episode_metadata: plan.learning.skippedMetadata,
+    },
   };
   return {
     receipt,
     render: (write) => {
       if (globals.quiet) return;
-      const styles = createStyles(globals.color);
+      const styles = createStyles(globals.color, globals.width);
       const counts = dryRun ? wouldWrite : written;
-      const what = `${counts.sessions} session${counts.sessions === 1 ? '' : 's'}, ${counts.runs} run${counts.runs === 1 ? '' : 's'} (${counts.records} records), ${counts.events} ledger event${counts.events === 1 ? '' : 's'}`;
-      const skipped = plan.skipped.sessions + plan.skipped.runs + plan.skipped.events;
+      const what = describeCounts(counts);
+      const skipped =
+        plan.skipped.sessions +
+        plan.skipped.runs +
+        plan.skipped.events +
+        plan.learning.skippedArtifacts +
+        plan.learning.skippedMetadata;
       write(
         `${dryRun ? styles.yellow('Dry run: would import') : styles.green('Imported')} ${what}${skipped > 0 ? `; ${skipped} object${skipped === 1 ? ' was' : 's were'} already present` : ''}.\n`,
       );

@@ -75,11 +75,13 @@ export const episodesQueryReceiptSchema = successReceiptSchema('episodic.episode
   }),
   count: z.number().int().nonnegative(),
   /** The events, oldest first; `payload` only with `--include-payload`. */
-  items: z.array(ledgerEventSchema),
+  events: z.array(ledgerEventSchema),
   /** Pass as `--after-id` for the next page; null on the last page. */
   next_after_id: z.string().nullable(),
   /** Rows of this page that could not be read (e.g. a payload another tool stored that is not JSON); only when there are any. */
   damaged: z.array(ledgerDamagedRowSchema).optional(),
+  /** For a person: where the query looked when it found nothing, and which scopes hold events. */
+  notes: z.array(z.string()),
 });
 
 /** `episodes replay --json`. */
@@ -90,9 +92,10 @@ export const episodesReplayReceiptSchema = successReceiptSchema('episodic.episod
   limit: z.number().int().min(1).max(500),
   after_id: z.string().nullable(),
   include_payload: z.boolean(),
-  items: z.array(ledgerEventSchema),
+  events: z.array(ledgerEventSchema),
   next_after_id: z.string().nullable(),
   damaged: z.array(ledgerDamagedRowSchema).optional(),
+  notes: z.array(z.string()),
 });
 
 /** `episodes redact --json`. */

@@ -13,7 +13,7 @@ export {
   importCodexReceiptSchema,
   importOpenAIReceiptSchema,
 } from './interop-receipts.js';
-export { patternsSearchReceiptSchema } from './patterns-receipts.js';
+export { patternsSearchReceiptSchema, patternsShowReceiptSchema } from './patterns-receipts.js';
 export type { ErrorReceipt } from './receipt-base.js';
 export {
   errorReceiptSchema,
@@ -37,6 +37,7 @@ export {
   runsTailReceiptSchema,
   runsTailRecordLineSchema,
 } from './runs-receipts.js';
+export { completionReceiptSchema, scopesListReceiptSchema } from './scopes-receipts.js';
 export {
   sessionsFoldReceiptSchema,
   sessionsListReceiptSchema,
@@ -46,6 +47,7 @@ export {
   tasksCompleteReceiptSchema,
   tasksCreateReceiptSchema,
   tasksDeleteReceiptSchema,
+  tasksListReceiptSchema,
   tasksShowReceiptSchema,
   tasksStepReceiptSchema,
   tasksTimelineReceiptSchema,

@@ -1,6 +1,20 @@
 import * as z from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
 
+/** A pattern (or any artifact) as receipts show it; `key` as the scope sees it. */
+const patternShape = z.object({
+  key: z.string(),
+  artifact_kind: z.string(),
+  /** The pattern type (`tool_sequence`, …), or null for other artifacts. */
+  type: z.string().nullable(),
+  content: z.unknown(),
+  /** The task episodes it was learned from (`task:<uuid>`). */
+  episodes: z.array(z.string()),
+  effective_metadata: z.record(z.string(), z.array(z.union([z.string(), z.number(), z.boolean()]))),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
 /** `patterns search --json`. */
 export const patternsSearchReceiptSchema = successReceiptSchema('episodic.patterns.search.v1', {
   /** The scope searched: only patterns learned from its task episodes are returned. */
@@ -17,23 +31,15 @@ export const patternsSearchReceiptSchema = successReceiptSchema('episodic.patter
   }),
   count: z.number().int().nonnegative(),
   /** Matching artifacts in key order. */
-  patterns: z.array(
-    z.object({
-      key: z.string(),
-      artifact_kind: z.string(),
-      /** The pattern type (`tool_sequence`, …), or null for other artifacts. */
-      type: z.string().nullable(),
-      content: z.unknown(),
-      /** The task episodes it was learned from (`task:<uuid>`). */
-      episodes: z.array(z.string()),
-      effective_metadata: z.record(
-        z.string(),
-        z.array(z.union([z.string(), z.number(), z.boolean()])),
-      ),
-      created_at: z.string(),
-      updated_at: z.string(),
-    }),
-  ),
+  patterns: z.array(patternShape),
   /** Pass as `--after-key` for the next page; null when there is none. */
   next_key: z.string().nullable(),
+  /** For a person: where it looked when nothing matched, and which scopes hold some. */
+  notes: z.array(z.string()),
+});
+
+/** `patterns show --json`: one artifact of the scope. */
+export const patternsShowReceiptSchema = successReceiptSchema('episodic.patterns.show.v1', {
+  scope: z.string(),
+  pattern: patternShape,
 });

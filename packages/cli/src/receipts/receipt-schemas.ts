@@ -13,7 +13,7 @@ import {
   importCodexReceiptSchema,
   importOpenAIReceiptSchema,
 } from './interop-receipts.js';
-import { patternsSearchReceiptSchema } from './patterns-receipts.js';
+import { patternsSearchReceiptSchema, patternsShowReceiptSchema } from './patterns-receipts.js';
 import { runsRedactReceiptSchema, sessionsRedactReceiptSchema } from './redaction-receipts.js';
 import {
   runsListReceiptSchema,
@@ -21,6 +21,7 @@ import {
   runsShowReceiptSchema,
   runsTailReceiptSchema,
 } from './runs-receipts.js';
+import { completionReceiptSchema, scopesListReceiptSchema } from './scopes-receipts.js';
 import {
   sessionsFoldReceiptSchema,
   sessionsListReceiptSchema,
@@ -30,6 +31,7 @@ import {
   tasksCompleteReceiptSchema,
   tasksCreateReceiptSchema,
   tasksDeleteReceiptSchema,
+  tasksListReceiptSchema,
   tasksShowReceiptSchema,
   tasksStepReceiptSchema,
   tasksTimelineReceiptSchema,
@@ -52,6 +54,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.sessions.show.v1': sessionsShowReceiptSchema,
   'episodic.sessions.redact.v1': sessionsRedactReceiptSchema,
   'episodic.sessions.fold.v1': sessionsFoldReceiptSchema,
+  'episodic.tasks.list.v1': tasksListReceiptSchema,
   'episodic.tasks.create.v1': tasksCreateReceiptSchema,
   'episodic.tasks.step.v1': tasksStepReceiptSchema,
   'episodic.tasks.complete.v1': tasksCompleteReceiptSchema,
@@ -59,6 +62,8 @@ export const RECEIPT_SCHEMAS = {
   'episodic.tasks.timeline.v1': tasksTimelineReceiptSchema,
   'episodic.tasks.delete.v1': tasksDeleteReceiptSchema,
   'episodic.patterns.search.v1': patternsSearchReceiptSchema,
+  'episodic.patterns.show.v1': patternsShowReceiptSchema,
+  'episodic.scopes.list.v1': scopesListReceiptSchema,
   'episodic.doctor.v1': doctorReceiptSchema,
   /** An Episodic export (`-o FILE`), or traces (`--otel FILE`: `format: "otlp-json"`). */
   'episodic.export.v1': z.union([exportReceiptSchema, exportOtelReceiptSchema]),
@@ -66,6 +71,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.import.claude-code.v1': importClaudeCodeReceiptSchema,
   'episodic.import.codex.v1': importCodexReceiptSchema,
   'episodic.import.openai.v1': importOpenAIReceiptSchema,
+  'episodic.completion.v1': completionReceiptSchema,
 } as const;
 
 /** The kind of a successful receipt. */

@@ -2,6 +2,19 @@ import * as z from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
 
 const storeKind = z.enum(['sqlite', 'fs']);
+/** Why the store is the one read: `--store`, `EPISODIC_STORE`, the home's config, what it holds, or the default. */
+export const storeSourceSchema = z.enum([
+  'option',
+  'environment',
+  'home-config',
+  'detected',
+  'default',
+]);
+/**
+ * Where a run stands: the `run.end` outcome (`completed`, `cancelled`, `error`, or a newer value),
+ * else the last `run.status`, `error` after a final `run.error`, or `unfinished` (no end yet).
+ */
+const runStatus = z.string().min(1);
 /** A run record as stored (seed 001): unknown fields and custom types are kept. */
 const runRecord = z.looseObject({ type: z.string().min(1) });
 /** A damaged line of a run. */
@@ -16,6 +29,7 @@ export const runDamageSchema = z.object({
 /** `runs list --json`. */
 export const runsListReceiptSchema = successReceiptSchema('episodic.runs.list.v1', {
   store: storeKind,
+  store_source: storeSourceSchema,
   filters: z.object({
     session_id: z.string().nullable(),
     from: z.string().nullable(),
@@ -29,6 +43,9 @@ export const runsListReceiptSchema = successReceiptSchema('episodic.runs.list.v1
       run_id: z.string(),
       session_id: z.string().nullable(),
       started_at: z.string(),
+      status: runStatus,
+      /** The `run.end` time; null while unfinished. */
+      ended_at: z.string().nullable(),
       schema_version: z.number().int(),
       best_effort: z.boolean(),
       model: z.looseObject({}).nullable(),
@@ -38,12 +55,16 @@ export const runsListReceiptSchema = successReceiptSchema('episodic.runs.list.v1
   errors: z.array(
     z.object({ run_id: z.string().optional(), location: z.string(), message: z.string() }),
   ),
+  /** For a person: where it looked when it found nothing, and what the other store holds. */
+  notes: z.array(z.string()),
 });
 
 /** `runs show --json`. */
 export const runsShowReceiptSchema = successReceiptSchema('episodic.runs.show.v1', {
   store: storeKind,
   run_id: z.string(),
+  status: runStatus,
+  ended_at: z.string().nullable(),
   header: z.looseObject({ type: z.literal('header') }).nullable(),
   /** True when a `run.end` record was read. */
   ended: z.boolean(),
@@ -64,7 +85,7 @@ export const runsReplayReceiptSchema = successReceiptSchema('episodic.runs.repla
   events: z.array(
     z.looseObject({
       kind: z.enum(['user_message', 'agent_event']),
-      runId: z.string(),
+      run_id: z.string(),
       seq: z.number().int(),
       ts: z.string(),
     }),

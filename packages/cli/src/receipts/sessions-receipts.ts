@@ -1,12 +1,14 @@
 import { sessionStateSchema } from '@episodic/core';
 import * as z from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
+import { storeSourceSchema } from './runs-receipts.js';
 
 const storeKind = z.enum(['sqlite', 'fs']);
 
 /** `sessions list --json`. */
 export const sessionsListReceiptSchema = successReceiptSchema('episodic.sessions.list.v1', {
   store: storeKind,
+  store_source: storeSourceSchema,
   count: z.number().int().nonnegative(),
   /** How many sessions there are in all (`count` is smaller with `--limit`). */
   total: z.number().int().nonnegative(),
@@ -27,6 +29,8 @@ export const sessionsListReceiptSchema = successReceiptSchema('episodic.sessions
       last_user_message: z.string().nullable(),
     }),
   ),
+  /** For a person: where it looked when it found nothing, and what the other store holds. */
+  notes: z.array(z.string()),
 });
 
 /** `sessions fold --json`: the deltas folded into a new base. */

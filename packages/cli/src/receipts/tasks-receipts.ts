@@ -45,3 +45,35 @@ export const tasksDeleteReceiptSchema = successReceiptSchema('episodic.tasks.del
   /** Artifacts that lost this task's association but remain. */
   updated_artifacts: z.array(z.string()),
 });
+
+/** `tasks list --json`: the scope's task episodes, newest first. */
+export const tasksListReceiptSchema = successReceiptSchema('episodic.tasks.list.v1', {
+  scope,
+  store: z.enum(['sqlite', 'fs']),
+  filters: z.object({
+    outcomes: z.array(z.string()),
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    session_id: z.string().nullable(),
+    limit: z.number().int().positive(),
+  }),
+  count: z.number().int().nonnegative(),
+  tasks: z.array(
+    z.object({
+      episode_id: z.string(),
+      task_description: z.string(),
+      task_type: z.string(),
+      domain: z.string(),
+      session_id: z.string().nullable(),
+      start_time: z.string(),
+      end_time: z.string().nullable(),
+      steps: z.number().int().nonnegative(),
+      /** `success`, `partial_success` or `failure`; null while open. */
+      outcome: z.string().nullable(),
+      reward_score: z.number().nullable(),
+      patterns: z.number().int().nonnegative(),
+    }),
+  ),
+  /** For a person: where it looked when it found nothing, and what else the home holds. */
+  notes: z.array(z.string()),
+});

@@ -6,6 +6,10 @@ const counts = z.object({
   runs: z.number().int().nonnegative(),
   records: z.number().int().nonnegative(),
   events: z.number().int().nonnegative(),
+  /** Learned artifacts (patterns, reflections, checkpoint summaries) with their associations. */
+  artifacts: z.number().int().nonnegative(),
+  /** Episodes whose metadata was exported (the source of artifacts' effective metadata). */
+  episode_metadata: z.number().int().nonnegative(),
 });
 
 /** Which runs an export selected (the command line, normalized). */

@@ -1,4 +1,8 @@
 import {
+  artifactContentSchema,
+  artifactKeySchema,
+  artifactKindSchema,
+  episodeRefSchema,
   LEDGER_EVENT_TYPES,
   ledgerEventIdSchema,
   ledgerIdentifierSchema,
@@ -9,8 +13,12 @@ import {
 } from '@episodic/core';
 import * as z from 'zod';
 
-/** The format name written in every export's first line. */
-export const EXPORT_FORMAT = 'episodic.export.v1';
+/**
+ * The format name written in every export's first line. v2 added learned artifacts (patterns,
+ * reflections, checkpoint summaries) and episode metadata; v1 files still import.
+ */
+export const EXPORT_FORMAT = 'episodic.export.v2';
+const READABLE_FORMATS = ['episodic.export.v1', EXPORT_FORMAT] as const;
 
 /** What an export holds (the command line that made it, normalized). */
 export const exportSelectionSchema = z.strictObject({
@@ -27,7 +35,7 @@ export type ExportSelection = z.infer<typeof exportSelectionSchema>;
 /** The first line. */
 export const exportHeaderLineSchema = z.strictObject({
   type: z.literal('export.header'),
-  format: z.literal(EXPORT_FORMAT),
+  format: z.enum(READABLE_FORMATS),
   selection: exportSelectionSchema,
 });
 
@@ -74,12 +82,43 @@ export const ledgerEventLineSchema = z.strictObject({
   event: exportedLedgerEventSchema,
 });
 
-/** How many objects of each kind an export holds. */
+/**
+ * An artifact (a pattern, a reflection, a checkpoint summary) with its associations, as stored:
+ * `key` keeps its scope prefix (`scope=<scope>@…`), `episodes` their association order.
+ */
+export const exportedArtifactSchema = z.strictObject({
+  key: artifactKeySchema,
+  kind: artifactKindSchema,
+  content: artifactContentSchema,
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+  episodes: z.array(episodeRefSchema).min(1),
+});
+export type ExportedArtifact = z.infer<typeof exportedArtifactSchema>;
+
+/** An artifact, after the ledger events. */
+export const artifactLineSchema = z.strictObject({
+  type: z.literal('artifact'),
+  artifact: exportedArtifactSchema,
+});
+
+/** The metadata of an episode (a task episode, a session episode, a ledger event). */
+export const episodeMetadataLineSchema = z.strictObject({
+  type: z.literal('episode.metadata'),
+  episode: episodeRefSchema,
+  metadata: metadataSchema,
+});
+
+const count = z.number().int().nonnegative();
+
+/** How many objects of each kind an export holds (v1 files have no artifacts or metadata). */
 export const exportCountsSchema = z.strictObject({
-  sessions: z.number().int().nonnegative(),
-  runs: z.number().int().nonnegative(),
-  records: z.number().int().nonnegative(),
-  events: z.number().int().nonnegative(),
+  sessions: count,
+  runs: count,
+  records: count,
+  events: count,
+  artifacts: count.default(0),
+  episode_metadata: count.default(0),
 });
 export type ExportCounts = z.infer<typeof exportCountsSchema>;
 
@@ -94,14 +133,13 @@ export const exportBodyLineSchema = z.discriminatedUnion('type', [
   sessionLineSchema,
   runRecordLineSchema,
   ledgerEventLineSchema,
+  episodeMetadataLineSchema,
+  artifactLineSchema,
   exportEndLineSchema,
 ]);
 
 /** Any line of an export file: the header, then body lines, then `export.end`. */
 export const exportLineSchema = z.discriminatedUnion('type', [
   exportHeaderLineSchema,
-  sessionLineSchema,
-  runRecordLineSchema,
-  ledgerEventLineSchema,
-  exportEndLineSchema,
+  ...exportBodyLineSchema.options,
 ]);

@@ -8,6 +8,7 @@ import {
   type SessionState,
   safeJsonParse,
 } from '@episodic/core';
+import type { ExportedLearning } from './artifact-transfer.js';
 import {
   type ExportCounts,
   type ExportedLedgerEvent,
@@ -30,6 +31,8 @@ export interface ParsedExport {
   readonly sessions: ReadonlyArray<{ state: SessionState; line: number }>;
   readonly runs: readonly ExportedRun[];
   readonly events: ReadonlyArray<{ event: ExportedLedgerEvent; line: number }>;
+  /** Artifacts and episode metadata (exports since `episodic.export.v2`). */
+  readonly learning: ExportedLearning;
   readonly counts: ExportCounts;
 }
 
@@ -86,12 +89,15 @@ export async function readExport(text: string): Promise<ParsedExport> {
   if (!header.success) {
     throw invalid(
       1,
-      'not an Episodic export header ({"type":"export.header","format":"episodic.export.v1",…})',
+      'not an Episodic export header ({"type":"export.header","format":"episodic.export.v2",…})',
     );
   }
   const sessions: { state: SessionState; line: number }[] = [];
   const runs: ExportedRun[] = [];
   const events: { event: ExportedLedgerEvent; line: number }[] = [];
+  const learning: ExportedLearning = { artifacts: [], metadata: [] };
+  const seenArtifacts = new Set<string>();
+  const seenMetadata = new Set<string>();
   const seenSessions = new Set<string>();
   const seenRuns = new Set<string>();
   const seenEvents = new Set<string>();
@@ -150,6 +156,20 @@ export async function readExport(text: string): Promise<ParsedExport> {
         events.push({ event: value.event, line });
         break;
       }
+      case 'episode.metadata': {
+        if (seenMetadata.has(value.episode))
+          throw invalid(line, `the metadata of episode ${value.episode} appears twice`);
+        seenMetadata.add(value.episode);
+        learning.metadata.push({ episode: value.episode, metadata: value.metadata });
+        break;
+      }
+      case 'artifact': {
+        if (seenArtifacts.has(value.artifact.key))
+          throw invalid(line, `artifact ${value.artifact.key} appears twice`);
+        seenArtifacts.add(value.artifact.key);
+        learning.artifacts.push(value.artifact);
+        break;
+      }
       case 'export.end':
         counts = value.counts;
         break;
@@ -163,7 +183,14 @@ export async function readExport(text: string): Promise<ParsedExport> {
     );
   }
   const records = runs.reduce((sum, run) => sum + run.records.length, 0);
-  const found = { sessions: sessions.length, runs: runs.length, records, events: events.length };
+  const found = {
+    sessions: sessions.length,
+    runs: runs.length,
+    records,
+    events: events.length,
+    artifacts: learning.artifacts.length,
+    episode_metadata: learning.metadata.length,
+  };
   if (JSON.stringify(found) !== JSON.stringify(counts)) {
     throw invalid(
       lines.length,
@@ -182,5 +209,5 @@ export async function readExport(text: string): Promise<ParsedExport> {
       );
     }
   }
-  return { selection: header.data.selection, sessions, runs, events, counts };
+  return { selection: header.data.selection, sessions, runs, events, learning, counts };
 }

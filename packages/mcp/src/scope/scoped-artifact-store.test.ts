@@ -2,7 +2,11 @@ import { createMemoryArtifactStore } from '@episodic/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bindScope, DEFAULT_SCOPE } from './bound-scope.js';
-import { artifactKeyPrefix, createScopedArtifactStore } from './scoped-artifact-store.js';
+import {
+  artifactKeyPrefix,
+  createScopedArtifactStore,
+  scopeOfArtifactKey,
+} from './scoped-artifact-store.js';
 
 const TASK = 'task:6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
 
@@ -95,6 +99,25 @@ describe('scoped artifact store', () => {
           const prefixB = artifactKeyPrefix(b);
           if (prefixA === '' || prefixB === '') return;
           expect(prefixA.startsWith(prefixB) || prefixB.startsWith(prefixA)).toBe(false);
+        },
+      ),
+    );
+  });
+
+  it('reads the scope and local key back from every stored key (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 40 }),
+        fc.string({ minLength: 1, maxLength: 60 }),
+        (name, key) => {
+          let scope: string;
+          try {
+            scope = bindScope(name);
+          } catch {
+            return;
+          }
+          if (scope === 'default' && key.startsWith('scope=')) return;
+          expect(scopeOfArtifactKey(`${artifactKeyPrefix(scope)}${key}`)).toEqual({ scope, key });
         },
       ),
     );

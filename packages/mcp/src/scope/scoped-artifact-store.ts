@@ -26,6 +26,23 @@ export function artifactKeyPrefix(scope: string): string {
 }
 
 /**
+ * The scope a stored artifact key belongs to, and the key as that scope sees it: `scope=<s>@<key>`
+ * belongs to `<s>`, any other key to the default scope.
+ */
+export function scopeOfArtifactKey(storedKey: string): { scope: string; key: string } {
+  if (storedKey.startsWith(SCOPED_KEY_MARKER)) {
+    const end = storedKey.indexOf('@', SCOPED_KEY_MARKER.length);
+    if (end > SCOPED_KEY_MARKER.length) {
+      return {
+        scope: storedKey.slice(SCOPED_KEY_MARKER.length, end),
+        key: storedKey.slice(end + 1),
+      };
+    }
+  }
+  return { scope: DEFAULT_SCOPE, key: storedKey };
+}
+
+/**
  * A key after every scoped key: normalized scopes are at most 128 characters of `[a-z0-9._:/-]`,
  * all at or below `z`, and each is followed by `@`, which sorts below `z`.
  */

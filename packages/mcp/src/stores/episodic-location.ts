@@ -1,11 +1,26 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { EpisodicError, type LedgerOptions, parseInput, type RunDurability } from '@episodic/core';
+import {
+  type ArtifactStoreOptions,
+  EpisodicError,
+  type LedgerOptions,
+  parseInput,
+  type RunDurability,
+} from '@episodic/core';
 import { resolveEpisodicHome } from '@episodic/store-fs';
 import * as z from 'zod';
+import { detectRunStore } from './detect-run-store.js';
+import { writeHomeConfig } from './home-config.js';
 
 /** Where runs and sessions live: in the SQLite file (default) or as store-fs files under the home. */
 export type EpisodicRunStoreKind = 'sqlite' | 'fs';
+
+/**
+ * Why a location's run store is what it is: the `store` option, `EPISODIC_STORE`, the home's config
+ * (`episodic-home.json`, written when the home was created), what the home holds (`detected`), or
+ * the default (`sqlite`, for a home that holds no runs or sessions yet).
+ */
+export type EpisodicStoreSource = 'option' | 'environment' | 'home-config' | 'detected' | 'default';
 
 /** The environment variables `openEpisodicStores` reads. */
 export type EpisodicStoresEnv = Readonly<Record<string, string | undefined>>;
@@ -27,7 +42,8 @@ export interface OpenEpisodicStoresOptions {
   /**
    * Where runs and sessions live: `sqlite` (in the database file) or `fs` (store-fs run files and
    * snapshots under the home: `sessions/YYYY/MM/DD/<run_id>.jsonl`, `sessions/state/`).
-   * @default `EPISODIC_STORE`, else `sqlite`
+   * @default `EPISODIC_STORE`, else the home's config, else what the home holds (run files and no
+   * runs in the database: `fs`), else `sqlite`
    */
   store?: EpisodicRunStoreKind | undefined;
   /**
@@ -47,6 +63,14 @@ export interface OpenEpisodicStoresOptions {
   synchronous?: 'NORMAL' | 'FULL' | undefined;
   /** Ledger rules (clock, caps, content guards, retention). @default core's defaults */
   ledger?: LedgerOptions | undefined;
+  /** Artifact store options: the clock that stamps `createdAt` / `updatedAt`. @default core's defaults */
+  artifacts?: ArtifactStoreOptions | undefined;
+  /**
+   * Open for reading only: nothing is created or changed (no home, no database, no migration, no
+   * file left behind). A home or database that does not exist reads as empty; writes fail.
+   * @default false
+   */
+  readOnly?: boolean | undefined;
 }
 
 /** Where `openEpisodicStores` keeps everything, with every default resolved. */
@@ -59,6 +83,8 @@ export interface EpisodicLocation {
   store: EpisodicRunStoreKind;
   /** The database file for `sqlite`, the home directory for `fs`. */
   runs: string;
+  /** Why `store` is what it is. */
+  storeSource: EpisodicStoreSource;
 }
 
 const optionsSchema = z
@@ -76,6 +102,8 @@ const optionsSchema = z
     durability: z.enum(['none', 'run', 'always']).optional(),
     synchronous: z.enum(['NORMAL', 'FULL']).optional(),
     ledger: z.record(z.string(), z.unknown()).optional(),
+    artifacts: z.record(z.string(), z.unknown()).optional(),
+    readOnly: z.boolean().optional(),
   })
   .optional();
 
@@ -90,10 +118,12 @@ function invalidSetting(field: string, value: string, fix: string): EpisodicErro
 }
 
 /**
- * Resolves where the stores live without opening anything: the home (`home`, else `EPISODIC_HOME`,
- * else `~/.episodic`), the database (`db`, else `EPISODIC_DB`, else `<home>/episodic.db`) and the
- * run store kind (`store`, else `EPISODIC_STORE`, else `sqlite`). Bad values are a
- * `VALIDATION_ERROR` naming the option or variable and the fix.
+ * Resolves where the stores live: the home (`home`, else `EPISODIC_HOME`, else `~/.episodic`), the
+ * database (`db`, else `EPISODIC_DB`, else `<home>/episodic.db`) and the run store kind (`store`,
+ * else `EPISODIC_STORE`, else the home's config, else what the home holds, else `sqlite`; see
+ * `detectRunStore`). It creates and changes nothing: at most it reads the config, lists the run
+ * files and, for a home with run files but no config, asks the database whether it holds runs.
+ * Bad values are a `VALIDATION_ERROR` naming the option or variable and the fix.
  */
 export function resolveEpisodicLocation(options?: OpenEpisodicStoresOptions): EpisodicLocation {
   const checked = parseInput(optionsSchema, options, 'Episodic store options') ?? {};
@@ -105,13 +135,13 @@ export function resolveEpisodicLocation(options?: OpenEpisodicStoresOptions): Ep
 
   const storeField = checked.store === undefined ? 'EPISODIC_STORE' : 'store';
   const storeValue = checked.store ?? env.EPISODIC_STORE;
-  let store: EpisodicRunStoreKind = 'sqlite';
+  let explicit: EpisodicRunStoreKind | undefined;
   if (storeValue !== undefined && storeValue !== '') {
     const normalized = storeValue.trim().toLowerCase();
     if (!STORE_KINDS.includes(normalized as EpisodicRunStoreKind)) {
-      throw invalidSetting(storeField, storeValue, 'use "sqlite" (the default) or "fs"');
+      throw invalidSetting(storeField, storeValue, 'use "sqlite" or "fs"');
     }
-    store = normalized as EpisodicRunStoreKind;
+    explicit = normalized as EpisodicRunStoreKind;
   }
 
   const dbField = checked.db === undefined ? 'EPISODIC_DB' : 'db';
@@ -128,14 +158,35 @@ export function resolveEpisodicLocation(options?: OpenEpisodicStoresOptions): Ep
           ? resolve(dbValue)
           : resolve(process.cwd(), dbValue);
   }
-  return { home, database, store, runs: store === 'sqlite' ? database : home };
+  const { store, source } =
+    explicit === undefined
+      ? detectRunStore(home, database)
+      : { store: explicit, source: storeField === 'store' ? 'option' : 'environment' };
+  return {
+    home,
+    database,
+    store,
+    runs: store === 'sqlite' ? database : home,
+    storeSource: source as EpisodicStoreSource,
+  };
+}
+
+/** Whether `path` is missing or an empty directory: a home about to be created. */
+function isNewHome(path: string): boolean {
+  try {
+    return readdirSync(path).length === 0;
+  } catch {
+    return !existsSync(path);
+  }
 }
 
 /**
  * Creates the Episodic home (mode 0700) and the database's directory, or throws `STORAGE_ERROR`
- * saying which path failed and how to choose another.
+ * saying which path failed and how to choose another. A home created here (missing or empty) gets
+ * its config, which records where it keeps runs and sessions.
  */
 export function createEpisodicHome(location: EpisodicLocation): void {
+  const created = isNewHome(location.home);
   try {
     mkdirSync(location.home, { recursive: true, mode: 0o700 });
     if (location.database !== ':memory:')
@@ -148,4 +199,5 @@ export function createEpisodicHome(location: EpisodicLocation): void {
       cause: error,
     });
   }
+  if (created) writeHomeConfig(location.home, location.store, new Date());
 }

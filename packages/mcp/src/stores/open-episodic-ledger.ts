@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createLedger, type Ledger } from '@episodic/core';
 import {
   createSqliteLedgerAdapter,
@@ -17,7 +18,10 @@ export interface EpisodicLedger {
   readonly ledger: Ledger;
   /** Where everything is. */
   readonly location: EpisodicLocation;
-  /** The native better-sqlite3 connection. */
+  /**
+   * The native better-sqlite3 connection (with `readOnly` on a home without a database, an empty
+   * in-memory one).
+   */
   readonly database: SqliteStore['database'];
   /** Closes the connection. Idempotent. */
   close(): Promise<void>;
@@ -28,7 +32,8 @@ export interface EpisodicLedger {
  * migrations and ledger rules as `openEpisodicStores`, without the run, session and artifact
  * stores. A command that reads or writes ledger events and nothing else loads and builds less this
  * way (the CLI's `episodes query` starts faster); the ledger behaves exactly as the one
- * `openEpisodicStores` returns.
+ * `openEpisodicStores` returns. With `readOnly`, nothing is created or changed (a missing database
+ * reads as empty).
  *
  * ```ts
  * const { ledger, close } = openEpisodicLedger({ home: '/tmp/demo' });
@@ -39,11 +44,13 @@ export interface EpisodicLedger {
 export function openEpisodicLedger(options?: OpenEpisodicStoresOptions): EpisodicLedger {
   const location = resolveEpisodicLocation(options);
   const checked = options ?? {};
-  createEpisodicHome(location);
-  const database = openSqliteDatabase(
-    location.database,
-    checked.synchronous === undefined ? {} : { synchronous: checked.synchronous },
-  );
+  const readOnly = checked.readOnly === true;
+  if (!readOnly) createEpisodicHome(location);
+  const missing = location.database !== ':memory:' && !existsSync(location.database);
+  const database = openSqliteDatabase(readOnly && missing ? ':memory:' : location.database, {
+    ...(checked.synchronous === undefined ? {} : { synchronous: checked.synchronous }),
+    ...(readOnly && !missing ? { readOnly: true } : {}),
+  });
   let ledger: Ledger;
   try {
     ledger = createLedger(createSqliteLedgerAdapter(database), checked.ledger);

@@ -35,16 +35,24 @@ describe('resolveEpisodicLocation', () => {
       database: '/srv/episodic/episodic.db',
       store: 'sqlite',
       runs: '/srv/episodic/episodic.db',
+      storeSource: 'default',
     });
     expect(resolveEpisodicLocation({ env })).toEqual({
       home: '/srv/episodic',
       database: '/data/e.db',
       store: 'fs',
       runs: '/srv/episodic',
+      storeSource: 'environment',
     });
     expect(
       resolveEpisodicLocation({ env, home: '/other', db: '/x/y.db', store: 'sqlite' }),
-    ).toEqual({ home: '/other', database: '/x/y.db', store: 'sqlite', runs: '/x/y.db' });
+    ).toEqual({
+      home: '/other',
+      database: '/x/y.db',
+      store: 'sqlite',
+      runs: '/x/y.db',
+      storeSource: 'option',
+    });
     expect(resolveEpisodicLocation({ env: {}, home: '/h', db: ':memory:' }).database).toBe(
       ':memory:',
     );
@@ -130,7 +138,13 @@ describe('openEpisodicStores', () => {
       env: { EPISODIC_HOME: home, EPISODIC_STORE: 'fs', EPISODIC_DB: database },
     });
     try {
-      expect(stores.location).toEqual({ home, database, store: 'fs', runs: home });
+      expect(stores.location).toEqual({
+        home,
+        database,
+        store: 'fs',
+        runs: home,
+        storeSource: 'environment',
+      });
       await stores.runs.append(RUN_ID, [header(RUN_ID)]);
       expect(existsSync(join(home, 'sessions', '2026', '01', '21', `${RUN_ID}.jsonl`))).toBe(true);
       expect(existsSync(database)).toBe(true);
@@ -163,7 +177,10 @@ describe('openEpisodicLedger', () => {
   it('opens the same ledger as openEpisodicStores, with its rules, and nothing else', async () => {
     const home = temporaryDirectory();
     const alone = openEpisodicLedger({ home, env: {}, ledger: { caps: { summaryBytes: 64 } } });
-    expect(alone.location).toEqual(resolveEpisodicLocation({ home, env: {} }));
+    expect(alone.location).toEqual({
+      ...resolveEpisodicLocation({ home, env: {} }),
+      storeSource: 'default',
+    });
     expect(statSync(home).mode & 0o777).toBe(0o700);
     const { event: first } = await alone.ledger.append(event);
     const error = await alone.ledger

@@ -1,5 +1,5 @@
+import { existsSync } from 'node:fs';
 import type { ArtifactStore, Ledger, RunStore, SessionStore } from '@episodic/core';
-import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore, type SqliteStore } from '@episodic/store-sqlite';
 import {
   createEpisodicHome,
@@ -7,6 +7,7 @@ import {
   type OpenEpisodicStoresOptions,
   resolveEpisodicLocation,
 } from './episodic-location.js';
+import { openRunFiles } from './open-run-files.js';
 
 /** The stores under the Episodic home, opened together. */
 export interface EpisodicStores {
@@ -20,16 +21,39 @@ export interface EpisodicStores {
   readonly artifacts: ArtifactStore;
   /** Where everything is. */
   readonly location: EpisodicLocation;
-  /** The SQLite store, with its native connection (for backups, `integrity_check`, doctor tools). */
+  /**
+   * The SQLite store, with its native connection (for backups, `integrity_check`, doctor tools).
+   * Opened with `readOnly` on a home without a database, it is an empty in-memory database.
+   */
   readonly sqlite: SqliteStore;
   /** Closes every store: pending run appends are finished first. Idempotent. */
   close(): Promise<void>;
 }
 
 /**
+ * Opens the SQLite store of a location: read-only (an empty in-memory database when there is no
+ * file yet, so nothing is created), or for writing (created and migrated when missing).
+ */
+export function openSqliteOf(
+  location: EpisodicLocation,
+  options: OpenEpisodicStoresOptions,
+): SqliteStore {
+  const readOnly = options.readOnly === true;
+  const missing = location.database !== ':memory:' && !existsSync(location.database);
+  return createSqliteStore({
+    filename: readOnly && missing ? ':memory:' : location.database,
+    ...(readOnly && !missing ? { readOnly: true } : {}),
+    ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
+    ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
+    ...(options.artifacts === undefined ? {} : { artifacts: options.artifacts }),
+  });
+}
+
+/**
  * Opens the stores under the Episodic home, as the `episodic` CLI and the `episodic-mcp` server do:
- * the ledger and the artifacts in the SQLite file, runs and sessions in that file too (default) or
- * as store-fs files under the home (`store: 'fs'` / `EPISODIC_STORE=fs`).
+ * the ledger and the artifacts in the SQLite file, runs and sessions in that file too or as
+ * store-fs files under the home (`store: 'fs'`; by default, where the home keeps them: see
+ * `resolveEpisodicLocation`). With `readOnly`, nothing is created or changed.
  *
  * ```ts
  * const stores = await openEpisodicStores({ home: '/tmp/demo' });
@@ -42,24 +66,17 @@ export async function openEpisodicStores(
 ): Promise<EpisodicStores> {
   const location = resolveEpisodicLocation(options);
   const checked = options ?? {};
-  createEpisodicHome(location);
-  const sqlite = createSqliteStore({
-    filename: location.database,
-    ...(checked.synchronous === undefined ? {} : { synchronous: checked.synchronous }),
-    ...(checked.ledger === undefined ? {} : { ledger: checked.ledger }),
-  });
+  if (checked.readOnly !== true) createEpisodicHome(location);
+  const sqlite = openSqliteOf(location, checked);
   let runs = sqlite.runs;
   let sessions = sqlite.sessions;
   let closeFs: (() => Promise<void>) | undefined;
   if (location.store === 'fs') {
     try {
-      const fs = createFsStore({
-        root: location.home,
-        ...(checked.durability === undefined ? {} : { durability: checked.durability }),
-      });
-      runs = fs.runs;
-      sessions = fs.sessions;
-      closeFs = () => fs.close();
+      const files = openRunFiles(location, checked);
+      runs = files.runs;
+      sessions = files.sessions;
+      closeFs = files.close;
     } catch (error) {
       await sqlite.close();
       throw error;

@@ -1,0 +1,97 @@
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { EpisodicError, safeJsonParse } from '@episodic/core';
+import * as z from 'zod';
+import { VERSION } from '../version.js';
+
+/** The file in an Episodic home that says how the home was created. */
+export const HOME_CONFIG_FILE = 'episodic-home.json';
+
+/** The format name in every home config. */
+const HOME_CONFIG_FORMAT = 'episodic.home.v1';
+
+/**
+ * What an Episodic home records about itself (`<home>/episodic-home.json`), written once when the
+ * CLI or the MCP server creates the home. Unknown fields are kept, so a newer version can add some.
+ */
+export interface EpisodicHomeConfig {
+  /** Always `episodic.home.v1`. */
+  readonly format: typeof HOME_CONFIG_FORMAT;
+  /** Where this home keeps runs and sessions: `sqlite` (the database) or `fs` (run files). */
+  readonly store: 'sqlite' | 'fs';
+  /** When the home was created (ISO 8601). */
+  readonly created_at?: string;
+  /** What created it, e.g. `@episodic/mcp 0.1.0`. */
+  readonly created_by?: string;
+}
+
+export const homeConfigSchema = z.looseObject({
+  format: z.literal(HOME_CONFIG_FORMAT),
+  store: z.enum(['sqlite', 'fs']),
+  created_at: z.string().optional(),
+  created_by: z.string().optional(),
+});
+
+/**
+ * The home's config, or null when it has none (a home created before the config existed, or by a
+ * program that writes run files itself). A config that cannot be read is `CORRUPT_DATA` naming the
+ * file and the fix; nothing is changed.
+ */
+export function readHomeConfig(home: string): EpisodicHomeConfig | null {
+  const path = join(home, HOME_CONFIG_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw new EpisodicError({
+      code: 'STORAGE_ERROR',
+      message: `Could not read ${path}: ${(error as Error).message}. Check its permissions.`,
+      details: { path },
+      cause: error,
+    });
+  }
+  const parsed = safeJsonParse(text);
+  const checked = parsed.success ? homeConfigSchema.safeParse(parsed.value) : undefined;
+  if (checked?.success !== true) {
+    throw new EpisodicError({
+      code: 'CORRUPT_DATA',
+      message: `${path} is not a valid Episodic home config (expected {"format":"${HOME_CONFIG_FORMAT}","store":"sqlite"|"fs"}). Fix it, or delete it and pass --store sqlite|fs (EPISODIC_STORE) to say where runs and sessions live; nothing was changed.`,
+      details: { path },
+    });
+  }
+  return checked.data as EpisodicHomeConfig;
+}
+
+/**
+ * Writes the config of a home that was just created (temp file, fsync, rename, so a reader never
+ * sees half of it). Existing homes are never given one afterwards: what they hold decides.
+ */
+export function writeHomeConfig(home: string, store: 'sqlite' | 'fs', now: Date): void {
+  const config: EpisodicHomeConfig = {
+    format: HOME_CONFIG_FORMAT,
+    store,
+    created_at: now.toISOString(),
+    created_by: `@episodic/mcp ${VERSION}`,
+  };
+  const path = join(home, HOME_CONFIG_FILE);
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    const fd = openSync(temporary, 'w', 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify(config, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    throw new EpisodicError({
+      code: 'STORAGE_ERROR',
+      message: `Could not write ${path}: ${(error as Error).message}. Check the home's permissions.`,
+      details: { path },
+      cause: error,
+    });
+  }
+}
