@@ -5,14 +5,18 @@ import { ledgerGcModule } from './ledger-gc.js';
 import { ledgerInsertModule } from './ledger-insert.js';
 import { ledgerQueryModule } from './ledger-query.js';
 import { mcpModule } from './mcp.js';
+import { peersModule } from './peers.js';
 import { runAppendModule } from './run-append.js';
 import { runReadModule } from './run-read.js';
+import { sessionModule } from './session.js';
 
 /** Every row module, in QUALITY.md's table order. */
 export const MODULES: readonly RowModule[] = [
   runAppendModule,
   runReadModule,
   episodicLogModule,
+  sessionModule,
+  peersModule,
   ledgerInsertModule,
   ledgerQueryModule,
   ledgerGcModule,
