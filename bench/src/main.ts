@@ -157,7 +157,12 @@ async function main(): Promise<number> {
   for (const module of modules) for (const need of module.needs) datasets.add(need);
   for (const dataset of datasets) {
     process.stderr.write(`preparing data set ${dataset}\n`);
-    await runWorker(['--prepare', dataset], options.quick);
+    try {
+      await runWorker(['--prepare', dataset], options.quick);
+    } catch (error) {
+      // The rows that need it report the failure (a data set the product cannot write is a result).
+      process.stderr.write(`  preparing ${dataset} failed: ${(error as Error).message}\n`);
+    }
   }
 
   const rows: RowResult[] = [];

@@ -151,8 +151,16 @@ export async function ensureDataset(context: BenchContext, name: DatasetName): P
   else if (name === 'episodes') await ensureEpisodes(context);
   else if (name === 'sessions') {
     for (const backend of SESSION_BACKENDS) {
-      await ensureSessionDataset(context, backend, SMALL_SESSION_EPISODES);
-      await ensureSessionDataset(context, backend, context.sizes.sessionEpisodes);
+      for (const episodes of [SMALL_SESSION_EPISODES, context.sizes.sessionEpisodes]) {
+        try {
+          await ensureSessionDataset(context, backend, episodes);
+        } catch (error) {
+          // Recorded: the session rows report it.
+          context.log(
+            `the ${backend} session of ${episodes} episodes failed: ${(error as Error).message}`,
+          );
+        }
+      }
     }
   } else await ensurePeerThreads(context);
 }

@@ -134,16 +134,26 @@ const BUILD_TURN_EPISODES = 100_000;
  * many items (at most 100,000 episodes each), each followed by `compact()`, so the session ends
  * at a checkpoint as a long, compacted session does and the next turn's model input starts there.
  */
-async function buildCompactedSession(session: Session, episodes: number): Promise<void> {
+async function buildCompactedSession(
+  context: BenchContext,
+  session: Session,
+  episodes: number,
+): Promise<void> {
   const turns = Math.ceil(episodes / BUILD_TURN_EPISODES);
   const perTurn = episodes / turns;
   if (!Number.isInteger(perTurn) || perTurn < 3) {
     throw new Error(`a ${episodes}-episode session cannot be split into ${turns} equal turns`);
   }
   const answer = instantModel(TURN_ANSWER_TEXT);
+  const started = Date.now();
   for (let turn = 0; turn < turns; turn++) {
     await session.runTurn(sessionItems(perTurn - 2), answer);
     await compact(session, { summarize: () => prose(createRandom(turn + 1), 400) });
+    if (turns > 1) {
+      context.log(
+        `  ${formatCount(session.log.size)} episodes (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+      );
+    }
   }
   if (session.log.size !== episodes) {
     throw new Error(`built ${session.log.size} episodes instead of ${episodes}`);
@@ -229,6 +239,13 @@ export async function ensureSessionDataset(
   const directory = join(context.paths.data, name);
   const infoPath = join(directory, 'info.json');
   if (existsSync(infoPath)) return JSON.parse(readFileSync(infoPath, 'utf8')) as SessionDataset;
+  // A build fails the same way every time for one implementation: say so without rebuilding.
+  const failedPath = join(context.paths.data, `${name}.failed.txt`);
+  if (existsSync(failedPath)) {
+    throw new Error(
+      `building this data set failed with this implementation (${implementation}): ${readFileSync(failedPath, 'utf8')}`,
+    );
+  }
   removeStaleDatasets(context, prefix, name);
   const temporary = `${directory}.tmp`;
   rmSync(temporary, { recursive: true, force: true });
@@ -238,6 +255,7 @@ export async function ensureSessionDataset(
   const started = Date.now();
   const sessionId = sequentialIds(backend === 'fs' ? 1 : 2)();
   const opened = openSessionStore(backend, join(temporary, 'store'));
+  let failure: Error | undefined;
   try {
     const session = createSession({
       store: opened.sessions,
@@ -245,10 +263,18 @@ export async function ensureSessionDataset(
       now: steadyClock(),
       generateId: sequentialIds(3),
     });
-    await buildCompactedSession(session, episodes);
+    await buildCompactedSession(context, session, episodes);
     await writeEpisodesJsonl(session, join(temporary, 'episodes.jsonl'));
+  } catch (error) {
+    failure = error instanceof Error ? error : new Error(String(error));
   } finally {
     await opened.close();
+  }
+  if (failure !== undefined) {
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    writeFileSync(failedPath, `${failure.message} (after ${seconds} s)`);
+    rmSync(temporary, { recursive: true, force: true });
+    throw failure;
   }
   const buildSeconds = (Date.now() - started) / 1000;
   const info: SessionDataset = {

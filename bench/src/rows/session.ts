@@ -283,12 +283,40 @@ async function sizeIndependenceRow(
   );
 }
 
-async function backendRows(context: BenchContext, backend: SessionBackend): Promise<RowResult[]> {
-  const data: BackendData = {
-    backend,
-    small: await ensureSessionDataset(context, backend, SMALL_SESSION_EPISODES),
-    large: await ensureSessionDataset(context, backend, context.sizes.sessionEpisodes),
+/** A row whose data set the product could not write: an error, with the product's message. */
+function failedRow(
+  id: string,
+  backend: SessionBackend,
+  episodes: number,
+  reason: string,
+): RowResult {
+  return {
+    id,
+    area: id.startsWith('session.load') ? 'session load' : 'session commit',
+    title: `the ${formatCount(episodes)}-episode session could not be written (${backend} store)`,
+    durability: SESSION_DURABILITY[backend].text,
+    mode: SESSION_DURABILITY[backend].mode,
+    dataset: `${formatCount(episodes)} episodes, built through the public API`,
+    product: 'n/a',
+    probe: 'n/a',
+    metric: { name: 'n/a', unit: '', better: 'lower' },
+    target: id.startsWith('session.load') ? '≥ 0.7× probe' : 'large / small ≤ 1.5×',
+    status: 'error',
+    checks: [],
+    notes: [`building the data set failed: ${reason}`],
   };
+}
+
+async function backendRows(context: BenchContext, backend: SessionBackend): Promise<RowResult[]> {
+  const small = await ensureSessionDataset(context, backend, SMALL_SESSION_EPISODES);
+  let large: SessionDataset | undefined;
+  let largeFailure = '';
+  try {
+    large = await ensureSessionDataset(context, backend, context.sizes.sessionEpisodes);
+  } catch (error) {
+    largeFailure = error instanceof Error ? error.message : String(error);
+  }
+  const data: BackendData = { backend, small, large: large as SessionDataset };
   const scratch = scratchDirectory(context, `session-${backend}`);
   const stores: OpenedSessionStore[] = [];
   const open = (name: string, dataset: SessionDataset): OpenedSessionStore => {
@@ -300,27 +328,47 @@ async function backendRows(context: BenchContext, backend: SessionBackend): Prom
   };
   try {
     // Load first, while the large copy is exactly the data set as built.
-    const largeStore = open('large', data.large);
-    context.log(`session.load.${backend}`);
-    const load = await loadRow(context, data, largeStore);
+    const largeStore = large === undefined ? undefined : open('large', large);
+    let load: RowResult;
+    if (largeStore === undefined) {
+      load = failedRow(
+        `session.load.${backend}`,
+        backend,
+        context.sizes.sessionEpisodes,
+        largeFailure,
+      );
+    } else {
+      context.log(`session.load.${backend}`);
+      load = await loadRow(context, data, largeStore);
+    }
 
     context.log(`session.commit.${backend}`);
-    const commitStore = open('small-commit', data.small);
+    const commitStore = open('small-commit', small);
     const commit = await commitRow(
       context,
       data,
-      await loadSession(commitStore.sessions, data.small.sessionId),
+      await loadSession(commitStore.sessions, small.sessionId),
       scratch.path,
     );
 
-    context.log(`session.commit.size-independence.${backend}`);
-    const smallStore = open('small', data.small);
-    const independence = await sizeIndependenceRow(
-      context,
-      data,
-      await loadSession(largeStore.sessions, data.large.sessionId),
-      await loadSession(smallStore.sessions, data.small.sessionId),
-    );
+    let independence: RowResult;
+    if (largeStore === undefined) {
+      independence = failedRow(
+        `session.commit.size-independence.${backend}`,
+        backend,
+        context.sizes.sessionEpisodes,
+        largeFailure,
+      );
+    } else {
+      context.log(`session.commit.size-independence.${backend}`);
+      const smallStore = open('small', small);
+      independence = await sizeIndependenceRow(
+        context,
+        data,
+        await loadSession(largeStore.sessions, data.large.sessionId),
+        await loadSession(smallStore.sessions, small.sessionId),
+      );
+    }
     return [commit, independence, load];
   } finally {
     for (const store of stores) await store.close();
