@@ -256,13 +256,13 @@ export async function ensureSessionDataset(
   const sessionId = sequentialIds(backend === 'fs' ? 1 : 2)();
   const opened = openSessionStore(backend, join(temporary, 'store'));
   let failure: Error | undefined;
+  const session = createSession({
+    store: opened.sessions,
+    id: sessionId,
+    now: steadyClock(),
+    generateId: sequentialIds(3),
+  });
   try {
-    const session = createSession({
-      store: opened.sessions,
-      id: sessionId,
-      now: steadyClock(),
-      generateId: sequentialIds(3),
-    });
     await buildCompactedSession(context, session, episodes);
     await writeEpisodesJsonl(session, join(temporary, 'episodes.jsonl'));
   } catch (error) {
@@ -272,7 +272,10 @@ export async function ensureSessionDataset(
   }
   if (failure !== undefined) {
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    writeFileSync(failedPath, `${failure.message} (after ${seconds} s)`);
+    writeFileSync(
+      failedPath,
+      `${failure.message} (with ${formatCount(session.log.size)} episodes committed, after ${seconds} s)`,
+    );
     rmSync(temporary, { recursive: true, force: true });
     throw failure;
   }
