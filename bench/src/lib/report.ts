@@ -48,7 +48,8 @@ const RESULT: Record<RowResult['status'], string> = {
 /** The stdout table: two lines per row (medians, then ranges and latency percentiles). */
 export function formatTable(rows: readonly RowResult[]): string {
   const longestId = rows.reduce((longest, row) => Math.max(longest, row.id.length), 0);
-  const widths = [Math.max(30, longestId + 2), 20, 36, 36, 16, 50];
+  const longestMode = rows.reduce((longest, row) => Math.max(longest, row.mode.length), 0);
+  const widths = [Math.max(30, longestId + 2), Math.max(20, longestMode + 2), 36, 36, 16, 50];
   const header = ['row', 'mode', 'product (median)', 'probe (median)', 'product/probe', 'target'];
   const lines: string[] = [];
   lines.push(`${header.map((cell, index) => pad(cell, widths[index] as number)).join('')}result`);

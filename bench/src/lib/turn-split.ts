@@ -1,6 +1,12 @@
 import type { ModelCall, Session } from '@episodic/core';
 import { median, nowMicros } from './stats.js';
 
+/** `0.412 ms`, `3.20 ms`, `41.7 ms`, `6,403 ms` */
+function milliseconds(value: number): string {
+  if (value >= 100) return `${Math.round(value).toLocaleString('en-US')} ms`;
+  return `${value.toPrecision(3)} ms`;
+}
+
 /**
  * Times `session.runTurn` with an instant model and splits each turn at the model call: before it
  * (input validation, the working fork, the model input assembled from the history) and after it
@@ -39,6 +45,6 @@ export class TurnSplit {
   /** `label: 0.41 ms before the model call …, 3.20 ms after it …` (medians), or null. */
   note(label: string): string | null {
     if (this.before.length === 0) return null;
-    return `${label}: per turn at the median, ${median(this.before).toFixed(2)} ms before the model call (validation, fork, model input assembled from the history) and ${median(this.after).toFixed(2)} ms after it (merge and commit), over ${this.before.length} turns`;
+    return `${label}: per turn at the median, ${milliseconds(median(this.before))} before the model call (validation, fork, model input assembled from the history) and ${milliseconds(median(this.after))} after it (merge and commit), over ${this.before.length} turns`;
   }
 }

@@ -118,7 +118,7 @@ export const langGraphThreads: ThreadSystemKind = {
         const notes: string[] = [];
         if (turnShares.length > 0) {
           notes.push(
-            `LangGraph: saver.put + putWrites (serialize and write the checkpoint, whole message list) take ${median(turnSaverMs).toFixed(1)} ms of a turn at the median, ${(median(turnShares) * 100).toFixed(0)} % of invoke`,
+            `LangGraph: saver.put + putWrites (serialize and write the checkpoint, whole message list) take ${Math.round(median(turnSaverMs)).toLocaleString('en-US')} ms of a turn at the median, ${(median(turnShares) * 100).toFixed(0)} % of invoke`,
           );
         }
         if (loadShares.length > 0) {

@@ -190,7 +190,7 @@ export const peersModule: RowModule = {
                   operation === 'load'
                     ? 'read, page cache'
                     : `${episodic.durability?.mode ?? '?'} vs ${peer.durability?.mode ?? '?'}`,
-                dataset: `a ${formatCount(messages)}-message thread (~180 characters each) per system, written through its own API; ${perRound(operation, messages)} ${operation}s per round${sizes.has(episodicId) && sizes.has(peerId) ? `; on disk ${formatBytes(sizes.get(episodicId) as number)} vs ${formatBytes(sizes.get(peerId) as number)}` : ''}`,
+                dataset: `a ${formatCount(messages)}-message thread (~180 characters each) per system, written through its own API; ${perRound(operation, messages)} ${operation}${perRound(operation, messages) === 1 ? '' : 's'} per round${sizes.has(episodicId) && sizes.has(peerId) ? `; on disk ${formatBytes(sizes.get(episodicId) as number)} vs ${formatBytes(sizes.get(peerId) as number)}` : ''}`,
                 product:
                   operation === 'turn'
                     ? `${episodic.kind.label}: session.runTurn(user text, instant model → one assistant message)`

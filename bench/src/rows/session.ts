@@ -235,6 +235,7 @@ async function commitRow(
     (row) => [check('throughput ratio ≥ 0.5', row.ratio?.median ?? Number.NaN, '>=', 0.5)],
     [
       `the probe's delta line is ${deltaBytes} bytes (the turn's 2 episodes, revision, invoke_seq, time)`,
+      ...notesOf([split.note('product')]),
     ],
   );
 }
