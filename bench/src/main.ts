@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import type { DatasetName } from './data/datasets.js';
 import { benchPaths, FULL_SIZES, QUICK_SIZES } from './lib/context.js';
+import { formatPeerSummary } from './lib/peer-summary.js';
 import { formatMarkdown, formatNotes, formatTable } from './lib/report.js';
 import type { RowResult } from './lib/result.js';
 import { selectedBy } from './lib/row-module.js';
@@ -225,8 +226,12 @@ function printReport(report: Report, options: Arguments, file: string): void {
   process.stdout.write(
     'Each ratio is product / probe per round (median [min–max] over rounds); throughputs: higher is better, times: lower is better.\n\n',
   );
-  if (options.markdown) process.stdout.write(`${formatMarkdown(rows)}\n\n`);
-  else process.stdout.write(`${formatTable(rows)}\n\n${formatNotes(rows)}\n\n`);
+  if (options.markdown) {
+    process.stdout.write(`${formatMarkdown(rows)}\n\n`);
+    const peers = formatPeerSummary(rows);
+    if (peers !== '')
+      process.stdout.write(`Peer comparison, median time per operation:\n\n${peers}\n\n`);
+  } else process.stdout.write(`${formatTable(rows)}\n\n${formatNotes(rows)}\n\n`);
   process.stdout.write(`JSON report: ${relative(process.cwd(), file) || file}\n`);
 }
 
