@@ -135,7 +135,11 @@ export const GROUPS: readonly GroupSpec[] = [
   {
     name: 'sessions',
     summary: 'session snapshots: list and show',
-    examples: ['episodic sessions list', 'episodic sessions show SESSION_ID'],
+    examples: [
+      'episodic sessions list',
+      'episodic sessions show SESSION_ID',
+      'episodic sessions fold SESSION_ID',
+    ],
   },
   {
     name: 'tasks',
@@ -522,6 +526,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['episodic sessions redact 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e'],
     load: sessions,
     handler: 'redact',
+  },
+  {
+    path: ['sessions', 'fold'],
+    summary: "fold a session's commits into a new base snapshot now",
+    usage: 'episodic sessions fold SESSION_ID',
+    description:
+      'A session is stored as a base snapshot plus one delta per commit since; the store folds the deltas into a new base every so often. This folds them now, so the base is up to date: in store-fs, sessions/state/<id>.json is then a complete seed 001 snapshot for other readers (they read the base and not the deltas). Safe while other processes commit: a commit that lands meanwhile wins, and the fold is retried.',
+    positionals: [{ name: 'SESSION_ID', required: true, description: 'the session id (a UUID)' }],
+    options: {},
+    examples: [
+      'episodic sessions fold 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e --store fs',
+      'episodic sessions fold SESSION_ID --json',
+    ],
+    load: sessions,
+    handler: 'fold',
   },
   {
     path: ['tasks', 'create'],

@@ -109,6 +109,33 @@ CREATE TABLE IF NOT EXISTS episodic_episode_metadata (
 ) WITHOUT ROWID`);
     },
   },
+  {
+    version: 5,
+    description: 'sessions as a base plus deltas',
+    up(database) {
+      // A session is its base (episodic_sessions.state_json, rewritten only by a fold or a save)
+      // plus one row per commit since. The sizes the fold policy needs live in a small row of
+      // their own: updating a row rewrites all of it, and the base row can be very large.
+      const columns = columnsOf(database, 'episodic_sessions');
+      if (!columns.has('episode_count')) {
+        database.exec('ALTER TABLE episodic_sessions ADD COLUMN episode_count INTEGER');
+      }
+      database.exec(`CREATE TABLE IF NOT EXISTS episodic_session_deltas (
+  session_id TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  line TEXT NOT NULL,
+  PRIMARY KEY (session_id, revision)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS episodic_session_sizes (
+  session_id TEXT PRIMARY KEY,
+  base_bytes INTEGER NOT NULL,
+  delta_count INTEGER NOT NULL,
+  delta_bytes INTEGER NOT NULL
+) WITHOUT ROWID`);
+      database.exec(`INSERT OR IGNORE INTO episodic_session_sizes (session_id, base_bytes, delta_count, delta_bytes)
+SELECT session_id, length(CAST(state_json AS BLOB)), 0, 0 FROM episodic_sessions`);
+    },
+  },
 ];
 
 /** The schema version this package writes. */

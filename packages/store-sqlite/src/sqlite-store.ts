@@ -9,6 +9,7 @@ import {
   type Ledger,
   type LedgerOptions,
   type RunStore,
+  type SessionFoldPolicy,
   type SessionStore,
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
@@ -34,6 +35,11 @@ export interface SqliteStoreOptions extends SqliteConnectionOptions {
   maxLockMs?: number;
   /** Checkpoint and truncate the WAL after a redaction or GC, so erased bytes leave `-wal` too. @default true */
   truncateWalAfterErase?: boolean;
+  /**
+   * When a session's deltas are folded into a new base. @default
+   * `{ share: 0.5, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   */
+  fold?: SessionFoldPolicy;
 }
 
 /** One SQLite file holding the ledger, the session snapshots, the runs and the artifacts. */
@@ -83,7 +89,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }),
     options.ledger,
   );
-  const sessions = createSessionStore(createSqliteSessionStoreAdapter(database));
+  const sessions = createSessionStore(
+    createSqliteSessionStoreAdapter(database),
+    options.fold === undefined ? undefined : { fold: options.fold },
+  );
   const runs = createRunStore(createSqliteRunStoreAdapter(database, durability));
   const artifacts = createArtifactStore(
     createSqliteArtifactStoreAdapter(database),

@@ -31,7 +31,11 @@ export {
   runsTailReceiptSchema,
   runsTailRecordLineSchema,
 } from './runs-receipts.js';
-export { sessionsListReceiptSchema, sessionsShowReceiptSchema } from './sessions-receipts.js';
+export {
+  sessionsFoldReceiptSchema,
+  sessionsListReceiptSchema,
+  sessionsShowReceiptSchema,
+} from './sessions-receipts.js';
 export {
   tasksCompleteReceiptSchema,
   tasksCreateReceiptSchema,

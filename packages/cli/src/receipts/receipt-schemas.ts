@@ -14,7 +14,11 @@ import {
   runsShowReceiptSchema,
   runsTailReceiptSchema,
 } from './runs-receipts.js';
-import { sessionsListReceiptSchema, sessionsShowReceiptSchema } from './sessions-receipts.js';
+import {
+  sessionsFoldReceiptSchema,
+  sessionsListReceiptSchema,
+  sessionsShowReceiptSchema,
+} from './sessions-receipts.js';
 import {
   tasksCompleteReceiptSchema,
   tasksCreateReceiptSchema,
@@ -40,6 +44,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.sessions.list.v1': sessionsListReceiptSchema,
   'episodic.sessions.show.v1': sessionsShowReceiptSchema,
   'episodic.sessions.redact.v1': sessionsRedactReceiptSchema,
+  'episodic.sessions.fold.v1': sessionsFoldReceiptSchema,
   'episodic.tasks.create.v1': tasksCreateReceiptSchema,
   'episodic.tasks.step.v1': tasksStepReceiptSchema,
   'episodic.tasks.complete.v1': tasksCompleteReceiptSchema,

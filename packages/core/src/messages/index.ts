@@ -1,2 +1,3 @@
 export { episodesToMessages, itemsToMessages } from './items-to-messages.js';
+export { messagesToEpisodes } from './message-episodes.js';
 export { messagesToItems } from './messages-to-items.js';
