@@ -5,6 +5,8 @@ function number(value: number): string {
   const magnitude = Math.abs(value);
   if (magnitude >= 100) return Math.round(value).toLocaleString('en-US');
   if (magnitude >= 10) return value.toFixed(1);
+  // Tiny ratios keep two significant digits (0.0051×, not 0.00×).
+  if (magnitude > 0 && magnitude < 0.01) return value.toPrecision(2);
   return value.toFixed(2);
 }
 
