@@ -232,7 +232,7 @@ export const peersModule: RowModule = {
                   if (previous !== undefined) {
                     checks.push(
                       check(
-                        `gap widens (ratio ≤ ${previous.toFixed(3)} of the previous size)`,
+                        `gap widens (ratio ≤ ${previous.toPrecision(2)} of the previous size)`,
                         ratio,
                         '<=',
                         previous,
