@@ -39,7 +39,8 @@ const scope: OptionSpec = {
 };
 const globalScope: OptionSpec = {
   type: 'boolean',
-  description: 'act on every scope instead of one (never implied: give --scope or --global)',
+  description:
+    'act on every scope instead of one (never implied: give --scope or --global). Not the same as --scope global, the one scope openclaw-mem files untagged events under',
 };
 const taskScopeOption: OptionSpec = {
   type: 'string',
@@ -79,7 +80,7 @@ const metadataCondition: OptionSpec = {
   multiple: true,
   value: 'COND',
   description:
-    'a metadata condition, repeatable, all must hold: key=value, key<>value, key>=5, "key IN a,b", "key CONTAINS x", "key IS NULL"',
+    'a metadata condition, repeatable, all must hold: key=value, key<>value, key>=5, "key IN a,b", "key CONTAINS a,b", "key HAS SUBSTRING x", "key IS NULL"',
 };
 const metadataFilter: OptionSpec = {
   type: 'string',
@@ -181,7 +182,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'TYPE',
         description:
-          'conversation.user, conversation.assistant, tool.call, tool.result, ops.decision or ops.alert (required)',
+          'conversation.user, conversation.assistant, tool.call, tool.result, ops.decision or ops.alert, any case (required)',
       },
       summary: { type: 'string', value: 'TEXT', description: 'a short description (required)' },
       'event-id': {
@@ -192,13 +193,18 @@ export const COMMANDS: readonly CommandSpec[] = [
       'ts-ms': {
         type: 'string',
         value: 'MS',
-        description: 'the event time in epoch milliseconds (default: now)',
+        description: 'the event time in epoch milliseconds, 1 or more (default: now)',
       },
-      'payload-json': { type: 'string', value: 'JSON', description: 'the payload, any JSON value' },
+      'payload-json': {
+        type: 'string',
+        value: 'JSON',
+        description:
+          'the payload, any JSON value, stored exactly (integers beyond 2^53 keep every digit; a number a double cannot hold is refused)',
+      },
       'payload-file': {
         type: 'string',
         value: 'FILE',
-        description: 'read the payload JSON from FILE ("-" for stdin)',
+        description: 'read the payload JSON from FILE ("-" for stdin); it must be UTF-8',
       },
       'refs-json': {
         type: 'string',
@@ -352,7 +358,8 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         multiple: true,
         value: 'TYPE=DAYS',
-        description: 'override one type\'s retention: days, or "forever" (repeatable)',
+        description:
+          'override one type\'s retention (repeatable): days from 0 to 1000000, fractions allowed (0 expires every event older than now), or "forever" (also "inf")',
       },
       'now-ts-ms': {
         type: 'string',

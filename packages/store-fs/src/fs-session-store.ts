@@ -37,6 +37,8 @@ const CHUNK = 1024 * 1024;
 /** Bytes read per step backwards from the end of a deltas file. */
 const TAIL_BLOCK = 64 * 1024;
 const NEWLINE = 0x0a;
+/** How the first line of a version 2 base ends: its episodes follow, one per line. */
+const STREAMED_HEAD_END = ',"episodes":[';
 /** Opened to append a delta and cut off a torn one, never through a link. */
 const DELTA_FLAGS =
   fs.constants.O_RDWR |
@@ -75,8 +77,12 @@ function* fileLines(fd: number): Generator<string, void, undefined> {
   }
 }
 
-/** The first line of a file (the whole file when it has one line), or null when it is missing. */
-function firstLine(path: string): string | null {
+/**
+ * What a base starts with, for revisions and summaries: the first line of a version 2 base (its
+ * head, ending where its episodes start), or the whole file for anything else (a version 1 or seed
+ * 001 snapshot, which seed 001's tools may also have pretty-printed). null when it is missing.
+ */
+function baseHead(path: string): string | null {
   let fd: number;
   try {
     fd = fs.openSync(path, READ_FLAGS);
@@ -86,8 +92,15 @@ function firstLine(path: string): string | null {
   }
   const lines = fileLines(fd);
   const first = lines.next();
-  lines.return();
-  return first.done === true ? '' : first.value;
+  if (first.done === true) {
+    lines.return();
+    return '';
+  }
+  if (first.value.endsWith(STREAMED_HEAD_END)) {
+    lines.return();
+    return first.value;
+  }
+  return [first.value, ...lines].join('\n');
 }
 
 /**
@@ -182,7 +195,7 @@ export function createFsSessionStoreAdapter(
     basePath: string,
     lastDelta: string | null,
   ): number | null => {
-    const first = firstLine(basePath);
+    const first = baseHead(basePath);
     return first === null ? null : storedSessionRevision(sessionId, first, lastDelta);
   };
 
@@ -255,7 +268,7 @@ export function createFsSessionStoreAdapter(
       const directory = stateDirectory(true) as string;
       const path = paths(directory, sessionId);
       return withFileLock(path.lock, lockOptions, () => {
-        if (firstLine(path.base) === null) {
+        if (baseHead(path.base) === null) {
           assertExpectedRevision(sessionId, null, commit.expectedRevision);
           removeDeltas(directory, path.deltas);
           writeBase(directory, sessionId, commit.base());
@@ -313,7 +326,7 @@ export function createFsSessionStoreAdapter(
           if (!EpisodicError.hasCode(error, 'CORRUPT_DATA')) throw error;
           current = null;
         }
-        if (current === null && firstLine(path.base) !== null && expectedRevision !== undefined) {
+        if (current === null && baseHead(path.base) !== null && expectedRevision !== undefined) {
           throw new EpisodicError({
             code: 'CONFLICT',
             message: `Session ${sessionId} has an unreadable snapshot, so expected revision ${String(expectedRevision)} cannot be checked. Save without expectedRevision to replace it.`,
@@ -340,7 +353,7 @@ export function createFsSessionStoreAdapter(
         let head: string | null;
         let lastDelta: string | null = null;
         try {
-          head = firstLine(base);
+          head = baseHead(base);
           const fd = openForReading(deltas, sessionId);
           if (fd !== null) {
             try {

@@ -15,6 +15,7 @@ interface HeadRow {
   run_id: string | null;
   message_count: number;
   episode_count: number | null;
+  last_user_message: string | null;
   last_delta: string | null;
 }
 
@@ -55,11 +56,12 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     )
     .pluck();
   const insertBase = database.prepare(
-    `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count, episode_count, state_json)
-     VALUES (@session_id, @revision, @updated_at, @run_id, @message_count, @episode_count, @state_json)
+    `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count, episode_count, last_user_message, state_json)
+     VALUES (@session_id, @revision, @updated_at, @run_id, @message_count, @episode_count, @last_user_message, @state_json)
      ON CONFLICT (session_id) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at,
        run_id = excluded.run_id, message_count = excluded.message_count,
-       episode_count = excluded.episode_count, state_json = excluded.state_json`,
+       episode_count = excluded.episode_count, last_user_message = excluded.last_user_message,
+       state_json = excluded.state_json`,
   );
   const insertDelta = database.prepare(
     'INSERT INTO episodic_session_deltas (session_id, revision, line) VALUES (?, ?, ?)',
@@ -74,6 +76,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   );
   const heads = database.prepare(
     `SELECT s.session_id, s.revision, s.updated_at, s.run_id, s.message_count, s.episode_count,
+       s.last_user_message,
        (SELECT line FROM episodic_session_deltas d WHERE d.session_id = s.session_id
         ORDER BY revision DESC LIMIT 1) AS last_delta
      FROM episodic_sessions s`,
@@ -96,6 +99,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       run_id: summary?.runId ?? null,
       message_count: summary?.messageCount ?? 0,
       episode_count: summary?.episodeCount ?? null,
+      last_user_message: summary?.lastUserMessage ?? null,
       state_json: text,
     });
     removeDeltas.run(sessionId);
@@ -174,6 +178,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
             ...(row.run_id === null ? {} : { run_id: row.run_id }),
             message_count: row.message_count,
             ...(row.episode_count === null ? {} : { episode_count: row.episode_count }),
+            ...(row.last_user_message === null ? {} : { last_user_message: row.last_user_message }),
             messages: [],
           }),
           lastDelta: row.last_delta,

@@ -13,6 +13,7 @@ import {
   type SessionStore,
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
+import { withLockedDatabaseErrors } from './busy-error.js';
 import { openSqliteDatabase, type SqliteConnectionOptions } from './open-database.js';
 import { createSqliteArtifactStoreAdapter } from './sqlite-artifact-store.js';
 import { createSqliteLedgerAdapter } from './sqlite-ledger.js';
@@ -89,13 +90,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }),
     options.ledger,
   );
+  // The ledger adapter reports a held write lock itself; the other adapters are wrapped here.
   const sessions = createSessionStore(
-    createSqliteSessionStoreAdapter(database),
+    withLockedDatabaseErrors(database, createSqliteSessionStoreAdapter(database)),
     options.fold === undefined ? undefined : { fold: options.fold },
   );
-  const runs = createRunStore(createSqliteRunStoreAdapter(database, durability));
+  const runs = createRunStore(
+    withLockedDatabaseErrors(database, createSqliteRunStoreAdapter(database, durability)),
+  );
   const artifacts = createArtifactStore(
-    createSqliteArtifactStoreAdapter(database),
+    withLockedDatabaseErrors(database, createSqliteArtifactStoreAdapter(database)),
     options.artifacts,
   );
   return {

@@ -26,6 +26,7 @@ export const list: CommandHandler = async (context) => {
     episode_count: session.episodeCount ?? null,
     message_count: session.messageCount,
     base_revision: session.baseRevision,
+    last_user_message: session.lastUserMessage ?? null,
   }));
   return {
     receipt: { store, count: sessions.length, total: all.length, sessions },
@@ -41,6 +42,11 @@ export const list: CommandHandler = async (context) => {
               { header: 'REVISION', value: (session) => session.revision, align: 'right' },
               { header: 'EPISODES', value: (session) => session.episode_count, align: 'right' },
               { header: 'LAST RUN', value: (session) => session.run_id, max: 36 },
+              {
+                header: 'LAST USER MESSAGE',
+                value: (session) => session.last_user_message ?? '',
+                max: 40,
+              },
             ],
             styles,
           ),

@@ -51,8 +51,9 @@ function exportedEvent(event: LedgerEvent): ExportedLedgerEvent {
     agent_id: event.agent_id,
     type: event.type,
     summary: event.summary,
-    payload: event.payload ?? null,
-    refs: event.refs,
+    // Exported as read (see stringifyJson for bigints); import validates what it takes back.
+    payload: (event.payload ?? null) as ExportedLedgerEvent['payload'],
+    refs: event.refs as ExportedLedgerEvent['refs'],
     redacted: event.redacted,
     schema_version: event.schema_version,
     created_at: event.created_at,

@@ -23,6 +23,8 @@ export const sessionsListReceiptSchema = successReceiptSchema('episodic.sessions
       message_count: z.number().int().nonnegative(),
       /** The revision of the base snapshot (the last fold); the commits since are deltas. */
       base_revision: z.number().int().nonnegative(),
+      /** Seed 001's `last_user_message` (as Codelia's session list shows it); null when none. */
+      last_user_message: z.string().nullable(),
     }),
   ),
 });

@@ -9,8 +9,13 @@ import { isoTimestampSchema } from './episode.js';
  */
 export const SESSION_STATE_SCHEMA_VERSION = 2;
 
-/** The pattern of `uuidSchema`: a UUID of any version, lowercase or uppercase. */
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * The pattern of `uuidSchema`: a UUID of any version, lowercase or uppercase. Written without the
+ * `i` flag, because JSON Schema (MCP tool inputs) has no flags: the advertised pattern must accept
+ * exactly what the schema accepts.
+ */
+export const UUID_PATTERN =
+  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** A UUID of any version, lowercase or uppercase (seed 001 uses UUIDv4 for new ids). */
 export const uuidSchema = z.string().regex(UUID_PATTERN, 'must be a UUID');

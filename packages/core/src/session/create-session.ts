@@ -9,6 +9,7 @@ import type { AssemblyManifest } from '../assembly/manifest.js';
 import { type AssemblyPlugin, pluginsSchema } from '../assembly/plugin.js';
 import { createEpisodic, type Episodic } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
+import { lastUserMessageOfEpisodes } from '../messages/last-user-message.js';
 import type {
   BoundaryEpisode,
   Episode,
@@ -514,6 +515,8 @@ class SessionImpl implements Session {
   private contextValue: SessionContext;
   /** The context as last committed (a commit stores the context only when it changed). */
   private committedContext: SessionContext;
+  /** Seed 001's `last_user_message` of the committed log, once a commit needed it. */
+  private lastUserText: { value: string | undefined } | undefined;
   private carried: Record<string, unknown>;
   private invokeCount: number;
   private readonly queue = new MutationQueue();
@@ -942,6 +945,14 @@ class SessionImpl implements Session {
     const updatedAt = now.toISOString();
     const context = this.contextValue;
     const episodes = log.read({ fromId: reset ? 0 : this.committedLog.lastId });
+    // Carried by every commit, so a session list shows it from the last commit alone.
+    let lastUser = lastUserMessageOfEpisodes(episodes);
+    if (lastUser === undefined && !reset) {
+      this.lastUserText ??= {
+        value: lastUserMessageOfEpisodes(this.committedLog.read({ fromId: 0 })),
+      };
+      lastUser = this.lastUserText.value;
+    }
     const delta: SessionDelta = {
       revision,
       updated_at: updatedAt,
@@ -953,6 +964,7 @@ class SessionImpl implements Session {
         ? {}
         : { invoke_seq: invokeSeq }),
       episode_count: log.size,
+      ...(lastUser === undefined ? {} : { last_user_message: lastUser }),
     };
     await this.config.store.commit({
       sessionId: this.id,
@@ -966,6 +978,7 @@ class SessionImpl implements Session {
     this.baseCurrent = true;
     this.carried = carried;
     this.committedContext = context;
+    this.lastUserText = { value: lastUser };
     return revision;
   }
 

@@ -1,5 +1,5 @@
 import type { Episodic } from '../episodic/create-episodic.js';
-import { episodesToMessages } from '../messages/items-to-messages.js';
+import { snapshotMessages } from '../messages/snapshot-messages.js';
 import { SESSION_STATE_SCHEMA_VERSION, type SessionState } from '../schema/session-state.js';
 
 /** The snapshot fields a session writes itself; everything else in a loaded snapshot is kept. */
@@ -28,8 +28,9 @@ export interface SnapshotInput {
 
 /**
  * The whole `SessionState` (schema_version 2) of a committed log: seed 001's fields, the context,
- * the revision, every episode, and the seed 001 `messages` view of them. What a store writes as a
- * session's base (a new session, or a fold).
+ * the revision, every episode, and the seed 001 `messages` view of them (healed: no unpaired call,
+ * no orphan tool message; see `snapshotMessages`). What a store writes as a session's base (a new
+ * session, or a fold).
  */
 export function buildSnapshot(input: SnapshotInput): SessionState {
   const episodes = input.log.read({ fromId: 0 });
@@ -41,7 +42,7 @@ export function buildSnapshot(input: SnapshotInput): SessionState {
     context: { ...input.context },
     revision: input.revision,
     episodes: episodes.slice(),
-    messages: episodesToMessages(episodes),
+    messages: snapshotMessages(episodes),
   };
 }
 

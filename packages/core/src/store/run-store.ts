@@ -16,6 +16,7 @@ import {
 } from '../schema/run-record.js';
 import { UUID_PATTERN, uuidSchema } from '../schema/session-state.js';
 import { safeJsonParse } from '../util/json.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { describeValue } from '../validation/describe-value.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
@@ -670,32 +671,6 @@ export function planRunAppend(
     message: `Run ${runId} already exists with ${storedHeader === null ? 'an unreadable header' : 'a different header'}; a run's header is written once and never rewritten. Append the other records without a header, or start a new run with a new id.`,
     details: { runId },
   });
-}
-
-/** Deep equality of two JSON values, ignoring object key order. */
-export function jsonEqual(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null)
-    return false;
-  if (Array.isArray(left) !== Array.isArray(right)) return false;
-  if (Array.isArray(left)) {
-    const other = right as unknown[];
-    return (
-      left.length === other.length && left.every((value, index) => jsonEqual(value, other[index]))
-    );
-  }
-  const leftKeys = Object.keys(left).filter(
-    (key) => (left as Record<string, unknown>)[key] !== undefined,
-  );
-  const rightKeys = Object.keys(right).filter(
-    (key) => (right as Record<string, unknown>)[key] !== undefined,
-  );
-  if (leftKeys.length !== rightKeys.length) return false;
-  return leftKeys.every(
-    (key) =>
-      Object.hasOwn(right, key) &&
-      jsonEqual((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]),
-  );
 }
 
 /** The summary `list()` reports for a run, from its header. */

@@ -1,4 +1,5 @@
 import { EpisodicError } from '../errors/episodic-error.js';
+import { lastUserMessage } from '../messages/last-user-message.js';
 import {
   SESSION_STATE_SCHEMA_VERSION,
   type SessionDelta,
@@ -50,8 +51,15 @@ const BASE_CLOSE = ']}';
 export function encodeSessionBase(state: SessionState): string[] {
   const { episodes, messages, ...rest } = state;
   if (episodes === undefined) return [JSON.stringify(state)];
-  // The counts let `list()` summarize a session from the base's first line alone.
-  const head = { ...rest, episode_count: episodes.length, message_count: messages.length };
+  // The counts and seed 001's last user message let `list()` summarize a session from the base's
+  // first line alone.
+  const lastUser = lastUserMessage(messages);
+  const head = {
+    ...rest,
+    episode_count: episodes.length,
+    message_count: messages.length,
+    ...(lastUser === undefined ? {} : { last_user_message: lastUser }),
+  };
   const headText = JSON.stringify(head);
   const lines: string[] = new Array(episodes.length + messages.length + 3);
   let index = 0;

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { createEpisodic } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
-import { episodesToMessages } from '../messages/items-to-messages.js';
+import { lastUserMessage } from '../messages/last-user-message.js';
 import { messagesToEpisodes } from '../messages/message-episodes.js';
+import { snapshotMessages } from '../messages/snapshot-messages.js';
 import {
   SESSION_STATE_SCHEMA_VERSION,
   type SessionDelta,
@@ -57,6 +58,11 @@ export interface SessionSummary {
   messageCount: number;
   /** The revision of the base snapshot: the last fold (or save). */
   baseRevision: number;
+  /**
+   * Seed 001's `last_user_message`: the last user message's content as Codelia's session list shows
+   * it (see `lastUserMessage`); absent when there is none.
+   */
+  lastUserMessage?: string;
 }
 
 /** A stored session as raw lines, for core to decode (see `session-format.ts`). */
@@ -408,7 +414,11 @@ export function summarizeSession(head: StoredSessionHead): SessionSummary | null
     streamable ? { ...(parsed.value as object), messages: [] } : parsed.value,
   );
   if (!checked.success || checked.data.session_id.toLowerCase() !== head.sessionId) return null;
-  const state = checked.data as SessionState & { message_count?: unknown; episode_count?: unknown };
+  const state = checked.data as SessionState & {
+    message_count?: unknown;
+    episode_count?: unknown;
+    last_user_message?: unknown;
+  };
   const summary: SessionSummary = {
     sessionId: state.session_id,
     updatedAt: state.updated_at,
@@ -418,6 +428,11 @@ export function summarizeSession(head: StoredSessionHead): SessionSummary | null
       typeof state.message_count === 'number' ? state.message_count : state.messages.length,
     baseRevision: state.revision ?? 0,
   };
+  const lastUser =
+    typeof state.last_user_message === 'string'
+      ? state.last_user_message
+      : lastUserMessage(state.messages);
+  if (lastUser !== undefined) summary.lastUserMessage = lastUser;
   if (typeof state.episode_count === 'number') summary.episodeCount = state.episode_count;
   else if (typeof state.episodic === 'string') {
     summary.episodeCount = state.episodic.split('\n').filter((line) => line.trim() !== '').length;
@@ -431,6 +446,8 @@ export function summarizeSession(head: StoredSessionHead): SessionSummary | null
       if (delta.data.run_id !== undefined) summary.runId = delta.data.run_id;
       const count = (delta.data as { episode_count?: unknown }).episode_count;
       if (typeof count === 'number') summary.episodeCount = count;
+      const lastUserText = (delta.data as { last_user_message?: unknown }).last_user_message;
+      if (typeof lastUserText === 'string') summary.lastUserMessage = lastUserText;
     }
   }
   return summary;
@@ -530,12 +547,21 @@ export function createSessionStore(
   /** The whole state of a stored session as one version 2 snapshot. */
   const materialize = (stored: StoredSession): SessionState => {
     const all = createEpisodic(sessionEpisodes(stored)).read({ fromId: 0 });
-    const messages = episodesToMessages(all);
+    const messages = snapshotMessages(all);
+    // The summary fields as a fold writes them (see `encodeSessionBase`).
+    const {
+      episode_count: _episodes,
+      message_count: _messages,
+      last_user_message: _lastUser,
+      ...head
+    } = stored.state;
+    const lastUser = lastUserMessage(messages);
     return {
-      ...stored.state,
+      ...head,
       schema_version: SESSION_STATE_SCHEMA_VERSION,
       episode_count: all.length,
       message_count: messages.length,
+      ...(lastUser === undefined ? {} : { last_user_message: lastUser }),
       episodes: all.slice(),
       messages,
     };

@@ -147,6 +147,8 @@ export function describeSessionStoreSuite(
         runId: '8f1d7b7a-7e8f-4e0f-9a7c-1c5d0e6b2b7a',
         messageCount: 2,
         baseRevision: 3,
+        // Seed 001's last_user_message.
+        lastUserMessage: 'message 3',
       });
       expect(await store.delete(SESSION_3)).toBe(true);
       expect(await store.delete(SESSION_3)).toBe(false);
