@@ -66,9 +66,6 @@ describe('runTurn', () => {
       updated_at: '2026-02-03T12:00:00.000Z',
       context: { user: 'ada' },
       revision: 1,
-      episode_count: 3,
-      message_count: 2,
-      last_user_message: 'Hi!',
       episodes: session.log.read({ fromId: 0 }),
       messages: [
         { role: 'user', content: 'Hi!', message_ts: '2026-02-03T12:00:00.000Z' },

@@ -6,6 +6,9 @@ import {
   customRunRecordSchema,
   isKnownRunRecordType,
   isSupportedRunSchemaVersion,
+  LATER_RUN_RECORD_TYPE_PATTERN,
+  laterRunRecordSchema,
+  nearKnownRunRecordType,
   RUN_RECORD_SCHEMA_VERSION,
   type RunHeader,
   type RunModelInfo,
@@ -379,6 +382,7 @@ const tailOptionsSchema = z
   .optional();
 
 const customRecord = lazyCompiled(customRunRecordSchema);
+const laterRecord = lazyCompiled(laterRunRecordSchema);
 
 function checkAdapter(adapter: RunStoreAdapter): void {
   if (adapter?.specificationVersion !== 'v1') {
@@ -460,12 +464,22 @@ export function prepareRunRecords(runId: string, records: unknown): RunRecordEnt
       schema = runRecordSchemaFor(type);
     } else if (typeof type === 'string' && CUSTOM_RUN_RECORD_TYPE_PATTERN.test(type)) {
       schema = customRecord();
+    } else if (
+      typeof type === 'string' &&
+      LATER_RUN_RECORD_TYPE_PATTERN.test(type) &&
+      nearKnownRunRecordType(type) === undefined
+    ) {
+      // A seed type newer than this version (written back from an export or a newer writer's file).
+      schema = laterRecord();
     } else {
+      const near = typeof type === 'string' ? nearKnownRunRecordType(type) : undefined;
       throw invalidField(
         recordSubject(index),
         'type',
         type,
-        'must be a seed 001 record type (header, run.start, run.context, agent.event, tool.output, llm.request, llm.response, run.status, run.error, run.end) or a custom type namespaced as x.<org>.<name>',
+        near === undefined
+          ? 'must be a seed 001 record type (header, run.start, run.context, agent.event, tool.output, llm.request, llm.response, run.status, run.error, run.end), a custom type namespaced as x.<org>.<name>, or a newer seed type (lowercase words joined by dots, e.g. run.plan)'
+          : `must be a seed 001 record type: did you mean "${near}"?`,
       );
     }
     // Validated without copying and stored as given (no defaults filled in); the JSON is taken

@@ -110,6 +110,21 @@ export interface DecodedSessionBase {
   whole: SessionState | null;
 }
 
+/**
+ * A version 2 base without the summary fields `encodeSessionBase` adds (`episode_count`,
+ * `message_count`, `last_user_message`): they are derived from its log, for `list()` alone, so a
+ * loaded state is exactly the state that was saved.
+ */
+function withoutSummary<State extends SessionState>(state: State): State {
+  const {
+    episode_count: _episodes,
+    message_count: _messages,
+    last_user_message: _lastUser,
+    ...rest
+  } = state;
+  return rest as State;
+}
+
 function corrupt(sessionId: string, what: string): EpisodicError {
   return new EpisodicError({
     code: 'CORRUPT_DATA',
@@ -167,7 +182,12 @@ export function decodeSessionBase(
         episodes.push(parsed.value);
       }
       const head = checkedState(sessionId, { ...(parsedHead.value as object), messages: [] });
-      const { messages: _messages, episodes: _episodes, episodic: _episodic, ...rest } = head;
+      const {
+        messages: _messages,
+        episodes: _episodes,
+        episodic: _episodic,
+        ...rest
+      } = withoutSummary(head);
       const messages = readMessages ? readMessageLines(sessionId, iterator) : null;
       return { head: rest, log: { episodes }, messages, whole: null };
     }
@@ -177,14 +197,16 @@ export function decodeSessionBase(
     const parsed = safeJsonParse(text);
     if (!parsed.success) throw corrupt(sessionId, `it is not valid JSON (${parsed.error})`);
     const state = checkedState(sessionId, parsed.value);
-    const { messages, episodes, episodic, ...rest } = state;
+    // A version 2 base read whole (another tool reformatted it) loses its summary too.
+    const whole = state.episodes === undefined ? state : withoutSummary(state);
+    const { messages, episodes, episodic, ...rest } = whole;
     const log =
       episodes !== undefined
         ? { episodes }
         : typeof episodic === 'string'
           ? { jsonl: episodic }
           : null;
-    return { head: rest, log, messages, whole: state };
+    return { head: rest, log, messages, whole };
   } finally {
     iterator.return?.();
   }

@@ -547,23 +547,11 @@ export function createSessionStore(
   /** The whole state of a stored session as one version 2 snapshot. */
   const materialize = (stored: StoredSession): SessionState => {
     const all = createEpisodic(sessionEpisodes(stored)).read({ fromId: 0 });
-    const messages = snapshotMessages(all);
-    // The summary fields as a fold writes them (see `encodeSessionBase`).
-    const {
-      episode_count: _episodes,
-      message_count: _messages,
-      last_user_message: _lastUser,
-      ...head
-    } = stored.state;
-    const lastUser = lastUserMessage(messages);
     return {
-      ...head,
+      ...stored.state,
       schema_version: SESSION_STATE_SCHEMA_VERSION,
-      episode_count: all.length,
-      message_count: messages.length,
-      ...(lastUser === undefined ? {} : { last_user_message: lastUser }),
       episodes: all.slice(),
-      messages,
+      messages: snapshotMessages(all),
     };
   };
 
