@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 const CHUNK = 1024 * 1024;
 const NEWLINE = 0x0a;
@@ -38,4 +38,36 @@ export function probeReadAll(path: string): unknown[] {
     closeSync(fd);
   }
   return records;
+}
+
+const TAIL_BLOCK = 64 * 1024;
+
+/** The research R5 probe: read backwards in 64 KB blocks until `count` lines, decode, JSON.parse. */
+export function probeTail(path: string, count: number): unknown[] {
+  const fd = openSync(path, 'r');
+  try {
+    let position = fstatSync(fd).size;
+    const lines: string[] = [];
+    let pending: Buffer | null = null;
+    while (position > 0 && lines.length < count) {
+      const start = Math.max(0, position - TAIL_BLOCK);
+      const block = Buffer.allocUnsafe(position - start);
+      readSync(fd, block, 0, block.length, start);
+      const bytes: Buffer = pending === null ? block : Buffer.concat([block, pending]);
+      let end = bytes.length;
+      while (lines.length < count && end > 0) {
+        const newline = bytes.lastIndexOf(NEWLINE, end - 1);
+        if (newline === -1) break;
+        if (newline + 1 < end) lines.push(bytes.toString('utf8', newline + 1, end));
+        end = newline;
+      }
+      pending = bytes.subarray(0, end);
+      position = start;
+    }
+    if (lines.length < count && pending !== null && pending.length > 0)
+      lines.push(pending.toString('utf8'));
+    return lines.reverse().map((line) => JSON.parse(line) as unknown);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -9,6 +9,7 @@ import { peersModule } from './peers.js';
 import { runAppendModule } from './run-append.js';
 import { runReadModule } from './run-read.js';
 import { sessionModule } from './session.js';
+import { taskModule } from './task.js';
 
 /** Every row module, in QUALITY.md's table order. */
 export const MODULES: readonly RowModule[] = [
@@ -16,6 +17,7 @@ export const MODULES: readonly RowModule[] = [
   runReadModule,
   episodicLogModule,
   sessionModule,
+  taskModule,
   peersModule,
   ledgerInsertModule,
   ledgerQueryModule,

@@ -1,47 +1,13 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { checkRunRecord } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
 import { ensureRunFiles } from '../data/datasets.js';
 import { alternate, check, compareRow, type Round, singleRow } from '../lib/compare.js';
 import type { BenchContext } from '../lib/context.js';
 import { formatBytes, formatCount } from '../lib/context.js';
-import { probeReadAll } from '../lib/jsonl-probe.js';
+import { probeReadAll, probeTail } from '../lib/jsonl-probe.js';
 import type { RowResult } from '../lib/result.js';
 import type { RowModule } from '../lib/row-module.js';
 import { LatencyRecorder, median, nowMicros } from '../lib/stats.js';
-
-const TAIL_BLOCK = 64 * 1024;
-const NEWLINE = 0x0a;
-
-/** The research R5 probe: read backwards in 64 KB blocks until `count` lines, decode, JSON.parse. */
-function probeTail(path: string, count: number): unknown[] {
-  const fd = openSync(path, 'r');
-  try {
-    let position = fstatSync(fd).size;
-    const lines: string[] = [];
-    let pending: Buffer | null = null;
-    while (position > 0 && lines.length < count) {
-      const start = Math.max(0, position - TAIL_BLOCK);
-      const block = Buffer.allocUnsafe(position - start);
-      readSync(fd, block, 0, block.length, start);
-      const bytes: Buffer = pending === null ? block : Buffer.concat([block, pending]);
-      let end = bytes.length;
-      while (lines.length < count && end > 0) {
-        const newline = bytes.lastIndexOf(NEWLINE, end - 1);
-        if (newline === -1) break;
-        if (newline + 1 < end) lines.push(bytes.toString('utf8', newline + 1, end));
-        end = newline;
-      }
-      pending = bytes.subarray(0, end);
-      position = start;
-    }
-    if (lines.length < count && pending !== null && pending.length > 0)
-      lines.push(pending.toString('utf8'));
-    return lines.reverse().map((line) => JSON.parse(line) as unknown);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export const runReadModule: RowModule = {
   id: 'run-read',

@@ -1,7 +1,5 @@
-import { closeSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Episode, loadSession, type Session, type TurnResult } from '@episodic/core';
-import { openSqliteDatabase } from '@episodic/store-sqlite';
 import {
   copyStore,
   ensureSessionDataset,
@@ -15,6 +13,7 @@ import {
   TURN_ANSWER_TEXT,
   TURN_USER_TEXT,
 } from '../data/sessions.js';
+import { fileAppendProbe, sqliteAppendProbe } from '../lib/append-probe.js';
 import { alternate, check, compareRow, type Round } from '../lib/compare.js';
 import type { BenchContext } from '../lib/context.js';
 import { formatBytes, formatCount } from '../lib/context.js';
@@ -69,53 +68,6 @@ function deltaOf(session: Session, result: TurnResult): Record<string, unknown> 
     invoke_seq: session.invokeSeq,
     updated_at: new Date().toISOString(),
     episodes: result.episodes as readonly Episode[],
-  };
-}
-
-/** A raw append of one commit's delta: an open file or database and one write per commit. */
-interface DeltaProbe {
-  readonly durability: string;
-  readonly description: string;
-  append(line: string): void;
-  close(): void;
-}
-
-/** fs: a kept fd, one `writeSync` of the delta line and `fdatasyncSync`. */
-function fileDeltaProbe(path: string): DeltaProbe {
-  const fd = openSync(path, 'a');
-  return {
-    durability: 'fdatasync per commit',
-    description: 'kept fd + writeSync(JSON.stringify(delta) + "\\n") + fdatasyncSync',
-    append(line) {
-      writeSync(fd, line);
-      fdatasyncSync(fd);
-    },
-    close: () => closeSync(fd),
-  };
-}
-
-/**
- * SQLite: a database opened by the store's own `openSqliteDatabase` (WAL, synchronous=NORMAL and
- * the store's other pragmas), one prepared INSERT of the delta per IMMEDIATE transaction.
- */
-function sqliteDeltaProbe(path: string): DeltaProbe {
-  const database = openSqliteDatabase(path, { synchronous: 'NORMAL' });
-  database.exec(
-    'CREATE TABLE IF NOT EXISTS probe_session_deltas (session_id TEXT NOT NULL, revision INTEGER NOT NULL, delta_json TEXT NOT NULL, PRIMARY KEY (session_id, revision))',
-  );
-  const insert = database.prepare(
-    'INSERT INTO probe_session_deltas (session_id, revision, delta_json) VALUES (?, ?, ?)',
-  );
-  let revision = 0;
-  const commit = database.transaction((line: string) => {
-    insert.run('probe', ++revision, line);
-  });
-  return {
-    durability: 'WAL, synchronous=NORMAL (same pragmas)',
-    description:
-      'prepared INSERT of JSON.stringify(delta) in a BEGIN IMMEDIATE transaction, same pragmas (openSqliteDatabase)',
-    append: (line) => commit.immediate(line),
-    close: () => database.close(),
   };
 }
 
@@ -197,8 +149,8 @@ async function commitRow(
   const deltaBytes = Buffer.byteLength(line());
   const probe =
     backend === 'fs'
-      ? fileDeltaProbe(join(scratch, 'probe-deltas.jsonl'))
-      : sqliteDeltaProbe(join(scratch, 'probe-deltas.db'));
+      ? fileAppendProbe(join(scratch, 'probe-deltas.jsonl'), true)
+      : sqliteAppendProbe(join(scratch, 'probe-deltas.db'));
   const measured = await alternate({
     rounds,
     warmup,
