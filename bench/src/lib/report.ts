@@ -10,6 +10,11 @@ function number(value: number): string {
   return value.toFixed(2);
 }
 
+/** `0.84×`, `0.0051×` (as the table prints ratios). */
+export function formatRatio(value: number): string {
+  return `${number(value)}×`;
+}
+
 function withUnit(value: number, unit: string): string {
   if (unit === '%') return `${number(value)} %`;
   if (unit === '×') return `${number(value)}×`;

@@ -24,6 +24,7 @@ import { alternate, alternateSides, check, compareRow, type Round } from '../lib
 import type { BenchContext } from '../lib/context.js';
 import { formatCount } from '../lib/context.js';
 import { probeTail } from '../lib/jsonl-probe.js';
+import { formatRatio } from '../lib/report.js';
 import type { RowResult } from '../lib/result.js';
 import type { RowModule } from '../lib/row-module.js';
 import { scratchDirectory } from '../lib/scratch.js';
@@ -299,7 +300,7 @@ async function stepRow(
     [
       lock,
       'the probes write the run record the lifecycle stores for the same step (agent.event with the step)',
-      `a plain append with no compare (${plainProbe.description}): ${formatCount(plainMedian)} steps/s; the product is ${plainRatio.toFixed(2)}× of it`,
+      `a plain append with no compare (${plainProbe.description}): ${formatCount(plainMedian)} steps/s; the product is ${formatRatio(plainRatio)} of it`,
     ],
   );
 }
