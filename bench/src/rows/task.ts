@@ -191,7 +191,7 @@ async function stepIndependenceRow(
     [
       "product path: openEpisodicStores({ home, store }) + createEpisodicTools({ scope }), the episodic-mcp server without its stdio transport (argument validation, scope check, the task lifecycle's compare-and-append, JSON result)",
       `the tools wrote every step of these tasks, so their lifecycle knows each task up to its end and reads only what follows (nothing, unless another writer appended)`,
-      `cold, for reference (not the target): the first call of a new lifecycle over the same stores, as from a new process, reads the whole run once: step ${formatCount(LATE_STEP)} ${ms(coldLate)}, step 1 ${ms(coldFirst)} (median of ${COLD_TASKS})`,
+      `cold, for reference (not the target): the first call of a new lifecycle over the same stores, as from a new process, reads the whole run twice (the scope view's visibility check reads it, then the lifecycle folds it): step ${formatCount(LATE_STEP)} ${ms(coldLate)}, step 1 ${ms(coldFirst)} (median of ${COLD_TASKS})`,
     ],
   );
 }
@@ -435,7 +435,7 @@ async function timelineRows(
     [
       PAGING_NOTE,
       `the first page of the ${formatCount(LATE_STEP)}-step task (offset 0, next_offset ${PAGE}): ${ms(sameTaskFirst)} median`,
-      `cold, for reference (not the target): the first call of a new lifecycle reads the whole run once: the page at offset ${LATE_OFFSET} of the ${formatCount(LATE_STEP)}-step task ${ms(coldLate)}, the first page of the ${PAGE}-step task ${ms(coldFirst)} (median of ${COLD_TASKS})`,
+      `cold, for reference (not the target): the first call of a new lifecycle reads the whole run twice (visibility check, then the fold): the page at offset ${LATE_OFFSET} of the ${formatCount(LATE_STEP)}-step task ${ms(coldLate)}, the first page of the ${PAGE}-step task ${ms(coldFirst)} (median of ${COLD_TASKS})`,
     ],
   );
   const rawDescription =
