@@ -11,6 +11,8 @@ export default defineConfig([
     },
     format: ['esm'],
     target: 'node20',
+    // The peers of the comparison are dev dependencies: imported at run time like the rest.
+    external: [/^@langchain\//, /^@mastra\//],
     sourcemap: true,
     clean: false,
   },

@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import type { DatasetName } from './data/datasets.js';
 import { benchPaths, FULL_SIZES, QUICK_SIZES } from './lib/context.js';
+import { formatPeerSummary } from './lib/peer-summary.js';
 import { formatMarkdown, formatNotes, formatTable } from './lib/report.js';
 import type { RowResult } from './lib/result.js';
 import { selectedBy } from './lib/row-module.js';
@@ -157,7 +158,12 @@ async function main(): Promise<number> {
   for (const module of modules) for (const need of module.needs) datasets.add(need);
   for (const dataset of datasets) {
     process.stderr.write(`preparing data set ${dataset}\n`);
-    await runWorker(['--prepare', dataset], options.quick);
+    try {
+      await runWorker(['--prepare', dataset], options.quick);
+    } catch (error) {
+      // The rows that need it report the failure (a data set the product cannot write is a result).
+      process.stderr.write(`  preparing ${dataset} failed: ${(error as Error).message}\n`);
+    }
   }
 
   const rows: RowResult[] = [];
@@ -220,8 +226,12 @@ function printReport(report: Report, options: Arguments, file: string): void {
   process.stdout.write(
     'Each ratio is product / probe per round (median [min–max] over rounds); throughputs: higher is better, times: lower is better.\n\n',
   );
-  if (options.markdown) process.stdout.write(`${formatMarkdown(rows)}\n\n`);
-  else process.stdout.write(`${formatTable(rows)}\n\n${formatNotes(rows)}\n\n`);
+  if (options.markdown) {
+    process.stdout.write(`${formatMarkdown(rows)}\n\n`);
+    const peers = formatPeerSummary(rows);
+    if (peers !== '')
+      process.stdout.write(`Peer comparison, median time per operation:\n\n${peers}\n\n`);
+  } else process.stdout.write(`${formatTable(rows)}\n\n${formatNotes(rows)}\n\n`);
   process.stdout.write(`JSON report: ${relative(process.cwd(), file) || file}\n`);
 }
 

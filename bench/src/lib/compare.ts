@@ -53,6 +53,35 @@ export async function alternate(options: AlternateOptions): Promise<Alternated> 
   return { product, probe };
 }
 
+/**
+ * `alternate` for more than two sides (e.g. Episodic and its peers): warm-up runs of each side,
+ * then `rounds` rounds in which the side that goes first rotates, a forced GC before every run.
+ * Returns each side's rounds by name.
+ */
+export async function alternateSides(
+  sides: Readonly<Record<string, Measure>>,
+  rounds: number,
+  warmup: number,
+): Promise<Record<string, Round[]>> {
+  const names = Object.keys(sides);
+  const measured: Record<string, Round[]> = {};
+  for (const name of names) measured[name] = [];
+  for (let index = 0; index < warmup; index++) {
+    for (const name of names) {
+      collectGarbage();
+      await (sides[name] as Measure)();
+    }
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (let offset = 0; offset < names.length; offset++) {
+      const name = names[(round + offset) % names.length] as string;
+      collectGarbage();
+      (measured[name] as Round[]).push(await (sides[name] as Measure)());
+    }
+  }
+  return measured;
+}
+
 function sideResult(rounds: readonly Round[]): SideResult {
   const values = rounds.map((round) => round.value);
   const withLatencies = rounds.filter((round) => round.latencies !== undefined);

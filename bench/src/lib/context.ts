@@ -10,6 +10,10 @@ export interface Sizes {
   smallRunFileBytes: number;
   ledgerRows: number;
   episodes: number;
+  /** The long session of the session rows (commit size-independence, load). */
+  sessionEpisodes: number;
+  /** Thread lengths (messages) of the peer comparison. */
+  peerThreads: readonly number[];
   /** Measured rounds per row (each round runs the product and the probe once). */
   rounds: number;
   /** Unrecorded warm-up runs of each side. */
@@ -21,6 +25,8 @@ export const FULL_SIZES: Sizes = {
   smallRunFileBytes: 1024 * 1024,
   ledgerRows: 1_000_000,
   episodes: 1_000_000,
+  sessionEpisodes: 1_000_000,
+  peerThreads: [1000, 10_000, 100_000],
   rounds: 5,
   warmup: 1,
 };
@@ -30,6 +36,8 @@ export const QUICK_SIZES: Sizes = {
   smallRunFileBytes: 1024 * 1024,
   ledgerRows: 100_000,
   episodes: 100_000,
+  sessionEpisodes: 100_000,
+  peerThreads: [1000, 10_000],
   rounds: 3,
   warmup: 1,
 };

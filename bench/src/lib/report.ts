@@ -5,7 +5,14 @@ function number(value: number): string {
   const magnitude = Math.abs(value);
   if (magnitude >= 100) return Math.round(value).toLocaleString('en-US');
   if (magnitude >= 10) return value.toFixed(1);
+  // Tiny ratios keep two significant digits (0.0051×, not 0.00×).
+  if (magnitude > 0 && magnitude < 0.01) return value.toPrecision(2);
   return value.toFixed(2);
+}
+
+/** `0.84×`, `0.0051×` (as the table prints ratios). */
+export function formatRatio(value: number): string {
+  return `${number(value)}×`;
 }
 
 function withUnit(value: number, unit: string): string {
@@ -47,7 +54,9 @@ const RESULT: Record<RowResult['status'], string> = {
 
 /** The stdout table: two lines per row (medians, then ranges and latency percentiles). */
 export function formatTable(rows: readonly RowResult[]): string {
-  const widths = [30, 20, 36, 36, 16, 50];
+  const longestId = rows.reduce((longest, row) => Math.max(longest, row.id.length), 0);
+  const longestMode = rows.reduce((longest, row) => Math.max(longest, row.mode.length), 0);
+  const widths = [Math.max(30, longestId + 2), Math.max(20, longestMode + 2), 36, 36, 16, 50];
   const header = ['row', 'mode', 'product (median)', 'probe (median)', 'product/probe', 'target'];
   const lines: string[] = [];
   lines.push(`${header.map((cell, index) => pad(cell, widths[index] as number)).join('')}result`);

@@ -6,14 +6,20 @@ import { ledgerInsertModule } from './ledger-insert.js';
 import { ledgerNodeSqliteModule } from './ledger-node-sqlite.js';
 import { ledgerQueryModule } from './ledger-query.js';
 import { mcpModule } from './mcp.js';
+import { peersModule } from './peers.js';
 import { runAppendModule } from './run-append.js';
 import { runReadModule } from './run-read.js';
+import { sessionModule } from './session.js';
+import { taskModule } from './task.js';
 
 /** Every row module, in QUALITY.md's table order. */
 export const MODULES: readonly RowModule[] = [
   runAppendModule,
   runReadModule,
   episodicLogModule,
+  sessionModule,
+  taskModule,
+  peersModule,
   ledgerInsertModule,
   ledgerQueryModule,
   ledgerNodeSqliteModule,

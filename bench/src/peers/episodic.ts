@@ -1,0 +1,69 @@
+import { createSession, type InputItem, loadSession, type Session } from '@episodic/core';
+import { implementationKey } from '../data/implementation.js';
+import {
+  instantModel,
+  openSessionStore,
+  SESSION_DURABILITY,
+  type SessionBackend,
+} from '../data/sessions.js';
+import { TurnSplit } from '../lib/turn-split.js';
+import {
+  THREAD_ID,
+  type ThreadSystem,
+  type ThreadSystemKind,
+  TURN_ANSWER,
+  TURN_USER,
+  threadMessage,
+} from './thread.js';
+
+/**
+ * Episodic as a thread system: a session in the fs or SQLite store. A turn is
+ * `session.runTurn(user text, model)` with a model that answers at once (the turn's input, the
+ * model input assembled from the whole thread, the answer, one commit); a load is `loadSession`.
+ */
+export function episodicThreads(backend: SessionBackend): ThreadSystemKind {
+  return {
+    id: `episodic-${backend}`,
+    label: `Episodic (${backend === 'fs' ? 'fs' : 'SQLite'} store)`,
+    cacheKey: () => implementationKey(),
+    async build(directory, messages) {
+      const opened = openSessionStore(backend, directory);
+      try {
+        const session = createSession({ store: opened.sessions, id: THREAD_ID });
+        // One turn whose input is the thread's first messages; the model answers with the last.
+        const input: InputItem[] = [];
+        for (let index = 0; index < messages - 1; index++) {
+          const { role, text } = threadMessage(index);
+          input.push({ type: 'message', role, content: text });
+        }
+        await session.runTurn(input, instantModel(threadMessage(messages - 1).text));
+        if (session.log.size !== messages) throw new Error(`built ${session.log.size} episodes`);
+      } finally {
+        await opened.close();
+      }
+    },
+    async open(directory): Promise<ThreadSystem> {
+      const opened = openSessionStore(backend, directory);
+      const session: Session = await loadSession(opened.sessions, THREAD_ID);
+      const split = new TurnSplit(TURN_ANSWER);
+      return {
+        async appendTurn() {
+          await split.turn(session, TURN_USER);
+        },
+        async load() {
+          const loaded = await loadSession(opened.sessions, THREAD_ID);
+          return loaded.log.size;
+        },
+        notes() {
+          const note = split.note(`Episodic (${backend})`);
+          split.reset();
+          return note === null ? [] : [note];
+        },
+        close: () => opened.close(),
+      };
+    },
+    async durability() {
+      return SESSION_DURABILITY[backend];
+    },
+  };
+}

@@ -1,0 +1,345 @@
+import { join } from 'node:path';
+import { type Episode, loadSession, type Session, type TurnResult } from '@episodic/core';
+import {
+  copyStore,
+  ensureSessionDataset,
+  type OpenedSessionStore,
+  openSessionStore,
+  SESSION_BACKENDS,
+  SESSION_DURABILITY,
+  type SessionBackend,
+  type SessionDataset,
+  SMALL_SESSION_EPISODES,
+  TURN_ANSWER_TEXT,
+  TURN_USER_TEXT,
+} from '../data/sessions.js';
+import { fileAppendProbe, sqliteAppendProbe } from '../lib/append-probe.js';
+import { alternate, check, compareRow, type Round } from '../lib/compare.js';
+import type { BenchContext } from '../lib/context.js';
+import { formatBytes, formatCount } from '../lib/context.js';
+import { probeReadAll } from '../lib/jsonl-probe.js';
+import type { RowResult } from '../lib/result.js';
+import type { RowModule } from '../lib/row-module.js';
+import { scratchDirectory } from '../lib/scratch.js';
+import { LatencyRecorder, median, nowMicros } from '../lib/stats.js';
+import { TurnSplit } from '../lib/turn-split.js';
+
+/** `count` turns in a row: throughput (commits/s) and every commit's latency in µs. */
+async function commitThroughput(session: Session, split: TurnSplit, count: number): Promise<Round> {
+  const latencies = new LatencyRecorder(count);
+  const start = nowMicros();
+  for (let index = 0; index < count; index++) {
+    const before = nowMicros();
+    await split.turn(session, TURN_USER_TEXT);
+    latencies.add(nowMicros() - before);
+  }
+  return { value: count / ((nowMicros() - start) / 1e6), latencies: latencies.toArray() };
+}
+
+/**
+ * Turns until `budgetMs` has passed (at least `min`, at most `max`): the round's median commit
+ * time in ms, and every commit's latency in ms. A bounded count keeps a slow implementation's
+ * round short; the median does not depend on the count.
+ */
+async function commitTimes(
+  session: Session,
+  split: TurnSplit,
+  bounds: { min: number; max: number; budgetMs: number },
+): Promise<Round> {
+  const latencies = new LatencyRecorder(bounds.max);
+  const start = nowMicros();
+  while (
+    latencies.size < bounds.min ||
+    (latencies.size < bounds.max && nowMicros() - start < bounds.budgetMs * 1000)
+  ) {
+    const before = nowMicros();
+    await split.turn(session, TURN_USER_TEXT);
+    latencies.add((nowMicros() - before) / 1000);
+  }
+  const values = latencies.toArray();
+  return { value: median(values), latencies: values };
+}
+
+/** What the product appends for one turn, as the probe writes it: the delta of a commit. */
+function deltaOf(session: Session, result: TurnResult): Record<string, unknown> {
+  return {
+    session_id: session.id,
+    revision: result.revision,
+    invoke_seq: session.invokeSeq,
+    updated_at: new Date().toISOString(),
+    episodes: result.episodes as readonly Episode[],
+  };
+}
+
+function notesOf(notes: ReadonlyArray<string | null>): string[] {
+  return notes.filter((note): note is string => note !== null);
+}
+
+interface BackendData {
+  backend: SessionBackend;
+  small: SessionDataset;
+  large: SessionDataset;
+}
+
+function storeSize(dataset: SessionDataset): string {
+  return `${formatBytes(dataset.bytes)} on disk; ${formatBytes(dataset.jsonlBytes)} as JSONL`;
+}
+
+async function loadRow(
+  context: BenchContext,
+  data: BackendData,
+  store: OpenedSessionStore,
+): Promise<RowResult> {
+  const { large, backend } = data;
+  const { rounds, warmup } = context.sizes;
+  const measured = await alternate({
+    rounds,
+    warmup,
+    product: async () => {
+      const start = nowMicros();
+      const session = await loadSession(store.sessions, large.sessionId);
+      const elapsed = nowMicros() - start;
+      if (session.log.size !== large.episodes) throw new Error(`loaded ${session.log.size}`);
+      return { value: large.episodes / (elapsed / 1e6) };
+    },
+    probe: () => {
+      const start = nowMicros();
+      const episodes = probeReadAll(large.jsonl);
+      const elapsed = nowMicros() - start;
+      if (episodes.length !== large.episodes) throw new Error(`parsed ${episodes.length}`);
+      return { value: large.episodes / (elapsed / 1e6) };
+    },
+  });
+  return compareRow(
+    {
+      id: `session.load.${backend}`,
+      area: 'session load',
+      title: `loadSession of a ${formatCount(large.episodes)}-episode session (${backend} store)`,
+      durability: `read, page cache (${SESSION_DURABILITY[backend].text})`,
+      mode: 'read, page cache',
+      dataset: `${formatCount(large.episodes)} episodes, ${storeSize(large)}`,
+      product: `await loadSession(store.sessions, id): the committed log (validated, indexed), context, revision`,
+      probe:
+        'the same episodes as plain JSONL: 1 MB readSync chunks + indexOf("\\n") + JSON.parse per line',
+      metric: { name: 'throughput', unit: 'episodes/s', better: 'higher' },
+      target: '≥ 0.7× probe',
+    },
+    measured,
+    (row) => [check('throughput ratio ≥ 0.7', row.ratio?.median ?? Number.NaN, '>=', 0.7)],
+    [
+      `on disk: ${formatBytes(large.bytes)} (${formatCount(large.bytes)} bytes) for ${formatCount(large.episodes)} episodes; the episodes as JSONL: ${formatBytes(large.jsonlBytes)}`,
+      `data set built through the public API in ${large.buildSeconds.toFixed(0)} s (implementation ${large.implementation})`,
+    ],
+  );
+}
+
+async function commitRow(
+  context: BenchContext,
+  data: BackendData,
+  session: Session,
+  scratch: string,
+): Promise<RowResult> {
+  const { backend } = data;
+  const { rounds, warmup } = context.sizes;
+  const count = context.quick ? 15 : 30;
+  // One turn first: its delta is what the probe appends, at the same size.
+  const split = new TurnSplit(TURN_ANSWER_TEXT);
+  const template = deltaOf(session, await split.turn(session, TURN_USER_TEXT));
+  const line = () => `${JSON.stringify(template)}\n`;
+  const deltaBytes = Buffer.byteLength(line());
+  const probe =
+    backend === 'fs'
+      ? fileAppendProbe(join(scratch, 'probe-deltas.jsonl'), true)
+      : sqliteAppendProbe(join(scratch, 'probe-deltas.db'));
+  const measured = await alternate({
+    rounds,
+    warmup,
+    product: () => commitThroughput(session, split, count),
+    probe: () => {
+      const latencies = new LatencyRecorder(count);
+      const start = nowMicros();
+      for (let index = 0; index < count; index++) {
+        const before = nowMicros();
+        template.revision = (template.revision as number) + 1;
+        probe.append(line());
+        latencies.add(nowMicros() - before);
+      }
+      return { value: count / ((nowMicros() - start) / 1e6), latencies: latencies.toArray() };
+    },
+  });
+  probe.close();
+  return compareRow(
+    {
+      id: `session.commit.${backend}`,
+      area: 'session commit',
+      title: `commit one turn on a ${formatCount(SMALL_SESSION_EPISODES)}-episode session (${backend} store)`,
+      durability: `${SESSION_DURABILITY[backend].text}; probe: ${probe.durability}`,
+      mode: SESSION_DURABILITY[backend].mode,
+      dataset: `a loaded ${formatCount(SMALL_SESSION_EPISODES)}-episode session, ${count} turns per round (2 episodes each)`,
+      product:
+        'await session.runTurn(user text, instant model → one assistant message): validate, fork, assemble, merge, commit',
+      probe: probe.description,
+      metric: { name: 'throughput', unit: 'commits/s', better: 'higher' },
+      latencyUnit: 'µs',
+      target: '≥ 0.5× probe',
+    },
+    measured,
+    (row) => [check('throughput ratio ≥ 0.5', row.ratio?.median ?? Number.NaN, '>=', 0.5)],
+    [
+      `the probe's delta line is ${deltaBytes} bytes (the turn's 2 episodes, revision, invoke_seq, time)`,
+      ...notesOf([split.note('product')]),
+    ],
+  );
+}
+
+async function sizeIndependenceRow(
+  context: BenchContext,
+  data: BackendData,
+  largeSession: Session,
+  smallSession: Session,
+): Promise<RowResult> {
+  const { backend, large } = data;
+  const { rounds, warmup } = context.sizes;
+  const bounds = { min: 3, max: context.quick ? 10 : 20, budgetMs: 3000 };
+  const largeSplit = new TurnSplit(TURN_ANSWER_TEXT);
+  const smallSplit = new TurnSplit(TURN_ANSWER_TEXT);
+  const measured = await alternate({
+    rounds,
+    warmup,
+    product: () => commitTimes(largeSession, largeSplit, bounds),
+    probe: () => commitTimes(smallSession, smallSplit, bounds),
+  });
+  return compareRow(
+    {
+      id: `session.commit.size-independence.${backend}`,
+      area: 'session commit',
+      title: `commit one turn: ${formatCount(large.episodes)}-episode session vs ${formatCount(SMALL_SESSION_EPISODES)}-episode session (${backend} store)`,
+      durability: SESSION_DURABILITY[backend].text,
+      mode: SESSION_DURABILITY[backend].mode,
+      dataset: `loaded sessions of ${formatCount(large.episodes)} and ${formatCount(SMALL_SESSION_EPISODES)} episodes, both ending at a compaction checkpoint; ${bounds.min}–${bounds.max} turns per round (3 s budget)`,
+      product: `the same runTurn on the ${formatCount(large.episodes)}-episode session`,
+      probe: `runTurn on the ${formatCount(SMALL_SESSION_EPISODES)}-episode session (the product against itself)`,
+      metric: { name: 'median time per commit', unit: 'ms', better: 'lower' },
+      latencyUnit: 'ms',
+      target: 'large / small ≤ 1.5×',
+    },
+    measured,
+    (row) => [check('time ratio ≤ 1.5', row.ratio?.median ?? Number.NaN, '<=', 1.5)],
+    [
+      `the large session: ${formatCount(large.episodes)} episodes, ${storeSize(large)}`,
+      'the per-round value is the median commit of the round; p99 and max show the slow commits (e.g. a fold of deltas into a new base)',
+      ...notesOf([
+        largeSplit.note(`${formatCount(large.episodes)} episodes`),
+        smallSplit.note(`${formatCount(SMALL_SESSION_EPISODES)} episodes`),
+      ]),
+    ],
+  );
+}
+
+/** A row whose data set the product could not write: an error, with the product's message. */
+function failedRow(
+  id: string,
+  backend: SessionBackend,
+  episodes: number,
+  reason: string,
+): RowResult {
+  return {
+    id,
+    area: id.startsWith('session.load') ? 'session load' : 'session commit',
+    title: `the ${formatCount(episodes)}-episode session could not be written (${backend} store)`,
+    durability: SESSION_DURABILITY[backend].text,
+    mode: SESSION_DURABILITY[backend].mode,
+    dataset: `${formatCount(episodes)} episodes, built through the public API`,
+    product: 'n/a',
+    probe: 'n/a',
+    metric: { name: 'n/a', unit: '', better: 'lower' },
+    target: id.startsWith('session.load') ? '≥ 0.7× probe' : 'large / small ≤ 1.5×',
+    status: 'error',
+    checks: [],
+    notes: [`building the data set failed: ${reason}`],
+  };
+}
+
+async function backendRows(context: BenchContext, backend: SessionBackend): Promise<RowResult[]> {
+  const small = await ensureSessionDataset(context, backend, SMALL_SESSION_EPISODES);
+  let large: SessionDataset | undefined;
+  let largeFailure = '';
+  try {
+    large = await ensureSessionDataset(context, backend, context.sizes.sessionEpisodes);
+  } catch (error) {
+    largeFailure = error instanceof Error ? error.message : String(error);
+  }
+  const data: BackendData = { backend, small, large: large as SessionDataset };
+  const scratch = scratchDirectory(context, `session-${backend}`);
+  const stores: OpenedSessionStore[] = [];
+  const open = (name: string, dataset: SessionDataset): OpenedSessionStore => {
+    const directory = join(scratch.path, name);
+    copyStore(dataset.store, directory);
+    const store = openSessionStore(backend, directory);
+    stores.push(store);
+    return store;
+  };
+  try {
+    // Load first, while the large copy is exactly the data set as built.
+    const largeStore = large === undefined ? undefined : open('large', large);
+    let load: RowResult;
+    if (largeStore === undefined) {
+      load = failedRow(
+        `session.load.${backend}`,
+        backend,
+        context.sizes.sessionEpisodes,
+        largeFailure,
+      );
+    } else {
+      context.log(`session.load.${backend}`);
+      load = await loadRow(context, data, largeStore);
+    }
+
+    context.log(`session.commit.${backend}`);
+    const commitStore = open('small-commit', small);
+    const commit = await commitRow(
+      context,
+      data,
+      await loadSession(commitStore.sessions, small.sessionId),
+      scratch.path,
+    );
+
+    let independence: RowResult;
+    if (largeStore === undefined) {
+      independence = failedRow(
+        `session.commit.size-independence.${backend}`,
+        backend,
+        context.sizes.sessionEpisodes,
+        largeFailure,
+      );
+    } else {
+      context.log(`session.commit.size-independence.${backend}`);
+      const smallStore = open('small', small);
+      independence = await sizeIndependenceRow(
+        context,
+        data,
+        await loadSession(largeStore.sessions, data.large.sessionId),
+        await loadSession(smallStore.sessions, small.sessionId),
+      );
+    }
+    return [commit, independence, load];
+  } finally {
+    for (const store of stores) await store.close();
+    scratch.dispose();
+  }
+}
+
+export const sessionModule: RowModule = {
+  id: 'session',
+  rows: SESSION_BACKENDS.flatMap((backend) => [
+    `session.commit.${backend}`,
+    `session.commit.size-independence.${backend}`,
+    `session.load.${backend}`,
+  ]),
+  needs: ['sessions'],
+  async run(context: BenchContext): Promise<RowResult[]> {
+    const rows: RowResult[] = [];
+    for (const backend of SESSION_BACKENDS) rows.push(...(await backendRows(context, backend)));
+    return rows;
+  },
+};
