@@ -183,6 +183,14 @@ export interface RunViewResponse {
   records: RunRecordItem[];
 }
 
+/** One `records` event of `GET /api/runs/:id/live`: what the run wrote since the last one. */
+export interface LiveBatch {
+  records: RunRecordItem[];
+  /** Damaged lines met since the last batch. */
+  damaged: number;
+  ended: boolean;
+}
+
 /** `GET /api/runs/:id/records/:index`: one record in full. */
 export interface RunRecordResponse {
   index: number;

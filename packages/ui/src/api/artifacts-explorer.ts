@@ -1,4 +1,5 @@
 import {
+  type ArtifactPage,
   type ArtifactStore,
   compileMetadataFilter,
   invalidField,
@@ -11,6 +12,7 @@ import { limitParam, parseQuery } from './query-params.js';
 
 const querySchema = z.strictObject({
   kind: z.string().min(1).max(200).optional(),
+  key: z.string().min(1).max(1000).optional(),
   filter: z.string().max(20_000).optional(),
   cursor: z.string().max(1000).optional(),
   limit: limitParam(25, 100),
@@ -43,12 +45,20 @@ function parseFilter(text: string | undefined): { filter: MetadataFilter; matche
 export async function artifactsPage(artifacts: ArtifactStore, rawQuery: Record<string, string>): Promise<ArtifactPageResponse> {
   const query = parseQuery(querySchema, rawQuery, 'artifacts query');
   const parsed = parseFilter(query.filter);
-  const page = await artifacts.list({
-    ...(query.kind === undefined ? {} : { kind: query.kind }),
-    ...(parsed === undefined ? {} : { filter: parsed.filter }),
-    ...(query.cursor === undefined ? {} : { afterKey: query.cursor }),
-    limit: query.limit,
-  });
+  let page: ArtifactPage;
+  if (query.key !== undefined) {
+    // One artifact by key (e.g. a pattern's, linked from its task episode).
+    const artifact = await artifacts.get(query.key);
+    const keep = artifact !== null && (parsed === undefined || artifact.episodes.length > 0);
+    page = { artifacts: keep && artifact !== null ? [artifact] : [], nextKey: null };
+  } else {
+    page = await artifacts.list({
+      ...(query.kind === undefined ? {} : { kind: query.kind }),
+      ...(parsed === undefined ? {} : { filter: parsed.filter }),
+      ...(query.cursor === undefined ? {} : { afterKey: query.cursor }),
+      limit: query.limit,
+    });
+  }
   const views: ArtifactView[] = [];
   for (const artifact of page.artifacts) {
     const checked = artifact.episodes.slice(0, parsed === undefined ? EPISODES_SHOWN : EPISODES_CHECKED);

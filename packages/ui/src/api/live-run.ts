@@ -1,17 +1,10 @@
 import { parseRunId, type RunStore } from '@episodic/core';
 import * as z from 'zod';
-import type { RunRecordItem } from './api-types.js';
+import type { LiveBatch } from './api-types.js';
 import { parseQuery } from './query-params.js';
 import { pairToolCalls, recordItem } from './run-records.js';
 
 const querySchema = z.strictObject({ from: z.coerce.number().int().min(0).default(0) });
-
-/** What one poll of a followed run found. */
-export interface LiveBatch {
-  records: RunRecordItem[];
-  damaged: number;
-  ended: boolean;
-}
 
 /**
  * Follows a run for `GET /api/runs/:id/live`: each `poll()` returns the records appended since

@@ -16,22 +16,25 @@ export interface RunStanding {
  */
 export function standingOf(records: readonly RunRecord[]): RunStanding {
   let error: string | null = null;
-  for (let index = records.length - 1; index >= 0; index--) {
-    const record = records[index] as RunRecord & Record<string, unknown>;
+  let end: (RunRecord & Record<string, unknown>) | undefined;
+  for (const raw of records) {
+    const record = raw as RunRecord & Record<string, unknown>;
     if (record.type === 'run.error') {
       const value = record.error as { message?: unknown } | undefined;
-      error ??= typeof value?.message === 'string' ? value.message : 'run.error';
-    }
-    if (record.type === 'run.end') {
-      const outcome = String(record.outcome);
-      return {
-        status: outcome === 'error' ? 'failed' : outcome,
-        endedAt: typeof record.ts === 'string' ? record.ts : null,
-        error,
-      };
+      error = typeof value?.message === 'string' ? value.message : 'run.error';
+    } else if (record.type === 'run.status' && record.status === 'error' && error === null) {
+      error = typeof record.message === 'string' ? record.message : null;
+    } else if (record.type === 'run.end') {
+      end = record;
     }
   }
-  return { status: 'running', endedAt: null, error };
+  if (end === undefined) return { status: 'running', endedAt: null, error };
+  const outcome = String(end.outcome);
+  return {
+    status: outcome === 'error' ? 'failed' : outcome,
+    endedAt: typeof end.ts === 'string' ? end.ts : null,
+    error,
+  };
 }
 
 /** How many records from the end a status read looks at (`run.end`, and the `run.error` before it). */

@@ -1,0 +1,58 @@
+import { useEffect, useState } from 'preact/hooks';
+
+/** An error the UI's API answered with. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** GETs `/api/<path>` as JSON (the token travels in the HttpOnly cookie). */
+export async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(`/api/${path}`, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+  const type = response.headers.get('content-type') ?? '';
+  if (!type.includes('application/json')) {
+    const text = await response.text();
+    throw new ApiFailure(response.status, 'HTTP_ERROR', text || `HTTP ${response.status}`);
+  }
+  const body = (await response.json()) as T & { error?: { code: string; message: string } };
+  if (!response.ok) {
+    throw new ApiFailure(response.status, body.error?.code ?? 'HTTP_ERROR', body.error?.message ?? `HTTP ${response.status}`);
+  }
+  return body;
+}
+
+/** The state of one API read. */
+export type Loaded<T> = { state: 'loading' } | { state: 'error'; error: ApiFailure | Error } | { state: 'ready'; data: T };
+
+/** Reads `/api/<path>` whenever `path` changes (null: nothing to read yet). */
+export function useApi<T>(path: string | null): Loaded<T> {
+  const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
+  useEffect(() => {
+    if (path === null) return undefined;
+    let live = true;
+    setLoaded({ state: 'loading' });
+    getJson<T>(path).then(
+      (data) => live && setLoaded({ state: 'ready', data }),
+      (error: Error) => live && setLoaded({ state: 'error', error }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [path]);
+  return loaded;
+}
+
+/** `path?query` for the API, leaving out empty parameters. */
+export function apiPath(path: string, params: Record<string, string | number | null | undefined> = {}): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== null && value !== undefined && value !== '') query.set(key, String(value));
+  }
+  const text = query.toString();
+  return text === '' ? path : `${path}?${text}`;
+}
