@@ -10,6 +10,8 @@ export interface Sizes {
   smallRunFileBytes: number;
   ledgerRows: number;
   episodes: number;
+  /** Run files in the UI's home (`ui` rows). */
+  uiRuns: number;
   /** Measured rounds per row (each round runs the product and the probe once). */
   rounds: number;
   /** Unrecorded warm-up runs of each side. */
@@ -21,6 +23,7 @@ export const FULL_SIZES: Sizes = {
   smallRunFileBytes: 1024 * 1024,
   ledgerRows: 1_000_000,
   episodes: 1_000_000,
+  uiRuns: 10_000,
   rounds: 5,
   warmup: 1,
 };
@@ -30,6 +33,7 @@ export const QUICK_SIZES: Sizes = {
   smallRunFileBytes: 1024 * 1024,
   ledgerRows: 100_000,
   episodes: 100_000,
+  uiRuns: 1_000,
   rounds: 3,
   warmup: 1,
 };

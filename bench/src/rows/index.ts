@@ -7,6 +7,7 @@ import { ledgerQueryModule } from './ledger-query.js';
 import { mcpModule } from './mcp.js';
 import { runAppendModule } from './run-append.js';
 import { runReadModule } from './run-read.js';
+import { uiPagesModule } from './ui-pages.js';
 
 /** Every row module, in QUALITY.md's table order. */
 export const MODULES: readonly RowModule[] = [
@@ -18,4 +19,5 @@ export const MODULES: readonly RowModule[] = [
   ledgerGcModule,
   cliStartModule,
   mcpModule,
+  uiPagesModule,
 ];

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -208,5 +208,65 @@ Module._resolveFilename = function (...args) {
     const { urls, code } = loadedModules(['--home', home, 'episodes', 'query', '--scope', 'x']);
     expect(urls.some((url) => url.includes('better-sqlite3'))).toBe(true);
     expect(code.includes('ZodError')).toBe(true);
+  });
+
+  it('only "episodic ui" loads @episodic/ui and its server: every other command starts as before', () => {
+    const home = temporaryHome();
+    const isUi = (url: string) =>
+      /node_modules\/@episodic\/ui\/|packages\/ui\/dist\/|node_modules\/hono\/|\/hono@|\/@hono\//.test(url);
+    for (const args of [
+      ['--version'],
+      ['--help'],
+      ['ui', '--help'],
+      ['--home', home, 'episodes', 'query', '--scope', 'x'],
+      ['--home', home, '--store', 'fs', 'runs', 'list'],
+    ]) {
+      const { urls } = loadedModules(args);
+      expect(urls.filter(isUi), args.join(' ')).toEqual([]);
+    }
+  });
+
+  it('"episodic ui" does load it (the check above can fail)', async () => {
+    const home = temporaryHome();
+    const directory = temporaryDirectory();
+    const log = join(directory, 'modules.log');
+    writeFileSync(log, '');
+    const hooks = join(directory, 'hooks.mjs');
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
+  return result;
+}`,
+    );
+    const register = join(directory, 'register.mjs');
+    writeFileSync(
+      register,
+      `import { register } from 'node:module';
+import { pathToFileURL } from 'node:url';
+register(${JSON.stringify(pathToFileURL(hooks).href)});`,
+    );
+    const child = spawn(
+      process.execPath,
+      ['--import', pathToFileURL(register).href, BIN, 'ui', '--home', home, '--port', '0', '--no-open', '--json'],
+      { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(out.split('\n')[0] as string);
+      });
+      child.on('exit', (code) => reject(new Error(`episodic ui exited with ${code}`)));
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    await exited;
+    expect(JSON.parse(line)).toMatchObject({ kind: 'episodic.ui.v1', ok: true, host: '127.0.0.1' });
+    const urls = readFileSync(log, 'utf8').split('\n');
+    expect(urls.some((url) => /@episodic\/ui\/dist|packages\/ui\/dist/.test(url))).toBe(true);
+    expect(urls.some((url) => /\/hono\//.test(url))).toBe(true);
   });
 });
