@@ -37,14 +37,36 @@ function runOf(index: number, sessionId: string): RunRecord[] {
   const output = index % 50 === 0 ? prose(random, 12_000) : prose(random, 400);
   const callId = `call_${index}`;
   const records: RunRecord[] = [
-    { type: 'header', schema_version: 1, run_id: runId, session_id: sessionId, started_at: at(0), model: { provider: 'bench', name: 'bench-model' } },
-    { type: 'run.start', run_id: runId, ts: at(1), input: { type: 'text', text: prose(random, 80) } },
+    {
+      type: 'header',
+      schema_version: 1,
+      run_id: runId,
+      session_id: sessionId,
+      started_at: at(0),
+      model: { provider: 'bench', name: 'bench-model' },
+    },
+    {
+      type: 'run.start',
+      run_id: runId,
+      ts: at(1),
+      input: { type: 'text', text: prose(random, 80) },
+    },
     {
       type: 'llm.request',
       run_id: runId,
       ts: at(2),
       seq: 1,
-      meta: { manifest: { start_id: 1, start: 'beginning', item_count: 2, estimated_tokens: 120, budget: null, dropped: { total: 0, by_reason: {}, budget_ids: [] }, notes: [] } },
+      meta: {
+        manifest: {
+          start_id: 1,
+          start: 'beginning',
+          item_count: 2,
+          estimated_tokens: 120,
+          budget: null,
+          dropped: { total: 0, by_reason: {}, budget_ids: [] },
+          notes: [],
+        },
+      },
       input: { messages: [{ role: 'user', content: prose(random, 200) }] },
     },
     {
@@ -52,19 +74,57 @@ function runOf(index: number, sessionId: string): RunRecord[] {
       run_id: runId,
       ts: at(3),
       seq: 1,
-      output: { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: 'search', arguments: '{"q":"x"}' } }] }] },
+      output: {
+        messages: [
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: callId,
+                type: 'function',
+                function: { name: 'search', arguments: '{"q":"x"}' },
+              },
+            ],
+          },
+        ],
+      },
     },
-    { type: 'agent.event', run_id: runId, ts: at(4), seq: 0, event: { type: 'tool_call', tool: 'search', args: '{"q":"x"}', tool_call_id: callId } },
-    { type: 'tool.output', run_id: runId, ts: at(5), tool: 'search', tool_call_id: callId, result_raw: output },
+    {
+      type: 'agent.event',
+      run_id: runId,
+      ts: at(4),
+      seq: 0,
+      event: { type: 'tool_call', tool: 'search', args: '{"q":"x"}', tool_call_id: callId },
+    },
+    {
+      type: 'tool.output',
+      run_id: runId,
+      ts: at(5),
+      tool: 'search',
+      tool_call_id: callId,
+      result_raw: output,
+    },
   ] as RunRecord[];
   if (failed) {
     records.push(
-      { type: 'run.error', run_id: runId, ts: at(6), error: { name: 'ProviderError', message: 'HTTP 503' } } as RunRecord,
+      {
+        type: 'run.error',
+        run_id: runId,
+        ts: at(6),
+        error: { name: 'ProviderError', message: 'HTTP 503' },
+      } as RunRecord,
       { type: 'run.end', run_id: runId, ts: at(7), outcome: 'error' } as RunRecord,
     );
   } else {
     records.push(
-      { type: 'agent.event', run_id: runId, ts: at(6), seq: 1, event: { type: 'final', content: prose(random, 120) } } as RunRecord,
+      {
+        type: 'agent.event',
+        run_id: runId,
+        ts: at(6),
+        seq: 1,
+        event: { type: 'final', content: prose(random, 120) },
+      } as RunRecord,
       { type: 'run.end', run_id: runId, ts: at(7), outcome: 'completed' } as RunRecord,
     );
   }

@@ -77,9 +77,12 @@ export const uiPagesModule: RowModule = {
         const pages = Math.min(100, Math.floor(home.runs / 50) - 1);
         let cursor: string | null = null;
         for (let page = 1; page < pages; page++) {
-          const response = await fetch(`${ui.origin}/api/runs${cursor === null ? '' : `?cursor=${cursor}`}`, {
-            headers: { authorization: `Bearer ${ui.token}` },
-          });
+          const response = await fetch(
+            `${ui.origin}/api/runs${cursor === null ? '' : `?cursor=${cursor}`}`,
+            {
+              headers: { authorization: `Bearer ${ui.token}` },
+            },
+          );
           cursor = ((await response.json()) as { next_cursor: string | null }).next_cursor;
         }
         deepCursor = cursor ?? '';
@@ -88,7 +91,9 @@ export const uiPagesModule: RowModule = {
         await opened.close();
       }
     }
-    const deepStart = JSON.parse(Buffer.from(deepCursor, 'base64url').toString('utf8')) as { s: string };
+    const deepStart = JSON.parse(Buffer.from(deepCursor, 'base64url').toString('utf8')) as {
+      s: string;
+    };
 
     const tails = async (opened: Opened, runIds: readonly string[]) => {
       for (const runId of runIds) await opened.stores.runs.tail(runId, TAIL);
@@ -100,7 +105,10 @@ export const uiPagesModule: RowModule = {
         paths: ['/api/overview', '/api/runs'],
         probe: async (opened) => {
           const listed = await opened.stores.runs.list({ limit: 51 });
-          await tails(opened, listed.runs.slice(0, 50).map((run) => run.runId));
+          await tails(
+            opened,
+            listed.runs.slice(0, 50).map((run) => run.runId),
+          );
         },
         probeText: 'runs.list({ limit: 51 }) + runs.tail(id, { count: 3 }) of 50 runs',
       },
@@ -110,7 +118,10 @@ export const uiPagesModule: RowModule = {
         paths: ['/api/overview', '/api/runs?status=cancelled'],
         probe: async (opened) => {
           const listed = await opened.stores.runs.list({});
-          await tails(opened, listed.runs.slice(0, 2000).map((run) => run.runId));
+          await tails(
+            opened,
+            listed.runs.slice(0, 2000).map((run) => run.runId),
+          );
         },
         probeText: 'runs.list() of every header + runs.tail of 2,000 runs',
       },
@@ -120,7 +131,10 @@ export const uiPagesModule: RowModule = {
         paths: ['/api/overview', `/api/runs?cursor=${deepCursor}`],
         probe: async (opened) => {
           const listed = await opened.stores.runs.list({ to: deepStart.s, limit: 52 });
-          await tails(opened, listed.runs.slice(1, 51).map((run) => run.runId));
+          await tails(
+            opened,
+            listed.runs.slice(1, 51).map((run) => run.runId),
+          );
         },
         probeText: 'runs.list({ to: cursor, limit: 52 }) + runs.tail of 50 runs',
       },
@@ -137,15 +151,24 @@ export const uiPagesModule: RowModule = {
         paths: ['/api/overview', `/api/sessions/${session}`],
         probe: async (opened) => {
           const listed = await opened.stores.runs.list({ sessionId: session });
-          await tails(opened, listed.runs.map((run) => run.runId));
-          for (const summary of await opened.stores.sessions.list()) await loadSession(opened.stores.sessions, summary.sessionId);
+          await tails(
+            opened,
+            listed.runs.map((run) => run.runId),
+          );
+          for (const summary of await opened.stores.sessions.list())
+            await loadSession(opened.stores.sessions, summary.sessionId);
         },
-        probeText: "runs.list({ sessionId }) + their tails + loadSession of every snapshot (fork detection)",
+        probeText:
+          'runs.list({ sessionId }) + their tails + loadSession of every snapshot (fork detection)',
       },
       {
         id: 'ui.page.run',
         title: 'run view and its model inputs (run with a 12,000-character output)',
-        paths: ['/api/overview', `/api/runs/${home.sampleRunId}`, `/api/runs/${home.sampleRunId}/inputs`],
+        paths: [
+          '/api/overview',
+          `/api/runs/${home.sampleRunId}`,
+          `/api/runs/${home.sampleRunId}/inputs`,
+        ],
         probe: async (opened) => {
           await opened.stores.runs.read(home.sampleRunId);
           await opened.stores.runs.read(home.sampleRunId);
@@ -162,8 +185,16 @@ export const uiPagesModule: RowModule = {
       {
         id: 'ui.page.ledger.agent-filter',
         title: 'ledger explorer filtered by type and agent',
-        paths: ['/api/overview', `/api/ledger?scope=${MAIN_SCOPE}&type=tool.call,tool.result&agent=cron`],
-        probe: (opened) => opened.stores.ledger.query({ scope: MAIN_SCOPE, types: ['tool.call', 'tool.result'], limit: 500 }),
+        paths: [
+          '/api/overview',
+          `/api/ledger?scope=${MAIN_SCOPE}&type=tool.call,tool.result&agent=cron`,
+        ],
+        probe: (opened) =>
+          opened.stores.ledger.query({
+            scope: MAIN_SCOPE,
+            types: ['tool.call', 'tool.result'],
+            limit: 500,
+          }),
         probeText: "ledger.query({ scope, types: ['tool.call', 'tool.result'], limit: 500 })",
       },
     ];
@@ -176,8 +207,11 @@ export const uiPagesModule: RowModule = {
         try {
           const start = nowMicros();
           for (const path of page.paths) {
-            const response = await fetch(`${ui.origin}${path}`, { headers: { authorization: `Bearer ${ui.token}` } });
-            if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+            const response = await fetch(`${ui.origin}${path}`, {
+              headers: { authorization: `Bearer ${ui.token}` },
+            });
+            if (response.status !== 200)
+              throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
             await response.arrayBuffer();
           }
           const ms = (nowMicros() - start) / 1000;
@@ -203,7 +237,8 @@ export const uiPagesModule: RowModule = {
         area: 'ui',
         title: page.title,
         mode: 'read, page cache',
-        durability: 'n/a (read; files and database in the page cache); a fresh server and fresh stores each round (first view)',
+        durability:
+          'n/a (read; files and database in the page cache); a fresh server and fresh stores each round (first view)',
         dataset,
         product: `a fresh startUiServer, then GET ${page.paths.join(' + ')} over HTTP (sequentially)`,
         probe: `fresh stores, then ${page.probeText}`,
@@ -214,7 +249,13 @@ export const uiPagesModule: RowModule = {
       const measured = await alternate({ rounds, warmup, product, probe });
       rows.push(
         compareRow(spec, measured, (row) => [
-          check('slowest first view < 1000 ms', row.productResult?.metric.max ?? Number.NaN, '<=', 1000, 'absolute'),
+          check(
+            'slowest first view < 1000 ms',
+            row.productResult?.metric.max ?? Number.NaN,
+            '<=',
+            1000,
+            'absolute',
+          ),
         ]),
       );
     }

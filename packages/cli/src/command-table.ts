@@ -796,9 +796,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     path: ['ui'],
     summary: 'browse runs, sessions, task episodes and the ledger in a local, read-only web app',
-    usage: 'episodic ui [--port N] [--host HOST] [--no-open] [--home DIR] [--db PATH] [--store fs|sqlite]',
+    usage:
+      'episodic ui [--port N] [--host HOST] [--no-open] [--home DIR] [--db PATH] [--store fs|sqlite]',
     description:
-      'Serves a web app over the same stores as every other command and prints its URL, which carries a random token (EPISODIC_UI_TOKEN fixes it). Views: runs and sessions, a session\'s timeline (turns, boundaries, checkpoints, forks, failed turns), a run\'s records with tool calls paired, each model input\'s assembly manifest, task episodes with their reward, the ledger and artifacts; a running run updates live. It binds 127.0.0.1 by default, refuses requests whose Host or Origin is not this machine, and has no write action. It runs until interrupted (Ctrl-C).',
+      "Serves a web app over the same stores as every other command and prints its URL, which carries a random token (EPISODIC_UI_TOKEN fixes it). Views: runs and sessions, a session's timeline (turns, boundaries, checkpoints, forks, failed turns), a run's records with tool calls paired, each model input's assembly manifest, task episodes with their reward, the ledger and artifacts; a running run updates live. It binds 127.0.0.1 by default, refuses requests whose Host or Origin is not this machine, and has no write action. It runs until interrupted (Ctrl-C).",
     options: {
       port: {
         type: 'string',

@@ -213,7 +213,9 @@ Module._resolveFilename = function (...args) {
   it('only "episodic ui" loads @episodic/ui and its server: every other command starts as before', () => {
     const home = temporaryHome();
     const isUi = (url: string) =>
-      /node_modules\/@episodic\/ui\/|packages\/ui\/dist\/|node_modules\/hono\/|\/hono@|\/@hono\//.test(url);
+      /node_modules\/@episodic\/ui\/|packages\/ui\/dist\/|node_modules\/hono\/|\/hono@|\/@hono\//.test(
+        url,
+      );
     for (const args of [
       ['--version'],
       ['--help'],
@@ -250,7 +252,18 @@ register(${JSON.stringify(pathToFileURL(hooks).href)});`,
     );
     const child = spawn(
       process.execPath,
-      ['--import', pathToFileURL(register).href, BIN, 'ui', '--home', home, '--port', '0', '--no-open', '--json'],
+      [
+        '--import',
+        pathToFileURL(register).href,
+        BIN,
+        'ui',
+        '--home',
+        home,
+        '--port',
+        '0',
+        '--no-open',
+        '--json',
+      ],
       { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const line = await new Promise<string>((resolve, reject) => {

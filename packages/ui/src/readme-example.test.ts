@@ -12,9 +12,13 @@ it('serves a home from code as the README shows', async () => {
     const stores = await openEpisodicStores({ home, store: 'fs' });
     const ui = await startUiServer({ stores, port: 0 });
     expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
-    const overview = await fetch(`${ui.origin}/api/overview`, { headers: { authorization: `Bearer ${ui.token}` } });
+    const overview = await fetch(`${ui.origin}/api/overview`, {
+      headers: { authorization: `Bearer ${ui.token}` },
+    });
     expect(await overview.json()).toMatchObject({ home, store: 'fs', scopes: [] });
-    const runs = await fetch(`${ui.origin}/api/runs`, { headers: { authorization: `Bearer ${ui.token}` } });
+    const runs = await fetch(`${ui.origin}/api/runs`, {
+      headers: { authorization: `Bearer ${ui.token}` },
+    });
     expect(await runs.json()).toMatchObject({ runs: [], next_cursor: null });
     await ui.close();
     await stores.close();

@@ -8,7 +8,9 @@ export const CHROMIUM = process.env.EPISODIC_UI_CHROMIUM ?? '/usr/bin/chromium';
 /** Launches Chromium headless, off the network (no background services, no updates, no sync). */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`The browser tests need Chromium at ${CHROMIUM}: install it with "apt-get install -y chromium" (CI's .ci/run does), or set EPISODIC_UI_CHROMIUM.`);
+    throw new Error(
+      `The browser tests need Chromium at ${CHROMIUM}: install it with "apt-get install -y chromium" (CI's .ci/run does), or set EPISODIC_UI_CHROMIUM.`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
@@ -24,7 +26,10 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const axeSource = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
 
 /** One accessibility violation axe-core found. */
 export interface AxeViolation {
@@ -38,8 +43,26 @@ export interface AxeViolation {
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(axeSource);
   return page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{
+            violations: Array<{
+              id: string;
+              impact: string | null;
+              help: string;
+              nodes: Array<{ target: unknown[] }>;
+            }>;
+          }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
     return result.violations.map((violation) => ({
       id: violation.id,
       impact: violation.impact,

@@ -18,12 +18,22 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 }
 
 /** Runs a node script to its end; rejects with its stderr when it fails. */
-export function runNode(script: string, args: readonly string[], timeoutMs = 120_000): Promise<string> {
+export function runNode(
+  script: string,
+  args: readonly string[],
+  timeoutMs = 120_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [script, ...args], { env: cleanEnv(), timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error !== null) reject(new Error(`${script} ${args.join(' ')} failed: ${stderr || error.message}`));
-      else resolve(stdout);
-    });
+    execFile(
+      process.execPath,
+      [script, ...args],
+      { env: cleanEnv(), timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error !== null)
+          reject(new Error(`${script} ${args.join(' ')} failed: ${stderr || error.message}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -55,10 +65,17 @@ export interface UiProcess {
 /** Starts the real `episodic ui` process on a free port and reads the URL it prints (`--json`). */
 export function startUi(args: readonly string[]): Promise<UiProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'ui', '--port', '0', '--no-open', '--json', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'ui', '--port', '0', '--no-open', '--json', ...args],
+      { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`episodic ui printed no URL in 30 s: ${stderr}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`episodic ui printed no URL in 30 s: ${stderr}`)),
+      30_000,
+    );
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });

@@ -20,12 +20,15 @@ let browser: Browser;
 let page: Page;
 let redactedEventId: string;
 
-const turn = (label: string) => demo.report.turns.find((entry) => entry.label === label)?.runId as string;
+const turn = (label: string) =>
+  demo.report.turns.find((entry) => entry.label === label)?.runId as string;
 
 async function open(path: string): Promise<void> {
   await page.goto(`${ui.origin}${path}`);
   await page.waitForSelector('main h1');
-  await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent !== 'Loading…');
+  await page.waitForFunction(
+    () => document.querySelector('[role="status"]')?.textContent !== 'Loading…',
+  );
 }
 
 async function expectAccessible(name: string): Promise<void> {
@@ -41,10 +44,31 @@ beforeAll(async () => {
   demo = await runDemoHome();
   // A redacted ledger row, redacted with the real CLI as a user would.
   const alerts = JSON.parse(
-    await runNode(CLI, ['episodes', 'query', '--scope', 'episodic-demo', '--type', 'ops.alert', '--json', '--home', demo.home]),
+    await runNode(CLI, [
+      'episodes',
+      'query',
+      '--scope',
+      'episodic-demo',
+      '--type',
+      'ops.alert',
+      '--json',
+      '--home',
+      demo.home,
+    ]),
   ) as { items: Array<{ event_id: string }> };
   redactedEventId = alerts.items[0]?.event_id as string;
-  await runNode(CLI, ['episodes', 'redact', '--event-id', redactedEventId, '--scope', 'episodic-demo', '--runs', 'none', '--home', demo.home]);
+  await runNode(CLI, [
+    'episodes',
+    'redact',
+    '--event-id',
+    redactedEventId,
+    '--scope',
+    'episodic-demo',
+    '--runs',
+    'none',
+    '--home',
+    demo.home,
+  ]);
   ui = await startUi(['--home', demo.home, '--store', 'fs']);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
@@ -65,7 +89,9 @@ describe('episodic ui in Chromium', () => {
     const failedRow = page.locator('tr', { has: page.locator(`a[href="/runs/${turn('T7')}"]`) });
     await expect(failedRow.locator('.badge').textContent()).resolves.toBe('failed');
     await expect(page.locator('tbody tr').count()).resolves.toBe(10);
-    await expect(page.getByText('episodic-demo/scripted-v1').first().isVisible()).resolves.toBe(true);
+    await expect(page.getByText('episodic-demo/scripted-v1').first().isVisible()).resolves.toBe(
+      true,
+    );
     await screenshot('runs');
     await expectAccessible('runs');
   });
@@ -78,7 +104,9 @@ describe('episodic ui in Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 2);
     await page.reload();
     await page.waitForSelector('tbody tr');
-    const ids = await page.locator('tbody tr a[href^="/runs/"]').evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    const ids = await page
+      .locator('tbody tr a[href^="/runs/"]')
+      .evaluateAll((links) => links.map((link) => link.getAttribute('href')));
     expect(ids.sort()).toEqual([`/runs/${turn('T4')}`, `/runs/${turn('T7')}`].sort());
     await expect(page.getByLabel('failed').isChecked()).resolves.toBe(true);
   });
@@ -88,12 +116,17 @@ describe('episodic ui in Chromium', () => {
     const failed = page.locator('li.failed-turn');
     await expect(failed.textContent()).resolves.toContain('HTTP 503 Service Unavailable');
     await expect(failed.textContent()).resolves.toContain('nothing of it is in the session');
-    await expect(page.locator('ul.boundaries').textContent()).resolves.toMatch(/checkpoint\s*covers #1–#40/);
+    await expect(page.locator('ul.boundaries').textContent()).resolves.toMatch(
+      /checkpoint\s*covers #1–#40/,
+    );
     await expect(page.locator('ul.boundaries').textContent()).resolves.toContain('interrupt');
     await expect(page.getByText('Forked into').isVisible()).resolves.toBe(true);
     await screenshot('session');
     await expectAccessible('session');
-    await page.getByRole('link', { name: demo.report.fork.id.slice(0, 8) }).first().click();
+    await page
+      .getByRole('link', { name: demo.report.fork.id.slice(0, 8) })
+      .first()
+      .click();
     await page.waitForURL(new RegExp(`/sessions/${demo.report.fork.id}$`));
     await page.waitForSelector('text=Forked from');
   });
@@ -116,15 +149,23 @@ describe('episodic ui in Chromium', () => {
 
   it('highlights errors in a failed run', async () => {
     await open(`/runs/${turn('T7')}`);
-    await expect(page.locator('li.record-error').first().textContent()).resolves.toContain('HTTP 503');
+    await expect(page.locator('li.record-error').first().textContent()).resolves.toContain(
+      'HTTP 503',
+    );
     await expect(page.locator('h1 .badge').textContent()).resolves.toBe('failed');
   });
 
   it('answers "why did the model not see X?": the healed call, the truncated output, the budget cut', async () => {
     await open(`/runs/${turn('T5')}/inputs`);
-    await expect(page.locator('.badge.note-synthesized-output').first().textContent()).resolves.toBe('healed call');
-    await expect(page.locator('.badge.note-truncated-output').first().textContent()).resolves.toBe('truncated output');
-    await expect(page.locator('.over-budget').first().textContent()).resolves.toContain('over budget');
+    await expect(
+      page.locator('.badge.note-synthesized-output').first().textContent(),
+    ).resolves.toBe('healed call');
+    await expect(page.locator('.badge.note-truncated-output').first().textContent()).resolves.toBe(
+      'truncated output',
+    );
+    await expect(page.locator('.over-budget').first().textContent()).resolves.toContain(
+      'over budget',
+    );
     await page.getByLabel(/Why did the model not see episode/).fill('20');
     await page.getByRole('button', { name: 'Explain' }).click();
     await page.waitForURL(/episode=20/);
@@ -142,13 +183,17 @@ describe('episodic ui in Chromium', () => {
     await open('/tasks');
     await page.getByRole('link', { name: demo.report.task.episodeId.slice(0, 8) }).click();
     await page.waitForSelector('#reward');
-    await expect(page.locator('.reward-score').textContent()).resolves.toBe(demo.report.task.episode.reward_score.toFixed(3));
+    await expect(page.locator('.reward-score').textContent()).resolves.toBe(
+      demo.report.task.episode.reward_score.toFixed(3),
+    );
     await expect(page.locator('table.factors tbody tr').count()).resolves.toBe(6);
     await expect(page.locator('table.steps tbody tr').count()).resolves.toBe(20);
     await expect(page.locator('table.steps svg.bar').count()).resolves.toBeGreaterThan(0);
     await expect(page.getByText('partial_success').first().isVisible()).resolves.toBe(true);
     await expect(page.locator('#reflection').isVisible()).resolves.toBe(true);
-    await expect(page.locator(`#patterns ~ table a[href="/tasks/${demo.report.task.episodeId}"]`).count()).resolves.toBeGreaterThan(0);
+    await expect(
+      page.locator(`#patterns ~ table a[href="/tasks/${demo.report.task.episodeId}"]`).count(),
+    ).resolves.toBeGreaterThan(0);
     await screenshot('task');
     await expectAccessible('task');
   });
@@ -166,7 +211,9 @@ describe('episodic ui in Chromium', () => {
     await expect(redacted.locator('.badge.redacted').textContent()).resolves.toBe('redacted');
     await redacted.getByRole('button', { name: `Payload of event ${redactedEventId}` }).click();
     await page.waitForSelector('.payload-row pre');
-    await expect(page.locator('.payload-row pre').textContent()).resolves.toContain('"payload": "[REDACTED]"');
+    await expect(page.locator('.payload-row pre').textContent()).resolves.toContain(
+      '"payload": "[REDACTED]"',
+    );
     const other = page.locator('tbody tr:not(.row-redacted):not(.payload-row)').first();
     await other.getByRole('button', { name: /Payload of event/ }).click();
     await page.waitForFunction(() => document.querySelectorAll('.payload-row').length === 2);
@@ -184,7 +231,9 @@ describe('episodic ui in Chromium', () => {
     await page.waitForURL(/filter=/);
     await page.waitForSelector('article.artifact');
     await expect(page.locator('.matched-badge').first().textContent()).resolves.toBe('matched');
-    await expect(page.locator('li.matched a').first().getAttribute('href')).resolves.toBe(`/tasks/${demo.report.task.episodeId}`);
+    await expect(page.locator('li.matched a').first().getAttribute('href')).resolves.toBe(
+      `/tasks/${demo.report.task.episodeId}`,
+    );
     await page.reload();
     await page.waitForSelector('article.artifact');
     await expect(page.getByLabel('Key').inputValue()).resolves.toBe('model');
@@ -201,17 +250,38 @@ describe('episodic ui in Chromium', () => {
     const ts = () => new Date().toISOString();
     try {
       await store.runs.append(runId, [
-        { type: 'header', schema_version: 1, run_id: runId, started_at: ts(), model: { provider: 'test', name: 'live' } },
+        {
+          type: 'header',
+          schema_version: 1,
+          run_id: runId,
+          started_at: ts(),
+          model: { provider: 'test', name: 'live' },
+        },
         { type: 'run.start', run_id: runId, ts: ts(), input: { type: 'text', text: 'Watch me' } },
       ] as RunRecord[]);
       await open(`/runs/${runId}`);
       await page.waitForSelector('.live-live');
       await store.runs.append(runId, [
-        { type: 'agent.event', run_id: runId, ts: ts(), seq: 0, event: { type: 'tool_call', tool: 'grep', args: '{}', tool_call_id: 'live_1' } },
-        { type: 'tool.output', run_id: runId, ts: ts(), tool: 'grep', tool_call_id: 'live_1', result_raw: 'appeared without a reload' },
+        {
+          type: 'agent.event',
+          run_id: runId,
+          ts: ts(),
+          seq: 0,
+          event: { type: 'tool_call', tool: 'grep', args: '{}', tool_call_id: 'live_1' },
+        },
+        {
+          type: 'tool.output',
+          run_id: runId,
+          ts: ts(),
+          tool: 'grep',
+          tool_call_id: 'live_1',
+          result_raw: 'appeared without a reload',
+        },
       ] as RunRecord[]);
       await page.waitForSelector('text=appeared without a reload', { timeout: 15_000 });
-      await store.runs.append(runId, [{ type: 'run.end', run_id: runId, ts: ts(), outcome: 'completed' } as RunRecord]);
+      await store.runs.append(runId, [
+        { type: 'run.end', run_id: runId, ts: ts(), outcome: 'completed' } as RunRecord,
+      ]);
       await page.waitForSelector('.live-ended', { timeout: 15_000 });
       await expect(page.locator('li.record').count()).resolves.toBe(5);
     } finally {
@@ -235,7 +305,9 @@ describe('episodic ui in Chromium', () => {
   it('works from the keyboard: skip link, navigation, links and buttons', async () => {
     await open('/runs');
     await page.keyboard.press('Tab');
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe(
+      'Skip to content',
+    );
     await page.keyboard.press('Tab');
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Runs');
     await page.keyboard.press('Tab');

@@ -34,7 +34,10 @@ export const ui: CommandHandler = async (context) => {
   const host = optionalString(options, 'host');
   const token = env.EPISODIC_UI_TOKEN === '' ? undefined : env.EPISODIC_UI_TOKEN;
   if (token !== undefined && token.length < 16) {
-    throw new UsageError('EPISODIC_UI_TOKEN must be at least 16 characters (or unset it for a random token).', 'VALIDATION_ERROR');
+    throw new UsageError(
+      'EPISODIC_UI_TOKEN must be at least 16 characters (or unset it for a random token).',
+      'VALIDATION_ERROR',
+    );
   }
   const location = locate(context);
   const { startUiServer } = await import('@episodic/ui');
@@ -62,9 +65,15 @@ export const ui: CommandHandler = async (context) => {
       );
     } else {
       const styles = createStyles(globals.color);
-      io.stdout(`Episodic UI (read-only) for ${location.home} (${location.store} store):\n\n  ${styles.bold(server.url)}\n\n`);
+      io.stdout(
+        `Episodic UI (read-only) for ${location.home} (${location.store} store):\n\n  ${styles.bold(server.url)}\n\n`,
+      );
       if (!globals.quiet) {
-        io.stderr(styles.dim('The URL carries a secret token: share it only with yourself. Press Ctrl-C to stop.\n'));
+        io.stderr(
+          styles.dim(
+            'The URL carries a secret token: share it only with yourself. Press Ctrl-C to stop.\n',
+          ),
+        );
       }
     }
     if (!flag(options, 'no-open') && io.stdoutIsTTY === true) openBrowser(server.url);

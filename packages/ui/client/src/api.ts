@@ -13,7 +13,10 @@ export class ApiFailure extends Error {
 
 /** GETs `/api/<path>` as JSON (the token travels in the HttpOnly cookie). */
 export async function getJson<T>(path: string): Promise<T> {
-  const response = await fetch(`/api/${path}`, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+  const response = await fetch(`/api/${path}`, {
+    credentials: 'same-origin',
+    headers: { accept: 'application/json' },
+  });
   const type = response.headers.get('content-type') ?? '';
   if (!type.includes('application/json')) {
     const text = await response.text();
@@ -21,13 +24,20 @@ export async function getJson<T>(path: string): Promise<T> {
   }
   const body = (await response.json()) as T & { error?: { code: string; message: string } };
   if (!response.ok) {
-    throw new ApiFailure(response.status, body.error?.code ?? 'HTTP_ERROR', body.error?.message ?? `HTTP ${response.status}`);
+    throw new ApiFailure(
+      response.status,
+      body.error?.code ?? 'HTTP_ERROR',
+      body.error?.message ?? `HTTP ${response.status}`,
+    );
   }
   return body;
 }
 
 /** The state of one API read. */
-export type Loaded<T> = { state: 'loading' } | { state: 'error'; error: ApiFailure | Error } | { state: 'ready'; data: T };
+export type Loaded<T> =
+  | { state: 'loading' }
+  | { state: 'error'; error: ApiFailure | Error }
+  | { state: 'ready'; data: T };
 
 /** Reads `/api/<path>` whenever `path` changes (null: nothing to read yet). */
 export function useApi<T>(path: string | null): Loaded<T> {
@@ -48,7 +58,10 @@ export function useApi<T>(path: string | null): Loaded<T> {
 }
 
 /** `path?query` for the API, leaving out empty parameters. */
-export function apiPath(path: string, params: Record<string, string | number | null | undefined> = {}): string {
+export function apiPath(
+  path: string,
+  params: Record<string, string | number | null | undefined> = {},
+): string {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value !== null && value !== undefined && value !== '') query.set(key, String(value));

@@ -24,34 +24,58 @@ const SECTIONS = [
 
 const UUID = '([0-9a-fA-F-]{36})';
 
+/** The pages with an id in their path, and the view of each. */
+const ID_ROUTES: Array<{
+  pattern: RegExp;
+  title: string;
+  view: (route: Route, id: string) => preact.JSX.Element;
+}> = [
+  {
+    pattern: new RegExp(`^/runs/${UUID}/inputs$`),
+    title: 'Model inputs',
+    view: (route, id) => <InputsView route={route} runId={id} />,
+  },
+  {
+    pattern: new RegExp(`^/runs/${UUID}$`),
+    title: 'Run',
+    view: (route, id) => <RunView route={route} runId={id} />,
+  },
+  {
+    pattern: new RegExp(`^/sessions/${UUID}$`),
+    title: 'Session',
+    view: (route, id) => <SessionView route={route} sessionId={id} />,
+  },
+  {
+    pattern: new RegExp(`^/tasks/${UUID}$`),
+    title: 'Task episode',
+    view: (_route, id) => <TaskView taskId={id} />,
+  },
+];
+
+/** The list pages, and the view of each. */
+const LIST_ROUTES: Record<string, { title: string; view: (route: Route) => preact.JSX.Element }> = {
+  '/runs': { title: 'Runs', view: (route) => <RunsListView route={route} /> },
+  '/sessions': { title: 'Sessions', view: (route) => <SessionsListView route={route} /> },
+  '/tasks': { title: 'Task episodes', view: (route) => <TasksListView route={route} /> },
+  '/ledger': { title: 'Ledger', view: (route) => <LedgerView route={route} /> },
+  '/artifacts': { title: 'Artifacts', view: (route) => <ArtifactsView route={route} /> },
+};
+
 /** The view of a path, and the page title that names it. */
 function viewOf(route: Route): { title: string; view: preact.JSX.Element } {
-  const path = route.path;
-  let match: RegExpExecArray | null;
-  if ((match = new RegExp(`^/runs/${UUID}/inputs$`).exec(path)) !== null) {
-    return { title: 'Model inputs', view: <InputsView route={route} runId={match[1] as string} /> };
+  for (const entry of ID_ROUTES) {
+    const match = entry.pattern.exec(route.path);
+    if (match !== null) return { title: entry.title, view: entry.view(route, match[1] as string) };
   }
-  if ((match = new RegExp(`^/runs/${UUID}$`).exec(path)) !== null) {
-    return { title: 'Run', view: <RunView route={route} runId={match[1] as string} /> };
-  }
-  if ((match = new RegExp(`^/sessions/${UUID}$`).exec(path)) !== null) {
-    return { title: 'Session', view: <SessionView route={route} sessionId={match[1] as string} /> };
-  }
-  if ((match = new RegExp(`^/tasks/${UUID}$`).exec(path)) !== null) {
-    return { title: 'Task episode', view: <TaskView taskId={match[1] as string} /> };
-  }
-  if (path === '/sessions') return { title: 'Sessions', view: <SessionsListView route={route} /> };
-  if (path === '/tasks') return { title: 'Task episodes', view: <TasksListView route={route} /> };
-  if (path === '/ledger') return { title: 'Ledger', view: <LedgerView route={route} /> };
-  if (path === '/artifacts') return { title: 'Artifacts', view: <ArtifactsView route={route} /> };
-  if (path === '/runs') return { title: 'Runs', view: <RunsListView route={route} /> };
+  const list = LIST_ROUTES[route.path];
+  if (list !== undefined) return { title: list.title, view: list.view(route) };
   return {
     title: 'Not found',
     view: (
       <>
         <h1>Not found</h1>
         <p>
-          Nothing lives at <code>{path}</code>. <Link href="/runs">Go to the runs.</Link>
+          Nothing lives at <code>{route.path}</code>. <Link href="/runs">Go to the runs.</Link>
         </p>
       </>
     ),
@@ -68,7 +92,9 @@ function App() {
   useEffect(() => {
     document.title = `${title} · Episodic`;
   }, [title, route.path]);
-  const section = SECTIONS.find((entry) => route.path === entry.path || route.path.startsWith(`${entry.path}/`));
+  const section = SECTIONS.find(
+    (entry) => route.path === entry.path || route.path.startsWith(`${entry.path}/`),
+  );
   return (
     <>
       <a class="skip-link" href="#main">
@@ -80,7 +106,10 @@ function App() {
           <ul>
             {SECTIONS.map((entry) => (
               <li key={entry.path}>
-                <Link href={entry.path} aria-current={section?.path === entry.path ? 'page' : undefined}>
+                <Link
+                  href={entry.path}
+                  aria-current={section?.path === entry.path ? 'page' : undefined}
+                >
                   {entry.label}
                 </Link>
               </li>

@@ -36,7 +36,10 @@ export function useRoute(): Route {
 }
 
 /** `path?query` from parameters, leaving out empty ones. */
-export function href(path: string, params: Record<string, string | number | null | undefined> = {}): string {
+export function href(
+  path: string,
+  params: Record<string, string | number | null | undefined> = {},
+): string {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value !== null && value !== undefined && value !== '') query.set(key, String(value));

@@ -13,15 +13,26 @@ import { createSqliteStore } from '@episodic/store-sqlite';
 import type { UiStores } from '../stores/ui-stores.js';
 
 /** A tool output longer than the run view's preview, kept whole in the tool-output cache. */
-export const LONG_OUTPUT = Array.from({ length: 400 }, (_, line) => `line ${line}: ${'x'.repeat(20)}`).join('\n');
+export const LONG_OUTPUT = Array.from(
+  { length: 400 },
+  (_, line) => `line ${line}: ${'x'.repeat(20)}`,
+).join('\n');
 
 const now = () => new Date().toISOString();
 
 /** A model that answers every input with one sentence, calling a tool on the first turn. */
 const model: ModelCall = (request) => {
-  const last = [...request.items].reverse().find((item) => item.type === 'message' && item.role === 'user');
+  const last = [...request.items]
+    .reverse()
+    .find((item) => item.type === 'message' && item.role === 'user');
   return {
-    output: [{ type: 'message', role: 'assistant', content: `answer to ${String((last as { content?: unknown })?.content)}` }],
+    output: [
+      {
+        type: 'message',
+        role: 'assistant',
+        content: `answer to ${String((last as { content?: unknown })?.content)}`,
+      },
+    ],
     usage: { inputTokens: 100, outputTokens: 10 },
   };
 };
@@ -48,7 +59,12 @@ async function recordedTurn(
   const startedAt = now();
   await stores.runs.append(runId, [
     header(runId, session.id, startedAt),
-    { type: 'run.start', run_id: runId, ts: startedAt, input: { type: 'text', text: input } } as RunRecord,
+    {
+      type: 'run.start',
+      run_id: runId,
+      ts: startedAt,
+      input: { type: 'text', text: input },
+    } as RunRecord,
   ]);
   await session.runTurn(input, model);
   const at = now();
@@ -128,7 +144,13 @@ export async function createUiHome(): Promise<UiHome> {
           estimated_tokens: 50,
           budget: { limit: 100, last_input_tokens: 150, exceeded: true },
           dropped: { total: 1, by_reason: { budget: 1 }, budget_ids: [1] },
-          notes: [{ episode_id: 2, kind: 'synthesized-output', detail: 'tool call "call_9" had no output' }],
+          notes: [
+            {
+              episode_id: 2,
+              kind: 'synthesized-output',
+              detail: 'tool call "call_9" had no output',
+            },
+          ],
         },
       },
       input: { messages: [{ role: 'user', content: 'What is in the log?' }] },
@@ -143,7 +165,13 @@ export async function createUiHome(): Promise<UiHome> {
           {
             role: 'assistant',
             content: null,
-            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_log', arguments: '{"path":"app.log"}' } }],
+            tool_calls: [
+              {
+                id: 'call_1',
+                type: 'function',
+                function: { name: 'read_log', arguments: '{"path":"app.log"}' },
+              },
+            ],
           },
         ],
         usage: { model: 'echo-1', input_tokens: 150, output_tokens: 7, total_tokens: 157 },
@@ -154,7 +182,12 @@ export async function createUiHome(): Promise<UiHome> {
       run_id: ids.toolRunId,
       ts: at,
       seq: 0,
-      event: { type: 'tool_call', tool: 'read_log', args: '{"path":"app.log"}', tool_call_id: 'call_1' },
+      event: {
+        type: 'tool_call',
+        tool: 'read_log',
+        args: '{"path":"app.log"}',
+        tool_call_id: 'call_1',
+      },
     } as RunRecord,
     {
       type: 'tool.output',
@@ -186,8 +219,18 @@ export async function createUiHome(): Promise<UiHome> {
   const failedAt = now();
   await files.runs.append(ids.failedRunId, [
     header(ids.failedRunId, ids.sessionId, failedAt),
-    { type: 'run.start', run_id: ids.failedRunId, ts: failedAt, input: { type: 'text', text: 'Fail please' } } as RunRecord,
-    { type: 'run.error', run_id: ids.failedRunId, ts: now(), error: { name: 'ProviderError', message: 'HTTP 503 from the provider' } } as RunRecord,
+    {
+      type: 'run.start',
+      run_id: ids.failedRunId,
+      ts: failedAt,
+      input: { type: 'text', text: 'Fail please' },
+    } as RunRecord,
+    {
+      type: 'run.error',
+      run_id: ids.failedRunId,
+      ts: now(),
+      error: { name: 'ProviderError', message: 'HTTP 503 from the provider' },
+    } as RunRecord,
     { type: 'run.end', run_id: ids.failedRunId, ts: now(), outcome: 'error' } as RunRecord,
   ]);
   await new Promise((resolve) => setTimeout(resolve, 5));
@@ -200,7 +243,12 @@ export async function createUiHome(): Promise<UiHome> {
   const runningAt = now();
   await files.runs.append(ids.runningRunId, [
     header(ids.runningRunId, undefined, runningAt),
-    { type: 'run.start', run_id: ids.runningRunId, ts: runningAt, input: { type: 'text', text: 'Still going' } } as RunRecord,
+    {
+      type: 'run.start',
+      run_id: ids.runningRunId,
+      ts: runningAt,
+      input: { type: 'text', text: 'Still going' },
+    } as RunRecord,
   ]);
 
   const tasks = createTaskLifecycle({ runs: files.runs, artifacts: sqlite.artifacts });
@@ -211,10 +259,36 @@ export async function createUiHome(): Promise<UiHome> {
     metadata: { team: 'infra', priority: 3 },
   });
   ids.taskId = task.id;
-  await tasks.addStep({ episode_id: task.id, step_number: 1, tool: 'architect', action: 'Design it', result: { type: 'success', output: 'token bucket' }, latency_ms: 120 });
-  await tasks.addStep({ episode_id: task.id, step_number: 2, tool: 'test_runner', action: 'Run tests', result: { type: 'error', message: '2 failures' }, latency_ms: 900 });
-  await tasks.addStep({ episode_id: task.id, step_number: 3, tool: 'coder', action: 'Fix the tests', result: { type: 'success', output: 'green' }, latency_ms: 300 });
-  await tasks.completeTask({ episode_id: task.id, outcome_type: 'success', verdict: 'Implemented and tested', artifacts: ['limiter.rs'] });
+  await tasks.addStep({
+    episode_id: task.id,
+    step_number: 1,
+    tool: 'architect',
+    action: 'Design it',
+    result: { type: 'success', output: 'token bucket' },
+    latency_ms: 120,
+  });
+  await tasks.addStep({
+    episode_id: task.id,
+    step_number: 2,
+    tool: 'test_runner',
+    action: 'Run tests',
+    result: { type: 'error', message: '2 failures' },
+    latency_ms: 900,
+  });
+  await tasks.addStep({
+    episode_id: task.id,
+    step_number: 3,
+    tool: 'coder',
+    action: 'Fix the tests',
+    result: { type: 'success', output: 'green' },
+    latency_ms: 300,
+  });
+  await tasks.completeTask({
+    episode_id: task.id,
+    outcome_type: 'success',
+    verdict: 'Implemented and tested',
+    artifacts: ['limiter.rs'],
+  });
 
   for (let index = 0; index < 30; index++) {
     await sqlite.ledger.append({
@@ -238,7 +312,13 @@ export async function createUiHome(): Promise<UiHome> {
   });
   ids.redactedEventId = target.event.event_id;
   await sqlite.ledger.redact({ scope: 'proj', eventId: target.event.event_id });
-  await sqlite.ledger.append({ scope: 'other', session_id: 's-9', agent_id: 'x', type: 'ops.decision', summary: 'other scope' });
+  await sqlite.ledger.append({
+    scope: 'other',
+    session_id: 's-9',
+    agent_id: 'x',
+    type: 'ops.decision',
+    summary: 'other scope',
+  });
 
   return {
     home,

@@ -23,13 +23,20 @@ export const EPISODES_SHOWN = 20;
 /** How many associated episodes of one artifact are checked against the filter. */
 const EPISODES_CHECKED = 200;
 
-function parseFilter(text: string | undefined): { filter: MetadataFilter; matches: MetadataPredicate } | undefined {
+function parseFilter(
+  text: string | undefined,
+): { filter: MetadataFilter; matches: MetadataPredicate } | undefined {
   if (text === undefined) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw invalidField('artifacts query', 'filter', text.slice(0, 200), 'must be a JSON metadata filter: {"type":"and","filters":[{"property_name":"team","comparison_operator":"=","property_value":"infra"}]}');
+    throw invalidField(
+      'artifacts query',
+      'filter',
+      text.slice(0, 200),
+      'must be a JSON metadata filter: {"type":"and","filters":[{"property_name":"team","comparison_operator":"=","property_value":"infra"}]}',
+    );
   }
   // Core's evaluator validates the filter (seed 003's language) and names what is wrong.
   const compiled = compileMetadataFilter(value);
@@ -42,7 +49,10 @@ function parseFilter(text: string | undefined): { filter: MetadataFilter; matche
  * ONE of its associated episodes satisfies the whole filter; each listed episode says whether it
  * does, so the page shows which episodes made each artifact match.
  */
-export async function artifactsPage(artifacts: ArtifactStore, rawQuery: Record<string, string>): Promise<ArtifactPageResponse> {
+export async function artifactsPage(
+  artifacts: ArtifactStore,
+  rawQuery: Record<string, string>,
+): Promise<ArtifactPageResponse> {
   const query = parseQuery(querySchema, rawQuery, 'artifacts query');
   const parsed = parseFilter(query.filter);
   let page: ArtifactPage;
@@ -61,7 +71,10 @@ export async function artifactsPage(artifacts: ArtifactStore, rawQuery: Record<s
   }
   const views: ArtifactView[] = [];
   for (const artifact of page.artifacts) {
-    const checked = artifact.episodes.slice(0, parsed === undefined ? EPISODES_SHOWN : EPISODES_CHECKED);
+    const checked = artifact.episodes.slice(
+      0,
+      parsed === undefined ? EPISODES_SHOWN : EPISODES_CHECKED,
+    );
     const evaluated = await Promise.all(
       checked.map(async (ref) => {
         const metadata = await artifacts.getEpisodeMetadata(ref);

@@ -38,7 +38,8 @@ function describe(episode: Episode): { kind: string; text: string; callId: strin
     const item = (payload.item ?? {}) as Record<string, unknown>;
     const kind = String(item.type ?? 'item');
     const callId = typeof item.call_id === 'string' ? item.call_id : null;
-    if (kind === 'message') return { kind, text: `${String(item.role)}: ${contentText(item.content)}`, callId };
+    if (kind === 'message')
+      return { kind, text: `${String(item.role)}: ${contentText(item.content)}`, callId };
     if (kind === 'function_call') {
       return { kind, text: `${String(item.name)}(${String(item.arguments ?? '')})`, callId };
     }

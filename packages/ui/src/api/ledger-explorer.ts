@@ -34,7 +34,8 @@ function ledgerQuery(filters: Filters): Omit<LedgerQueryInput, 'limit'> {
   if (filters.scope === undefined && filters.global === undefined) {
     throw new EpisodicError({
       code: 'SCOPE_REQUIRED',
-      message: 'The ledger is read one scope at a time: choose a scope (scope=…), or every scope explicitly (global=1).',
+      message:
+        'The ledger is read one scope at a time: choose a scope (scope=…), or every scope explicitly (global=1).',
       details: { field: 'scope' },
     });
   }
@@ -77,7 +78,12 @@ async function collect(
   const base = ledgerQuery(filters);
   if (filters.agent === undefined) {
     const page = await ledger.query({ ...base, limit, includePayload });
-    return { events: page.events, next: page.next_after_id, scanned: page.events.length, limited: false };
+    return {
+      events: page.events,
+      next: page.next_after_id,
+      scanned: page.events.length,
+      limited: false,
+    };
   }
   const events: LedgerEvent[] = [];
   let afterId = base.afterId;
@@ -100,7 +106,8 @@ async function collect(
       }
     }
     if (page.next_after_id === null) return { events, next: null, scanned, limited: false };
-    if (scanned >= AGENT_SCAN_LIMIT) return { events, next: afterId ?? null, scanned, limited: true };
+    if (scanned >= AGENT_SCAN_LIMIT)
+      return { events, next: afterId ?? null, scanned, limited: true };
   }
 }
 
@@ -109,7 +116,10 @@ async function collect(
  * explicitly), filtered by type, session, agent and time, summaries only; redacted rows come back
  * marked `redacted` with the store's placeholder summary.
  */
-export async function ledgerPage(ledger: Ledger, rawQuery: Record<string, string>): Promise<LedgerPageResponse> {
+export async function ledgerPage(
+  ledger: Ledger,
+  rawQuery: Record<string, string>,
+): Promise<LedgerPageResponse> {
   const filters = parseQuery(pageSchema, rawQuery, 'ledger query');
   const found = await collect(ledger, filters, filters.limit, false);
   return {
@@ -126,7 +136,10 @@ export async function ledgerPage(ledger: Ledger, rawQuery: Record<string, string
  * the event is asked for as "the first event after `cursor` under the same filters", and must be
  * the event named by `event`.
  */
-export async function ledgerEvent(ledger: Ledger, rawQuery: Record<string, string>): Promise<LedgerEventResponse> {
+export async function ledgerEvent(
+  ledger: Ledger,
+  rawQuery: Record<string, string>,
+): Promise<LedgerEventResponse> {
   const filters = parseQuery(eventSchema, rawQuery, 'ledger event query');
   const found = await collect(ledger, filters, 1, true);
   const event = found.events[0];

@@ -17,13 +17,28 @@ describe('live runs', () => {
     expect(await follower.poll()).toEqual({ records: [], damaged: 0, ended: false });
     const ts = new Date().toISOString();
     await home.stores.runs.append(runId, [
-      { type: 'agent.event', run_id: runId, ts, seq: 0, event: { type: 'tool_call', tool: 'grep', args: '{}', tool_call_id: 'c1' } } as RunRecord,
+      {
+        type: 'agent.event',
+        run_id: runId,
+        ts,
+        seq: 0,
+        event: { type: 'tool_call', tool: 'grep', args: '{}', tool_call_id: 'c1' },
+      } as RunRecord,
     ]);
     const batch = await follower.poll();
-    expect(batch.records.map((record) => [record.index, record.type])).toEqual([[2, 'agent.event']]);
+    expect(batch.records.map((record) => [record.index, record.type])).toEqual([
+      [2, 'agent.event'],
+    ]);
     expect(batch.records[0]?.call).toEqual({ id: 'c1', tool: 'grep', partner_index: null });
     await home.stores.runs.append(runId, [
-      { type: 'tool.output', run_id: runId, ts, tool: 'grep', tool_call_id: 'c1', result_raw: 'found' } as RunRecord,
+      {
+        type: 'tool.output',
+        run_id: runId,
+        ts,
+        tool: 'grep',
+        tool_call_id: 'c1',
+        result_raw: 'found',
+      } as RunRecord,
       { type: 'run.end', run_id: runId, ts, outcome: 'completed' } as RunRecord,
     ]);
     const last = await follower.poll();

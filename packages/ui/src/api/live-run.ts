@@ -11,7 +11,11 @@ const querySchema = z.strictObject({ from: z.coerce.number().int().min(0).defaul
  * the last one (from record `from` on), listed as the run view lists them, and whether the run
  * has ended. It reads the run through `RunStore.read` and keeps only what is new.
  */
-export function createRunFollower(runs: RunStore, rawRunId: string, rawQuery: Record<string, string>) {
+export function createRunFollower(
+  runs: RunStore,
+  rawRunId: string,
+  rawQuery: Record<string, string>,
+) {
   const runId = parseRunId(rawRunId, 'run id');
   let seen = parseQuery(querySchema, rawQuery, 'live query').from;
   let damagedSeen = 0;
@@ -22,7 +26,9 @@ export function createRunFollower(runs: RunStore, rawRunId: string, rawQuery: Re
       // A repair (doctor) can rewrite a run shorter: start over from its new end.
       if (run.records.length < seen) seen = run.records.length;
       const byCall = new Map(pairToolCalls(run.records).map((pair) => [pair.call_id, pair]));
-      const fresh = run.records.slice(seen).map((record, offset) => recordItem(record, seen + offset, byCall));
+      const fresh = run.records
+        .slice(seen)
+        .map((record, offset) => recordItem(record, seen + offset, byCall));
       seen = run.records.length;
       const damaged = Math.max(0, run.errors.length - damagedSeen);
       damagedSeen = run.errors.length;

@@ -6,8 +6,10 @@ type Json = Record<string, unknown>;
 const START_MEANINGS: Record<string, string> = {
   beginning: 'from the first episode of the log',
   boundary: 'from the last boundary the assembly asked for (by default the last checkpoint)',
-  'budget-boundary': 'from the last checkpoint or interrupt, because the last input was over the token budget',
-  'budget-turn': "from the current turn's first episode, because the last input was over the token budget",
+  'budget-boundary':
+    'from the last checkpoint or interrupt, because the last input was over the token budget',
+  'budget-turn':
+    "from the current turn's first episode, because the last input was over the token budget",
   'budget-none': 'with no history: the budget left no room',
   empty: 'with no history: the log was empty',
 };
@@ -48,10 +50,22 @@ export function manifestView(value: unknown): ManifestView {
       budget:
         value.budget === null
           ? null
-          : { limit: value.budget.limit, last_input_tokens: value.budget.lastInputTokens ?? null, exceeded: value.budget.exceeded },
+          : {
+              limit: value.budget.limit,
+              last_input_tokens: value.budget.lastInputTokens ?? null,
+              exceeded: value.budget.exceeded,
+            },
       dropped: [...dropped.values()],
       notes: value.items.flatMap((item) =>
-        item.note === undefined ? [] : [{ episode_id: item.episodeId ?? null, kind: item.note.kind, detail: item.note.detail }],
+        item.note === undefined
+          ? []
+          : [
+              {
+                episode_id: item.episodeId ?? null,
+                kind: item.note.kind,
+                detail: item.note.detail,
+              },
+            ],
       ),
     };
   }
@@ -86,7 +100,11 @@ export function manifestView(value: unknown): ManifestView {
     budget:
       budget === null || budget === undefined || typeof budget.limit !== 'number'
         ? null
-        : { limit: budget.limit, last_input_tokens: number(budget.last_input_tokens), exceeded: budget.exceeded === true },
+        : {
+            limit: budget.limit,
+            last_input_tokens: number(budget.last_input_tokens),
+            exceeded: budget.exceeded === true,
+          },
     dropped: Object.entries(byReason).map(([reason, count]) => ({
       reason,
       count: typeof count === 'number' ? count : 0,
@@ -118,8 +136,11 @@ export function explainInInput(
     return `This model input has no recorded manifest, so it cannot say what happened to episode ${episodeId}. Record the assembly manifest in the llm.request meta (meta.manifest) to answer this.`;
   }
   const note = view.notes.find((entry) => entry.episode_id === episodeId);
-  if (note !== undefined) return `Episode ${episodeId} was sent, changed on the way (${note.kind}): ${note.detail}.`;
-  if (view.dropped.some((drop) => drop.reason === 'budget' && drop.episode_ids.includes(episodeId))) {
+  if (note !== undefined)
+    return `Episode ${episodeId} was sent, changed on the way (${note.kind}): ${note.detail}.`;
+  if (
+    view.dropped.some((drop) => drop.reason === 'budget' && drop.episode_ids.includes(episodeId))
+  ) {
     return `Episode ${episodeId} was not sent (budget): the token budget cut it; this input started ${view.start_description ?? `at episode ${view.start_id}`}${view.start_id === null ? '' : ` (episode ${view.start_id})`}.`;
   }
   const episodeTs = episode?.meta.ts;

@@ -1,4 +1,10 @@
-import { type Episode, parseRunId, type RunRecord, type RunStore, type SessionStore } from '@episodic/core';
+import {
+  type Episode,
+  parseRunId,
+  type RunRecord,
+  type RunStore,
+  type SessionStore,
+} from '@episodic/core';
 import * as z from 'zod';
 import type { InputMessage, ModelInput, ModelInputsResponse } from './api-types.js';
 import { contentText, preview } from './episode-text.js';
@@ -13,7 +19,9 @@ type AnyRecord = RunRecord & Record<string, unknown>;
 function messageView(message: Record<string, unknown>): InputMessage {
   const full = contentText(message.content);
   const shown = preview(full, 300);
-  const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<Record<string, unknown>>) : [];
+  const calls = Array.isArray(message.tool_calls)
+    ? (message.tool_calls as Array<Record<string, unknown>>)
+    : [];
   return {
     role: String(message.role ?? '?'),
     text: shown.text,
@@ -44,15 +52,24 @@ export async function modelInputs(
   const sessionId = typeof header?.session_id === 'string' ? header.session_id : null;
   let episode: Episode | undefined;
   if (query.episode !== undefined && sessionId !== null) {
-    const episodes = await sessionEpisodes(deps.sessions, sessionId).catch((): readonly Episode[] => []);
+    const episodes = await sessionEpisodes(deps.sessions, sessionId).catch(
+      (): readonly Episode[] => [],
+    );
     episode = episodes.find((candidate) => candidate.id === query.episode);
   }
   const usageBySeq = new Map<number, { input_tokens: number; output_tokens: number }>();
   for (const record of run.records as AnyRecord[]) {
     if (record.type !== 'llm.response' || typeof record.seq !== 'number') continue;
     const usage = (record.output as { usage?: Record<string, unknown> | null })?.usage;
-    if (usage && typeof usage.input_tokens === 'number' && typeof usage.output_tokens === 'number') {
-      usageBySeq.set(record.seq, { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens });
+    if (
+      usage &&
+      typeof usage.input_tokens === 'number' &&
+      typeof usage.output_tokens === 'number'
+    ) {
+      usageBySeq.set(record.seq, {
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+      });
     }
   }
   const inputs: ModelInput[] = [];
@@ -71,10 +88,16 @@ export async function modelInputs(
       turn_id: typeof meta.turn_id === 'string' ? meta.turn_id : null,
       round: typeof meta.round === 'number' ? meta.round : null,
       model: model === undefined ? null : `${model.provider ?? '?'}/${model.name ?? '?'}`,
-      messages: (((record.input as { messages?: unknown[] })?.messages ?? []) as Array<Record<string, unknown>>).map(messageView),
+      messages: (
+        ((record.input as { messages?: unknown[] })?.messages ?? []) as Array<
+          Record<string, unknown>
+        >
+      ).map(messageView),
       manifest: view,
       explanation:
-        query.episode === undefined ? null : explainInInput(recorded, view, query.episode, episode, ts),
+        query.episode === undefined
+          ? null
+          : explainInInput(recorded, view, query.episode, episode, ts),
       usage: seq === null ? null : (usageBySeq.get(seq) ?? null),
     });
   });

@@ -27,7 +27,10 @@ export function dateParam(edge: 'start' | 'end') {
   return z
     .string()
     .trim()
-    .refine((text) => !Number.isNaN(Date.parse(text)), 'must be a date such as 2026-01-31 or 2026-01-31T12:00:00Z')
+    .refine(
+      (text) => !Number.isNaN(Date.parse(text)),
+      'must be a date such as 2026-01-31 or 2026-01-31T12:00:00Z',
+    )
     .transform((text) => {
       if (DATE_ONLY.test(text)) {
         return edge === 'start' ? `${text}T00:00:00.000Z` : `${text}T23:59:59.999Z`;

@@ -24,19 +24,31 @@ function callsOf(record: AnyRecord, index: number): CallSide[] {
     const event = record.event as Record<string, unknown>;
     const callId = text(event.tool_call_id);
     if (event.type === 'tool_call' && callId !== null) {
-      return [{ callId, tool: text(event.tool), arguments: text(event.args), index, ts: text(record.ts) }];
+      return [
+        { callId, tool: text(event.tool), arguments: text(event.args), index, ts: text(record.ts) },
+      ];
     }
     return [];
   }
   if (record.type === 'llm.response') {
-    const messages = ((record.output as { messages?: unknown[] })?.messages ?? []) as Array<Record<string, unknown>>;
+    const messages = ((record.output as { messages?: unknown[] })?.messages ?? []) as Array<
+      Record<string, unknown>
+    >;
     return messages.flatMap((message) =>
       ((message.tool_calls ?? []) as Array<Record<string, unknown>>).flatMap((call) => {
         const callId = text(call.id);
         const fn = (call.function ?? {}) as Record<string, unknown>;
         return callId === null
           ? []
-          : [{ callId, tool: text(fn.name), arguments: text(fn.arguments), index, ts: text(record.ts) }];
+          : [
+              {
+                callId,
+                tool: text(fn.name),
+                arguments: text(fn.arguments),
+                index,
+                ts: text(record.ts),
+              },
+            ];
       }),
     );
   }
@@ -50,7 +62,9 @@ function isErrorRecord(record: AnyRecord): boolean {
   if (record.type === 'run.status') return record.status === 'error';
   if (record.type === 'agent.event') {
     const event = record.event as Record<string, unknown>;
-    return event.is_error === true || /error|fail/i.test(String(event.type)) || event.status === 'failed';
+    return (
+      event.is_error === true || /error|fail/i.test(String(event.type)) || event.status === 'failed'
+    );
   }
   return false;
 }
@@ -81,12 +95,23 @@ function summaryOf(record: AnyRecord): string {
       return `model input #${String(record.seq)}: ${messages} message${messages === 1 ? '' : 's'}`;
     }
     case 'llm.response': {
-      const output = record.output as { messages?: Array<Record<string, unknown>>; usage?: Record<string, unknown> | null; stop_reason?: unknown };
+      const output = record.output as {
+        messages?: Array<Record<string, unknown>>;
+        usage?: Record<string, unknown> | null;
+        stop_reason?: unknown;
+      };
       const message = output?.messages?.[0];
-      const calls = (output?.messages ?? []).flatMap((entry) => (entry.tool_calls ?? []) as Array<{ function?: { name?: string } }>);
+      const calls = (output?.messages ?? []).flatMap(
+        (entry) => (entry.tool_calls ?? []) as Array<{ function?: { name?: string } }>,
+      );
       const said = message === undefined ? '' : contentText(message.content);
-      const what = calls.length > 0 ? `calls ${calls.map((call) => call.function?.name ?? '?').join(', ')}` : preview(said, 300).text;
-      const usage = output?.usage ? ` (${String(output.usage.input_tokens)} in / ${String(output.usage.output_tokens)} out tokens)` : '';
+      const what =
+        calls.length > 0
+          ? `calls ${calls.map((call) => call.function?.name ?? '?').join(', ')}`
+          : preview(said, 300).text;
+      const usage = output?.usage
+        ? ` (${String(output.usage.input_tokens)} in / ${String(output.usage.output_tokens)} out tokens)`
+        : '';
       return `model answer #${String(record.seq)}: ${what}${usage}`;
     }
     case 'tool.output':
@@ -95,7 +120,9 @@ function summaryOf(record: AnyRecord): string {
       const event = record.event as Record<string, unknown>;
       const rest = Object.entries(event)
         .filter(([key]) => key !== 'type')
-        .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+        .map(
+          ([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
+        )
         .join(' ');
       return `${String(event.type)} ${preview(rest, 300).text}`.trim();
     }
@@ -168,12 +195,20 @@ export function pairToolCalls(records: readonly RunRecord[]): ToolCallPair[] {
 }
 
 /** A record as the run view lists it: its summary, error flag, call pairing and output preview. */
-export function recordItem(raw: RunRecord, index: number, pairs: ReadonlyMap<string, ToolCallPair>): RunRecordItem {
+export function recordItem(
+  raw: RunRecord,
+  index: number,
+  pairs: ReadonlyMap<string, ToolCallPair>,
+): RunRecordItem {
   const record = raw as AnyRecord;
   let call: RunRecordItem['call'] = null;
   if (record.type === 'tool.output') {
     const pair = pairs.get(String(record.tool_call_id));
-    call = { id: String(record.tool_call_id), tool: String(record.tool), partner_index: pair?.call_index ?? null };
+    call = {
+      id: String(record.tool_call_id),
+      tool: String(record.tool),
+      partner_index: pair?.call_index ?? null,
+    };
   } else {
     const made = callsOf(record, index)[0];
     if (made !== undefined && record.type === 'agent.event') {
@@ -186,7 +221,12 @@ export function recordItem(raw: RunRecord, index: number, pairs: ReadonlyMap<str
     const full = record.result_raw as string;
     output =
       full.length > LONG_OUTPUT_CHARS
-        ? { chars: full.length, head: full.slice(0, PREVIEW_EDGE), tail: full.slice(-PREVIEW_EDGE), collapsed: true }
+        ? {
+            chars: full.length,
+            head: full.slice(0, PREVIEW_EDGE),
+            tail: full.slice(-PREVIEW_EDGE),
+            collapsed: true,
+          }
         : { chars: full.length, head: full, tail: '', collapsed: false };
   }
   return {

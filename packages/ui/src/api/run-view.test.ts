@@ -36,16 +36,28 @@ describe('GET /api/runs/:id', () => {
     expect(outputs[0]?.output).toMatchObject({ collapsed: true, chars: LONG_OUTPUT.length });
     expect(LONG_OUTPUT.startsWith(outputs[0]?.output?.head ?? '?')).toBe(true);
     expect(LONG_OUTPUT.endsWith(outputs[0]?.output?.tail ?? '?')).toBe(true);
-    expect(outputs[1]?.output).toEqual({ chars: 13, head: 'no such index', tail: '', collapsed: false });
+    expect(outputs[1]?.output).toEqual({
+      chars: 13,
+      head: 'no such index',
+      tail: '',
+      collapsed: false,
+    });
   });
 
   it('marks errors: a failed tool output, run.error and an error outcome', async () => {
     const tool = await runView(home.stores.runs, home.ids.toolRunId, {});
-    expect(tool.records.filter((record) => record.error).map((record) => record.type)).toEqual(['tool.output']);
+    expect(tool.records.filter((record) => record.error).map((record) => record.type)).toEqual([
+      'tool.output',
+    ]);
     const failed = await runView(home.stores.runs, home.ids.failedRunId, {});
     expect(failed.status).toBe('failed');
-    expect(failed.records.filter((record) => record.error).map((record) => record.type)).toEqual(['run.error', 'run.end']);
-    expect(failed.records.find((record) => record.type === 'run.error')?.summary).toBe('ProviderError: HTTP 503 from the provider');
+    expect(failed.records.filter((record) => record.error).map((record) => record.type)).toEqual([
+      'run.error',
+      'run.end',
+    ]);
+    expect(failed.records.find((record) => record.type === 'run.error')?.summary).toBe(
+      'ProviderError: HTTP 503 from the provider',
+    );
   });
 
   it('pages records and serves one record whole', async () => {
@@ -57,21 +69,37 @@ describe('GET /api/runs/:id', () => {
     expect(rest.next_from).toBeNull();
     const { record } = await runRecord(home.stores.runs, home.ids.toolRunId, '0');
     expect(record).toMatchObject({ type: 'header', run_id: home.ids.toolRunId });
-    await expect(runRecord(home.stores.runs, home.ids.toolRunId, '999')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(runRecord(home.stores.runs, home.ids.toolRunId, '999')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('reads the full output from the tool-output cache, else from the record', async () => {
-    const cached = await toolOutput({ runs: home.stores.runs, access }, home.ids.toolRunId, 'call_1');
+    const cached = await toolOutput(
+      { runs: home.stores.runs, access },
+      home.ids.toolRunId,
+      'call_1',
+    );
     expect(cached).toEqual({ call_id: 'call_1', source: 'cache', text: LONG_OUTPUT });
-    const inline = await toolOutput({ runs: home.stores.runs, access }, home.ids.toolRunId, 'call_2');
+    const inline = await toolOutput(
+      { runs: home.stores.runs, access },
+      home.ids.toolRunId,
+      'call_2',
+    );
     expect(inline).toEqual({ call_id: 'call_2', source: 'record', text: 'no such index' });
-    await expect(toolOutput({ runs: home.stores.runs, access }, home.ids.toolRunId, 'call_404')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      toolOutput({ runs: home.stores.runs, access }, home.ids.toolRunId, 'call_404'),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('knows a task episode, and refuses ids that are not run ids', async () => {
     expect((await runView(home.stores.runs, home.ids.taskId, {})).task).toBe(true);
     expect((await runView(home.stores.runs, home.ids.toolRunId, {})).task).toBe(false);
-    await expect(runView(home.stores.runs, '../../etc/passwd', {})).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    await expect(runView(home.stores.runs, '00000000-0000-4000-8000-999999999999', {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(runView(home.stores.runs, '../../etc/passwd', {})).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+    await expect(
+      runView(home.stores.runs, '00000000-0000-4000-8000-999999999999', {}),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

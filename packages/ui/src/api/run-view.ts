@@ -1,8 +1,8 @@
 import { parseRunId, type RunReadResult, type RunRecord, type RunStore } from '@episodic/core';
 import * as z from 'zod';
 import type { StoreAccess } from '../stores/ui-stores.js';
-import type { RunRecordResponse, RunViewResponse, ToolOutputResponse } from './api-types.js';
 import { notFound } from './api-error.js';
+import type { RunRecordResponse, RunViewResponse, ToolOutputResponse } from './api-types.js';
 import { limitParam, parseQuery } from './query-params.js';
 import { pairToolCalls, recordItem } from './run-records.js';
 import { standingOf } from './run-status.js';
@@ -14,7 +14,9 @@ const querySchema = z.strictObject({
 
 /** Whether a run is a task episode: its `run.start` carries a `task`. */
 export function isTaskRun(records: readonly RunRecord[]): boolean {
-  const start = records.find((record) => record.type === 'run.start') as { task?: unknown } | undefined;
+  const start = records.find((record) => record.type === 'run.start') as
+    | { task?: unknown }
+    | undefined;
   return typeof start?.task === 'object' && start.task !== null;
 }
 
@@ -41,7 +43,11 @@ export async function runView(
     best_effort: run.bestEffortReason ?? null,
     record_count: run.records.length,
     task: isTaskRun(run.records),
-    errors: run.errors.map((error) => ({ line: error.line ?? null, message: error.message, excerpt: error.excerpt })),
+    errors: run.errors.map((error) => ({
+      line: error.line ?? null,
+      message: error.message,
+      excerpt: error.excerpt,
+    })),
     tool_calls: pairs,
     model_inputs: run.records.filter((record) => record.type === 'llm.request').length,
     from: query.from,
@@ -51,13 +57,25 @@ export async function runView(
 }
 
 /** `GET /api/runs/:id/records/:index`: one record, whole (payloads are shown on demand). */
-export async function runRecord(runs: RunStore, rawRunId: string, rawIndex: string): Promise<RunRecordResponse> {
+export async function runRecord(
+  runs: RunStore,
+  rawRunId: string,
+  rawIndex: string,
+): Promise<RunRecordResponse> {
   const runId = parseRunId(rawRunId, 'run id');
-  const { index } = parseQuery(z.strictObject({ index: z.coerce.number().int().min(0) }), { index: rawIndex }, 'record index');
+  const { index } = parseQuery(
+    z.strictObject({ index: z.coerce.number().int().min(0) }),
+    { index: rawIndex },
+    'record index',
+  );
   const run = await runs.read(runId);
   const record = run.records[index];
   if (record === undefined) {
-    throw notFound('Record', `${index} of run ${runId}`, `The run has ${run.records.length} readable records (0 to ${run.records.length - 1}).`);
+    throw notFound(
+      'Record',
+      `${index} of run ${runId}`,
+      `The run has ${run.records.length} readable records (0 to ${run.records.length - 1}).`,
+    );
   }
   return { index, record };
 }
@@ -74,10 +92,16 @@ export async function toolOutput(
   const runId = parseRunId(rawRunId, 'run id');
   const run: RunReadResult = await deps.runs.read(runId);
   const record = run.records.find(
-    (candidate) => candidate.type === 'tool.output' && (candidate as { tool_call_id?: unknown }).tool_call_id === callId,
+    (candidate) =>
+      candidate.type === 'tool.output' &&
+      (candidate as { tool_call_id?: unknown }).tool_call_id === callId,
   ) as (RunRecord & { result_raw: string; output_ref?: { id?: unknown } }) | undefined;
   if (record === undefined) {
-    throw notFound('Tool output', `${JSON.stringify(callId.slice(0, 100))} in run ${runId}`, 'Open the run to see its tool calls.');
+    throw notFound(
+      'Tool output',
+      `${JSON.stringify(callId.slice(0, 100))} in run ${runId}`,
+      'Open the run to see its tool calls.',
+    );
   }
   const cacheId = typeof record.output_ref?.id === 'string' ? record.output_ref.id : null;
   if (cacheId !== null) {

@@ -9,7 +9,11 @@ let deps: Parameters<typeof listRunsPage>[0];
 
 beforeAll(async () => {
   home = await createUiHome();
-  deps = { runs: home.stores.runs, statuses: createRunStatusCache(home.stores.runs), access: createStoreAccess(home.stores) };
+  deps = {
+    runs: home.stores.runs,
+    statuses: createRunStatusCache(home.stores.runs),
+    access: createStoreAccess(home.stores),
+  };
 });
 afterAll(() => home.close());
 
@@ -21,7 +25,11 @@ describe('GET /api/runs', () => {
     expect(byId.get(home.ids.failedRunId)?.status).toBe('failed');
     expect(byId.get(home.ids.runningRunId)?.status).toBe('running');
     expect(byId.get(home.ids.runningRunId)?.ended_at).toBeNull();
-    expect(byId.get(home.ids.toolRunId)).toMatchObject({ status: 'completed', model: 'test/echo-1', session_id: home.ids.sessionId });
+    expect(byId.get(home.ids.toolRunId)).toMatchObject({
+      status: 'completed',
+      model: 'test/echo-1',
+      session_id: home.ids.sessionId,
+    });
     expect(byId.get(home.ids.toolRunId)?.bytes).toBeGreaterThan(10_000);
     const starts = page.runs.map((run) => Date.parse(run.started_at));
     expect([...starts].sort((a, b) => b - a)).toEqual(starts);
@@ -57,11 +65,15 @@ describe('GET /api/runs', () => {
   });
 
   it('refuses bad parameters naming each, and a cursor it did not make', async () => {
-    await expect(listRunsPage(deps, { status: 'done' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(listRunsPage(deps, { status: 'done' })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
     await expect(listRunsPage(deps, { from: 'yesterday' })).rejects.toThrow(/from/);
     await expect(listRunsPage(deps, { limit: '0' })).rejects.toThrow(/limit/);
     await expect(listRunsPage(deps, { session: 'not-a-uuid' })).rejects.toThrow(/session/);
     await expect(listRunsPage(deps, { cursor: 'garbage' })).rejects.toThrow(/cursor/);
-    await expect(listRunsPage(deps, { extra: '1' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(listRunsPage(deps, { extra: '1' })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
   });
 });

@@ -25,7 +25,7 @@ const querySchema = z.strictObject({
 });
 
 /** How many run statuses one page may look up when a status filter skips runs. */
-export const STATUS_SCAN_LIMIT = 2000;
+export const STATUS_SCAN_LIMIT = 1000;
 
 interface RunCursor {
   s: string;
@@ -55,7 +55,8 @@ async function summariesAfter(
   cursor: RunCursor | undefined,
   wanted: number | undefined,
 ): Promise<{ summaries: RunSummary[]; complete: boolean; errors: RunListResponse['errors'] }> {
-  const bound = cursor === undefined ? undefined : { runId: cursor.r, startedAt: cursor.s } as RunSummary;
+  const bound =
+    cursor === undefined ? undefined : ({ runId: cursor.r, startedAt: cursor.s } as RunSummary);
   const to =
     cursor === undefined
       ? query.to
@@ -110,7 +111,7 @@ export async function listRunsPage(
     cursor,
     statuses === undefined ? query.limit : undefined,
   );
-  const page: RunListItem[] = [];
+  const page: Array<RunListItem & { summary: RunSummary }> = [];
   let scanned = 0;
   let last: RunSummary | undefined;
   let scanLimited = false;
@@ -131,14 +132,17 @@ export async function listRunsPage(
       model: modelName(summary),
       status: standing.status,
       ended_at: standing.endedAt,
-      bytes: await deps.access.runBytes(summary.runId),
+      bytes: null,
       best_effort: summary.bestEffort,
+      summary,
     });
   }
+  const sizes = await deps.access.runBytes(page.map((item) => item.summary));
   const more = scanLimited || (last !== undefined && (summaries.at(-1) !== last || !complete));
   return {
-    runs: page,
-    next_cursor: more && last !== undefined ? encodeCursor({ s: last.startedAt, r: last.runId }) : null,
+    runs: page.map(({ summary: _summary, ...item }) => ({ ...item, bytes: sizes.get(item.run_id) ?? null })),
+    next_cursor:
+      more && last !== undefined ? encodeCursor({ s: last.startedAt, r: last.runId }) : null,
     scanned,
     scan_limited: scanLimited,
     errors: cursor === undefined ? errors : [],

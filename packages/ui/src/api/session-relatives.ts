@@ -2,7 +2,10 @@ import { type Episode, loadSession, type SessionStore } from '@episodic/core';
 import type { SessionRelative } from './api-types.js';
 
 /** The episodes of a stored session, through `loadSession` (whatever form the snapshot has). */
-export async function sessionEpisodes(sessions: SessionStore, sessionId: string): Promise<readonly Episode[]> {
+export async function sessionEpisodes(
+  sessions: SessionStore,
+  sessionId: string,
+): Promise<readonly Episode[]> {
   const session = await loadSession(sessions, sessionId);
   return session.log.read({ fromId: 0 });
 }
@@ -42,11 +45,16 @@ export function createRelativesFinder(sessions: SessionStore) {
       const relatives: SessionRelative[] = [];
       for (const summary of await sessions.list()) {
         if (summary.sessionId === sessionId) continue;
-        if ((await firstOf(summary.sessionId, summary.revision, summary.updatedAt)) !== mine) continue;
+        if ((await firstOf(summary.sessionId, summary.revision, summary.updatedAt)) !== mine)
+          continue;
         const theirs = await sessionEpisodes(sessions, summary.sessionId).catch(() => null);
         if (theirs === null) continue;
         let shared = 0;
-        while (shared < episodes.length && shared < theirs.length && sameEpisode(episodes[shared], theirs[shared])) {
+        while (
+          shared < episodes.length &&
+          shared < theirs.length &&
+          sameEpisode(episodes[shared], theirs[shared])
+        ) {
           shared++;
         }
         const sharedTo = (episodes[shared - 1] as Episode).id;

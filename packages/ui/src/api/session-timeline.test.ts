@@ -24,18 +24,30 @@ describe('GET /api/sessions/:id', () => {
     // Each turn commits the user's message, the answer and a turn.usage meta episode.
     expect(timeline.episode_count).toBe(6);
     expect(timeline.turns).toHaveLength(2);
-    expect(timeline.turns.map((turn) => turn.run_id)).toEqual([home.ids.toolRunId, home.ids.secondRunId]);
+    expect(timeline.turns.map((turn) => turn.run_id)).toEqual([
+      home.ids.toolRunId,
+      home.ids.secondRunId,
+    ]);
     const failed = timeline.runs.find((run) => run.run_id === home.ids.failedRunId);
-    expect(failed).toMatchObject({ status: 'failed', committed: null, failed_turn: true, error: 'HTTP 503 from the provider' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      committed: null,
+      failed_turn: true,
+      error: 'HTTP 503 from the provider',
+    });
     const committed = timeline.runs.find((run) => run.run_id === home.ids.toolRunId);
     expect(committed).toMatchObject({ failed_turn: false, committed: { first_id: 1, last_id: 3 } });
   });
 
   it('finds the fork and where it branched, from both sides', async () => {
     const parent = await sessionTimeline(deps, home.ids.sessionId, {});
-    expect(parent.relatives).toEqual([{ session_id: home.ids.forkId, shared_to_id: 6, relation: 'fork' }]);
+    expect(parent.relatives).toEqual([
+      { session_id: home.ids.forkId, shared_to_id: 6, relation: 'fork' },
+    ]);
     const fork = await sessionTimeline(deps, home.ids.forkId, {});
-    expect(fork.relatives).toEqual([{ session_id: home.ids.sessionId, shared_to_id: 6, relation: 'parent' }]);
+    expect(fork.relatives).toEqual([
+      { session_id: home.ids.sessionId, shared_to_id: 6, relation: 'parent' },
+    ]);
     expect(fork.episode_count).toBe(9);
   });
 
@@ -45,7 +57,10 @@ describe('GET /api/sessions/:id', () => {
     expect(first.next_from).toBe(4);
     const second = await sessionTimeline(deps, home.ids.forkId, { from: '4', limit: '4' });
     expect(second.episodes.map((episode) => episode.id)).toEqual([5, 6, 7, 8]);
-    const last = await sessionTimeline(deps, home.ids.forkId, { from: String(second.next_from), limit: '4' });
+    const last = await sessionTimeline(deps, home.ids.forkId, {
+      from: String(second.next_from),
+      limit: '4',
+    });
     expect(last.episodes.map((episode) => episode.id)).toEqual([9]);
     expect(last.next_from).toBeNull();
     const { episode } = await sessionEpisode(home.stores.sessions, home.ids.forkId, '5');
@@ -53,8 +68,14 @@ describe('GET /api/sessions/:id', () => {
   });
 
   it('answers NOT_FOUND and VALIDATION_ERROR with the fix', async () => {
-    await expect(sessionTimeline(deps, '00000000-0000-4000-8000-999999999999', {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(sessionTimeline(deps, '../etc/passwd', {})).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    await expect(sessionEpisode(home.stores.sessions, home.ids.sessionId, '99')).rejects.toThrow(/no episode 99/);
+    await expect(
+      sessionTimeline(deps, '00000000-0000-4000-8000-999999999999', {}),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(sessionTimeline(deps, '../etc/passwd', {})).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+    await expect(sessionEpisode(home.stores.sessions, home.ids.sessionId, '99')).rejects.toThrow(
+      /no episode 99/,
+    );
   });
 });

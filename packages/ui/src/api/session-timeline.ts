@@ -1,6 +1,18 @@
-import { type Episode, EpisodicError, loadSession, type RunStore, type SessionStore, uuidSchema } from '@episodic/core';
+import {
+  type Episode,
+  EpisodicError,
+  loadSession,
+  type RunStore,
+  type SessionStore,
+  uuidSchema,
+} from '@episodic/core';
 import * as z from 'zod';
-import type { SessionTimelineResponse, TimelineEpisode, TimelineRun, TimelineTurn } from './api-types.js';
+import type {
+  SessionTimelineResponse,
+  TimelineEpisode,
+  TimelineRun,
+  TimelineTurn,
+} from './api-types.js';
 import { timelineEpisode } from './episode-text.js';
 import { limitParam, parseQuery } from './query-params.js';
 import type { RunStatusCache } from './run-status.js';
@@ -36,7 +48,12 @@ function turnsOf(episodes: readonly TimelineEpisode[]): Omit<TimelineTurn, 'run_
       current.last_id = episode.id;
       continue;
     }
-    turns.push({ turn_id: episode.turn_id, first_id: episode.id, last_id: episode.id, started_at: episode.ts });
+    turns.push({
+      turn_id: episode.turn_id,
+      first_id: episode.id,
+      last_id: episode.id,
+      started_at: episode.ts,
+    });
   }
   return turns;
 }
@@ -58,7 +75,8 @@ function assignEpisodes(
     const run = byStart.find((candidate) => candidate.startMs <= ts && ts <= candidate.endMs);
     if (run === undefined) continue;
     const range = committed.get(run.run_id);
-    if (range === undefined) committed.set(run.run_id, { first_id: episode.id, last_id: episode.id });
+    if (range === undefined)
+      committed.set(run.run_id, { first_id: episode.id, last_id: episode.id });
     else range.last_id = episode.id;
   }
   return committed;
@@ -66,7 +84,12 @@ function assignEpisodes(
 
 /** `GET /api/sessions/:id`: a session's turns, boundaries, runs (failed turns included) and forks. */
 export async function sessionTimeline(
-  deps: { sessions: SessionStore; runs: RunStore; statuses: RunStatusCache; relatives: RelativesFinder },
+  deps: {
+    sessions: SessionStore;
+    runs: RunStore;
+    statuses: RunStatusCache;
+    relatives: RelativesFinder;
+  },
   rawSessionId: string,
   rawQuery: Record<string, string>,
 ): Promise<SessionTimelineResponse> {
@@ -93,7 +116,10 @@ export async function sessionTimeline(
   const windows = summaries.map((summary, index) => ({
     run_id: summary.runId,
     startMs: Date.parse(summary.startedAt),
-    endMs: standings[index]?.endedAt == null ? Number.POSITIVE_INFINITY : Date.parse(standings[index].endedAt as string),
+    endMs:
+      standings[index]?.endedAt == null
+        ? Number.POSITIVE_INFINITY
+        : Date.parse(standings[index].endedAt as string),
   }));
   const committed = assignEpisodes(episodes, windows);
   const runs: TimelineRun[] = summaries
@@ -106,14 +132,16 @@ export async function sessionTimeline(
         ended_at: standing.endedAt,
         status: standing.status,
         committed: range,
-        failed_turn: range === null && (standing.status === 'failed' || standing.status === 'cancelled'),
+        failed_turn:
+          range === null && (standing.status === 'failed' || standing.status === 'cancelled'),
         error: standing.error,
       };
     })
     .reverse();
 
   const runOfEpisode = (id: number) => {
-    for (const [runId, range] of committed) if (range.first_id <= id && id <= range.last_id) return runId;
+    for (const [runId, range] of committed)
+      if (range.first_id <= id && id <= range.last_id) return runId;
     return null;
   };
   const boundaries = episodes
@@ -146,7 +174,11 @@ export async function sessionEpisode(
   rawEpisodeId: string,
 ): Promise<{ episode: Episode }> {
   const sessionId = parseSessionId(rawSessionId);
-  const id = parseQuery(z.strictObject({ episode: z.coerce.number().int().min(1) }), { episode: rawEpisodeId }, 'episode id').episode;
+  const id = parseQuery(
+    z.strictObject({ episode: z.coerce.number().int().min(1) }),
+    { episode: rawEpisodeId },
+    'episode id',
+  ).episode;
   const session = await loadSession(sessions, sessionId);
   const episode = session.log.read({ fromId: id - 1 }).find((candidate) => candidate.id === id);
   if (episode === undefined) {

@@ -13,22 +13,35 @@ import { limitParam, parseQuery } from './query-params.js';
 
 /** One line for a pattern (stored as an artifact's content). */
 export function describePattern(content: unknown): { type: string | null; description: string } {
-  if (typeof content !== 'object' || content === null) return { type: null, description: JSON.stringify(content) };
+  if (typeof content !== 'object' || content === null)
+    return { type: null, description: JSON.stringify(content) };
   const pattern = content as Partial<Record<string, unknown>> & { type?: unknown };
   switch (pattern.type as TaskPattern['type']) {
     case 'tool_sequence':
-      return { type: 'tool_sequence', description: ((pattern.tools as string[]) ?? []).join(' → ') };
+      return {
+        type: 'tool_sequence',
+        description: ((pattern.tools as string[]) ?? []).join(' → '),
+      };
     case 'decision_point':
-      return { type: 'decision_point', description: `${String(pattern.tool)} decides when "${String(pattern.condition)}"` };
+      return {
+        type: 'decision_point',
+        description: `${String(pattern.tool)} decides when "${String(pattern.condition)}"`,
+      };
     case 'error_recovery':
       return {
         type: 'error_recovery',
         description: `${String(pattern.failed_tool)} failed ("${String(pattern.error)}"), ${String(pattern.recovery_tool)} recovered`,
       };
     case 'context':
-      return { type: 'context', description: ((pattern.context_features as string[]) ?? []).join(', ') };
+      return {
+        type: 'context',
+        description: ((pattern.context_features as string[]) ?? []).join(', '),
+      };
     default:
-      return { type: typeof pattern.type === 'string' ? pattern.type : null, description: JSON.stringify(content) };
+      return {
+        type: typeof pattern.type === 'string' ? pattern.type : null,
+        description: JSON.stringify(content),
+      };
   }
 }
 
@@ -49,7 +62,11 @@ export async function taskView(
   const { task } = taskFromRun(run);
   const timeline = timelineOf(task);
   const header = run.header as Record<string, unknown> | null;
-  const page = await deps.artifacts.list({ episode: taskEpisodeRef(id), kind: 'pattern', limit: MAX_PATTERNS });
+  const page = await deps.artifacts.list({
+    episode: taskEpisodeRef(id),
+    kind: 'pattern',
+    limit: MAX_PATTERNS,
+  });
   const patterns: PatternView[] = page.artifacts.map((artifact) => ({
     key: artifact.key,
     ...describePattern(artifact.content),
@@ -90,7 +107,11 @@ export async function taskView(
     steps: timeline.timeline.map((entry, index) => {
       const result = task.steps[index]?.result as Record<string, unknown> | undefined;
       const detail =
-        typeof result?.message === 'string' ? result.message : typeof result?.output === 'string' ? result.output : null;
+        typeof result?.message === 'string'
+          ? result.message
+          : typeof result?.output === 'string'
+            ? result.output
+            : null;
       return {
         step_number: entry.step_number,
         timestamp: entry.timestamp,
@@ -105,14 +126,20 @@ export async function taskView(
   };
 }
 
-const listSchema = z.strictObject({ cursor: z.string().max(1000).optional(), limit: limitParam(50, 200) });
+const listSchema = z.strictObject({
+  cursor: z.string().max(1000).optional(),
+  limit: limitParam(50, 200),
+});
 
 /**
  * `GET /api/tasks`: completed task episodes, from the reflection each completion stores (one
  * artifact per task, read a page at a time). Tasks still running have no reflection yet: they are
  * in the runs list.
  */
-export async function listTasksPage(artifacts: ArtifactStore, rawQuery: Record<string, string>): Promise<TaskListResponse> {
+export async function listTasksPage(
+  artifacts: ArtifactStore,
+  rawQuery: Record<string, string>,
+): Promise<TaskListResponse> {
   const query = parseQuery(listSchema, rawQuery, 'tasks query');
   const page = await artifacts.list({
     kind: 'reflection',

@@ -110,16 +110,28 @@ export function createUiApp(options: UiAppOptions): Hono {
     };
     return c.json(body);
   });
-  api.get('/runs', async (c) => c.json(await listRunsPage({ runs: stores.runs, statuses, access }, query(c))));
-  api.get('/runs/:id', async (c) => c.json(await runView(stores.runs, c.req.param('id'), query(c))));
+  api.get('/runs', async (c) =>
+    c.json(await listRunsPage({ runs: stores.runs, statuses, access }, query(c))),
+  );
+  api.get('/runs/:id', async (c) =>
+    c.json(await runView(stores.runs, c.req.param('id'), query(c))),
+  );
   api.get('/runs/:id/records/:index', async (c) =>
     c.json(await runRecord(stores.runs, c.req.param('id'), c.req.param('index'))),
   );
   api.get('/runs/:id/tool-outputs/:callId', async (c) =>
-    c.json(await toolOutput({ runs: stores.runs, access }, c.req.param('id'), c.req.param('callId'))),
+    c.json(
+      await toolOutput({ runs: stores.runs, access }, c.req.param('id'), c.req.param('callId')),
+    ),
   );
   api.get('/runs/:id/inputs', async (c) =>
-    c.json(await modelInputs({ runs: stores.runs, sessions: stores.sessions }, c.req.param('id'), query(c))),
+    c.json(
+      await modelInputs(
+        { runs: stores.runs, sessions: stores.sessions },
+        c.req.param('id'),
+        query(c),
+      ),
+    ),
   );
   api.get('/runs/:id/live', async (c) => {
     const follower = createRunFollower(stores.runs, c.req.param('id'), query(c));
@@ -153,7 +165,11 @@ export function createUiApp(options: UiAppOptions): Hono {
   api.get('/sessions', async (c) => c.json(await listSessionsPage(stores.sessions, query(c))));
   api.get('/sessions/:id', async (c) =>
     c.json(
-      await sessionTimeline({ sessions: stores.sessions, runs: stores.runs, statuses, relatives }, c.req.param('id'), query(c)),
+      await sessionTimeline(
+        { sessions: stores.sessions, runs: stores.runs, statuses, relatives },
+        c.req.param('id'),
+        query(c),
+      ),
     ),
   );
   api.get('/sessions/:id/episodes/:episode', async (c) =>
@@ -167,7 +183,15 @@ export function createUiApp(options: UiAppOptions): Hono {
   api.get('/ledger/event', async (c) => c.json(await ledgerEvent(stores.ledger, query(c))));
   api.get('/artifacts', async (c) => c.json(await artifactsPage(stores.artifacts, query(c))));
   api.all('*', (c) =>
-    c.json({ error: { code: 'NOT_FOUND', message: `No API route ${c.req.path}: the UI's API is read-only (GET).` } }, 404),
+    c.json(
+      {
+        error: {
+          code: 'NOT_FOUND',
+          message: `No API route ${c.req.path}: the UI's API is read-only (GET).`,
+        },
+      },
+      404,
+    ),
   );
   app.route('/api', api);
 
@@ -176,12 +200,17 @@ export function createUiApp(options: UiAppOptions): Hono {
     if (asset !== undefined && c.req.path !== '/index.html') {
       return c.body(asset.body, 200, {
         'content-type': asset.type,
-        'cache-control': c.req.path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+        'cache-control': c.req.path.startsWith('/assets/')
+          ? 'public, max-age=31536000, immutable'
+          : 'no-cache',
       });
     }
     if (c.req.path.startsWith('/assets/')) return c.text('Not found', 404);
     if (assets.index === null) return c.html(NOT_BUILT, 503);
-    return c.body(assets.index.body, 200, { 'content-type': assets.index.type, 'cache-control': 'no-cache' });
+    return c.body(assets.index.body, 200, {
+      'content-type': assets.index.type,
+      'cache-control': 'no-cache',
+    });
   });
   return app;
 }

@@ -80,19 +80,30 @@ export function checkRequest(request: Request, options: RequestGuardOptions): Gu
     (options.allowIpAddresses && isIP(hostname.replace(/^\[|\]$/g, '')) !== 0);
   const host = request.headers.get('host');
   if (host === null || !allowed(hostnameOf(host))) {
-    return { ok: false, status: 403, message: `Forbidden: the Host header ${JSON.stringify(host)} does not name this Episodic UI.` };
+    return {
+      ok: false,
+      status: 403,
+      message: `Forbidden: the Host header ${JSON.stringify(host)} does not name this Episodic UI.`,
+    };
   }
   const origin = request.headers.get('origin');
   if (origin !== null) {
     let originHost: string | null = null;
     try {
       const parsed = new URL(origin);
-      originHost = parsed.protocol === 'http:' || parsed.protocol === 'https:' ? hostnameOf(parsed.host) : null;
+      originHost =
+        parsed.protocol === 'http:' || parsed.protocol === 'https:'
+          ? hostnameOf(parsed.host)
+          : null;
     } catch {
       originHost = null;
     }
     if (originHost === null || !allowed(originHost)) {
-      return { ok: false, status: 403, message: `Forbidden: requests from ${JSON.stringify(origin)} are not accepted (only the UI's own pages).` };
+      return {
+        ok: false,
+        status: 403,
+        message: `Forbidden: requests from ${JSON.stringify(origin)} are not accepted (only the UI's own pages).`,
+      };
     }
   }
   if (request.headers.get('sec-fetch-site') === 'cross-site') {
@@ -108,10 +119,18 @@ export function checkRequest(request: Request, options: RequestGuardOptions): Gu
   }
   const given = tokenOf(request.headers, url, options.cookie);
   if (given === undefined || given === '') {
-    return { ok: false, status: 401, message: 'Unauthorized: open the URL that "episodic ui" printed (it carries the token).' };
+    return {
+      ok: false,
+      status: 401,
+      message: 'Unauthorized: open the URL that "episodic ui" printed (it carries the token).',
+    };
   }
   if (!sameSecret(given, options.token)) {
-    return { ok: false, status: 403, message: 'Forbidden: the token is wrong. Open the URL that "episodic ui" printed.' };
+    return {
+      ok: false,
+      status: 403,
+      message: 'Forbidden: the token is wrong. Open the URL that "episodic ui" printed.',
+    };
   }
   return { ok: true };
 }

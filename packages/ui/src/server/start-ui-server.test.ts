@@ -10,7 +10,11 @@ let ui: UiServer;
 function raw(
   path: string,
   options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
@@ -22,7 +26,9 @@ function raw(
         agent: false,
         headers: {
           host: `127.0.0.1:${ui.port}`,
-          ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
+          ...(options.body === undefined
+            ? {}
+            : { 'content-length': String(Buffer.byteLength(options.body)) }),
           ...options.headers,
         },
       },
@@ -32,7 +38,9 @@ function raw(
         response.on('data', (chunk: string) => {
           body += chunk;
         });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+        );
       },
     );
     req.on('error', reject);
@@ -85,15 +93,28 @@ describe('startUiServer', () => {
   it('answers 401 without the token and 403 with a wrong one', async () => {
     expect((await raw('/api/runs')).status).toBe(401);
     expect((await raw('/runs')).status).toBe(401);
-    expect((await raw('/api/runs', { headers: { authorization: 'Bearer wrong-token-wrong-token' } })).status).toBe(403);
+    expect(
+      (await raw('/api/runs', { headers: { authorization: 'Bearer wrong-token-wrong-token' } }))
+        .status,
+    ).toBe(403);
     expect((await raw('/?token=wrong')).status).toBe(403);
   });
 
   it('has no write action: POST, PUT, PATCH and DELETE are refused and change nothing', async () => {
     const before = (await raw('/api/runs', { headers: bearer() })).body;
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-      for (const path of ['/api/runs', `/api/runs/${home.ids.toolRunId}`, '/api/ledger', '/api/sessions', '/']) {
-        const response = await raw(path, { method, headers: { ...bearer(), 'content-type': 'application/json' }, body: '{}' });
+      for (const path of [
+        '/api/runs',
+        `/api/runs/${home.ids.toolRunId}`,
+        '/api/ledger',
+        '/api/sessions',
+        '/',
+      ]) {
+        const response = await raw(path, {
+          method,
+          headers: { ...bearer(), 'content-type': 'application/json' },
+          body: '{}',
+        });
         expect(response.status, `${method} ${path}: ${response.body}`).toBe(405);
         expect(response.headers.allow).toBe('GET, HEAD');
       }
@@ -110,7 +131,9 @@ describe('startUiServer', () => {
     expect(cookie).toMatch(new RegExp(`^episodic_ui_token_${ui.port}=`));
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Strict');
-    const page = await raw(`/sessions/${home.ids.sessionId}`, { headers: { cookie: cookie.split(';')[0] as string } });
+    const page = await raw(`/sessions/${home.ids.sessionId}`, {
+      headers: { cookie: cookie.split(';')[0] as string },
+    });
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toContain('text/html');
   });
@@ -119,7 +142,9 @@ describe('startUiServer', () => {
     const bad = await raw('/api/runs?status=done', { headers: bearer() });
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body).error.code).toBe('VALIDATION_ERROR');
-    const missing = await raw('/api/runs/00000000-0000-4000-8000-999999999999', { headers: bearer() });
+    const missing = await raw('/api/runs/00000000-0000-4000-8000-999999999999', {
+      headers: bearer(),
+    });
     expect(missing.status).toBe(404);
     expect(missing.body).not.toMatch(/\n\s+at /);
     expect((await raw('/api/nothing', { headers: bearer() })).status).toBe(404);
@@ -129,7 +154,12 @@ describe('startUiServer', () => {
     const runId = home.ids.runningRunId;
     const body = await new Promise<string>((resolve, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port: ui.port, path: `/api/runs/${runId}/live?from=2`, headers: { host: `127.0.0.1:${ui.port}`, ...bearer() } },
+        {
+          host: '127.0.0.1',
+          port: ui.port,
+          path: `/api/runs/${runId}/live?from=2`,
+          headers: { host: `127.0.0.1:${ui.port}`, ...bearer() },
+        },
         (response) => {
           expect(response.headers['content-type']).toContain('text/event-stream');
           let text = '';
@@ -145,7 +175,13 @@ describe('startUiServer', () => {
       setTimeout(() => {
         const ts = new Date().toISOString();
         void home.stores.runs.append(runId, [
-          { type: 'agent.event', run_id: runId, ts, seq: 0, event: { type: 'text', content: 'streamed' } },
+          {
+            type: 'agent.event',
+            run_id: runId,
+            ts,
+            seq: 0,
+            event: { type: 'text', content: 'streamed' },
+          },
           { type: 'run.end', run_id: runId, ts, outcome: 'completed' },
         ] as never);
       }, 300);
@@ -156,7 +192,9 @@ describe('startUiServer', () => {
   });
 
   it('validates its options', async () => {
-    await expect(startUiServer({ stores: home.stores, port: 70_000 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await expect(startUiServer({ stores: home.stores, port: 70_000 })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
     await expect(startUiServer({ stores: home.stores, token: 'short' })).rejects.toThrow(/token/);
     await expect(startUiServer({ stores: {} as never })).rejects.toThrow(/stores/);
   });

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
-import { serve } from '@hono/node-server';
 import { parseInput } from '@episodic/core';
+import { serve } from '@hono/node-server';
 import * as z from 'zod';
 import { createStoreAccess, type UiStores } from '../stores/ui-stores.js';
 import { createUiApp } from './create-ui-app.js';
@@ -50,12 +50,19 @@ const optionsSchema = z.looseObject({
     (value) =>
       typeof value === 'object' &&
       value !== null &&
-      ['runs', 'sessions', 'ledger', 'artifacts', 'location'].every((key) => key in (value as object)),
+      ['runs', 'sessions', 'ledger', 'artifacts', 'location'].every(
+        (key) => key in (value as object),
+      ),
     'must hold runs, sessions, ledger, artifacts and location (what openEpisodicStores returns)',
   ),
   host: z.string().min(1).max(255).optional(),
   port: z.number().int().min(0).max(65_535).optional(),
-  token: z.string().min(16, 'must be at least 16 characters').max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+  token: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .max(512)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional(),
   livePollMs: z.number().int().min(10).max(60_000).optional(),
   clientDirectory: z.string().min(1).optional(),
 });

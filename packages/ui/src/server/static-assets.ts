@@ -43,7 +43,10 @@ function walk(directory: string, root: string, files: Map<string, StaticAsset>):
       continue;
     }
     const urlPath = `/${relative(root, path).split(sep).join('/')}`;
-    files.set(urlPath, { body: new Uint8Array(readFileSync(path)), type: TYPES[extname(name)] ?? 'application/octet-stream' });
+    files.set(urlPath, {
+      body: new Uint8Array(readFileSync(path)),
+      type: TYPES[extname(name)] ?? 'application/octet-stream',
+    });
   }
 }
 

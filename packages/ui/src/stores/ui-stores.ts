@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { ArtifactStore, Ledger, RunStore, SessionStore } from '@episodic/core';
+import type { ArtifactStore, Ledger, RunStore, RunSummary, SessionStore } from '@episodic/core';
 import { createFsStore, type FsStore } from '@episodic/store-fs';
 
 /** The few statements the UI runs on a SQLite store's own connection (see `UiStores.sqlite`). */
@@ -42,8 +42,8 @@ export interface StoreAccess {
   readonly kind: string;
   /** The full text of a tool output kept in the store's cache under `id`, or null. */
   readToolOutput(id: string): Promise<string | null>;
-  /** The stored size of a run in bytes (its JSONL form), or null when unknown. */
-  runBytes(runId: string): Promise<number | null>;
+  /** The stored size in bytes (the JSONL form) of each run that has one, by run id. */
+  runBytes(runs: readonly RunSummary[]): Promise<Map<string, number>>;
   /** Every scope that has ledger events, sorted. */
   listScopes(): Promise<string[]>;
 }
@@ -79,18 +79,35 @@ export function createStoreAccess(stores: UiStores): StoreAccess & { close(): Pr
       if (kind !== 'fs') return null;
       return fsStore().readToolOutput(id);
     },
-    async runBytes(runId) {
+    async runBytes(runs) {
+      const sizes = new Map<string, number>();
       if (kind === 'fs') {
-        const path = await fsStore().locateRun(runId);
-        if (path === null) return null;
-        try {
-          return statSync(path).size;
-        } catch {
-          return null;
+        const files = fsStore();
+        // One header read of the days these runs started on tells the store where their files
+        // are, so finding each file does not walk every day directory.
+        const starts = runs.map((run) => Date.parse(run.startedAt)).filter((ms) => !Number.isNaN(ms));
+        if (starts.length > 0) {
+          await files.runs.list({
+            from: new Date(Math.min(...starts)).toISOString(),
+            to: new Date(Math.max(...starts)).toISOString(),
+          });
         }
+        for (const run of runs) {
+          const path = await files.locateRun(run.runId);
+          if (path === null) continue;
+          try {
+            sizes.set(run.runId, statSync(path).size);
+          } catch {
+            // Deleted meanwhile: no size.
+          }
+        }
+        return sizes;
       }
-      const row = sqliteRunBytes?.get(runId) as { bytes: number | null } | undefined;
-      return row?.bytes ?? null;
+      for (const run of runs) {
+        const row = sqliteRunBytes?.get(run.runId) as { bytes: number | null } | undefined;
+        if (typeof row?.bytes === 'number') sizes.set(run.runId, row.bytes);
+      }
+      return sizes;
     },
     async listScopes() {
       if (scopes === undefined) return [];

@@ -4,7 +4,9 @@ import { Link } from './link.js';
 
 /** A run status as a coloured badge with its word (colour is never the only signal). */
 export function StatusBadge(props: { status: string }) {
-  const known = ['completed', 'failed', 'cancelled', 'running'].includes(props.status) ? props.status : 'other';
+  const known = ['completed', 'failed', 'cancelled', 'running'].includes(props.status)
+    ? props.status
+    : 'other';
   return <span class={`badge status-${known}`}>{props.status}</span>;
 }
 
@@ -24,7 +26,12 @@ export function Time(props: { value: string | number | null }) {
 export function Bytes(props: { value: number | null }) {
   if (props.value === null) return <span class="muted">—</span>;
   const value = props.value;
-  const text = value < 1024 ? `${value} B` : value < 1024 * 1024 ? `${(value / 1024).toFixed(1)} KB` : `${(value / 1024 / 1024).toFixed(1)} MB`;
+  const text =
+    value < 1024
+      ? `${value} B`
+      : value < 1024 * 1024
+        ? `${(value / 1024).toFixed(1)} KB`
+        : `${(value / 1024 / 1024).toFixed(1)} MB`;
   return <span>{text}</span>;
 }
 
@@ -82,11 +89,28 @@ export function Fields(props: { fields: Array<[string, ComponentChildren]> }) {
   );
 }
 
+/**
+ * Preformatted text in a block that scrolls: a named region the keyboard can reach (WCAG 2.1.1:
+ * a scrollable area must be scrollable without a mouse).
+ */
+export function Scrollable(props: { label: string; class?: string; children: ComponentChildren }) {
+  return (
+    <section
+      class={`scrollable ${props.class ?? ''}`}
+      aria-label={props.label}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus to be scrolled
+      tabIndex={0}
+    >
+      <pre>{props.children}</pre>
+    </section>
+  );
+}
+
 /** JSON, indented, in a scrollable block. */
 export function JsonBlock(props: { value: unknown; label?: string }) {
   return (
-    <pre class="json" tabIndex={0} aria-label={props.label ?? 'JSON'}>
+    <Scrollable label={props.label ?? 'JSON'} class="json">
       {JSON.stringify(props.value, null, 2)}
-    </pre>
+    </Scrollable>
   );
 }

@@ -17,7 +17,12 @@ function parsedFilter(text: string | null): unknown {
 function episodeLink(ref: string) {
   if (ref.startsWith('task:')) return <Link href={`/tasks/${ref.slice(5)}`}>{ref}</Link>;
   const session = /^session:([0-9a-f-]{36})#(\d+)$/i.exec(ref);
-  if (session !== null) return <Link href={href(`/sessions/${session[1]}`, { from: Math.max(0, Number(session[2]) - 1) })}>{ref}</Link>;
+  if (session !== null)
+    return (
+      <Link href={href(`/sessions/${session[1]}`, { from: Math.max(0, Number(session[2]) - 1) })}>
+        {ref}
+      </Link>
+    );
   return <code>{ref}</code>;
 }
 
@@ -28,7 +33,9 @@ export function ArtifactsView(props: { route: Route }) {
   const key = query.get('key');
   const filterText = query.get('filter');
   const cursor = query.get('cursor');
-  const loaded = useApi<ArtifactPageResponse>(apiPath('artifacts', { kind, key, filter: filterText, cursor }));
+  const loaded = useApi<ArtifactPageResponse>(
+    apiPath('artifacts', { kind, key, filter: filterText, cursor }),
+  );
   const base = { kind, filter: filterText };
   return (
     <>
@@ -38,12 +45,23 @@ export function ArtifactsView(props: { route: Route }) {
         aria-label="Artifact kind"
         onSubmit={(event) => {
           event.preventDefault();
-          navigate(href('/artifacts', { kind: String(new FormData(event.currentTarget).get('kind') ?? '').trim(), filter: filterText }));
+          navigate(
+            href('/artifacts', {
+              kind: String(new FormData(event.currentTarget).get('kind') ?? '').trim(),
+              filter: filterText,
+            }),
+          );
         }}
       >
         <label>
           Kind
-          <input type="text" name="kind" defaultValue={kind} placeholder="pattern, reflection, checkpoint_summary…" list="artifact-kinds" />
+          <input
+            type="text"
+            name="kind"
+            defaultValue={kind}
+            placeholder="pattern, reflection, checkpoint_summary…"
+            list="artifact-kinds"
+          />
         </label>
         <datalist id="artifact-kinds">
           <option value="pattern" />
@@ -56,11 +74,16 @@ export function ArtifactsView(props: { route: Route }) {
       <FilterBuilder
         key={filterText ?? ''}
         initial={parsedFilter(filterText)}
-        onApply={(filter) => navigate(href('/artifacts', { kind, filter: filter === null ? null : JSON.stringify(filter) }))}
+        onApply={(filter) =>
+          navigate(
+            href('/artifacts', { kind, filter: filter === null ? null : JSON.stringify(filter) }),
+          )
+        }
       />
       {key !== null && (
         <p>
-          Showing the artifact <code>{key}</code> only. <Link href={href('/artifacts', base)}>Show all</Link>
+          Showing the artifact <code>{key}</code> only.{' '}
+          <Link href={href('/artifacts', base)}>Show all</Link>
         </p>
       )}
       <Loading loaded={loaded}>
@@ -70,12 +93,17 @@ export function ArtifactsView(props: { route: Route }) {
               <p>No artifacts match.</p>
             ) : (
               data.artifacts.map((artifact) => (
-                <article class="artifact" key={artifact.key} aria-label={`Artifact ${artifact.key}`}>
+                <article
+                  class="artifact"
+                  key={artifact.key}
+                  aria-label={`Artifact ${artifact.key}`}
+                >
                   <h2>
                     <code>{artifact.key}</code> <span class="badge">{artifact.kind}</span>
                   </h2>
                   <p class="muted">
-                    created <Time value={artifact.created_at} />, updated <Time value={artifact.updated_at} />
+                    created <Time value={artifact.created_at} />, updated{' '}
+                    <Time value={artifact.updated_at} />
                   </p>
                   <h3>Effective metadata</h3>
                   {Object.keys(artifact.effective_metadata).length === 0 ? (
@@ -95,14 +123,26 @@ export function ArtifactsView(props: { route: Route }) {
                   <h3>Associated episodes</h3>
                   <ul class="refs">
                     {artifact.episodes.map((episode) => (
-                      <li key={episode.ref} class={episode.matched === true ? 'matched' : undefined}>
-                        {episode.matched === true && <span class="badge matched-badge">matched</span>}
-                        {episode.matched === false && <span class="badge">no match</span>} {episodeLink(episode.ref)}{' '}
-                        <span class="muted">{episode.metadata === null ? 'no metadata' : JSON.stringify(episode.metadata)}</span>
+                      <li
+                        key={episode.ref}
+                        class={episode.matched === true ? 'matched' : undefined}
+                      >
+                        {episode.matched === true && (
+                          <span class="badge matched-badge">matched</span>
+                        )}
+                        {episode.matched === false && <span class="badge">no match</span>}{' '}
+                        {episodeLink(episode.ref)}{' '}
+                        <span class="muted">
+                          {episode.metadata === null
+                            ? 'no metadata'
+                            : JSON.stringify(episode.metadata)}
+                        </span>
                       </li>
                     ))}
                   </ul>
-                  {artifact.more_episodes > 0 && <p class="muted">and {artifact.more_episodes} more episodes</p>}
+                  {artifact.more_episodes > 0 && (
+                    <p class="muted">and {artifact.more_episodes} more episodes</p>
+                  )}
                   <details>
                     <summary>Content</summary>
                     <JsonBlock value={artifact.content} label={`Content of ${artifact.key}`} />
@@ -113,7 +153,11 @@ export function ArtifactsView(props: { route: Route }) {
             <Pager
               label="Artifacts"
               first={cursor === null ? null : href('/artifacts', base)}
-              next={data.next_cursor === null ? null : href('/artifacts', { ...base, cursor: data.next_cursor })}
+              next={
+                data.next_cursor === null
+                  ? null
+                  : href('/artifacts', { ...base, cursor: data.next_cursor })
+              }
             />
           </>
         )}

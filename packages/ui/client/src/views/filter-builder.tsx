@@ -1,7 +1,18 @@
 import { useState } from 'preact/hooks';
 
 /** The operators of seed 003's filter language. */
-const OPERATORS = ['=', '<>', '>', '<', '>=', '<=', 'IN', 'CONTAINS', 'IS NULL', 'IS NOT NULL'] as const;
+const OPERATORS = [
+  '=',
+  '<>',
+  '>',
+  '<',
+  '>=',
+  '<=',
+  'IN',
+  'CONTAINS',
+  'IS NULL',
+  'IS NOT NULL',
+] as const;
 type Operator = (typeof OPERATORS)[number];
 type ValueKind = 'text' | 'number' | 'boolean';
 
@@ -36,14 +47,26 @@ export function draftOf(filter: unknown): GroupDraft {
     id: newId(),
     type: group.type === 'or' ? 'or' : 'and',
     conditions: (Array.isArray(group.filters) ? group.filters : []).map((raw) => {
-      const condition = raw as { property_name?: unknown; comparison_operator?: unknown; property_value?: unknown };
+      const condition = raw as {
+        property_name?: unknown;
+        comparison_operator?: unknown;
+        property_value?: unknown;
+      };
       const value = condition.property_value;
       return {
         id: newId(),
         property: String(condition.property_name ?? ''),
-        operator: (OPERATORS as readonly string[]).includes(String(condition.comparison_operator)) ? (condition.comparison_operator as Operator) : '=',
-        value: value === null || value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value),
-        kind: typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'text',
+        operator: (OPERATORS as readonly string[]).includes(String(condition.comparison_operator))
+          ? (condition.comparison_operator as Operator)
+          : '=',
+        value:
+          value === null || value === undefined
+            ? ''
+            : Array.isArray(value)
+              ? value.join(', ')
+              : String(value),
+        kind:
+          typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'text',
       };
     }),
     groups: (Array.isArray(group.groups) ? group.groups : []).map(draftOf),
@@ -55,41 +78,75 @@ export function filterOf(group: GroupDraft): unknown {
   return {
     type: group.type,
     filters: group.conditions.map((condition) => {
-      const base = { property_name: condition.property.trim(), comparison_operator: condition.operator };
+      const base = {
+        property_name: condition.property.trim(),
+        comparison_operator: condition.operator,
+      };
       if (condition.operator === 'IS NULL' || condition.operator === 'IS NOT NULL') return base;
-      if (condition.operator === 'IN' || condition.operator === 'CONTAINS') return { ...base, property_value: condition.value };
-      const value = condition.kind === 'number' ? Number(condition.value) : condition.kind === 'boolean' ? condition.value.trim() === 'true' : condition.value;
+      if (condition.operator === 'IN' || condition.operator === 'CONTAINS')
+        return { ...base, property_value: condition.value };
+      const value =
+        condition.kind === 'number'
+          ? Number(condition.value)
+          : condition.kind === 'boolean'
+            ? condition.value.trim() === 'true'
+            : condition.value;
       return { ...base, property_value: value };
     }),
     groups: group.groups.map(filterOf),
   };
 }
 
-function GroupEditor(props: { group: GroupDraft; depth: number; onChange: (group: GroupDraft) => void; onRemove?: () => void }) {
+function GroupEditor(props: {
+  group: GroupDraft;
+  depth: number;
+  onChange: (group: GroupDraft) => void;
+  onRemove?: () => void;
+}) {
   const { group } = props;
   const update = (patch: Partial<GroupDraft>) => props.onChange({ ...group, ...patch });
   const updateCondition = (id: number, patch: Partial<ConditionDraft>) =>
-    update({ conditions: group.conditions.map((condition) => (condition.id === id ? { ...condition, ...patch } : condition)) });
+    update({
+      conditions: group.conditions.map((condition) =>
+        condition.id === id ? { ...condition, ...patch } : condition,
+      ),
+    });
   return (
     <fieldset class="filter-group">
       <legend>
         <label>
           {props.depth === 0 ? 'Match episodes where' : 'Group:'}{' '}
-          <select value={group.type} onChange={(event) => update({ type: event.currentTarget.value as 'and' | 'or' })}>
+          <select
+            value={group.type}
+            onChange={(event) => update({ type: event.currentTarget.value as 'and' | 'or' })}
+          >
             <option value="and">all of these hold (and)</option>
             <option value="or">any of these holds (or)</option>
           </select>
         </label>
       </legend>
       {group.conditions.map((condition, index) => (
-        <div class="condition" key={condition.id} role="group" aria-label={`Condition ${index + 1}`}>
+        <fieldset class="condition" key={condition.id}>
+          <legend class="visually-hidden">Condition {index + 1}</legend>
           <label>
             Key
-            <input type="text" value={condition.property} required onInput={(event) => updateCondition(condition.id, { property: event.currentTarget.value })} />
+            <input
+              type="text"
+              value={condition.property}
+              required
+              onInput={(event) =>
+                updateCondition(condition.id, { property: event.currentTarget.value })
+              }
+            />
           </label>
           <label>
             Operator
-            <select value={condition.operator} onChange={(event) => updateCondition(condition.id, { operator: event.currentTarget.value as Operator })}>
+            <select
+              value={condition.operator}
+              onChange={(event) =>
+                updateCondition(condition.id, { operator: event.currentTarget.value as Operator })
+              }
+            >
               {OPERATORS.map((operator) => (
                 <option key={operator} value={operator}>
                   {operator}
@@ -104,14 +161,27 @@ function GroupEditor(props: { group: GroupDraft; depth: number; onChange: (group
                 <input
                   type="text"
                   value={condition.value}
-                  placeholder={condition.operator === 'IN' || condition.operator === 'CONTAINS' ? 'a, b, c' : ''}
-                  onInput={(event) => updateCondition(condition.id, { value: event.currentTarget.value })}
+                  placeholder={
+                    condition.operator === 'IN' || condition.operator === 'CONTAINS'
+                      ? 'a, b, c'
+                      : ''
+                  }
+                  onInput={(event) =>
+                    updateCondition(condition.id, { value: event.currentTarget.value })
+                  }
                 />
               </label>
               {condition.operator !== 'IN' && condition.operator !== 'CONTAINS' && (
                 <label>
                   as
-                  <select value={condition.kind} onChange={(event) => updateCondition(condition.id, { kind: event.currentTarget.value as ValueKind })}>
+                  <select
+                    value={condition.kind}
+                    onChange={(event) =>
+                      updateCondition(condition.id, {
+                        kind: event.currentTarget.value as ValueKind,
+                      })
+                    }
+                  >
                     <option value="text">text</option>
                     <option value="number">number</option>
                     <option value="boolean">true/false</option>
@@ -120,26 +190,51 @@ function GroupEditor(props: { group: GroupDraft; depth: number; onChange: (group
               )}
             </>
           )}
-          <button type="button" class="small" onClick={() => update({ conditions: group.conditions.filter((entry) => entry.id !== condition.id) })}>
+          <button
+            type="button"
+            class="small"
+            onClick={() =>
+              update({ conditions: group.conditions.filter((entry) => entry.id !== condition.id) })
+            }
+          >
             Remove condition
           </button>
-        </div>
+        </fieldset>
       ))}
       {group.groups.map((child) => (
         <GroupEditor
           key={child.id}
           group={child}
           depth={props.depth + 1}
-          onChange={(changed) => update({ groups: group.groups.map((entry) => (entry.id === changed.id ? changed : entry)) })}
+          onChange={(changed) =>
+            update({
+              groups: group.groups.map((entry) => (entry.id === changed.id ? changed : entry)),
+            })
+          }
           onRemove={() => update({ groups: group.groups.filter((entry) => entry.id !== child.id) })}
         />
       ))}
       <div class="builder-actions">
-        <button type="button" class="small" onClick={() => update({ conditions: [...group.conditions, { id: newId(), property: '', operator: '=', value: '', kind: 'text' }] })}>
+        <button
+          type="button"
+          class="small"
+          onClick={() =>
+            update({
+              conditions: [
+                ...group.conditions,
+                { id: newId(), property: '', operator: '=', value: '', kind: 'text' },
+              ],
+            })
+          }
+        >
           Add condition
         </button>
         {props.depth < 4 && (
-          <button type="button" class="small" onClick={() => update({ groups: [...group.groups, emptyGroup()] })}>
+          <button
+            type="button"
+            class="small"
+            onClick={() => update({ groups: [...group.groups, emptyGroup()] })}
+          >
             Add group
           </button>
         )}
@@ -154,7 +249,10 @@ function GroupEditor(props: { group: GroupDraft; depth: number; onChange: (group
 }
 
 /** The filter builder: edits a draft, shows the JSON it makes, and applies it. */
-export function FilterBuilder(props: { initial: unknown; onApply: (filter: unknown | null) => void }) {
+export function FilterBuilder(props: {
+  initial: unknown;
+  onApply: (filter: unknown | null) => void;
+}) {
   const [draft, setDraft] = useState<GroupDraft>(() => draftOf(props.initial));
   const json = filterOf(draft);
   return (

@@ -20,9 +20,11 @@ function InputCard(props: { input: ModelInput; runId: string }) {
         {input.round !== null && <span class="muted"> · round {input.round}</span>}
       </h2>
       <p class="muted">
-        <Time value={input.ts} /> · {input.model ?? 'model not named'} · {input.messages.length} messages
-        {input.usage !== null && ` · answered with ${input.usage.input_tokens.toLocaleString()} input / ${input.usage.output_tokens.toLocaleString()} output tokens`} ·{' '}
-        <a href={`/runs/${props.runId}#record-${input.index}`}>record #{input.index}</a>
+        <Time value={input.ts} /> · {input.model ?? 'model not named'} · {input.messages.length}{' '}
+        messages
+        {input.usage !== null &&
+          ` · answered with ${input.usage.input_tokens.toLocaleString()} input / ${input.usage.output_tokens.toLocaleString()} output tokens`}{' '}
+        · <a href={`/runs/${props.runId}#record-${input.index}`}>record #{input.index}</a>
       </p>
       {input.explanation !== null && (
         <p class="explanation" role="note">
@@ -43,7 +45,8 @@ function InputCard(props: { input: ModelInput; runId: string }) {
           <div>
             <dt>sent</dt>
             <dd>
-              {manifest.item_count ?? '?'} items, about {manifest.estimated_tokens?.toLocaleString() ?? '?'} tokens
+              {manifest.item_count ?? '?'} items, about{' '}
+              {manifest.estimated_tokens?.toLocaleString() ?? '?'} tokens
             </dd>
           </div>
           <div>
@@ -53,8 +56,11 @@ function InputCard(props: { input: ModelInput; runId: string }) {
                 'none'
               ) : (
                 <span class={manifest.budget.exceeded ? 'over-budget' : undefined}>
-                  limit {manifest.budget.limit.toLocaleString()} tokens; last input {manifest.budget.last_input_tokens?.toLocaleString() ?? '?'}
-                  {manifest.budget.exceeded ? ' — over budget: history was cut' : ' — within budget'}
+                  limit {manifest.budget.limit.toLocaleString()} tokens; last input{' '}
+                  {manifest.budget.last_input_tokens?.toLocaleString() ?? '?'}
+                  {manifest.budget.exceeded
+                    ? ' — over budget: history was cut'
+                    : ' — within budget'}
                 </span>
               )}
             </dd>
@@ -85,7 +91,9 @@ function InputCard(props: { input: ModelInput; runId: string }) {
                 <ul>
                   {manifest.notes.map((note) => (
                     <li key={`${note.episode_id}-${note.kind}`}>
-                      <span class={`badge note-${note.kind}`}>{NOTE_LABELS[note.kind] ?? note.kind}</span>{' '}
+                      <span class={`badge note-${note.kind}`}>
+                        {NOTE_LABELS[note.kind] ?? note.kind}
+                      </span>{' '}
                       {note.episode_id !== null && `episode #${note.episode_id}: `}
                       {note.detail}
                     </li>
@@ -100,12 +108,14 @@ function InputCard(props: { input: ModelInput; runId: string }) {
         <summary>The {input.messages.length} messages sent</summary>
         <ol class="messages">
           {input.messages.map((message, index) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: messages have no id; their order is fixed
             <li key={index}>
               <span class={`kind role-${message.role}`}>{message.role}</span>
-              {message.tool_call_id !== null && <code> ({message.tool_call_id})</code>} {message.text}
+              {message.tool_call_id !== null && <code> ({message.tool_call_id})</code>}{' '}
+              {message.text}
               {message.tool_calls.length > 0 && <span> calls {message.tool_calls.join(', ')}</span>}
-              {message.cut && <span class="muted"> ({message.chars.toLocaleString()} characters)</span>}
+              {message.cut && (
+                <span class="muted"> ({message.chars.toLocaleString()} characters)</span>
+              )}
             </li>
           ))}
         </ol>
@@ -146,10 +156,17 @@ export function InputsView(props: { route: Route; runId: string }) {
           <>
             {data.session_id !== null && (
               <p class="muted">
-                Episodes are those of session <Link href={`/sessions/${data.session_id}`}>{data.session_id}</Link>.
+                Episodes are those of session{' '}
+                <Link href={`/sessions/${data.session_id}`}>{data.session_id}</Link>.
               </p>
             )}
-            {data.inputs.length === 0 ? <p>This run made no model call.</p> : data.inputs.map((input) => <InputCard key={input.index} input={input} runId={data.run_id} />)}
+            {data.inputs.length === 0 ? (
+              <p>This run made no model call.</p>
+            ) : (
+              data.inputs.map((input) => (
+                <InputCard key={input.index} input={input} runId={data.run_id} />
+              ))
+            )}
           </>
         )}
       </Loading>

@@ -1,19 +1,37 @@
 import { useState } from 'preact/hooks';
-import type { LedgerEventResponse, LedgerPageResponse, LedgerRow, OverviewResponse } from '../../../src/api/api-types.js';
+import type {
+  LedgerEventResponse,
+  LedgerPageResponse,
+  LedgerRow,
+  OverviewResponse,
+} from '../../../src/api/api-types.js';
 import { apiPath, getJson, useApi } from '../api.js';
 import { JsonBlock, Loading, Pager, Time } from '../components/bits.js';
 import { Link } from '../components/link.js';
 import { href, navigate, type Route } from '../router.js';
 
-const TYPES = ['conversation.user', 'conversation.assistant', 'tool.call', 'tool.result', 'ops.decision', 'ops.alert'];
+const TYPES = [
+  'conversation.user',
+  'conversation.assistant',
+  'tool.call',
+  'tool.result',
+  'ops.decision',
+  'ops.alert',
+];
 
-function LedgerRowView(props: { row: LedgerRow; filters: Record<string, string>; before: string | null }) {
+function LedgerRowView(props: {
+  row: LedgerRow;
+  filters: Record<string, string>;
+  before: string | null;
+}) {
   const { row } = props;
   const [payload, setPayload] = useState<LedgerEventResponse | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
   return (
     <>
-      <tr class={row.redacted ? 'row-redacted' : row.type === 'ops.alert' ? 'row-error' : undefined}>
+      <tr
+        class={row.redacted ? 'row-redacted' : row.type === 'ops.alert' ? 'row-error' : undefined}
+      >
         <td>
           <Time value={row.ts_ms} />
         </td>
@@ -21,7 +39,9 @@ function LedgerRowView(props: { row: LedgerRow; filters: Record<string, string>;
           <span class="kind">{row.type}</span>
         </td>
         <td>
-          <code title={row.session_id}>{row.session_id.length > 12 ? `${row.session_id.slice(0, 8)}…` : row.session_id}</code>
+          <code title={row.session_id}>
+            {row.session_id.length > 12 ? `${row.session_id.slice(0, 8)}…` : row.session_id}
+          </code>
         </td>
         <td>{row.agent_id}</td>
         <td class="number">{row.position}</td>
@@ -36,7 +56,11 @@ function LedgerRowView(props: { row: LedgerRow; filters: Record<string, string>;
               aria-label={`Payload of event ${row.event_id}`}
               onClick={() =>
                 getJson<LedgerEventResponse>(
-                  apiPath('ledger/event', { ...props.filters, cursor: props.before, event: row.event_id }),
+                  apiPath('ledger/event', {
+                    ...props.filters,
+                    cursor: props.before,
+                    event: row.event_id,
+                  }),
                 ).then(setPayload, (error: Error) => setFailed(error.message))
               }
             >
@@ -54,7 +78,12 @@ function LedgerRowView(props: { row: LedgerRow; filters: Record<string, string>;
         <tr class="payload-row">
           <td colSpan={7}>
             <JsonBlock
-              value={{ event_id: payload.event.event_id, payload: payload.event.payload, refs: payload.event.refs, metadata: payload.event.metadata }}
+              value={{
+                event_id: payload.event.event_id,
+                payload: payload.event.payload,
+                refs: payload.event.refs,
+                metadata: payload.event.metadata,
+              }}
               label={`Payload of event ${row.event_id}`}
             />
           </td>
@@ -82,7 +111,9 @@ export function LedgerView(props: { route: Route }) {
   for (const key of Object.keys(filters)) if (filters[key] === '') delete filters[key];
   const cursor = query.get('cursor');
   const ready = global || scope !== '';
-  const loaded = useApi<LedgerPageResponse>(ready ? apiPath('ledger', { ...filters, cursor }) : null);
+  const loaded = useApi<LedgerPageResponse>(
+    ready ? apiPath('ledger', { ...filters, cursor }) : null,
+  );
   const chosenTypes = new Set((query.get('type') ?? '').split(',').filter((type) => type !== ''));
   return (
     <>
@@ -108,7 +139,11 @@ export function LedgerView(props: { route: Route }) {
       >
         <label>
           Scope
-          <select name="scope" key={`${scope}-${global}-${scopes.length}`} defaultValue={global ? '*' : scope}>
+          <select
+            name="scope"
+            key={`${scope}-${global}-${scopes.length}`}
+            defaultValue={global ? '*' : scope}
+          >
             {scopes.map((name) => (
               <option key={name} value={name}>
                 {name}
@@ -122,7 +157,13 @@ export function LedgerView(props: { route: Route }) {
           <legend>Types</legend>
           {TYPES.map((type) => (
             <label key={type} class="check">
-              <input type="checkbox" name="type" value={type} defaultChecked={chosenTypes.has(type)} /> {type}
+              <input
+                type="checkbox"
+                name="type"
+                value={type}
+                defaultChecked={chosenTypes.has(type)}
+              />{' '}
+              {type}
             </label>
           ))}
         </fieldset>
@@ -162,7 +203,9 @@ export function LedgerView(props: { route: Route }) {
                       <th scope="col">Type</th>
                       <th scope="col">Session</th>
                       <th scope="col">Agent</th>
-                      <th scope="col" class="number">Pos.</th>
+                      <th scope="col" class="number">
+                        Pos.
+                      </th>
                       <th scope="col">Summary</th>
                       <th scope="col">
                         <span class="visually-hidden">Payload</span>
@@ -171,20 +214,30 @@ export function LedgerView(props: { route: Route }) {
                   </thead>
                   <tbody>
                     {data.events.map((row, index) => (
-                      <LedgerRowView key={row.event_id} row={row} filters={filters} before={index === 0 ? cursor : (data.events[index - 1]?.event_id ?? null)} />
+                      <LedgerRowView
+                        key={row.event_id}
+                        row={row}
+                        filters={filters}
+                        before={index === 0 ? cursor : (data.events[index - 1]?.event_id ?? null)}
+                      />
                     ))}
                   </tbody>
                 </table>
               )}
               {data.scan_limited && (
                 <p class="muted" role="status">
-                  Read {data.scanned.toLocaleString()} events for this page; more may match further on.
+                  Read {data.scanned.toLocaleString()} events for this page; more may match further
+                  on.
                 </p>
               )}
               <Pager
                 label="Ledger"
                 first={cursor === null ? null : href('/ledger', filters)}
-                next={data.next_cursor === null ? null : href('/ledger', { ...filters, cursor: data.next_cursor })}
+                next={
+                  data.next_cursor === null
+                    ? null
+                    : href('/ledger', { ...filters, cursor: data.next_cursor })
+                }
               />
             </>
           )}

@@ -1,7 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { LiveBatch, RunRecordItem, RunViewResponse, ToolOutputResponse } from '../../../src/api/api-types.js';
+import type {
+  LiveBatch,
+  RunRecordItem,
+  RunViewResponse,
+  ToolOutputResponse,
+} from '../../../src/api/api-types.js';
 import { apiPath, getJson, useApi } from '../api.js';
-import { Fields, JsonBlock, Loading, Pager, ShortId, StatusBadge, Time } from '../components/bits.js';
+import {
+  Fields,
+  JsonBlock,
+  Loading,
+  Pager,
+  Scrollable,
+  ShortId,
+  StatusBadge,
+  Time,
+} from '../components/bits.js';
 import { Link } from '../components/link.js';
 import { href, type Route } from '../router.js';
 
@@ -12,11 +26,10 @@ function FullOutput(props: { runId: string; callId: string }) {
     return (
       <div class="full-output">
         <p class="muted">
-          Full output, {output.text.length.toLocaleString()} characters, from the {output.source === 'cache' ? 'tool-output cache' : 'run record'}:
+          Full output, {output.text.length.toLocaleString()} characters, from the{' '}
+          {output.source === 'cache' ? 'tool-output cache' : 'run record'}:
         </p>
-        <pre tabIndex={0} aria-label="Full tool output">
-          {output.text}
-        </pre>
+        <Scrollable label="Full tool output">{output.text}</Scrollable>
       </div>
     );
   }
@@ -26,9 +39,9 @@ function FullOutput(props: { runId: string; callId: string }) {
         type="button"
         class="small"
         onClick={() =>
-          getJson<ToolOutputResponse>(`runs/${props.runId}/tool-outputs/${encodeURIComponent(props.callId)}`).then(setOutput, (error: Error) =>
-            setFailed(error.message),
-          )
+          getJson<ToolOutputResponse>(
+            `runs/${props.runId}/tool-outputs/${encodeURIComponent(props.callId)}`,
+          ).then(setOutput, (error: Error) => setFailed(error.message))
         }
       >
         Show the full output
@@ -42,20 +55,31 @@ function RecordRow(props: { runId: string; record: RunRecordItem }) {
   const { record } = props;
   const [raw, setRaw] = useState<unknown>(null);
   return (
-    <li class={`record record-${record.type.replace(/\./g, '-')}${record.error ? ' record-error' : ''}`} id={`record-${record.index}`}>
+    <li
+      class={`record record-${record.type.replace(/\./g, '-')}${record.error ? ' record-error' : ''}`}
+      id={`record-${record.index}`}
+    >
       <div class="record-line">
         <span class="record-index">{record.index}</span> <span class="kind">{record.type}</span>{' '}
-        {record.error && <span class="badge status-failed">error</span>} <span class="record-summary">{record.summary}</span>{' '}
+        {record.error && <span class="badge status-failed">error</span>}{' '}
+        <span class="record-summary">{record.summary}</span>{' '}
         {record.call !== null && (
           <span class="pairing">
             {record.type === 'tool.output' ? 'output of ' : 'call '}
             <code>{record.call.id}</code>
             {record.call.partner_index === null ? (
-              <strong class="unpaired"> (no {record.type === 'tool.output' ? 'call' : 'output'} in this run)</strong>
+              <strong class="unpaired">
+                {' '}
+                (no {record.type === 'tool.output' ? 'call' : 'output'} in this run)
+              </strong>
             ) : (
               <>
                 {' '}
-                → <a href={`#record-${record.call.partner_index}`}>{record.type === 'tool.output' ? 'the call' : 'its output'} (#{record.call.partner_index})</a>
+                →{' '}
+                <a href={`#record-${record.call.partner_index}`}>
+                  {record.type === 'tool.output' ? 'the call' : 'its output'} (#
+                  {record.call.partner_index})
+                </a>
               </>
             )}
           </span>
@@ -64,7 +88,16 @@ function RecordRow(props: { runId: string; record: RunRecordItem }) {
           <Time value={record.ts} />
         </span>
         {raw === null && (
-          <button type="button" class="small" onClick={async () => setRaw((await getJson<{ record: unknown }>(`runs/${props.runId}/records/${record.index}`)).record)}>
+          <button
+            type="button"
+            class="small"
+            onClick={async () =>
+              setRaw(
+                (await getJson<{ record: unknown }>(`runs/${props.runId}/records/${record.index}`))
+                  .record,
+              )
+            }
+          >
             JSON
           </button>
         )}
@@ -74,23 +107,18 @@ function RecordRow(props: { runId: string; record: RunRecordItem }) {
           {record.output.collapsed ? (
             <>
               <p class="muted">
-                Long output: {record.output.chars.toLocaleString()} characters, collapsed to its start and end.
+                Long output: {record.output.chars.toLocaleString()} characters, collapsed to its
+                start and end.
               </p>
-              <pre tabIndex={0} aria-label="Start of the output">
-                {record.output.head}
-              </pre>
+              <Scrollable label="Start of the output">{record.output.head}</Scrollable>
               <p class="muted" aria-hidden="true">
                 …
               </p>
-              <pre tabIndex={0} aria-label="End of the output">
-                {record.output.tail}
-              </pre>
+              <Scrollable label="End of the output">{record.output.tail}</Scrollable>
               {record.call !== null && <FullOutput runId={props.runId} callId={record.call.id} />}
             </>
           ) : (
-            <pre tabIndex={0} aria-label="Tool output">
-              {record.output.head}
-            </pre>
+            <Scrollable label="Tool output">{record.output.head}</Scrollable>
           )}
         </div>
       )}
@@ -100,7 +128,10 @@ function RecordRow(props: { runId: string; record: RunRecordItem }) {
 }
 
 /** Follows a running run over server-sent events; returns the records that arrived since the page loaded. */
-function useLiveRecords(runId: string, from: number | null): { records: RunRecordItem[]; state: 'off' | 'live' | 'ended' } {
+function useLiveRecords(
+  runId: string,
+  from: number | null,
+): { records: RunRecordItem[]; state: 'off' | 'live' | 'ended' } {
   const [records, setRecords] = useState<RunRecordItem[]>([]);
   const [state, setState] = useState<'off' | 'live' | 'ended'>('off');
   useEffect(() => {
@@ -139,16 +170,33 @@ export function RunView(props: { route: Route; runId: string }) {
         return (
           <>
             <h1>
-              Run <ShortId id={run.run_id} /> <StatusBadge status={live.state === 'ended' ? 'ended' : run.status} />
+              Run <ShortId id={run.run_id} />{' '}
+              <StatusBadge status={live.state === 'ended' ? 'ended' : run.status} />
             </h1>
             <Fields
               fields={[
                 ['run', <code key="id">{run.run_id}</code>],
-                ['session', run.session_id === null ? null : <Link key="s" href={`/sessions/${run.session_id}`}>{run.session_id}</Link>],
-                ['started', <Time key="t" value={(run.header?.started_at as string | undefined) ?? null} />],
-                ['model', model === undefined ? null : `${model.provider ?? '?'}/${model.name ?? '?'}`],
+                [
+                  'session',
+                  run.session_id === null ? null : (
+                    <Link key="s" href={`/sessions/${run.session_id}`}>
+                      {run.session_id}
+                    </Link>
+                  ),
+                ],
+                [
+                  'started',
+                  <Time key="t" value={(run.header?.started_at as string | undefined) ?? null} />,
+                ],
+                [
+                  'model',
+                  model === undefined ? null : `${model.provider ?? '?'}/${model.name ?? '?'}`,
+                ],
                 ['records', run.record_count],
-                ['ended', run.ended ? 'yes' : 'not yet: running, or its writer stopped before run.end'],
+                [
+                  'ended',
+                  run.ended ? 'yes' : 'not yet: running, or its writer stopped before run.end',
+                ],
                 ['read', run.best_effort === null ? 'fully' : `best effort: ${run.best_effort}`],
               ]}
             />
@@ -158,7 +206,9 @@ export function RunView(props: { route: Route; runId: string }) {
                   Model inputs ({run.model_inputs}): what was sent, what was left out and why
                 </Link>
               )}
-              {run.task && <Link href={`/tasks/${run.run_id}`}>Task episode: steps, outcome, reward</Link>}
+              {run.task && (
+                <Link href={`/tasks/${run.run_id}`}>Task episode: steps, outcome, reward</Link>
+              )}
             </p>
             {live.state !== 'off' && (
               <p class={`live live-${live.state}`} role="status" aria-live="polite">
@@ -189,18 +239,33 @@ export function RunView(props: { route: Route; runId: string }) {
                       <th scope="col">Arguments</th>
                       <th scope="col">Call</th>
                       <th scope="col">Output</th>
-                      <th scope="col" class="number">Chars</th>
-                      <th scope="col" class="number">Time</th>
+                      <th scope="col" class="number">
+                        Chars
+                      </th>
+                      <th scope="col" class="number">
+                        Time
+                      </th>
                     </tr>
                   </thead>
                   <tbody>
                     {run.tool_calls.map((call) => (
-                      <tr key={call.call_id} class={call.is_error || call.output_index === null ? 'row-error' : undefined}>
+                      <tr
+                        key={call.call_id}
+                        class={
+                          call.is_error || call.output_index === null ? 'row-error' : undefined
+                        }
+                      >
                         <td>
                           <code>{call.tool}</code>
                         </td>
                         <td class="wrap">{call.arguments ?? ''}</td>
-                        <td>{call.call_index === null ? 'no call recorded' : <a href={`#record-${call.call_index}`}>#{call.call_index}</a>}</td>
+                        <td>
+                          {call.call_index === null ? (
+                            'no call recorded'
+                          ) : (
+                            <a href={`#record-${call.call_index}`}>#{call.call_index}</a>
+                          )}
+                        </td>
                         <td>
                           {call.output_index === null ? (
                             <strong>no output (interrupted or unanswered)</strong>
@@ -212,7 +277,9 @@ export function RunView(props: { route: Route; runId: string }) {
                           )}
                         </td>
                         <td class="number">{call.output_chars?.toLocaleString() ?? '—'}</td>
-                        <td class="number">{call.duration_ms === null ? '—' : `${call.duration_ms} ms`}</td>
+                        <td class="number">
+                          {call.duration_ms === null ? '—' : `${call.duration_ms} ms`}
+                        </td>
                       </tr>
                     ))}
                   </tbody>
@@ -229,7 +296,11 @@ export function RunView(props: { route: Route; runId: string }) {
               <Pager
                 label="Records"
                 first={from === null ? null : `/runs/${run.run_id}`}
-                next={run.next_from === null ? null : href(`/runs/${run.run_id}`, { from: run.next_from })}
+                next={
+                  run.next_from === null
+                    ? null
+                    : href(`/runs/${run.run_id}`, { from: run.next_from })
+                }
               />
             </section>
           </>

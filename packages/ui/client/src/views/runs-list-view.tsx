@@ -15,7 +15,9 @@ export function RunsListView(props: { route: Route }) {
     to: query.get('to') ?? '',
     session: query.get('session') ?? '',
   };
-  const loaded = useApi<RunListResponse>(apiPath('runs', { ...filters, cursor: query.get('cursor') }));
+  const loaded = useApi<RunListResponse>(
+    apiPath('runs', { ...filters, cursor: query.get('cursor') }),
+  );
   const chosen = new Set(filters.status.split(',').filter((status) => status !== ''));
   return (
     <>
@@ -40,7 +42,13 @@ export function RunsListView(props: { route: Route }) {
           <legend>Status</legend>
           {STATUSES.map((status) => (
             <label key={status} class="check">
-              <input type="checkbox" name="status" value={status} defaultChecked={chosen.has(status)} /> {status}
+              <input
+                type="checkbox"
+                name="status"
+                value={status}
+                defaultChecked={chosen.has(status)}
+              />{' '}
+              {status}
             </label>
           ))}
         </fieldset>
@@ -54,7 +62,13 @@ export function RunsListView(props: { route: Route }) {
         </label>
         <label>
           Session id
-          <input type="text" name="session" defaultValue={filters.session} size={38} placeholder="a session UUID" />
+          <input
+            type="text"
+            name="session"
+            defaultValue={filters.session}
+            size={38}
+            placeholder="a session UUID"
+          />
         </label>
         <button type="submit">Apply filters</button>
         <Link href="/runs">Clear</Link>
@@ -65,7 +79,10 @@ export function RunsListView(props: { route: Route }) {
             {data.errors.length > 0 && (
               <div class="warning-box" role="status">
                 {data.errors.length} run{data.errors.length === 1 ? '' : 's'} could not be listed:{' '}
-                {data.errors.slice(0, 3).map((error) => `${error.location}: ${error.message}`).join('; ')}
+                {data.errors
+                  .slice(0, 3)
+                  .map((error) => `${error.location}: ${error.message}`)
+                  .join('; ')}
               </div>
             )}
             {data.runs.length === 0 ? (
@@ -81,7 +98,9 @@ export function RunsListView(props: { route: Route }) {
                     <th scope="col">Ended</th>
                     <th scope="col">Model</th>
                     <th scope="col">Session</th>
-                    <th scope="col" class="number">Size</th>
+                    <th scope="col" class="number">
+                      Size
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -127,7 +146,11 @@ export function RunsListView(props: { route: Route }) {
             <Pager
               label="Runs"
               first={query.get('cursor') === null ? null : href('/runs', filters)}
-              next={data.next_cursor === null ? null : href('/runs', { ...filters, cursor: data.next_cursor })}
+              next={
+                data.next_cursor === null
+                  ? null
+                  : href('/runs', { ...filters, cursor: data.next_cursor })
+              }
             />
           </>
         )}

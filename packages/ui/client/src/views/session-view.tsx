@@ -1,7 +1,20 @@
 import { useState } from 'preact/hooks';
-import type { SessionTimelineResponse, TimelineEpisode, TimelineRun, TimelineTurn } from '../../../src/api/api-types.js';
+import type {
+  SessionTimelineResponse,
+  TimelineEpisode,
+  TimelineRun,
+  TimelineTurn,
+} from '../../../src/api/api-types.js';
 import { apiPath, getJson, useApi } from '../api.js';
-import { Fields, JsonBlock, Loading, Pager, ShortId, StatusBadge, Time } from '../components/bits.js';
+import {
+  Fields,
+  JsonBlock,
+  Loading,
+  Pager,
+  ShortId,
+  StatusBadge,
+  Time,
+} from '../components/bits.js';
 import { Link } from '../components/link.js';
 import { href, navigate, type Route } from '../router.js';
 
@@ -10,7 +23,8 @@ function EpisodeRow(props: { sessionId: string; episode: TimelineEpisode; whyRun
   const [full, setFull] = useState<unknown>(null);
   return (
     <li class={`episode episode-${episode.type}`} id={`episode-${episode.id}`}>
-      <span class="episode-id">#{episode.id}</span> <span class={`kind kind-${episode.kind}`}>{episode.kind}</span>{' '}
+      <span class="episode-id">#{episode.id}</span>{' '}
+      <span class={`kind kind-${episode.kind}`}>{episode.kind}</span>{' '}
       <span class="muted">{episode.source}</span> <span class="episode-text">{episode.text}</span>
       {episode.covers !== null && (
         <span class="covers">
@@ -24,13 +38,18 @@ function EpisodeRow(props: { sessionId: string; episode: TimelineEpisode; whyRun
           <button
             type="button"
             class="small"
-            onClick={async () => setFull(await getJson(`sessions/${props.sessionId}/episodes/${episode.id}`))}
+            onClick={async () =>
+              setFull(await getJson(`sessions/${props.sessionId}/episodes/${episode.id}`))
+            }
           >
             Show all of #{episode.id}
           </button>
         )}
         {props.whyRun !== null && (
-          <Link class="small-link" href={href(`/runs/${props.whyRun}/inputs`, { episode: episode.id })}>
+          <Link
+            class="small-link"
+            href={href(`/runs/${props.whyRun}/inputs`, { episode: episode.id })}
+          >
             Why did the model (not) see #{episode.id}?
           </Link>
         )}
@@ -47,8 +66,9 @@ function FailedRun(props: { run: TimelineRun }) {
         Failed turn <ShortId id={props.run.run_id} /> <StatusBadge status={props.run.status} />
       </h3>
       <p>
-        Recorded in its <Link href={`/runs/${props.run.run_id}`}>run file</Link> (started <Time value={props.run.started_at} />), but nothing of it
-        is in the session: the turn was discarded.
+        Recorded in its <Link href={`/runs/${props.run.run_id}`}>run file</Link> (started{' '}
+        <Time value={props.run.started_at} />
+        ), but nothing of it is in the session: the turn was discarded.
         {props.run.error !== null && (
           <>
             {' '}
@@ -67,12 +87,16 @@ export function SessionView(props: { route: Route; sessionId: string }) {
   return (
     <Loading loaded={loaded}>
       {(data) => {
-        const lastInputRun = [...data.runs].reverse().find((run) => run.committed !== null || run.failed_turn)?.run_id ?? null;
+        const lastInputRun =
+          [...data.runs].reverse().find((run) => run.committed !== null || run.failed_turn)
+            ?.run_id ?? null;
         const failed = data.runs.filter((run) => run.failed_turn);
         type Entry = { at: string; turn?: TimelineTurn; failed?: TimelineRun };
         const entries: Entry[] = [
           ...data.turns.map((turn) => ({ at: turn.started_at ?? '', turn })),
-          ...(from === null || data.next_from === null ? failed.map((run) => ({ at: run.started_at, failed: run })) : []),
+          ...(from === null || data.next_from === null
+            ? failed.map((run) => ({ at: run.started_at, failed: run }))
+            : []),
         ].sort((left, right) => (left.at < right.at ? -1 : left.at > right.at ? 1 : 0));
         return (
           <>
@@ -85,7 +109,14 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                 ['revision', data.revision],
                 ['updated', <Time key="t" value={data.updated_at} />],
                 ['episodes', `${data.episode_count} (last #${data.last_id})`],
-                ['last run', data.last_run_id === null ? null : <Link key="r" href={`/runs/${data.last_run_id}`}>{data.last_run_id}</Link>],
+                [
+                  'last run',
+                  data.last_run_id === null ? null : (
+                    <Link key="r" href={`/runs/${data.last_run_id}`}>
+                      {data.last_run_id}
+                    </Link>
+                  ),
+                ],
               ]}
             />
             {data.relatives.length > 0 && (
@@ -100,8 +131,11 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                       <Link href={`/sessions/${relative.session_id}`}>
                         <ShortId id={relative.session_id} />
                       </Link>{' '}
-                      at episode <a href={`#episode-${relative.shared_to_id}`}>#{relative.shared_to_id}</a>
-                      {relative.relation === 'fork' && <> (the fork branched after #{relative.shared_to_id})</>}
+                      at episode{' '}
+                      <a href={`#episode-${relative.shared_to_id}`}>#{relative.shared_to_id}</a>
+                      {relative.relation === 'fork' && (
+                        <> (the fork branched after #{relative.shared_to_id})</>
+                      )}
                     </li>
                   ))}
                 </ul>
@@ -152,7 +186,13 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                 <ul class="boundaries">
                   {data.boundaries.map((boundary) => (
                     <li key={boundary.id}>
-                      <a href={href(`/sessions/${data.session_id}`, { from: Math.max(0, boundary.id - 1) })}>#{boundary.id}</a>{' '}
+                      <a
+                        href={href(`/sessions/${data.session_id}`, {
+                          from: Math.max(0, boundary.id - 1),
+                        })}
+                      >
+                        #{boundary.id}
+                      </a>{' '}
                       <span class={`kind kind-${boundary.kind}`}>{boundary.kind}</span>{' '}
                       {boundary.covers !== null && (
                         <strong>
@@ -174,12 +214,22 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                   event.preventDefault();
                   const form = new FormData(event.currentTarget);
                   const run = String(form.get('run') ?? '');
-                  if (run !== '') navigate(href(`/runs/${run}/inputs`, { episode: String(form.get('episode') ?? '') }));
+                  if (run !== '')
+                    navigate(
+                      href(`/runs/${run}/inputs`, { episode: String(form.get('episode') ?? '') }),
+                    );
                 }}
               >
                 <label>
                   Why did the model not see episode #
-                  <input type="number" name="episode" min={1} max={data.last_id} required size={5} />
+                  <input
+                    type="number"
+                    name="episode"
+                    min={1}
+                    max={data.last_id}
+                    required
+                    size={5}
+                  />
                 </label>
                 <label>
                   in the inputs of run
@@ -200,8 +250,14 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                   ) : (
                     <li class="turn" key={`${entry.turn?.turn_id}-${entry.turn?.first_id}`}>
                       <h3>
-                        {entry.turn?.turn_id === null ? 'Outside a turn' : <>Turn <ShortId id={entry.turn?.turn_id ?? ''} /></>} · #
-                        {entry.turn?.first_id}–#{entry.turn?.last_id}
+                        {entry.turn?.turn_id === null ? (
+                          'Outside a turn'
+                        ) : (
+                          <>
+                            Turn <ShortId id={entry.turn?.turn_id ?? ''} />
+                          </>
+                        )}{' '}
+                        · #{entry.turn?.first_id}–#{entry.turn?.last_id}
                         {entry.turn?.run_id && (
                           <>
                             {' '}
@@ -214,9 +270,18 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                       </h3>
                       <ul class="episodes">
                         {data.episodes
-                          .filter((episode) => episode.id >= (entry.turn?.first_id ?? 0) && episode.id <= (entry.turn?.last_id ?? 0))
+                          .filter(
+                            (episode) =>
+                              episode.id >= (entry.turn?.first_id ?? 0) &&
+                              episode.id <= (entry.turn?.last_id ?? 0),
+                          )
                           .map((episode) => (
-                            <EpisodeRow key={episode.id} sessionId={data.session_id} episode={episode} whyRun={lastInputRun} />
+                            <EpisodeRow
+                              key={episode.id}
+                              sessionId={data.session_id}
+                              episode={episode}
+                              whyRun={lastInputRun}
+                            />
                           ))}
                       </ul>
                     </li>
@@ -226,7 +291,11 @@ export function SessionView(props: { route: Route; sessionId: string }) {
               <Pager
                 label="Episodes"
                 first={from === null ? null : `/sessions/${data.session_id}`}
-                next={data.next_from === null ? null : href(`/sessions/${data.session_id}`, { from: data.next_from })}
+                next={
+                  data.next_from === null
+                    ? null
+                    : href(`/sessions/${data.session_id}`, { from: data.next_from })
+                }
               />
             </section>
             <details>

@@ -24,8 +24,12 @@ export function SessionsListView(props: { route: Route }) {
                   <tr>
                     <th scope="col">Session</th>
                     <th scope="col">Updated</th>
-                    <th scope="col" class="number">Revision</th>
-                    <th scope="col" class="number">Messages</th>
+                    <th scope="col" class="number">
+                      Revision
+                    </th>
+                    <th scope="col" class="number">
+                      Messages
+                    </th>
                     <th scope="col">Last run</th>
                   </tr>
                 </thead>
@@ -59,7 +63,9 @@ export function SessionsListView(props: { route: Route }) {
             <Pager
               label="Sessions"
               first={offset === null ? null : '/sessions'}
-              next={data.next_offset === null ? null : href('/sessions', { offset: data.next_offset })}
+              next={
+                data.next_offset === null ? null : href('/sessions', { offset: data.next_offset })
+              }
             />
           </>
         )}

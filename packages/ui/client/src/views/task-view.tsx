@@ -8,7 +8,13 @@ import { href, type Route } from '../router.js';
 function Bar(props: { value: number; max: number; label: string; tone?: string }) {
   const width = props.max <= 0 ? 0 : Math.max(0, Math.min(1, props.value / props.max)) * 200;
   return (
-    <svg class={`bar ${props.tone ?? ''}`} width="200" height="14" role="img" aria-label={props.label}>
+    <svg
+      class={`bar ${props.tone ?? ''}`}
+      width="200"
+      height="14"
+      role="img"
+      aria-label={props.label}
+    >
       <rect x="0" y="0" width="200" height="14" class="bar-track" />
       <rect x="0" y="0" width={width} height="14" class="bar-fill" />
     </svg>
@@ -30,12 +36,30 @@ export function TaskView(props: { taskId: string }) {
             <p class="lead">{task.description}</p>
             <Fields
               fields={[
-                ['episode', <Link key="r" href={`/runs/${task.episode_id}`}>{task.episode_id}</Link>],
+                [
+                  'episode',
+                  <Link key="r" href={`/runs/${task.episode_id}`}>
+                    {task.episode_id}
+                  </Link>,
+                ],
                 ['scope', task.scope],
-                ['session', task.session_id === null ? null : <Link key="s" href={`/sessions/${task.session_id}`}>{task.session_id}</Link>],
-                ['type', `${task.task_type} (${String(task.context.domain ?? '?')}, ${String(task.context.complexity ?? '?')})`],
+                [
+                  'session',
+                  task.session_id === null ? null : (
+                    <Link key="s" href={`/sessions/${task.session_id}`}>
+                      {task.session_id}
+                    </Link>
+                  ),
+                ],
+                [
+                  'type',
+                  `${task.task_type} (${String(task.context.domain ?? '?')}, ${String(task.context.complexity ?? '?')})`,
+                ],
                 ['started', <Time key="a" value={task.start_time} />],
-                ['ended', task.end_time === null ? 'still running' : <Time key="b" value={task.end_time} />],
+                [
+                  'ended',
+                  task.end_time === null ? 'still running' : <Time key="b" value={task.end_time} />,
+                ],
                 ['duration', task.duration_seconds === null ? null : `${task.duration_seconds} s`],
                 [
                   'outcome',
@@ -43,7 +67,8 @@ export function TaskView(props: { taskId: string }) {
                     'not completed yet'
                   ) : (
                     <span key="o">
-                      <span class={`badge outcome-${task.outcome.type}`}>{task.outcome.type}</span> {task.outcome.text}
+                      <span class={`badge outcome-${task.outcome.type}`}>{task.outcome.type}</span>{' '}
+                      {task.outcome.text}
                     </span>
                   ),
                 ],
@@ -55,7 +80,8 @@ export function TaskView(props: { taskId: string }) {
                   Reward: <span class="reward-score">{task.reward.score.toFixed(3)}</span>
                 </h2>
                 <p class="muted">
-                  total {task.reward.total.toFixed(3)} = base × efficiency × complexity × quality + learning, normalized to a reward_score in [0, 1]
+                  total {task.reward.total.toFixed(3)} = base × efficiency × complexity × quality +
+                  learning, normalized to a reward_score in [0, 1]
                 </p>
                 <table class="factors">
                   <caption class="visually-hidden">Reward factors</caption>
@@ -63,7 +89,9 @@ export function TaskView(props: { taskId: string }) {
                     <tr>
                       <th scope="col">Factor</th>
                       <th scope="col">Kind</th>
-                      <th scope="col" class="number">Value</th>
+                      <th scope="col" class="number">
+                        Value
+                      </th>
                       <th scope="col">Chart</th>
                     </tr>
                   </thead>
@@ -74,7 +102,12 @@ export function TaskView(props: { taskId: string }) {
                         <td>{factor.role}</td>
                         <td class="number">{factor.value.toFixed(3)}</td>
                         <td>
-                          <Bar value={factor.value} max={factor.role === 'bonus' ? 0.5 : 1.5} label={`${factor.name} ${factor.value.toFixed(3)}`} tone={`factor-${factor.role}`} />
+                          <Bar
+                            value={factor.value}
+                            max={factor.role === 'bonus' ? 0.5 : 1.5}
+                            label={`${factor.name} ${factor.value.toFixed(3)}`}
+                            tone={`factor-${factor.role}`}
+                          />
                         </td>
                       </tr>
                     ))}
@@ -83,7 +116,12 @@ export function TaskView(props: { taskId: string }) {
                       <td>result</td>
                       <td class="number">{task.reward.score.toFixed(3)}</td>
                       <td>
-                        <Bar value={task.reward.score} max={1} label={`reward score ${task.reward.score.toFixed(3)}`} tone="factor-result" />
+                        <Bar
+                          value={task.reward.score}
+                          max={1}
+                          label={`reward score ${task.reward.score.toFixed(3)}`}
+                          tone="factor-result"
+                        />
                       </td>
                     </tr>
                   </tbody>
@@ -95,7 +133,9 @@ export function TaskView(props: { taskId: string }) {
               <table class="list steps">
                 <thead>
                   <tr>
-                    <th scope="col" class="number">Step</th>
+                    <th scope="col" class="number">
+                      Step
+                    </th>
                     <th scope="col">Time</th>
                     <th scope="col">Tool</th>
                     <th scope="col">Action</th>
@@ -105,7 +145,14 @@ export function TaskView(props: { taskId: string }) {
                 </thead>
                 <tbody>
                   {task.steps.map((step) => (
-                    <tr key={step.step_number} class={step.result_type === 'error' || step.result_type === 'timeout' ? 'row-error' : undefined}>
+                    <tr
+                      key={step.step_number}
+                      class={
+                        step.result_type === 'error' || step.result_type === 'timeout'
+                          ? 'row-error'
+                          : undefined
+                      }
+                    >
                       <td class="number">{step.step_number}</td>
                       <td>
                         <Time value={step.timestamp} />
@@ -125,7 +172,13 @@ export function TaskView(props: { taskId: string }) {
                           <span class="muted">—</span>
                         ) : (
                           <>
-                            <Bar value={step.latency_ms} max={slowest} label={`${step.latency_ms} ms`} tone="latency" /> {step.latency_ms} ms
+                            <Bar
+                              value={step.latency_ms}
+                              max={slowest}
+                              label={`${step.latency_ms} ms`}
+                              tone="latency"
+                            />{' '}
+                            {step.latency_ms} ms
                           </>
                         )}
                       </td>
@@ -181,12 +234,19 @@ export function TaskView(props: { taskId: string }) {
                               const taskId = ref.startsWith('task:') ? ref.slice(5) : null;
                               return (
                                 <li key={ref}>
-                                  {taskId === null ? <code>{ref}</code> : <Link href={`/tasks/${taskId}`}>{ref}</Link>}
+                                  {taskId === null ? (
+                                    <code>{ref}</code>
+                                  ) : (
+                                    <Link href={`/tasks/${taskId}`}>{ref}</Link>
+                                  )}
                                 </li>
                               );
                             })}
                           </ul>
-                          <Link class="small-link" href={href('/artifacts', { kind: 'pattern', key: pattern.key })}>
+                          <Link
+                            class="small-link"
+                            href={href('/artifacts', { kind: 'pattern', key: pattern.key })}
+                          >
                             artifact and metadata
                           </Link>
                         </td>
@@ -222,7 +282,9 @@ export function TasksListView(props: { route: Route }) {
                   <tr>
                     <th scope="col">Task episode</th>
                     <th scope="col">Outcome</th>
-                    <th scope="col" class="number">Reward</th>
+                    <th scope="col" class="number">
+                      Reward
+                    </th>
                     <th scope="col">Completed</th>
                   </tr>
                 </thead>
@@ -237,7 +299,9 @@ export function TasksListView(props: { route: Route }) {
                       <td>
                         <span class={`badge outcome-${task.outcome}`}>{task.outcome}</span>
                       </td>
-                      <td class="number">{task.reward_score === null ? '—' : task.reward_score.toFixed(3)}</td>
+                      <td class="number">
+                        {task.reward_score === null ? '—' : task.reward_score.toFixed(3)}
+                      </td>
                       <td>
                         <Time value={task.updated_at} />
                       </td>
@@ -246,7 +310,11 @@ export function TasksListView(props: { route: Route }) {
                 </tbody>
               </table>
             )}
-            <Pager label="Task episodes" first={cursor === null ? null : '/tasks'} next={data.next_cursor === null ? null : href('/tasks', { cursor: data.next_cursor })} />
+            <Pager
+              label="Task episodes"
+              first={cursor === null ? null : '/tasks'}
+              next={data.next_cursor === null ? null : href('/tasks', { cursor: data.next_cursor })}
+            />
           </>
         )}
       </Loading>
