@@ -143,7 +143,8 @@ describe('episodic binary', () => {
 describe('start-up: what each command loads', () => {
   // A module hook records every module Node resolves, in the real process: ES modules through the
   // resolve hook, CommonJS ones (better-sqlite3 is required, not imported) through the CJS resolver.
-  function loadedModules(args: string[]): { urls: string[]; code: string } {
+  /** Writes a module hook that logs every module Node resolves; `--import register` installs it. */
+  function moduleLog(): { log: string; register: string } {
     const directory = temporaryDirectory();
     const log = join(directory, 'modules.log');
     writeFileSync(log, '');
@@ -173,6 +174,11 @@ Module._resolveFilename = function (...args) {
 };
 `,
     );
+    return { log, register };
+  }
+
+  function loadedModules(args: string[]): { urls: string[]; code: string } {
+    const { log, register } = moduleLog();
     const result = spawnSync(
       process.execPath,
       ['--import', pathToFileURL(register).href, BIN, ...args],
@@ -230,26 +236,7 @@ Module._resolveFilename = function (...args) {
 
   it('"episodic ui" does load it (the check above can fail)', async () => {
     const home = temporaryHome();
-    const directory = temporaryDirectory();
-    const log = join(directory, 'modules.log');
-    writeFileSync(log, '');
-    const hooks = join(directory, 'hooks.mjs');
-    writeFileSync(
-      hooks,
-      `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
-  return result;
-}`,
-    );
-    const register = join(directory, 'register.mjs');
-    writeFileSync(
-      register,
-      `import { register } from 'node:module';
-import { pathToFileURL } from 'node:url';
-register(${JSON.stringify(pathToFileURL(hooks).href)});`,
-    );
+    const { log, register } = moduleLog();
     const child = spawn(
       process.execPath,
       [

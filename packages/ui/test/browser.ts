@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import axe from 'axe-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium: `.ci/run` installs it (`apt-get install -y chromium`). */
@@ -26,10 +26,8 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-const axeSource = readFileSync(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
+/** axe-core's own source, injected into the page under test. */
+const axeSource = axe.source;
 
 /** One accessibility violation axe-core found. */
 export interface AxeViolation {

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { OverviewResponse } from '../../src/api/api-types.js';
 
 /** An error the UI's API answered with. */
 export class ApiFailure extends Error {
@@ -57,15 +58,21 @@ export function useApi<T>(path: string | null): Loaded<T> {
   return loaded;
 }
 
-/** `path?query` for the API, leaving out empty parameters. */
-export function apiPath(
-  path: string,
-  params: Record<string, string | number | null | undefined> = {},
-): string {
-  const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value !== null && value !== undefined && value !== '') query.set(key, String(value));
-  }
-  const text = query.toString();
-  return text === '' ? path : `${path}?${text}`;
+let overview: Promise<OverviewResponse> | undefined;
+
+/** The home's overview (stores, scopes, the filter vocabularies), read once per page load. */
+export function useOverview(): Loaded<OverviewResponse> {
+  const [loaded, setLoaded] = useState<Loaded<OverviewResponse>>({ state: 'loading' });
+  useEffect(() => {
+    let live = true;
+    overview ??= getJson<OverviewResponse>('overview');
+    overview.then(
+      (data) => live && setLoaded({ state: 'ready', data }),
+      (error: Error) => live && setLoaded({ state: 'error', error }),
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  return loaded;
 }

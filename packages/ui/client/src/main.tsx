@@ -1,7 +1,6 @@
 import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
-import type { OverviewResponse } from '../../src/api/api-types.js';
-import { useApi } from './api.js';
+import { useOverview } from './api.js';
 import { Link } from './components/link.js';
 import { navigate, type Route, useRoute } from './router.js';
 import { ArtifactsView } from './views/artifacts-view.js';
@@ -84,7 +83,7 @@ function viewOf(route: Route): { title: string; view: preact.JSX.Element } {
 
 function App() {
   const route = useRoute();
-  const overview = useApi<OverviewResponse>('overview');
+  const overview = useOverview();
   useEffect(() => {
     if (route.path === '/') navigate('/runs', { replace: true });
   }, [route.path]);

@@ -15,6 +15,12 @@ export interface OverviewResponse {
   database: string;
   store: string;
   scopes: string[];
+  /** The statuses the runs list filters by. */
+  run_statuses: string[];
+  /** The ledger's event types. */
+  ledger_types: string[];
+  /** The operators of seed 003's metadata filter language. */
+  filter_operators: string[];
 }
 
 /** One run in a list. */

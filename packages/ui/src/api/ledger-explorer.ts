@@ -50,19 +50,14 @@ function ledgerQuery(filters: Filters): Omit<LedgerQueryInput, 'limit'> {
 }
 
 function row(event: LedgerEvent): LedgerRow {
-  return {
-    event_id: event.event_id,
-    ts_ms: event.ts_ms,
-    scope: event.scope,
-    session_id: event.session_id,
-    agent_id: event.agent_id,
-    type: event.type,
-    summary: event.summary,
-    redacted: event.redacted,
-    position: event.position,
-    refs: event.refs,
-    metadata: event.metadata ?? null,
-  };
+  const {
+    payload: _payload,
+    schema_version: _schemaVersion,
+    created_at: _createdAt,
+    metadata,
+    ...fields
+  } = event;
+  return { ...fields, metadata: metadata ?? null };
 }
 
 /**

@@ -136,25 +136,29 @@ export function pairToolCalls(records: readonly RunRecord[]): ToolCallPair[] {
   const pairs = new Map<string, ToolCallPair>();
   const order: string[] = [];
   const callTimes = new Map<string, string | null>();
+  const pairOf = (callId: string, tool: string, args: string | null): ToolCallPair => {
+    let pair = pairs.get(callId);
+    if (pair === undefined) {
+      pair = {
+        call_id: callId,
+        tool,
+        arguments: args,
+        call_index: null,
+        output_index: null,
+        is_error: false,
+        output_chars: null,
+        duration_ms: null,
+        cache_id: null,
+      };
+      pairs.set(callId, pair);
+      order.push(callId);
+    }
+    return pair;
+  };
   records.forEach((raw, index) => {
     const record = raw as AnyRecord;
     for (const call of callsOf(record, index)) {
-      let pair = pairs.get(call.callId);
-      if (pair === undefined) {
-        pair = {
-          call_id: call.callId,
-          tool: call.tool ?? '?',
-          arguments: call.arguments,
-          call_index: null,
-          output_index: null,
-          is_error: false,
-          output_chars: null,
-          duration_ms: null,
-          cache_id: null,
-        };
-        pairs.set(call.callId, pair);
-        order.push(call.callId);
-      }
+      const pair = pairOf(call.callId, call.tool ?? '?', call.arguments);
       // The agent event is the call as the agent made it; the model's message only proposed it.
       if (pair.call_index === null || record.type === 'agent.event') {
         pair.call_index = index;
@@ -163,22 +167,7 @@ export function pairToolCalls(records: readonly RunRecord[]): ToolCallPair[] {
     }
     if (record.type === 'tool.output') {
       const callId = String(record.tool_call_id);
-      let pair = pairs.get(callId);
-      if (pair === undefined) {
-        pair = {
-          call_id: callId,
-          tool: String(record.tool),
-          arguments: null,
-          call_index: null,
-          output_index: null,
-          is_error: false,
-          output_chars: null,
-          duration_ms: null,
-          cache_id: null,
-        };
-        pairs.set(callId, pair);
-        order.push(callId);
-      }
+      const pair = pairOf(callId, String(record.tool), null);
       pair.output_index = index;
       pair.is_error = record.is_error === true;
       pair.output_chars = (record.result_raw as string).length;

@@ -140,7 +140,10 @@ export async function listRunsPage(
   const sizes = await deps.access.runBytes(page.map((item) => item.summary));
   const more = scanLimited || (last !== undefined && (summaries.at(-1) !== last || !complete));
   return {
-    runs: page.map(({ summary: _summary, ...item }) => ({ ...item, bytes: sizes.get(item.run_id) ?? null })),
+    runs: page.map(({ summary: _summary, ...item }) => ({
+      ...item,
+      bytes: sizes.get(item.run_id) ?? null,
+    })),
     next_cursor:
       more && last !== undefined ? encodeCursor({ s: last.startedAt, r: last.runId }) : null,
     scanned,

@@ -1,3 +1,4 @@
+import { LEDGER_EVENT_TYPES, METADATA_FILTER_OPERATORS } from '@episodic/core';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { apiErrorBody, httpStatusOf } from '../api/api-error.js';
@@ -8,7 +9,7 @@ import { createRunFollower } from '../api/live-run.js';
 import { modelInputs } from '../api/model-inputs.js';
 import { createRunStatusCache } from '../api/run-status.js';
 import { runRecord, runView, toolOutput } from '../api/run-view.js';
-import { listRunsPage } from '../api/runs-list.js';
+import { listRunsPage, RUN_STATUS_FILTERS } from '../api/runs-list.js';
 import { createRelativesFinder } from '../api/session-relatives.js';
 import { sessionEpisode, sessionTimeline } from '../api/session-timeline.js';
 import { listSessionsPage } from '../api/sessions-list.js';
@@ -107,6 +108,9 @@ export function createUiApp(options: UiAppOptions): Hono {
       database: stores.location.database,
       store: stores.location.store,
       scopes: await access.listScopes(),
+      run_statuses: [...RUN_STATUS_FILTERS],
+      ledger_types: [...LEDGER_EVENT_TYPES],
+      filter_operators: [...METADATA_FILTER_OPERATORS],
     };
     return c.json(body);
   });

@@ -85,7 +85,9 @@ export function createStoreAccess(stores: UiStores): StoreAccess & { close(): Pr
         const files = fsStore();
         // One header read of the days these runs started on tells the store where their files
         // are, so finding each file does not walk every day directory.
-        const starts = runs.map((run) => Date.parse(run.startedAt)).filter((ms) => !Number.isNaN(ms));
+        const starts = runs
+          .map((run) => Date.parse(run.startedAt))
+          .filter((ms) => !Number.isNaN(ms));
         if (starts.length > 0) {
           await files.runs.list({
             from: new Date(Math.min(...starts)).toISOString(),

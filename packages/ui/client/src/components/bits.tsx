@@ -44,6 +44,15 @@ export function ShortId(props: { id: string }) {
   );
 }
 
+/** A link to a run, session or task episode, showing its short id. */
+export function IdLink(props: { to: 'runs' | 'sessions' | 'tasks'; id: string }) {
+  return (
+    <Link href={`/${props.to}/${props.id}`}>
+      <ShortId id={props.id} />
+    </Link>
+  );
+}
+
 /** Shows a read in progress, its error, or its data. */
 export function Loading<T>(props: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
   const { loaded } = props;

@@ -1,5 +1,5 @@
 import type { ArtifactPageResponse } from '../../../src/api/api-types.js';
-import { apiPath, useApi } from '../api.js';
+import { useApi, useOverview } from '../api.js';
 import { JsonBlock, Loading, Pager, Time } from '../components/bits.js';
 import { Link } from '../components/link.js';
 import { href, navigate, type Route } from '../router.js';
@@ -33,8 +33,9 @@ export function ArtifactsView(props: { route: Route }) {
   const key = query.get('key');
   const filterText = query.get('filter');
   const cursor = query.get('cursor');
+  const overview = useOverview();
   const loaded = useApi<ArtifactPageResponse>(
-    apiPath('artifacts', { kind, key, filter: filterText, cursor }),
+    href('artifacts', { kind, key, filter: filterText, cursor }),
   );
   const base = { kind, filter: filterText };
   return (
@@ -72,6 +73,7 @@ export function ArtifactsView(props: { route: Route }) {
         <Link href="/artifacts">Clear</Link>
       </form>
       <FilterBuilder
+        operators={overview.state === 'ready' ? overview.data.filter_operators : []}
         key={filterText ?? ''}
         initial={parsedFilter(filterText)}
         onApply={(filter) =>

@@ -1,19 +1,10 @@
 import { useState } from 'preact/hooks';
 
-/** The operators of seed 003's filter language. */
-const OPERATORS = [
-  '=',
-  '<>',
-  '>',
-  '<',
-  '>=',
-  '<=',
-  'IN',
-  'CONTAINS',
-  'IS NULL',
-  'IS NOT NULL',
-] as const;
-type Operator = (typeof OPERATORS)[number];
+/** An operator of seed 003's filter language (the server lists them in its overview). */
+type Operator = string;
+/** Operators that take no value, and those that take a comma-separated list. */
+const NO_VALUE: ReadonlySet<Operator> = new Set(['IS NULL', 'IS NOT NULL']);
+const LIST_VALUE: ReadonlySet<Operator> = new Set(['IN', 'CONTAINS']);
 type ValueKind = 'text' | 'number' | 'boolean';
 
 interface ConditionDraft {
@@ -56,9 +47,8 @@ export function draftOf(filter: unknown): GroupDraft {
       return {
         id: newId(),
         property: String(condition.property_name ?? ''),
-        operator: (OPERATORS as readonly string[]).includes(String(condition.comparison_operator))
-          ? (condition.comparison_operator as Operator)
-          : '=',
+        operator:
+          typeof condition.comparison_operator === 'string' ? condition.comparison_operator : '=',
         value:
           value === null || value === undefined
             ? ''
@@ -82,9 +72,8 @@ export function filterOf(group: GroupDraft): unknown {
         property_name: condition.property.trim(),
         comparison_operator: condition.operator,
       };
-      if (condition.operator === 'IS NULL' || condition.operator === 'IS NOT NULL') return base;
-      if (condition.operator === 'IN' || condition.operator === 'CONTAINS')
-        return { ...base, property_value: condition.value };
+      if (NO_VALUE.has(condition.operator)) return base;
+      if (LIST_VALUE.has(condition.operator)) return { ...base, property_value: condition.value };
       const value =
         condition.kind === 'number'
           ? Number(condition.value)
@@ -100,6 +89,7 @@ export function filterOf(group: GroupDraft): unknown {
 function GroupEditor(props: {
   group: GroupDraft;
   depth: number;
+  operators: readonly Operator[];
   onChange: (group: GroupDraft) => void;
   onRemove?: () => void;
 }) {
@@ -147,31 +137,27 @@ function GroupEditor(props: {
                 updateCondition(condition.id, { operator: event.currentTarget.value as Operator })
               }
             >
-              {OPERATORS.map((operator) => (
+              {props.operators.map((operator) => (
                 <option key={operator} value={operator}>
                   {operator}
                 </option>
               ))}
             </select>
           </label>
-          {condition.operator !== 'IS NULL' && condition.operator !== 'IS NOT NULL' && (
+          {!NO_VALUE.has(condition.operator) && (
             <>
               <label>
                 Value
                 <input
                   type="text"
                   value={condition.value}
-                  placeholder={
-                    condition.operator === 'IN' || condition.operator === 'CONTAINS'
-                      ? 'a, b, c'
-                      : ''
-                  }
+                  placeholder={LIST_VALUE.has(condition.operator) ? 'a, b, c' : ''}
                   onInput={(event) =>
                     updateCondition(condition.id, { value: event.currentTarget.value })
                   }
                 />
               </label>
-              {condition.operator !== 'IN' && condition.operator !== 'CONTAINS' && (
+              {!LIST_VALUE.has(condition.operator) && (
                 <label>
                   as
                   <select
@@ -206,6 +192,7 @@ function GroupEditor(props: {
           key={child.id}
           group={child}
           depth={props.depth + 1}
+          operators={props.operators}
           onChange={(changed) =>
             update({
               groups: group.groups.map((entry) => (entry.id === changed.id ? changed : entry)),
@@ -251,6 +238,8 @@ function GroupEditor(props: {
 /** The filter builder: edits a draft, shows the JSON it makes, and applies it. */
 export function FilterBuilder(props: {
   initial: unknown;
+  /** The operators the server accepts (its overview's `filter_operators`). */
+  operators: readonly string[];
   onApply: (filter: unknown | null) => void;
 }) {
   const [draft, setDraft] = useState<GroupDraft>(() => draftOf(props.initial));
@@ -264,7 +253,7 @@ export function FilterBuilder(props: {
         props.onApply(draft.conditions.length === 0 && draft.groups.length === 0 ? null : json);
       }}
     >
-      <GroupEditor group={draft} depth={0} onChange={setDraft} />
+      <GroupEditor group={draft} depth={0} operators={props.operators} onChange={setDraft} />
       <details>
         <summary>The filter as JSON (seed 003)</summary>
         <pre class="json">{JSON.stringify(json, null, 2)}</pre>

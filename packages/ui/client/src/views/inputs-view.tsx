@@ -1,5 +1,5 @@
 import type { ModelInput, ModelInputsResponse } from '../../../src/api/api-types.js';
-import { apiPath, useApi } from '../api.js';
+import { useApi } from '../api.js';
 import { Loading, ShortId, Time } from '../components/bits.js';
 import { Link } from '../components/link.js';
 import { href, navigate, type Route } from '../router.js';
@@ -127,7 +127,7 @@ function InputCard(props: { input: ModelInput; runId: string }) {
 /** "Why did the model not see X?": each model input of a run with its assembly manifest. */
 export function InputsView(props: { route: Route; runId: string }) {
   const episode = props.route.query.get('episode');
-  const loaded = useApi<ModelInputsResponse>(apiPath(`runs/${props.runId}/inputs`, { episode }));
+  const loaded = useApi<ModelInputsResponse>(href(`runs/${props.runId}/inputs`, { episode }));
   return (
     <>
       <h1>

@@ -3,21 +3,11 @@ import type {
   LedgerEventResponse,
   LedgerPageResponse,
   LedgerRow,
-  OverviewResponse,
 } from '../../../src/api/api-types.js';
-import { apiPath, getJson, useApi } from '../api.js';
+import { getJson, useApi, useOverview } from '../api.js';
 import { JsonBlock, Loading, Pager, Time } from '../components/bits.js';
 import { Link } from '../components/link.js';
 import { href, navigate, type Route } from '../router.js';
-
-const TYPES = [
-  'conversation.user',
-  'conversation.assistant',
-  'tool.call',
-  'tool.result',
-  'ops.decision',
-  'ops.alert',
-];
 
 function LedgerRowView(props: {
   row: LedgerRow;
@@ -56,7 +46,7 @@ function LedgerRowView(props: {
               aria-label={`Payload of event ${row.event_id}`}
               onClick={() =>
                 getJson<LedgerEventResponse>(
-                  apiPath('ledger/event', {
+                  href('ledger/event', {
                     ...props.filters,
                     cursor: props.before,
                     event: row.event_id,
@@ -96,7 +86,7 @@ function LedgerRowView(props: {
 /** Ledger explorer: one scope (or every scope, asked for explicitly), filters, paging, payloads on demand. */
 export function LedgerView(props: { route: Route }) {
   const query = props.route.query;
-  const overview = useApi<OverviewResponse>('overview');
+  const overview = useOverview();
   const scopes = overview.state === 'ready' ? overview.data.scopes : [];
   const global = query.get('global') === '1';
   const scope = query.get('scope') ?? (global ? '' : (scopes[0] ?? ''));
@@ -111,9 +101,7 @@ export function LedgerView(props: { route: Route }) {
   for (const key of Object.keys(filters)) if (filters[key] === '') delete filters[key];
   const cursor = query.get('cursor');
   const ready = global || scope !== '';
-  const loaded = useApi<LedgerPageResponse>(
-    ready ? apiPath('ledger', { ...filters, cursor }) : null,
-  );
+  const loaded = useApi<LedgerPageResponse>(ready ? href('ledger', { ...filters, cursor }) : null);
   const chosenTypes = new Set((query.get('type') ?? '').split(',').filter((type) => type !== ''));
   return (
     <>
@@ -155,7 +143,7 @@ export function LedgerView(props: { route: Route }) {
         </label>
         <fieldset>
           <legend>Types</legend>
-          {TYPES.map((type) => (
+          {(overview.state === 'ready' ? overview.data.ledger_types : []).map((type) => (
             <label key={type} class="check">
               <input
                 type="checkbox"

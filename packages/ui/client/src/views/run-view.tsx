@@ -5,7 +5,7 @@ import type {
   RunViewResponse,
   ToolOutputResponse,
 } from '../../../src/api/api-types.js';
-import { apiPath, getJson, useApi } from '../api.js';
+import { getJson, useApi } from '../api.js';
 import {
   Fields,
   JsonBlock,
@@ -158,7 +158,7 @@ function useLiveRecords(
 /** Run view: every record in order, tool calls paired with outputs, long outputs collapsed, errors marked; live while running. */
 export function RunView(props: { route: Route; runId: string }) {
   const from = props.route.query.get('from');
-  const loaded = useApi<RunViewResponse>(apiPath(`runs/${props.runId}`, { from }));
+  const loaded = useApi<RunViewResponse>(href(`runs/${props.runId}`, { from }));
   const data = loaded.state === 'ready' ? loaded.data : null;
   // Live only on the last page of a run that has not ended.
   const follow = data !== null && !data.ended && data.next_from === null ? data.record_count : null;

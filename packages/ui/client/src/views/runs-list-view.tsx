@@ -1,10 +1,8 @@
 import type { RunListResponse } from '../../../src/api/api-types.js';
-import { apiPath, useApi } from '../api.js';
-import { Bytes, Loading, Pager, ShortId, StatusBadge, Time } from '../components/bits.js';
+import { useApi, useOverview } from '../api.js';
+import { Bytes, IdLink, Loading, Pager, StatusBadge, Time } from '../components/bits.js';
 import { Link } from '../components/link.js';
 import { href, navigate, type Route } from '../router.js';
-
-const STATUSES = ['completed', 'failed', 'cancelled', 'running'];
 
 /** Sessions and runs: every run, newest first, with its status, model, times and size; filters in the URL. */
 export function RunsListView(props: { route: Route }) {
@@ -15,10 +13,10 @@ export function RunsListView(props: { route: Route }) {
     to: query.get('to') ?? '',
     session: query.get('session') ?? '',
   };
-  const loaded = useApi<RunListResponse>(
-    apiPath('runs', { ...filters, cursor: query.get('cursor') }),
-  );
+  const loaded = useApi<RunListResponse>(href('runs', { ...filters, cursor: query.get('cursor') }));
   const chosen = new Set(filters.status.split(',').filter((status) => status !== ''));
+  const overview = useOverview();
+  const statuses = overview.state === 'ready' ? overview.data.run_statuses : [];
   return (
     <>
       <h1>Runs</h1>
@@ -40,7 +38,7 @@ export function RunsListView(props: { route: Route }) {
       >
         <fieldset>
           <legend>Status</legend>
-          {STATUSES.map((status) => (
+          {statuses.map((status) => (
             <label key={status} class="check">
               <input
                 type="checkbox"
@@ -107,9 +105,7 @@ export function RunsListView(props: { route: Route }) {
                   {data.runs.map((run) => (
                     <tr key={run.run_id} class={run.status === 'failed' ? 'row-error' : undefined}>
                       <td>
-                        <Link href={`/runs/${run.run_id}`}>
-                          <ShortId id={run.run_id} />
-                        </Link>
+                        <IdLink to="runs" id={run.run_id} />
                       </td>
                       <td>
                         <StatusBadge status={run.status} />
@@ -125,9 +121,7 @@ export function RunsListView(props: { route: Route }) {
                         {run.session_id === null ? (
                           <span class="muted">—</span>
                         ) : (
-                          <Link href={`/sessions/${run.session_id}`}>
-                            <ShortId id={run.session_id} />
-                          </Link>
+                          <IdLink to="sessions" id={run.session_id} />
                         )}
                       </td>
                       <td class="number">

@@ -5,9 +5,10 @@ import type {
   TimelineRun,
   TimelineTurn,
 } from '../../../src/api/api-types.js';
-import { apiPath, getJson, useApi } from '../api.js';
+import { getJson, useApi } from '../api.js';
 import {
   Fields,
+  IdLink,
   JsonBlock,
   Loading,
   Pager,
@@ -83,7 +84,7 @@ function FailedRun(props: { run: TimelineRun }) {
 /** Session timeline: turns and their episodes, boundaries, checkpoints and what they cover, forks, failed turns. */
 export function SessionView(props: { route: Route; sessionId: string }) {
   const from = props.route.query.get('from');
-  const loaded = useApi<SessionTimelineResponse>(apiPath(`sessions/${props.sessionId}`, { from }));
+  const loaded = useApi<SessionTimelineResponse>(href(`sessions/${props.sessionId}`, { from }));
   return (
     <Loading loaded={loaded}>
       {(data) => {
@@ -128,10 +129,7 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                       {relative.relation === 'fork' && <>Forked into </>}
                       {relative.relation === 'parent' && <>Forked from </>}
                       {relative.relation === 'sibling' && <>Shares history with </>}
-                      <Link href={`/sessions/${relative.session_id}`}>
-                        <ShortId id={relative.session_id} />
-                      </Link>{' '}
-                      at episode{' '}
+                      <IdLink to="sessions" id={relative.session_id} /> at episode{' '}
                       <a href={`#episode-${relative.shared_to_id}`}>#{relative.shared_to_id}</a>
                       {relative.relation === 'fork' && (
                         <> (the fork branched after #{relative.shared_to_id})</>
@@ -156,9 +154,7 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                   {data.runs.map((run) => (
                     <tr key={run.run_id} class={run.failed_turn ? 'row-error' : undefined}>
                       <td>
-                        <Link href={`/runs/${run.run_id}`}>
-                          <ShortId id={run.run_id} />
-                        </Link>
+                        <IdLink to="runs" id={run.run_id} />
                       </td>
                       <td>
                         <StatusBadge status={run.status} />
@@ -261,10 +257,7 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                         {entry.turn?.run_id && (
                           <>
                             {' '}
-                            · run{' '}
-                            <Link href={`/runs/${entry.turn.run_id}`}>
-                              <ShortId id={entry.turn.run_id} />
-                            </Link>
+                            · run <IdLink to="runs" id={entry.turn.run_id} />
                           </>
                         )}
                       </h3>

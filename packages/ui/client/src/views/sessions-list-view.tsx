@@ -1,13 +1,12 @@
 import type { SessionListResponse } from '../../../src/api/api-types.js';
-import { apiPath, useApi } from '../api.js';
-import { Loading, Pager, ShortId, Time } from '../components/bits.js';
-import { Link } from '../components/link.js';
+import { useApi } from '../api.js';
+import { IdLink, Loading, Pager, Time } from '../components/bits.js';
 import { href, type Route } from '../router.js';
 
 /** Sessions: every state snapshot, most recently updated first. */
 export function SessionsListView(props: { route: Route }) {
   const offset = props.route.query.get('offset');
-  const loaded = useApi<SessionListResponse>(apiPath('sessions', { offset }));
+  const loaded = useApi<SessionListResponse>(href('sessions', { offset }));
   return (
     <>
       <h1>Sessions</h1>
@@ -37,9 +36,7 @@ export function SessionsListView(props: { route: Route }) {
                   {data.sessions.map((session) => (
                     <tr key={session.session_id}>
                       <td>
-                        <Link href={`/sessions/${session.session_id}`}>
-                          <ShortId id={session.session_id} />
-                        </Link>
+                        <IdLink to="sessions" id={session.session_id} />
                       </td>
                       <td>
                         <Time value={session.updated_at} />
@@ -50,9 +47,7 @@ export function SessionsListView(props: { route: Route }) {
                         {session.last_run_id === null ? (
                           <span class="muted">—</span>
                         ) : (
-                          <Link href={`/runs/${session.last_run_id}`}>
-                            <ShortId id={session.last_run_id} />
-                          </Link>
+                          <IdLink to="runs" id={session.last_run_id} />
                         )}
                       </td>
                     </tr>

@@ -1,6 +1,6 @@
 import type { TaskListResponse, TaskViewResponse } from '../../../src/api/api-types.js';
-import { apiPath, useApi } from '../api.js';
-import { Fields, Loading, Pager, ShortId, Time } from '../components/bits.js';
+import { useApi } from '../api.js';
+import { Fields, IdLink, Loading, Pager, ShortId, Time } from '../components/bits.js';
 import { Link } from '../components/link.js';
 import { href, type Route } from '../router.js';
 
@@ -266,7 +266,7 @@ export function TaskView(props: { taskId: string }) {
 /** Task episodes: completed tasks with their outcome and reward (from their reflections). */
 export function TasksListView(props: { route: Route }) {
   const cursor = props.route.query.get('cursor');
-  const loaded = useApi<TaskListResponse>(apiPath('tasks', { cursor }));
+  const loaded = useApi<TaskListResponse>(href('tasks', { cursor }));
   return (
     <>
       <h1>Task episodes</h1>
@@ -292,9 +292,7 @@ export function TasksListView(props: { route: Route }) {
                   {data.tasks.map((task) => (
                     <tr key={task.episode_id}>
                       <td>
-                        <Link href={`/tasks/${task.episode_id}`}>
-                          <ShortId id={task.episode_id} />
-                        </Link>
+                        <IdLink to="tasks" id={task.episode_id} />
                       </td>
                       <td>
                         <span class={`badge outcome-${task.outcome}`}>{task.outcome}</span>
