@@ -179,6 +179,8 @@ export interface RunViewResponse {
   ended: boolean;
   best_effort: string | null;
   record_count: number;
+  /** The run's position when it was read (records and damaged lines): where live updates start. */
+  position: number;
   /** The run's task episode id when the run is one. */
   task: boolean;
   errors: Array<{ line: number | null; message: string; excerpt: string }>;
@@ -195,6 +197,8 @@ export interface LiveBatch {
   /** Damaged lines met since the last batch. */
   damaged: number;
   ended: boolean;
+  /** The run's position after this batch. */
+  position: number;
 }
 
 /** `GET /api/runs/:id/records/:index`: one record in full. */

@@ -13,8 +13,8 @@ afterAll(() => home.close());
 describe('live runs', () => {
   it('returns only what a running run appended since the last poll, then its end', async () => {
     const runId = home.ids.runningRunId;
-    const follower = createRunFollower(home.stores.runs, runId, { from: '2' });
-    expect(await follower.poll()).toEqual({ records: [], damaged: 0, ended: false });
+    const follower = createRunFollower(home.stores.runs, runId, { position: '2' });
+    expect(await follower.poll()).toEqual({ records: [], damaged: 0, ended: false, position: 2 });
     const ts = new Date().toISOString();
     await home.stores.runs.append(runId, [
       {
@@ -45,5 +45,12 @@ describe('live runs', () => {
     expect(last.records.map((record) => record.type)).toEqual(['tool.output', 'run.end']);
     expect(last.records[0]?.call?.partner_index).toBe(2);
     expect(last.ended).toBe(true);
+    expect(last.position).toBe(5);
+    // A page read before the last records were written gets them on its first poll.
+    const late = createRunFollower(home.stores.runs, runId, { position: '3' });
+    expect((await late.poll()).records.map((record) => [record.index, record.type])).toEqual([
+      [3, 'tool.output'],
+      [4, 'run.end'],
+    ]);
   });
 });

@@ -42,6 +42,7 @@ export async function runView(
     ended: run.ended,
     best_effort: run.bestEffortReason ?? null,
     record_count: run.records.length,
+    position: run.position,
     task: isTaskRun(run.records),
     errors: run.errors.map((error) => ({
       line: error.line ?? null,

@@ -157,7 +157,7 @@ describe('startUiServer', () => {
         {
           host: '127.0.0.1',
           port: ui.port,
-          path: `/api/runs/${runId}/live?from=2`,
+          path: `/api/runs/${runId}/live?position=2`,
           headers: { host: `127.0.0.1:${ui.port}`, ...bearer() },
         },
         (response) => {

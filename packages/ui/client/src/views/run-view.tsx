@@ -140,7 +140,7 @@ function useLiveRecords(
       setState('off');
       return undefined;
     }
-    const source = new EventSource(`/api/runs/${runId}/live?from=${from}`);
+    const source = new EventSource(`/api/runs/${runId}/live?position=${from}`);
     setState('live');
     source.addEventListener('records', (event) => {
       const batch = JSON.parse((event as MessageEvent<string>).data) as LiveBatch;
@@ -161,7 +161,7 @@ export function RunView(props: { route: Route; runId: string }) {
   const loaded = useApi<RunViewResponse>(href(`runs/${props.runId}`, { from }));
   const data = loaded.state === 'ready' ? loaded.data : null;
   // Live only on the last page of a run that has not ended.
-  const follow = data !== null && !data.ended && data.next_from === null ? data.record_count : null;
+  const follow = data !== null && !data.ended && data.next_from === null ? data.position : null;
   const live = useLiveRecords(props.runId, follow);
   return (
     <Loading loaded={loaded}>
