@@ -58,6 +58,26 @@ describe('GET /api/runs', () => {
     expect(ofFork.runs.map((run) => run.run_id)).toEqual([home.ids.forkRunId]);
   });
 
+  it('scans statuses a chunk of runs at a time, and pages a status filter without losing a run', async () => {
+    const small = { ...deps, statusChunk: 2 };
+    const completed = (await listRunsPage(deps, { status: 'completed' })).runs.map(
+      (run) => run.run_id,
+    );
+    expect(completed).toHaveLength(4);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await listRunsPage(small, {
+        status: 'completed',
+        limit: '3',
+        ...(cursor === null ? {} : { cursor }),
+      });
+      seen.push(...page.runs.map((run) => run.run_id));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual(completed);
+  });
+
   it('filters by start date: a bare date is the whole day (UTC)', async () => {
     const today = new Date().toISOString().slice(0, 10);
     expect((await listRunsPage(deps, { from: today, to: today })).runs).toHaveLength(6);

@@ -26,6 +26,8 @@ const querySchema = z.strictObject({
 
 /** How many run statuses one page may look up when a status filter skips runs. */
 export const STATUS_SCAN_LIMIT = 1000;
+/** How many runs a status filter lists at a time (headers read per step of the scan). */
+const STATUS_CHUNK = 200;
 
 interface RunCursor {
   s: string;
@@ -92,7 +94,13 @@ async function summariesAfter(
 
 /** `GET /api/runs`: one page of runs with their status, model, start, end and size. */
 export async function listRunsPage(
-  deps: { runs: RunStore; statuses: RunStatusCache; access: StoreAccess },
+  deps: {
+    runs: RunStore;
+    statuses: RunStatusCache;
+    access: StoreAccess;
+    /** Runs read per step of a status scan. @default 200 */
+    statusChunk?: number;
+  },
   rawQuery: Record<string, string>,
 ): Promise<RunListResponse> {
   const query = parseQuery(querySchema, rawQuery, 'runs query');
@@ -104,41 +112,53 @@ export async function listRunsPage(
     ...(query.from === undefined ? {} : { from: query.from }),
     ...(query.to === undefined ? {} : { to: query.to }),
   };
-  // Without a status filter a page is the next `limit` runs; with one, runs are scanned in order.
-  const { summaries, complete, errors } = await summariesAfter(
-    deps.runs,
-    listQuery,
-    cursor,
-    statuses === undefined ? query.limit : undefined,
-  );
+  // A page is the next `limit` runs; with a status filter, runs are read a chunk at a time (their
+  // headers, then their tails) until the page is full, so a scan reads only the days it needs.
   const page: Array<RunListItem & { summary: RunSummary }> = [];
+  const errors: RunListResponse['errors'] = [];
   let scanned = 0;
   let last: RunSummary | undefined;
   let scanLimited = false;
-  for (const summary of summaries) {
-    if (page.length === query.limit) break;
-    if (scanned === STATUS_SCAN_LIMIT) {
-      scanLimited = true;
+  let more = false;
+  let bound = cursor;
+  const wanted = statuses === undefined ? query.limit : (deps.statusChunk ?? STATUS_CHUNK);
+  for (;;) {
+    const chunk = await summariesAfter(deps.runs, listQuery, bound, wanted);
+    if (bound === undefined) errors.push(...chunk.errors);
+    const taken = chunk.summaries.slice(0, wanted);
+    let processed = 0;
+    for (const summary of taken) {
+      if (page.length === query.limit) break;
+      if (scanned === STATUS_SCAN_LIMIT) {
+        scanLimited = true;
+        break;
+      }
+      scanned++;
+      processed++;
+      last = summary;
+      const standing = await deps.statuses.get(summary.runId);
+      if (statuses !== undefined && !statuses.has(standing.status)) continue;
+      page.push({
+        run_id: summary.runId,
+        session_id: summary.sessionId ?? null,
+        started_at: summary.startedAt,
+        model: modelName(summary),
+        status: standing.status,
+        ended_at: standing.endedAt,
+        bytes: null,
+        best_effort: summary.bestEffort,
+        summary,
+      });
+    }
+    const leftInStore = processed < chunk.summaries.length || !chunk.complete;
+    if (page.length === query.limit || scanLimited || statuses === undefined || !leftInStore) {
+      more = leftInStore;
       break;
     }
-    scanned++;
-    last = summary;
-    const standing = await deps.statuses.get(summary.runId);
-    if (statuses !== undefined && !statuses.has(standing.status)) continue;
-    page.push({
-      run_id: summary.runId,
-      session_id: summary.sessionId ?? null,
-      started_at: summary.startedAt,
-      model: modelName(summary),
-      status: standing.status,
-      ended_at: standing.endedAt,
-      bytes: null,
-      best_effort: summary.bestEffort,
-      summary,
-    });
+    // A status filter with room on the page: read the next chunk after the last run looked at.
+    bound = last === undefined ? bound : { s: last.startedAt, r: last.runId };
   }
   const sizes = await deps.access.runBytes(page.map((item) => item.summary));
-  const more = scanLimited || (last !== undefined && (summaries.at(-1) !== last || !complete));
   return {
     runs: page.map(({ summary: _summary, ...item }) => ({
       ...item,
@@ -148,6 +168,6 @@ export async function listRunsPage(
       more && last !== undefined ? encodeCursor({ s: last.startedAt, r: last.runId }) : null,
     scanned,
     scan_limited: scanLimited,
-    errors: cursor === undefined ? errors : [],
+    errors,
   };
 }
