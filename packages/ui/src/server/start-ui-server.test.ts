@@ -191,6 +191,13 @@ describe('startUiServer', () => {
     expect(body).toContain('event: end');
   });
 
+  it('says which port is taken, and starts nothing', async () => {
+    await expect(startUiServer({ stores: home.stores, port: ui.port })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringContaining(`port ${ui.port} on 127.0.0.1 is already in use`),
+    });
+  });
+
   it('validates its options', async () => {
     await expect(startUiServer({ stores: home.stores, port: 70_000 })).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
-import { parseInput } from '@episodic/core';
+import { EpisodicError, parseInput } from '@episodic/core';
 import { serve } from '@hono/node-server';
 import * as z from 'zod';
 import { createStoreAccess, type UiStores } from '../stores/ui-stores.js';
@@ -67,6 +67,25 @@ const optionsSchema = z.looseObject({
   clientDirectory: z.string().min(1).optional(),
 });
 
+/** Why the server could not listen, said so the user can pick another port or address. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): EpisodicError {
+  const where = `${host}:${port}`;
+  const reason =
+    error.code === 'EADDRINUSE'
+      ? `port ${port} on ${host} is already in use: choose another with --port, or 0 for any free port`
+      : error.code === 'EACCES'
+        ? `listening on ${where} is not permitted: use a port above 1023, or 0 for any free port`
+        : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
+          ? `${host} is not an address of this machine: use 127.0.0.1 (the default) or one of its addresses`
+          : `listening on ${where} failed (${error.code ?? error.message})`;
+  return new EpisodicError({
+    code: 'VALIDATION_ERROR',
+    message: `The UI could not start: ${reason}.`,
+    details: { host, port, backendCode: error.code },
+    cause: error,
+  });
+}
+
 function urlHost(host: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
@@ -113,7 +132,10 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     const started = serve({ fetch: app.fetch, hostname: host, port: checked.port ?? 0 }, () =>
       resolve(started as Server),
     ) as Server;
-    started.once('error', reject);
+    started.once('error', (error: NodeJS.ErrnoException) => {
+      void access.close();
+      reject(listenError(error, host, checked.port ?? 0));
+    });
   });
   const port = (server.address() as AddressInfo).port;
   guard.cookie = tokenCookieName(port);
