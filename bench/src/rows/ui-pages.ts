@@ -56,6 +56,7 @@ export const uiPagesModule: RowModule = {
     'ui.page.runs.deep',
     'ui.page.sessions',
     'ui.page.session',
+    'ui.page.session.forks',
     'ui.page.run',
     'ui.page.ledger',
     'ui.page.ledger.agent-filter',
@@ -114,16 +115,17 @@ export const uiPagesModule: RowModule = {
       },
       {
         id: 'ui.page.runs.status-filter',
-        title: 'runs list filtered by a status no run has (scans 2,000 run statuses)',
+        title:
+          'runs list filtered by a status no run has (scans 1,000 run statuses, the most a page reads)',
         paths: ['/api/overview', '/api/runs?status=cancelled'],
         probe: async (opened) => {
-          const listed = await opened.stores.runs.list({});
+          const listed = await opened.stores.runs.list({ limit: 1001 });
           await tails(
             opened,
-            listed.runs.slice(0, 2000).map((run) => run.runId),
+            listed.runs.slice(0, 1000).map((run) => run.runId),
           );
         },
-        probeText: 'runs.list() of every header + runs.tail of 2,000 runs',
+        probeText: 'runs.list({ limit: 1001 }) + runs.tail of 1,000 runs',
       },
       {
         id: 'ui.page.runs.deep',
@@ -147,19 +149,28 @@ export const uiPagesModule: RowModule = {
       },
       {
         id: 'ui.page.session',
-        title: 'session timeline (its runs among all, forks looked up)',
+        title: 'session timeline (its runs found among all 10,000 headers; forks load after it)',
         paths: ['/api/overview', `/api/sessions/${session}`],
         probe: async (opened) => {
+          await loadSession(opened.stores.sessions, session);
           const listed = await opened.stores.runs.list({ sessionId: session });
           await tails(
             opened,
             listed.runs.map((run) => run.runId),
           );
-          for (const summary of await opened.stores.sessions.list())
-            await loadSession(opened.stores.sessions, summary.sessionId);
         },
-        probeText:
-          'runs.list({ sessionId }) + their tails + loadSession of every snapshot (fork detection)',
+        probeText: 'loadSession + runs.list({ sessionId }) + their tails',
+      },
+      {
+        id: 'ui.page.session.forks',
+        title: "a session's forks and shared history (the request that follows the timeline)",
+        paths: [`/api/sessions/${session}/relatives`],
+        probe: async (opened) => {
+          for (const summary of await opened.stores.sessions.list()) {
+            await loadSession(opened.stores.sessions, summary.sessionId);
+          }
+        },
+        probeText: 'loadSession of every snapshot',
       },
       {
         id: 'ui.page.run',

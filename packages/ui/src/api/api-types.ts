@@ -132,6 +132,11 @@ export interface SessionTimelineResponse {
   turns: TimelineTurn[];
   boundaries: TimelineEpisode[];
   runs: TimelineRun[];
+}
+
+/** `GET /api/sessions/:id/relatives`. */
+export interface SessionRelativesResponse {
+  session_id: string;
   relatives: SessionRelative[];
 }
 

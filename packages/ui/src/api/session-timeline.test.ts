@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUiHome, type UiHome } from '../__fixtures__/ui-home.js';
 import { createRunStatusCache } from './run-status.js';
 import { createRelativesFinder } from './session-relatives.js';
-import { sessionEpisode, sessionTimeline } from './session-timeline.js';
+import { sessionEpisode, sessionRelatives, sessionTimeline } from './session-timeline.js';
 
 let home: UiHome;
 let deps: Parameters<typeof sessionTimeline>[0];
@@ -13,7 +13,6 @@ beforeAll(async () => {
     sessions: home.stores.sessions,
     runs: home.stores.runs,
     statuses: createRunStatusCache(home.stores.runs),
-    relatives: createRelativesFinder(home.stores.sessions),
   };
 });
 afterAll(() => home.close());
@@ -40,15 +39,19 @@ describe('GET /api/sessions/:id', () => {
   });
 
   it('finds the fork and where it branched, from both sides', async () => {
-    const parent = await sessionTimeline(deps, home.ids.sessionId, {});
+    const finder = {
+      sessions: home.stores.sessions,
+      relatives: createRelativesFinder(home.stores.sessions),
+    };
+    const parent = await sessionRelatives(finder, home.ids.sessionId);
     expect(parent.relatives).toEqual([
       { session_id: home.ids.forkId, shared_to_id: 6, relation: 'fork' },
     ]);
-    const fork = await sessionTimeline(deps, home.ids.forkId, {});
+    const fork = await sessionRelatives(finder, home.ids.forkId);
     expect(fork.relatives).toEqual([
       { session_id: home.ids.sessionId, shared_to_id: 6, relation: 'parent' },
     ]);
-    expect(fork.episode_count).toBe(9);
+    expect((await sessionTimeline(deps, home.ids.forkId, {})).episode_count).toBe(9);
   });
 
   it('pages episodes by id and returns one episode whole', async () => {

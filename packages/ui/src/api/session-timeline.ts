@@ -8,6 +8,7 @@ import {
 } from '@episodic/core';
 import * as z from 'zod';
 import type {
+  SessionRelativesResponse,
   SessionTimelineResponse,
   TimelineEpisode,
   TimelineRun,
@@ -84,12 +85,7 @@ function assignEpisodes(
 
 /** `GET /api/sessions/:id`: a session's turns, boundaries, runs (failed turns included) and forks. */
 export async function sessionTimeline(
-  deps: {
-    sessions: SessionStore;
-    runs: RunStore;
-    statuses: RunStatusCache;
-    relatives: RelativesFinder;
-  },
+  deps: { sessions: SessionStore; runs: RunStore; statuses: RunStatusCache },
   rawSessionId: string,
   rawQuery: Record<string, string>,
 ): Promise<SessionTimelineResponse> {
@@ -163,7 +159,23 @@ export async function sessionTimeline(
     turns: turnsOf(shown).map((turn) => ({ ...turn, run_id: runOfEpisode(turn.first_id) })),
     boundaries,
     runs,
-    relatives: await deps.relatives.find(sessionId, episodes),
+  };
+}
+
+/**
+ * `GET /api/sessions/:id/relatives`: the sessions that share history with this one (forks of it,
+ * the session it was forked from, siblings). Separate from the timeline because finding them loads
+ * every other snapshot once: the timeline shows first, the forks a moment later.
+ */
+export async function sessionRelatives(
+  deps: { sessions: SessionStore; relatives: RelativesFinder },
+  rawSessionId: string,
+): Promise<SessionRelativesResponse> {
+  const sessionId = parseSessionId(rawSessionId);
+  const session = await loadSession(deps.sessions, sessionId);
+  return {
+    session_id: sessionId,
+    relatives: await deps.relatives.find(sessionId, session.log.read({ fromId: 0 })),
   };
 }
 

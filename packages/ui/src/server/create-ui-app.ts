@@ -11,7 +11,7 @@ import { createRunStatusCache } from '../api/run-status.js';
 import { runRecord, runView, toolOutput } from '../api/run-view.js';
 import { listRunsPage, RUN_STATUS_FILTERS } from '../api/runs-list.js';
 import { createRelativesFinder } from '../api/session-relatives.js';
-import { sessionEpisode, sessionTimeline } from '../api/session-timeline.js';
+import { sessionEpisode, sessionRelatives, sessionTimeline } from '../api/session-timeline.js';
 import { listSessionsPage } from '../api/sessions-list.js';
 import { listTasksPage, taskView } from '../api/task-view.js';
 import type { StoreAccess, UiStores } from '../stores/ui-stores.js';
@@ -170,11 +170,14 @@ export function createUiApp(options: UiAppOptions): Hono {
   api.get('/sessions/:id', async (c) =>
     c.json(
       await sessionTimeline(
-        { sessions: stores.sessions, runs: stores.runs, statuses, relatives },
+        { sessions: stores.sessions, runs: stores.runs, statuses },
         c.req.param('id'),
         query(c),
       ),
     ),
+  );
+  api.get('/sessions/:id/relatives', async (c) =>
+    c.json(await sessionRelatives({ sessions: stores.sessions, relatives }, c.req.param('id'))),
   );
   api.get('/sessions/:id/episodes/:episode', async (c) =>
     c.json(await sessionEpisode(stores.sessions, c.req.param('id'), c.req.param('episode'))),

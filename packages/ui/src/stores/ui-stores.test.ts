@@ -26,9 +26,9 @@ describe('createStoreAccess over run files (fs)', () => {
       const { runs } = await home.stores.runs.list({});
       const sizes = await access.runBytes(runs);
       expect(sizes.size).toBe(runs.length);
-      const path = await (await import('@episodic/store-fs'))
-        .createFsStore({ root: home.home })
-        .locateRun(home.ids.toolRunId);
+      const files = createFsStore({ root: home.home });
+      const path = await files.locateRun(home.ids.toolRunId);
+      await files.close();
       expect(sizes.get(home.ids.toolRunId)).toBe(statSync(path as string).size);
       expect(await access.listScopes()).toEqual(['other', 'proj']);
     } finally {

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type {
+  SessionRelativesResponse,
   SessionTimelineResponse,
   TimelineEpisode,
   TimelineRun,
@@ -81,6 +82,35 @@ function FailedRun(props: { run: TimelineRun }) {
   );
 }
 
+/** Forks and shared history: loaded after the timeline (finding them reads every snapshot once). */
+function Relatives(props: { sessionId: string }) {
+  const loaded = useApi<SessionRelativesResponse>(`sessions/${props.sessionId}/relatives`);
+  if (loaded.state === 'ready' && loaded.data.relatives.length === 0) return null;
+  return (
+    <section aria-labelledby="relatives">
+      <h2 id="relatives">Forks and shared history</h2>
+      <Loading loaded={loaded}>
+        {(data) => (
+          <ul>
+            {data.relatives.map((relative) => (
+              <li key={relative.session_id}>
+                {relative.relation === 'fork' && <>Forked into </>}
+                {relative.relation === 'parent' && <>Forked from </>}
+                {relative.relation === 'sibling' && <>Shares history with </>}
+                <IdLink to="sessions" id={relative.session_id} /> at episode{' '}
+                <a href={`#episode-${relative.shared_to_id}`}>#{relative.shared_to_id}</a>
+                {relative.relation === 'fork' && (
+                  <> (the fork branched after #{relative.shared_to_id})</>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loading>
+    </section>
+  );
+}
+
 /** Session timeline: turns and their episodes, boundaries, checkpoints and what they cover, forks, failed turns. */
 export function SessionView(props: { route: Route; sessionId: string }) {
   const from = props.route.query.get('from');
@@ -120,25 +150,7 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                 ],
               ]}
             />
-            {data.relatives.length > 0 && (
-              <section aria-labelledby="relatives">
-                <h2 id="relatives">Forks and shared history</h2>
-                <ul>
-                  {data.relatives.map((relative) => (
-                    <li key={relative.session_id}>
-                      {relative.relation === 'fork' && <>Forked into </>}
-                      {relative.relation === 'parent' && <>Forked from </>}
-                      {relative.relation === 'sibling' && <>Shares history with </>}
-                      <IdLink to="sessions" id={relative.session_id} /> at episode{' '}
-                      <a href={`#episode-${relative.shared_to_id}`}>#{relative.shared_to_id}</a>
-                      {relative.relation === 'fork' && (
-                        <> (the fork branched after #{relative.shared_to_id})</>
-                      )}
-                    </li>
-                  ))}
-                </ul>
-              </section>
-            )}
+            <Relatives sessionId={data.session_id} />
             <section aria-labelledby="runs-of-session">
               <h2 id="runs-of-session">Runs</h2>
               <table class="list">
