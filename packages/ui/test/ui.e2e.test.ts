@@ -120,7 +120,8 @@ describe('episodic ui in Chromium', () => {
       /checkpoint\s*covers #1–#40/,
     );
     await expect(page.locator('ul.boundaries').textContent()).resolves.toContain('interrupt');
-    await expect(page.getByText('Forked into').isVisible()).resolves.toBe(true);
+    // Forks load after the timeline.
+    await page.waitForSelector('text=Forked into');
     await screenshot('session');
     await expectAccessible('session');
     await page
