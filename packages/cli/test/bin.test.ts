@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, GROUPS } from '../src/command-table.js';
+import { uiReceiptSchema } from '../src/receipts/index.js';
 import {
   BIN,
   cleanEnv,
@@ -264,7 +265,13 @@ Module._resolveFilename = function (...args) {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
     await exited;
-    expect(JSON.parse(line)).toMatchObject({ kind: 'episodic.ui.v1', ok: true, host: '127.0.0.1' });
+    const receipt = uiReceiptSchema.parse(JSON.parse(line));
+    expect(receipt).toMatchObject({
+      kind: 'episodic.ui.v1',
+      ok: true,
+      host: '127.0.0.1',
+      store: 'sqlite',
+    });
     const urls = readFileSync(log, 'utf8').split('\n');
     expect(urls.some((url) => /@episodic\/ui\/dist|packages\/ui\/dist/.test(url))).toBe(true);
     expect(urls.some((url) => /\/hono\//.test(url))).toBe(true);

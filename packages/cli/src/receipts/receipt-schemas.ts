@@ -24,6 +24,7 @@ import {
   tasksTimelineReceiptSchema,
 } from './tasks-receipts.js';
 import { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';
+import { uiReceiptSchema } from './ui-receipt.js';
 
 /** The schema of every successful receipt, by `kind` (errors use `errorReceiptSchema`). */
 export const RECEIPT_SCHEMAS = {
@@ -50,6 +51,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.doctor.v1': doctorReceiptSchema,
   'episodic.export.v1': exportReceiptSchema,
   'episodic.import.v1': importReceiptSchema,
+  'episodic.ui.v1': uiReceiptSchema,
 } as const;
 
 /** The kind of a successful receipt. */
