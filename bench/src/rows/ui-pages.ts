@@ -71,13 +71,13 @@ export const uiPagesModule: RowModule = {
 
     // The cursor of page 100 of the runs (50 a page), found by walking the pages once.
     let deepCursor = '';
+    const deepPage = Math.min(100, Math.floor(home.runs / 50) - 1);
     {
       const opened = openStores(home.home, ledger.path);
       const ui = await startUiServer({ stores: opened.stores });
       try {
-        const pages = Math.min(100, Math.floor(home.runs / 50) - 1);
         let cursor: string | null = null;
-        for (let page = 1; page < pages; page++) {
+        for (let page = 1; page < deepPage; page++) {
           const response = await fetch(
             `${ui.origin}/api/runs${cursor === null ? '' : `?cursor=${cursor}`}`,
             {
@@ -129,7 +129,7 @@ export const uiPagesModule: RowModule = {
       },
       {
         id: 'ui.page.runs.deep',
-        title: 'runs list, page 100 (a shared URL with its cursor)',
+        title: `runs list, page ${deepPage} (a shared URL with its cursor)`,
         paths: ['/api/overview', `/api/runs?cursor=${deepCursor}`],
         probe: async (opened) => {
           const listed = await opened.stores.runs.list({ to: deepStart.s, limit: 52 });
