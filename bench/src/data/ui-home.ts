@@ -6,7 +6,7 @@ import type { BenchContext } from '../lib/context.js';
 import { formatCount } from '../lib/context.js';
 import { createRandom, prose } from './text.js';
 
-const UI_HOME_VERSION = 1;
+const UI_HOME_VERSION = 2;
 
 /** What the UI rows browse: run files and session snapshots under a home (the ledger is the 1M one). */
 export interface UiHomeDataset {
@@ -28,12 +28,15 @@ function sessionIdOf(index: number): string {
   return `0e1c0000-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
 }
 
+/** One run in seven fails (a provider error): a failed turn of its session. */
+const isFailedRun = (index: number) => index % 7 === 0;
+
 /** The records of run `index`: a header, its input, a model call, a tool call and output, the end. */
 function runOf(index: number, sessionId: string): RunRecord[] {
   const runId = uiRunId(index);
   const random = createRandom(index + 17);
   const at = (offset: number) => new Date(T0 + index * RUN_SPACING_MS + offset).toISOString();
-  const failed = index % 7 === 0;
+  const failed = isFailedRun(index);
   const output = index % 50 === 0 ? prose(random, 12_000) : prose(random, 400);
   const callId = `call_${index}`;
   const records: RunRecord[] = [
@@ -138,8 +141,9 @@ const echo: ModelCall = () => ({
 
 /**
  * The UI's data set: `uiRuns` run files (10,000 at full size) over `uiRuns / 100` sessions and
- * ~130 days, written through the fs store, and a snapshot of each session with 20 turns written
- * through core's sessions. Cached in `bench/.data` like the other data sets.
+ * ~130 days, written through the fs store, and each session written through core's sessions: one
+ * committed turn per completed run of it (about 86 of its 100 runs), each commit naming its run.
+ * Cached in `bench/.data` like the other data sets.
  */
 export async function ensureUiHome(context: BenchContext): Promise<UiHomeDataset> {
   const runs = context.sizes.uiRuns;
@@ -157,9 +161,16 @@ export async function ensureUiHome(context: BenchContext): Promise<UiHomeDataset
       const records = runOf(index, sessions[index % sessionCount] as string);
       await store.runs.append((records[0] as { run_id: string }).run_id, records);
     }
-    for (const sessionId of sessions) {
-      const session = createSession({ store: store.sessions, id: sessionId });
-      for (let turn = 0; turn < 20; turn++) await session.runTurn(`question ${turn}`, echo);
+    for (const [first, sessionId] of sessions.entries()) {
+      // Each completed run of the session is one committed turn, timed inside its run and named
+      // by its commit (as a recorder does); a failed run commits nothing.
+      let clock = new Date(T0);
+      const session = createSession({ store: store.sessions, id: sessionId, now: () => clock });
+      for (let index = first; index < runs; index += sessionCount) {
+        if (isFailedRun(index)) continue;
+        clock = new Date(T0 + index * RUN_SPACING_MS + 3);
+        await session.runTurn(`question ${index}`, echo, { runId: uiRunId(index) });
+      }
     }
   } finally {
     await store.close();

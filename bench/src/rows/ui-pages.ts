@@ -1,4 +1,4 @@
-import { loadSession } from '@episodic/core';
+import { loadSession, type StoredSession } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { startUiServer, type UiStores } from '@episodic/ui';
@@ -56,6 +56,7 @@ export const uiPagesModule: RowModule = {
     'ui.page.runs.deep',
     'ui.page.sessions',
     'ui.page.session',
+    'ui.page.session.runs',
     'ui.page.session.forks',
     'ui.page.run',
     'ui.page.ledger',
@@ -95,6 +96,24 @@ export const uiPagesModule: RowModule = {
     const deepStart = JSON.parse(Buffer.from(deepCursor, 'base64url').toString('utf8')) as {
       s: string;
     };
+
+    // The runs the session's commits name (what the timeline reads instead of every header).
+    const runsNamedIn = (stored: StoredSession | null): string[] => {
+      const named = new Set<string>();
+      if (typeof stored?.base.head.run_id === 'string') named.add(stored.base.head.run_id);
+      for (const delta of stored?.deltas ?? []) {
+        if (typeof delta.run_id === 'string') named.add(delta.run_id);
+      }
+      return [...named];
+    };
+    const namedRuns = await (async () => {
+      const opened = openStores(home.home, ledger.path);
+      try {
+        return runsNamedIn(await opened.stores.sessions.read(session));
+      } finally {
+        await opened.close();
+      }
+    })();
 
     const tails = async (opened: Opened, runIds: readonly string[]) => {
       for (const runId of runIds) await opened.stores.runs.tail(runId, TAIL);
@@ -149,17 +168,32 @@ export const uiPagesModule: RowModule = {
       },
       {
         id: 'ui.page.session',
-        title: 'session timeline (its runs found among all 10,000 headers; forks load after it)',
+        title: `session timeline (the headers of the ${namedRuns.length} runs it names, not of all ${formatCount(home.runs)}; failed turns and forks load after it)`,
         paths: ['/api/overview', `/api/sessions/${session}`],
         probe: async (opened) => {
-          await loadSession(opened.stores.sessions, session);
+          const stored = await opened.stores.sessions.read(session);
+          const runIds = runsNamedIn(stored);
+          const listed = await opened.stores.runs.list({ runIds });
+          await tails(
+            opened,
+            listed.runs.map((run) => run.runId),
+          );
+        },
+        probeText: 'sessions.read + runs.list({ runIds: the runs its deltas name }) + their tails',
+      },
+      {
+        id: 'ui.page.session.runs',
+        title: `every run of a session, failed turns included (the request after the timeline: all ${formatCount(home.runs)} headers)`,
+        paths: [`/api/sessions/${session}/runs`],
+        probe: async (opened) => {
+          await opened.stores.sessions.read(session);
           const listed = await opened.stores.runs.list({ sessionId: session });
           await tails(
             opened,
             listed.runs.map((run) => run.runId),
           );
         },
-        probeText: 'loadSession + runs.list({ sessionId }) + their tails',
+        probeText: 'sessions.read + runs.list({ sessionId }) + their tails',
       },
       {
         id: 'ui.page.session.forks',

@@ -113,6 +113,13 @@ describe('episodic ui in Chromium', () => {
 
   it('shows a session: runs, the failed turn absent from the session, the checkpoint and what it covers, the fork', async () => {
     await open(`/sessions/${demo.report.session.id}`);
+    // The timeline shows the runs the session names at once; its failed turns, which only their
+    // run files record, follow.
+    await page.waitForSelector('text=/All \\d+ runs of this session/');
+    const failedRunRow = page.locator('tr.row-error', {
+      has: page.locator(`a[href="/runs/${turn('T7')}"]`),
+    });
+    await expect(failedRunRow.textContent()).resolves.toContain('failed turn');
     const failed = page.locator('li.failed-turn');
     await expect(failed.textContent()).resolves.toContain('HTTP 503 Service Unavailable');
     await expect(failed.textContent()).resolves.toContain('nothing of it is in the session');

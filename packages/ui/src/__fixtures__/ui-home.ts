@@ -66,7 +66,8 @@ async function recordedTurn(
       input: { type: 'text', text: input },
     } as RunRecord,
   ]);
-  await session.runTurn(input, model);
+  // As a recorder does: the session's commit names the run (the delta's run_id).
+  await session.runTurn(input, model, { runId });
   const at = now();
   await stores.runs.append(runId, [
     ...extra(at),

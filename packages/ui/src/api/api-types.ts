@@ -90,7 +90,10 @@ export interface TimelineTurn {
   first_id: number;
   last_id: number;
   started_at: string | null;
-  /** The run recorded for this turn (matched by time), when there is one. */
+  /**
+   * The run that committed this turn: named by the session's commit, or matched by time for
+   * commits the session keeps no run of (its first, folded ones). Null when unknown.
+   */
   run_id: string | null;
 }
 
@@ -100,7 +103,10 @@ export interface TimelineRun {
   started_at: string;
   ended_at: string | null;
   status: RunStatusName;
-  /** Committed episodes written while the run ran, or null when none were committed. */
+  /**
+   * The episodes the run committed: exactly as the session's commit recorded them, or, for a
+   * commit without that record, the episodes written while the run ran. Null when none.
+   */
   committed: { first_id: number; last_id: number } | null;
   /** True for a failed or cancelled run none of whose work is in the session (a failed turn). */
   failed_turn: boolean;
@@ -131,7 +137,21 @@ export interface SessionTimelineResponse {
   episodes: TimelineEpisode[];
   turns: TimelineTurn[];
   boundaries: TimelineEpisode[];
+  /**
+   * The runs the session names (its commits' `run_id`s), oldest first: only their headers are
+   * read. Failed turns and runs still going are not named by the session: they are in
+   * `GET /api/sessions/:id/runs`.
+   */
   runs: TimelineRun[];
+}
+
+/** `GET /api/sessions/:id/runs`. */
+export interface SessionRunsResponse {
+  session_id: string;
+  /** Every run of the session (the newest 500), oldest first: those it names, and those whose header names it. */
+  runs: TimelineRun[];
+  /** How many runs the session has (more than `runs` holds when over 500). */
+  total: number;
 }
 
 /** `GET /api/sessions/:id/relatives`. */

@@ -4,42 +4,29 @@ import {
   loadSession,
   type RunStore,
   type SessionStore,
-  uuidSchema,
 } from '@episodic/core';
 import * as z from 'zod';
 import type {
   SessionRelativesResponse,
   SessionTimelineResponse,
   TimelineEpisode,
-  TimelineRun,
   TimelineTurn,
 } from './api-types.js';
 import { timelineEpisode } from './episode-text.js';
 import { limitParam, parseQuery } from './query-params.js';
 import type { RunStatusCache } from './run-status.js';
+import { parseSessionId } from './session-id.js';
 import type { RelativesFinder } from './session-relatives.js';
+import { runOfEpisode } from './run-of-episode.js';
+import { readSession, runsNamedBy, timelineRuns } from './session-runs.js';
 
 const querySchema = z.strictObject({
   from: z.coerce.number().int().min(0).default(0),
   limit: limitParam(200, 1000),
 });
 
-/** The most runs of one session the timeline lists (the newest). */
-export const TIMELINE_MAX_RUNS = 500;
 /** The most boundaries the timeline lists (the newest). */
 export const TIMELINE_MAX_BOUNDARIES = 500;
-
-export function parseSessionId(value: string): string {
-  const parsed = uuidSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new EpisodicError({
-      code: 'VALIDATION_ERROR',
-      message: `Invalid session id ${JSON.stringify(value.slice(0, 80))}: a session id is a UUID such as 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e. Pick a session from the sessions list.`,
-      details: { field: 'session id', value: value.slice(0, 80) },
-    });
-  }
-  return parsed.data.toLowerCase();
-}
 
 function turnsOf(episodes: readonly TimelineEpisode[]): Omit<TimelineTurn, 'run_id'>[] {
   const turns: Omit<TimelineTurn, 'run_id'>[] = [];
@@ -60,30 +47,12 @@ function turnsOf(episodes: readonly TimelineEpisode[]): Omit<TimelineTurn, 'run_
 }
 
 /**
- * Which run each episode was committed by: the run that started last at or before the episode's
- * time and had not ended before it. Runs carry no episode ids, so time is the link (a task
- * episode's run spans many turns; the turn's own, later run wins).
+ * `GET /api/sessions/:id`: a session's turns, boundaries and the runs it names. Its cost follows
+ * the session, not the home: the session is read once (`SessionStore.read`: its base and
+ * deltas), and only the headers and tails of the runs its commits name are read
+ * (`runs.list({ runIds })`). The session's other runs (failed turns, runs still going) are in
+ * `GET /api/sessions/:id/runs`, which the browser asks for next.
  */
-function assignEpisodes(
-  episodes: readonly Episode[],
-  runs: ReadonlyArray<{ run_id: string; startMs: number; endMs: number }>,
-): Map<string, { first_id: number; last_id: number }> {
-  const byStart = [...runs].sort((left, right) => right.startMs - left.startMs);
-  const committed = new Map<string, { first_id: number; last_id: number }>();
-  for (const episode of episodes) {
-    const ts = episode.meta.ts === undefined ? Number.NaN : Date.parse(episode.meta.ts);
-    if (Number.isNaN(ts)) continue;
-    const run = byStart.find((candidate) => candidate.startMs <= ts && ts <= candidate.endMs);
-    if (run === undefined) continue;
-    const range = committed.get(run.run_id);
-    if (range === undefined)
-      committed.set(run.run_id, { first_id: episode.id, last_id: episode.id });
-    else range.last_id = episode.id;
-  }
-  return committed;
-}
-
-/** `GET /api/sessions/:id`: a session's turns, boundaries, runs (failed turns included) and forks. */
 export async function sessionTimeline(
   deps: { sessions: SessionStore; runs: RunStore; statuses: RunStatusCache },
   rawSessionId: string,
@@ -91,55 +60,17 @@ export async function sessionTimeline(
 ): Promise<SessionTimelineResponse> {
   const sessionId = parseSessionId(rawSessionId);
   const query = parseQuery(querySchema, rawQuery, 'session timeline query');
-  const state = await deps.sessions.load(sessionId);
-  if (state === null) {
-    throw new EpisodicError({
-      code: 'NOT_FOUND',
-      message: `Session ${sessionId} has no snapshot in this home. Pick a session from the sessions list, or check --home and --store.`,
-      details: { sessionId },
-    });
-  }
-  const session = await loadSession(deps.sessions, sessionId);
-  const episodes = session.log.read({ fromId: 0 });
+  const read = await readSession(deps.sessions, sessionId);
+  const { episodes } = read;
+  const state = read.stored.state;
   const pageStart = episodes.findIndex((episode) => episode.id > query.from);
   const page = pageStart === -1 ? [] : episodes.slice(pageStart, pageStart + query.limit);
   const pageEnd = pageStart === -1 ? episodes.length : pageStart + page.length;
   const shown = page.map((episode) => timelineEpisode(episode));
 
-  const listed = await deps.runs.list({ sessionId });
-  const summaries = listed.runs.slice(0, TIMELINE_MAX_RUNS);
-  const standings = await Promise.all(summaries.map((summary) => deps.statuses.get(summary.runId)));
-  const windows = summaries.map((summary, index) => ({
-    run_id: summary.runId,
-    startMs: Date.parse(summary.startedAt),
-    endMs:
-      standings[index]?.endedAt == null
-        ? Number.POSITIVE_INFINITY
-        : Date.parse(standings[index].endedAt as string),
-  }));
-  const committed = assignEpisodes(episodes, windows);
-  const runs: TimelineRun[] = summaries
-    .map((summary, index) => {
-      const standing = standings[index] as Awaited<ReturnType<RunStatusCache['get']>>;
-      const range = committed.get(summary.runId) ?? null;
-      return {
-        run_id: summary.runId,
-        started_at: summary.startedAt,
-        ended_at: standing.endedAt,
-        status: standing.status,
-        committed: range,
-        failed_turn:
-          range === null && (standing.status === 'failed' || standing.status === 'cancelled'),
-        error: standing.error,
-      };
-    })
-    .reverse();
-
-  const runOfEpisode = (id: number) => {
-    for (const [runId, range] of committed)
-      if (range.first_id <= id && id <= range.last_id) return runId;
-    return null;
-  };
+  const { named, exact } = runsNamedBy(read.stored);
+  const listed = named.length === 0 ? [] : (await deps.runs.list({ runIds: named })).runs;
+  const runs = await timelineRuns(deps.statuses, listed, read, exact);
   const boundaries = episodes
     .filter((episode) => episode.type === 'boundary')
     .slice(-TIMELINE_MAX_BOUNDARIES)
@@ -156,7 +87,7 @@ export async function sessionTimeline(
     from: query.from,
     next_from: pageEnd < episodes.length && page.length > 0 ? (page.at(-1) as Episode).id : null,
     episodes: shown,
-    turns: turnsOf(shown).map((turn) => ({ ...turn, run_id: runOfEpisode(turn.first_id) })),
+    turns: turnsOf(shown).map((turn) => ({ ...turn, run_id: runOfEpisode(runs, turn.first_id) })),
     boundaries,
     runs,
   };

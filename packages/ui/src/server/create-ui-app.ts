@@ -11,6 +11,7 @@ import { createRunStatusCache } from '../api/run-status.js';
 import { runRecord, runView, toolOutput } from '../api/run-view.js';
 import { listRunsPage, RUN_STATUS_FILTERS } from '../api/runs-list.js';
 import { createRelativesFinder } from '../api/session-relatives.js';
+import { sessionRuns } from '../api/session-runs.js';
 import { sessionEpisode, sessionRelatives, sessionTimeline } from '../api/session-timeline.js';
 import { listSessionsPage } from '../api/sessions-list.js';
 import { listTasksPage, taskView } from '../api/task-view.js';
@@ -173,6 +174,14 @@ export function createUiApp(options: UiAppOptions): Hono {
         { sessions: stores.sessions, runs: stores.runs, statuses },
         c.req.param('id'),
         query(c),
+      ),
+    ),
+  );
+  api.get('/sessions/:id/runs', async (c) =>
+    c.json(
+      await sessionRuns(
+        { sessions: stores.sessions, runs: stores.runs, statuses },
+        c.req.param('id'),
       ),
     ),
   );

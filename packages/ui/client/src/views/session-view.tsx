@@ -1,12 +1,14 @@
 import { useState } from 'preact/hooks';
 import type {
   SessionRelativesResponse,
+  SessionRunsResponse,
   SessionTimelineResponse,
   TimelineEpisode,
   TimelineRun,
   TimelineTurn,
 } from '../../../src/api/api-types.js';
-import { getJson, useApi } from '../api.js';
+import { runOfEpisode } from '../../../src/api/run-of-episode.js';
+import { getJson, type Loaded, useApi } from '../api.js';
 import {
   Fields,
   IdLink,
@@ -111,17 +113,44 @@ function Relatives(props: { sessionId: string }) {
   );
 }
 
+/** Where the search for the session's other runs stands, said once it changes. */
+function OtherRunsStatus(props: { loaded: Loaded<SessionRunsResponse>; named: number }) {
+  const { loaded } = props;
+  if (loaded.state === 'error') {
+    return (
+      <div class="error-box" role="alert">
+        <strong>Could not look for this session's other runs.</strong> {loaded.error.message}
+      </div>
+    );
+  }
+  return (
+    <p class="muted" role="status">
+      {loaded.state === 'loading'
+        ? `The ${props.named} run${props.named === 1 ? '' : 's'} this session names. Looking for its failed turns and runs still going…`
+        : loaded.data.total > loaded.data.runs.length
+          ? `The newest ${loaded.data.runs.length} of ${loaded.data.total} runs of this session.`
+          : `All ${loaded.data.total} run${loaded.data.total === 1 ? '' : 's'} of this session.`}
+    </p>
+  );
+}
+
 /** Session timeline: turns and their episodes, boundaries, checkpoints and what they cover, forks, failed turns. */
 export function SessionView(props: { route: Route; sessionId: string }) {
   const from = props.route.query.get('from');
   const loaded = useApi<SessionTimelineResponse>(href(`sessions/${props.sessionId}`, { from }));
+  // The runs the session does not name (failed turns, runs still going) are found after the
+  // timeline shows: on run files that reads every run's header.
+  const all = useApi<SessionRunsResponse>(
+    loaded.state === 'ready' ? `sessions/${props.sessionId}/runs` : null,
+  );
   return (
     <Loading loaded={loaded}>
       {(data) => {
+        const runs = all.state === 'ready' ? all.data.runs : data.runs;
         const lastInputRun =
-          [...data.runs].reverse().find((run) => run.committed !== null || run.failed_turn)
-            ?.run_id ?? null;
-        const failed = data.runs.filter((run) => run.failed_turn);
+          [...runs].reverse().find((run) => run.committed !== null || run.failed_turn)?.run_id ??
+          null;
+        const failed = runs.filter((run) => run.failed_turn);
         type Entry = { at: string; turn?: TimelineTurn; failed?: TimelineRun };
         const entries: Entry[] = [
           ...data.turns.map((turn) => ({ at: turn.started_at ?? '', turn })),
@@ -153,6 +182,7 @@ export function SessionView(props: { route: Route; sessionId: string }) {
             <Relatives sessionId={data.session_id} />
             <section aria-labelledby="runs-of-session">
               <h2 id="runs-of-session">Runs</h2>
+              <OtherRunsStatus loaded={all} named={data.runs.length} />
               <table class="list">
                 <thead>
                   <tr>
@@ -163,7 +193,7 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                   </tr>
                 </thead>
                 <tbody>
-                  {data.runs.map((run) => (
+                  {runs.map((run) => (
                     <tr key={run.run_id} class={run.failed_turn ? 'row-error' : undefined}>
                       <td>
                         <IdLink to="runs" id={run.run_id} />
@@ -242,7 +272,7 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                 <label>
                   in the inputs of run
                   <select name="run" defaultValue={lastInputRun ?? ''}>
-                    {[...data.runs].reverse().map((run) => (
+                    {[...runs].reverse().map((run) => (
                       <option key={run.run_id} value={run.run_id}>
                         {run.run_id.slice(0, 8)} ({run.status}, {run.started_at})
                       </option>
@@ -266,10 +296,14 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                           </>
                         )}{' '}
                         · #{entry.turn?.first_id}–#{entry.turn?.last_id}
-                        {entry.turn?.run_id && (
+                        {entry.turn !== undefined && runOfEpisode(runs, entry.turn.first_id) && (
                           <>
                             {' '}
-                            · run <IdLink to="runs" id={entry.turn.run_id} />
+                            · run{' '}
+                            <IdLink
+                              to="runs"
+                              id={runOfEpisode(runs, entry.turn.first_id) as string}
+                            />
                           </>
                         )}
                       </h3>
