@@ -1,4 +1,4 @@
-import { loadSession, type StoredSession } from '@episodic/core';
+import type { StoredSession } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { startUiServer, type UiStores } from '@episodic/ui';
@@ -201,10 +201,10 @@ export const uiPagesModule: RowModule = {
         paths: [`/api/sessions/${session}/relatives`],
         probe: async (opened) => {
           for (const summary of await opened.stores.sessions.list()) {
-            await loadSession(opened.stores.sessions, summary.sessionId);
+            await opened.stores.sessions.read(summary.sessionId);
           }
         },
-        probeText: 'loadSession of every snapshot',
+        probeText: 'sessions.read of every session (its base and deltas)',
       },
       {
         id: 'ui.page.run',

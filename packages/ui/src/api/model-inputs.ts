@@ -10,7 +10,7 @@ import type { InputMessage, ModelInput, ModelInputsResponse } from './api-types.
 import { contentText, preview } from './episode-text.js';
 import { explainInInput, manifestView } from './manifest-view.js';
 import { parseQuery } from './query-params.js';
-import { sessionEpisodes } from './session-relatives.js';
+import { storedEpisodes } from './session-relatives.js';
 
 const querySchema = z.strictObject({ episode: z.coerce.number().int().min(1).optional() });
 
@@ -52,7 +52,7 @@ export async function modelInputs(
   const sessionId = typeof header?.session_id === 'string' ? header.session_id : null;
   let episode: Episode | undefined;
   if (query.episode !== undefined && sessionId !== null) {
-    const episodes = await sessionEpisodes(deps.sessions, sessionId).catch(
+    const episodes = await storedEpisodes(deps.sessions, sessionId).catch(
       (): readonly Episode[] => [],
     );
     episode = episodes.find((candidate) => candidate.id === query.episode);

@@ -1,13 +1,13 @@
-import { type Episode, loadSession, type SessionStore } from '@episodic/core';
+import { createEpisodic, type Episode, type SessionStore, sessionEpisodes } from '@episodic/core';
 import type { SessionRelative } from './api-types.js';
+import { readSession } from './session-runs.js';
 
-/** The episodes of a stored session, through `loadSession` (whatever form the snapshot has). */
-export async function sessionEpisodes(
+/** The episodes of a stored session (base and deltas), as `loadSession` restores them. */
+export async function storedEpisodes(
   sessions: SessionStore,
   sessionId: string,
 ): Promise<readonly Episode[]> {
-  const session = await loadSession(sessions, sessionId);
-  return session.log.read({ fromId: 0 });
+  return (await readSession(sessions, sessionId)).episodes;
 }
 
 /** Two episodes are the same when they are the same JSON: a fork copies its history as it is. */
@@ -19,7 +19,8 @@ const sameEpisode = (left: Episode | undefined, right: Episode | undefined) =>
  * from, and siblings forked from a common ancestor. A fork starts with a copy of the same episodes
  * (same ids, times and payloads), so sessions whose first episodes are identical share history,
  * up to the last episode both logs still agree on. Snapshots carry no link to their origin, so
- * every other snapshot is loaded once; the first episode of each is remembered by revision.
+ * every other session is read once (`SessionStore.read`) and only its first episode is restored;
+ * it is remembered by revision. Only sessions with the same first episode are restored whole.
  */
 export function createRelativesFinder(sessions: SessionStore) {
   const firsts = new Map<string, { revision: number; updatedAt: string; first: string | null }>();
@@ -29,9 +30,17 @@ export function createRelativesFinder(sessions: SessionStore) {
     if (known !== undefined && known.revision === revision && known.updatedAt === updatedAt) {
       return known.first;
     }
-    const session = await loadSession(sessions, sessionId).catch(() => null);
-    // `read` with a limit keeps the newest episodes, so the first one is taken from a full read.
-    const first = session === null ? null : (session.log.read({ fromId: 0 })[0] ?? null);
+    const stored = await sessions.read(sessionId).catch(() => null);
+    let first: Episode | null = null;
+    if (stored !== null) {
+      const raw = sessionEpisodes(stored);
+      // Restored as `loadSession` would (defaults, key order), from the first stored episode
+      // alone; the whole log only when that one cannot be restored on its own.
+      first =
+        createEpisodic(raw.slice(0, 1)).read({ fromId: 0 })[0] ??
+        createEpisodic(raw).read({ fromId: 0 })[0] ??
+        null;
+    }
     const fingerprint = first === null ? null : JSON.stringify(first);
     firsts.set(sessionId, { revision, updatedAt, first: fingerprint });
     return fingerprint;
@@ -47,7 +56,7 @@ export function createRelativesFinder(sessions: SessionStore) {
         if (summary.sessionId === sessionId) continue;
         if ((await firstOf(summary.sessionId, summary.revision, summary.updatedAt)) !== mine)
           continue;
-        const theirs = await sessionEpisodes(sessions, summary.sessionId).catch(() => null);
+        const theirs = await storedEpisodes(sessions, summary.sessionId).catch(() => null);
         if (theirs === null) continue;
         let shared = 0;
         while (

@@ -1,10 +1,4 @@
-import {
-  type Episode,
-  EpisodicError,
-  loadSession,
-  type RunStore,
-  type SessionStore,
-} from '@episodic/core';
+import { type Episode, EpisodicError, type RunStore, type SessionStore } from '@episodic/core';
 import * as z from 'zod';
 import type {
   SessionRelativesResponse,
@@ -103,11 +97,8 @@ export async function sessionRelatives(
   rawSessionId: string,
 ): Promise<SessionRelativesResponse> {
   const sessionId = parseSessionId(rawSessionId);
-  const session = await loadSession(deps.sessions, sessionId);
-  return {
-    session_id: sessionId,
-    relatives: await deps.relatives.find(sessionId, session.log.read({ fromId: 0 })),
-  };
+  const { episodes } = await readSession(deps.sessions, sessionId);
+  return { session_id: sessionId, relatives: await deps.relatives.find(sessionId, episodes) };
 }
 
 /** `GET /api/sessions/:id/episodes/:episodeId`: one episode in full. */
@@ -122,12 +113,12 @@ export async function sessionEpisode(
     { episode: rawEpisodeId },
     'episode id',
   ).episode;
-  const session = await loadSession(sessions, sessionId);
-  const episode = session.log.read({ fromId: id - 1 }).find((candidate) => candidate.id === id);
+  const { episodes } = await readSession(sessions, sessionId);
+  const episode = episodes.find((candidate) => candidate.id === id);
   if (episode === undefined) {
     throw new EpisodicError({
       code: 'NOT_FOUND',
-      message: `Session ${sessionId} has no episode ${id} (its last episode is ${session.log.lastId}).`,
+      message: `Session ${sessionId} has no episode ${id} (its last episode is ${episodes.at(-1)?.id ?? 0}).`,
       details: { sessionId, episodeId: id },
     });
   }
