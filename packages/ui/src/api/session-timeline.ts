@@ -8,10 +8,10 @@ import type {
 } from './api-types.js';
 import { timelineEpisode } from './episode-text.js';
 import { limitParam, parseQuery } from './query-params.js';
+import { runOfEpisode } from './run-of-episode.js';
 import type { RunStatusCache } from './run-status.js';
 import { parseSessionId } from './session-id.js';
 import type { RelativesFinder } from './session-relatives.js';
-import { runOfEpisode } from './run-of-episode.js';
 import { readSession, runsNamedBy, timelineRuns } from './session-runs.js';
 
 const querySchema = z.strictObject({
