@@ -38,25 +38,40 @@ export async function readSession(sessions: SessionStore, sessionId: string): Pr
   return { stored, episodes: createEpisodic(sessionEpisodes(stored)).read({ fromId: 0 }) };
 }
 
+/** The runs a session's stored commits name (see `runsNamedBy`). */
+export interface NamedRuns {
+  /** Every run id the base or a delta names, lowercase. */
+  named: string[];
+  /** The episodes each named run's deltas added, as a range of ids. */
+  exact: Map<string, Range>;
+  /** The ids of the episodes those deltas added (the rest are matched to runs by time). */
+  attributed: Set<number>;
+}
+
 /**
  * What the session itself records about its runs: each delta's `run_id` with the episodes that
  * commit added (exact), and the base's `run_id` (the run of the last commit the base took in; the
  * base keeps no run per episode, so the runs of earlier folded commits are not named).
  */
-export function runsNamedBy(stored: StoredSession): { named: string[]; exact: Map<string, Range> } {
+export function runsNamedBy(stored: StoredSession): NamedRuns {
   const named = new Set<string>();
   const exact = new Map<string, Range>();
+  const attributed = new Set<number>();
   const baseRun = stored.base.head.run_id;
   if (typeof baseRun === 'string') named.add(baseRun.toLowerCase());
   for (const delta of stored.deltas) {
     // `clear()` emptied the log: the episodes earlier commits added are gone.
-    if (delta.reset === true) exact.clear();
+    if (delta.reset === true) {
+      exact.clear();
+      attributed.clear();
+    }
     if (typeof delta.run_id !== 'string') continue;
     const runId = delta.run_id.toLowerCase();
     named.add(runId);
     for (const episode of delta.episodes ?? []) {
       const id = (episode as { id?: unknown }).id;
       if (typeof id !== 'number') continue;
+      attributed.add(id);
       const range = exact.get(runId);
       if (range === undefined) exact.set(runId, { first_id: id, last_id: id });
       else {
@@ -65,7 +80,7 @@ export function runsNamedBy(stored: StoredSession): { named: string[]; exact: Ma
       }
     }
   }
-  return { named: [...named], exact };
+  return { named: [...named], exact, attributed };
 }
 
 /**
@@ -102,16 +117,10 @@ export async function timelineRuns(
   statuses: RunStatusCache,
   summaries: readonly RunSummary[],
   read: ReadSession,
-  exact: ReadonlyMap<string, Range>,
+  { exact, attributed }: NamedRuns,
 ): Promise<TimelineRun[]> {
   const kept = summaries.slice(0, TIMELINE_MAX_RUNS);
   const standings = await Promise.all(kept.map((summary) => statuses.get(summary.runId)));
-  const attributed = new Set<number>();
-  for (const range of exact.values()) {
-    for (const episode of read.episodes) {
-      if (episode.id >= range.first_id && episode.id <= range.last_id) attributed.add(episode.id);
-    }
-  }
   const byTime = assignByTime(
     read.episodes.filter((episode) => !attributed.has(episode.id)),
     kept.map((summary, index) => ({
@@ -153,18 +162,18 @@ export async function sessionRuns(
 ): Promise<SessionRunsResponse> {
   const sessionId = parseSessionId(rawSessionId);
   const read = await readSession(deps.sessions, sessionId);
-  const { named, exact } = runsNamedBy(read.stored);
+  const commits = runsNamedBy(read.stored);
   const [ofSession, ofCommits] = await Promise.all([
     deps.runs.list({ sessionId }),
     // A run the session names is its run even when its header names no session.
-    deps.runs.list({ runIds: named }),
+    deps.runs.list({ runIds: commits.named }),
   ]);
   const byId = new Map<string, RunSummary>();
   for (const summary of [...ofSession.runs, ...ofCommits.runs]) byId.set(summary.runId, summary);
   const summaries = [...byId.values()].sort(compareRunSummaries);
   return {
     session_id: sessionId,
-    runs: await timelineRuns(deps.statuses, summaries, read, exact),
+    runs: await timelineRuns(deps.statuses, summaries, read, commits),
     total: summaries.length,
   };
 }

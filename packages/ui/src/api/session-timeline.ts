@@ -62,9 +62,10 @@ export async function sessionTimeline(
   const pageEnd = pageStart === -1 ? episodes.length : pageStart + page.length;
   const shown = page.map((episode) => timelineEpisode(episode));
 
-  const { named, exact } = runsNamedBy(read.stored);
-  const listed = named.length === 0 ? [] : (await deps.runs.list({ runIds: named })).runs;
-  const runs = await timelineRuns(deps.statuses, listed, read, exact);
+  const commits = runsNamedBy(read.stored);
+  const listed =
+    commits.named.length === 0 ? [] : (await deps.runs.list({ runIds: commits.named })).runs;
+  const runs = await timelineRuns(deps.statuses, listed, read, commits);
   const boundaries = episodes
     .filter((episode) => episode.type === 'boundary')
     .slice(-TIMELINE_MAX_BOUNDARIES)
