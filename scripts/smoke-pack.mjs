@@ -14,7 +14,7 @@
 //    version, type-checks against the built .d.ts with skipLibCheck: false (the workspace's
 //    TypeScript), runs `episodic --version` and a ledger round trip from the installed bin, and
 //    starts the installed `episodic-mcp` bin over stdio with the official MCP client and lists
-//    its tools.
+//    its tools, and starts the installed `episodic ui` and loads its page, app and API.
 //
 // Usage: node scripts/smoke-pack.mjs [--keep]   (pnpm smoke:pack builds first)
 import { spawnSync } from 'node:child_process';
@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
-const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'mcp', 'interop', 'cli'];
+const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'mcp', 'interop', 'ui', 'cli'];
 /** The MCP tools `episodic-mcp` must list (packages/mcp/README.md). */
 const EXPECTED_TOOLS = [
   'create_episode',
@@ -374,6 +374,48 @@ try {
   );
 }
 
+/** Starts the installed `episodic ui`, loads its page, its browser app and one API answer. */
+function writeUiClient(project) {
+  writeFileSync(
+    join(project, 'ui-client.mjs'),
+    `import { spawn } from 'node:child_process';
+
+const [bin, home] = process.argv.slice(2);
+const child = spawn(bin, ['ui', '--home', home, '--port', '0', '--no-open', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+let stderr = '';
+child.stderr.on('data', (chunk) => { stderr += chunk; });
+const timer = setTimeout(() => { console.error(\`episodic ui printed no URL in 60 s:\\n\${stderr}\`); child.kill(); process.exit(1); }, 60_000);
+try {
+  const line = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => { out += chunk; if (out.includes('\\n')) resolve(out.split('\\n')[0]); });
+    child.on('exit', (code) => reject(new Error(\`episodic ui exited with \${code}: \${stderr}\`)));
+  });
+  const { url, origin } = JSON.parse(line);
+  const first = await fetch(url, { redirect: 'manual' });
+  const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0];
+  if (first.status !== 303 || cookie === '') throw new Error(\`the printed URL answered \${first.status} without a cookie\`);
+  const page = await fetch(\`\${origin}/runs\`, { headers: { cookie } });
+  const html = await page.text();
+  const script = /src="(\\/assets\\/[^"]+\\.js)"/.exec(html)?.[1];
+  if (page.status !== 200 || script === undefined) throw new Error(\`the page answered \${page.status} without the browser app: \${html.slice(0, 200)}\`);
+  const app = await fetch(\`\${origin}\${script}\`, { headers: { cookie } });
+  if (app.status !== 200) throw new Error(\`the browser app \${script} answered \${app.status}\`);
+  const overview = await (await fetch(\`\${origin}/api/overview\`, { headers: { cookie } })).json();
+  const refused = await fetch(\`\${origin}/api/overview\`);
+  if (refused.status !== 401) throw new Error(\`a request without the token answered \${refused.status}, expected 401\`);
+  console.log(\`\${origin}: page, browser app (\${(await app.text()).length} bytes) and /api/overview (\${overview.store} store) ok; no token → 401\`);
+} catch (error) {
+  console.error(\`\${error instanceof Error ? error.message : String(error)}\\nepisodic ui stderr:\\n\${stderr}\`);
+  process.exitCode = 1;
+} finally {
+  clearTimeout(timer);
+  child.kill('SIGINT');
+}
+`,
+  );
+}
+
 async function main() {
   const manifests = PUBLISHED.map((name) => readJson(join(root, 'packages', name, 'package.json')));
   const version = manifests[0].version;
@@ -569,6 +611,10 @@ async function main() {
       { cwd: project },
     );
     log(`mcp: ${listed.stdout.trim()}`);
+
+    writeUiClient(project);
+    const served = run(process.execPath, ['ui-client.mjs', episodic, home], { cwd: project });
+    log(`ui: ${served.stdout.trim()}`);
     failed = false;
   } finally {
     if (keep || failed) log(`left the temp project in ${work}`);

@@ -11,6 +11,7 @@ import { runAppendModule } from './run-append.js';
 import { runReadModule } from './run-read.js';
 import { sessionModule } from './session.js';
 import { taskModule } from './task.js';
+import { uiPagesModule } from './ui-pages.js';
 
 /** Every row module, in QUALITY.md's table order. */
 export const MODULES: readonly RowModule[] = [
@@ -26,4 +27,5 @@ export const MODULES: readonly RowModule[] = [
   ledgerGcModule,
   cliStartModule,
   mcpModule,
+  uiPagesModule,
 ];
