@@ -263,7 +263,10 @@ export interface SessionInternals {
   committed(): Episodic;
   assertOpen(): void;
   exclusive<T>(task: () => Promise<T>): Promise<T>;
-  appendCommitted(episodes: readonly NewEpisode[]): Promise<Episode[]>;
+  appendCommitted(
+    episodes: readonly NewEpisode[],
+    options?: { runId?: string; modelCalls?: number },
+  ): Promise<Episode[]>;
 }
 
 const internals = new WeakMap<object, SessionInternals>();
@@ -564,7 +567,7 @@ class SessionImpl implements Session {
       committed: () => this.committedLog,
       assertOpen: () => this.assertOpen(),
       exclusive: (task) => this.exclusive(task),
-      appendCommitted: (episodes) => this.appendCommitted(episodes),
+      appendCommitted: (episodes, options) => this.appendCommitted(episodes, options),
     };
   }
 
@@ -898,12 +901,26 @@ class SessionImpl implements Session {
     }
   }
 
-  /** Appends episodes to the committed log through a working fork: saved first, merged after. */
-  private async appendCommitted(episodes: readonly NewEpisode[]): Promise<Episode[]> {
+  /**
+   * Appends episodes to the committed log through a working fork: saved first, merged after.
+   * `modelCalls` advances the invocation count (a framework's own model calls, see
+   * `commitEpisodes`); it moves back when the save fails, so a failed commit changes nothing.
+   */
+  private async appendCommitted(
+    episodes: readonly NewEpisode[],
+    options: { runId?: string; modelCalls?: number } = {},
+  ): Promise<Episode[]> {
     const startId = this.committedLog.lastId;
     const working = this.committedLog.fork();
     for (const episode of episodes) working.append(episode);
-    await this.persist(working);
+    const invokeCount = this.invokeCount;
+    this.invokeCount += options.modelCalls ?? 0;
+    try {
+      await this.persist(working, options.runId);
+    } catch (error) {
+      this.invokeCount = invokeCount;
+      throw error;
+    }
     return this.merge(working, startId);
   }
 
