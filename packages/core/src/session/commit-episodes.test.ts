@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InputItem, NewEpisode } from '../schema/index.js';
 import { createMemorySessionStore } from '../store/index.js';
-import {
-  call,
-  deferred,
-  echoModel,
-  newSession,
-  rejection,
-  say,
-} from './__fixtures__/harness.js';
+import { call, deferred, echoModel, newSession, rejection, say } from './__fixtures__/harness.js';
 import { commitEpisodes } from './commit-episodes.js';
 import { loadSession } from './load-session.js';
 
@@ -98,8 +91,11 @@ describe('commitEpisodes', () => {
     expect(invalid.code).toBe('VALIDATION_ERROR');
     expect((await rejection(commitEpisodes(session, []))).message).toContain('episodes');
     expect(
-      (await rejection(commitEpisodes(session, [item(say('user', 'x'), 'user')], { modelCalls: -1 })))
-        .message,
+      (
+        await rejection(
+          commitEpisodes(session, [item(say('user', 'x'), 'user')], { modelCalls: -1 }),
+        )
+      ).message,
     ).toContain('modelCalls');
     expect(
       (await rejection(commitEpisodes({} as never, [item(say('user', 'x'), 'user')]))).message,
