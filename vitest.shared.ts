@@ -18,6 +18,7 @@ const sourceAliases = [
   { find: /^@episodic\/mcp\/stdio$/, replacement: `${root}packages/mcp/src/stdio.ts` },
   { find: /^@episodic\/mcp\/http$/, replacement: `${root}packages/mcp/src/http.ts` },
   { find: /^@episodic\/mcp$/, replacement: `${root}packages/mcp/src/index.ts` },
+  { find: /^@episodic\/ai-sdk$/, replacement: `${root}packages/ai-sdk/src/index.ts` },
 ];
 
 export function packageTestConfig(packageDirectory: string): ViteUserConfig {

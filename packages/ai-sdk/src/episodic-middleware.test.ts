@@ -1,4 +1,14 @@
-import { type Episode, EpisodicError, type RunRecord } from '@episodic/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createSession,
+  type Episode,
+  EpisodicError,
+  loadSession,
+  type RunRecord,
+} from '@episodic/core';
+import { createFsStore } from '@episodic/store-fs';
 import { describe, expect, it } from 'vitest';
 import {
   AI_VERSIONS,
@@ -612,6 +622,50 @@ describe('episodicMiddleware options', () => {
       expect.unreachable();
     } catch (error) {
       expect(EpisodicError.isInstance(error) && error.code).toBe('VALIDATION_ERROR');
+    }
+  });
+});
+
+describe('episodicMiddleware on a home on disk', () => {
+  it('writes run files and a session snapshot that read back', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'episodic-ai-sdk-'));
+    try {
+      const store = createFsStore({ root, durability: 'always' });
+      const session = createSession({ store: store.sessions });
+      const middleware = episodicMiddleware({ session, runs: store.runs });
+      const version = AI_VERSIONS[0];
+      const { model } = scriptedModel(version, [
+        callsTool('call_1', 'add', { a: 1, b: 1 }),
+        answers('2'),
+      ]);
+      await version.ai.generateText({
+        model: version.ai.wrapLanguageModel({ model, middleware }),
+        messages: await sessionMessages(session, { input: '1 + 1?' }),
+        tools: {
+          add: version.ai.tool({
+            inputSchema: version.ai.jsonSchema<{ a: number; b: number }>({ type: 'object' }),
+            execute: async ({ a, b }) => a + b,
+          }),
+        },
+        stopWhen: version.ai.stepCountIs(3),
+        onFinish: middleware.onFinish,
+      });
+      await store.close();
+
+      const reopened = createFsStore({ root });
+      const { runs } = await reopened.runs.list({ sessionId: session.id });
+      const run = await reopened.runs.read(runs[0]?.runId as string);
+      expect(run).toMatchObject({ ended: true, errors: [], bestEffort: false });
+      expect(await reopened.readToolOutput('call_1')).toBe('2');
+      const loaded = await loadSession(reopened.sessions, session.id);
+      expect(summarize(loaded.log.read({ fromId: 0 }))).toEqual(
+        summarize(session.log.read({ fromId: 0 })),
+      );
+      expect(loaded.invokeSeq).toBe(2);
+      expect((await reopened.sessions.load(session.id))?.run_id).toBe(run.runId);
+      await reopened.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });
