@@ -19,6 +19,7 @@ const sourceAliases = [
   { find: /^@episodic\/mcp\/http$/, replacement: `${root}packages/mcp/src/http.ts` },
   { find: /^@episodic\/mcp$/, replacement: `${root}packages/mcp/src/index.ts` },
   { find: /^@episodic\/ai-sdk$/, replacement: `${root}packages/ai-sdk/src/index.ts` },
+  { find: /^@episodic\/langgraph$/, replacement: `${root}packages/langgraph/src/index.ts` },
 ];
 
 export function packageTestConfig(packageDirectory: string): ViteUserConfig {

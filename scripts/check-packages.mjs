@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const published = ['core', 'store-fs', 'store-sqlite', 'mcp', 'cli', 'ai-sdk'].map(
+const published = ['core', 'store-fs', 'store-sqlite', 'mcp', 'cli', 'ai-sdk', 'langgraph'].map(
   (name) => `packages/${name}`,
 );
 const all = [...published, 'apps/demo'];

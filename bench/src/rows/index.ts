@@ -1,6 +1,7 @@
 import type { RowModule } from '../lib/row-module.js';
 import { cliStartModule } from './cli-start.js';
 import { episodicLogModule } from './episodic-log.js';
+import { langgraphModule } from './langgraph.js';
 import { ledgerGcModule } from './ledger-gc.js';
 import { ledgerInsertModule } from './ledger-insert.js';
 import { ledgerQueryModule } from './ledger-query.js';
@@ -18,4 +19,5 @@ export const MODULES: readonly RowModule[] = [
   ledgerGcModule,
   cliStartModule,
   mcpModule,
+  langgraphModule,
 ];

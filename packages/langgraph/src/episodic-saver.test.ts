@@ -108,7 +108,7 @@ describe.each(BACKENDS)('EpisodicSaver on $name', (backend) => {
           checkpoint_id: history[0]?.config.configurable?.checkpoint_id,
         },
       });
-      expect((main?.checkpoint.channel_values.messages as unknown[]).length).toBe(4);
+      expect(main?.checkpoint.channel_values.messages).toHaveLength(4);
     } finally {
       await store.close();
     }
@@ -189,7 +189,7 @@ describe('EpisodicSaver', () => {
     });
     expect(run.records.map((record) => record.type)).toEqual(['header', CHECKPOINT_RECORD_TYPE]);
     expect((run.records[1] as { summary?: string }).summary).toMatch(
-      /^checkpoint .* step -1 \(input\): no channel changed$/,
+      /^step -1 \(input\): no channel changed \[checkpoint .*\]$/,
     );
     await saver.deleteThread('thread-1');
     await expect(runs.read(threadRunId('thread-1'))).rejects.toMatchObject({ code: 'NOT_FOUND' });

@@ -30,12 +30,11 @@ import {
   deserializeText,
   type SerializedValue,
   serialize,
-  type StoredValue,
   toStoredValue,
 } from './stored-value.js';
 import { ThreadIndex } from './thread-index.js';
 import { ThreadLog, threadIdOf } from './thread-log.js';
-import { appendedTo, applyAppended } from './value-delta.js';
+import { appendedTo } from './value-delta.js';
 
 /** Options of `EpisodicSaver`. */
 export interface EpisodicSaverOptions {
@@ -150,6 +149,20 @@ function describeChange(channel: string, entry: ValueEntry): string | null {
   if (Array.isArray(appended)) return `${channel} +${appended.length}`;
   if (typeof appended === 'string') return `${channel} +${appended.length} chars`;
   return `${channel} +`;
+}
+
+/** The one line `episodic runs show` prints for a checkpoint: what changed first, the id last. */
+function checkpointSummary(
+  checkpointId: string,
+  metadata: CheckpointMetadata | undefined,
+  namespace: string,
+  changes: readonly string[],
+): string {
+  const step = typeof metadata?.step === 'number' ? `step ${metadata.step}` : 'checkpoint';
+  const source = typeof metadata?.source === 'string' ? ` (${metadata.source})` : '';
+  const where = namespace === '' ? '' : ` in ${namespace}`;
+  const changed = changes.length === 0 ? 'no channel changed' : changes.join(', ');
+  return `${step}${source}${where}: ${changed} [checkpoint ${checkpointId}]`;
 }
 
 /**
@@ -335,7 +348,7 @@ export class EpisodicSaver extends BaseCheckpointSaver {
         type: CHECKPOINT_RECORD_TYPE,
         run_id: state.log.runId,
         ts: this.now().toISOString(),
-        summary: `checkpoint ${checkpoint.id}${typeof metadata?.step === 'number' ? ` step ${metadata.step}` : ''}${typeof metadata?.source === 'string' ? ` (${metadata.source})` : ''}${namespace === '' ? '' : ` in ${namespace}`}: ${changes.length === 0 ? 'no channel changed' : changes.join(', ')}`,
+        summary: checkpointSummary(checkpoint.id, metadata, namespace, changes),
         key,
         thread_id: threadId,
         checkpoint_ns: namespace,
@@ -359,7 +372,8 @@ export class EpisodicSaver extends BaseCheckpointSaver {
   /**
    * How the new checkpoint holds a channel that changed: when it serializes to the same text as in
    * the checkpoint it follows, a reference to the record that holds it; when it grew at the end,
-   * what was appended (checked to rebuild the serializer's text exactly); else the whole value.
+   * what was appended (kept only when it rebuilds the serializer's text exactly); else the whole
+   * value.
    */
   private async entryFor(
     index: ThreadIndex,
@@ -375,13 +389,12 @@ export class EpisodicSaver extends BaseCheckpointSaver {
       if (previous.type === serialized.type && previous.text !== null) {
         if (previous.text === serialized.text) return { same: holder.key };
         if (serialized.type === 'json') {
+          // `appendedTo` only answers when the new text is the previous one with `appended` joined
+          // on (property-tested), and the previous text is what a reader rebuilds for the base;
+          // so the value is stored exactly once the appended part itself is canonical JSON.
           const appended = appendedTo(previous.text, serialized.text);
           const parsed = appended === null ? undefined : canonicalJson(appended.text);
-          if (
-            appended !== null &&
-            parsed !== undefined &&
-            applyAppended(previous.text, [appended.text]) === serialized.text
-          ) {
+          if (appended !== null && parsed !== undefined) {
             index.rememberText(key, channel, serialized);
             return { base: holder.key, append: { type: 'json', json: parsed.value } };
           }
@@ -430,7 +443,7 @@ export class EpisodicSaver extends BaseCheckpointSaver {
         type: WRITES_RECORD_TYPE,
         run_id: state.log.runId,
         ts: this.now().toISOString(),
-        summary: `writes of task ${taskId} to checkpoint ${checkpointId}${namespace === '' ? '' : ` in ${namespace}`}: ${stored.map((write) => write.channel).join(', ')}`,
+        summary: `${stored.map((write) => write.channel).join(', ')} ← task ${typeof taskPath === 'string' && taskPath !== '' ? taskPath : taskId}${namespace === '' ? '' : ` in ${namespace}`} [checkpoint ${checkpointId}]`,
         thread_id: threadId,
         checkpoint_ns: namespace,
         checkpoint_id: checkpointId,

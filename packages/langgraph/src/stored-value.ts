@@ -19,7 +19,6 @@ export interface SerializedValue {
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
-const encoder = new TextEncoder();
 
 function bytesToBase64(bytes: Uint8Array): string {
   let binary = '';
@@ -93,9 +92,4 @@ export function deserializeText(
   text: string,
 ): Promise<unknown> {
   return serde.loadsTyped(type, text);
-}
-
-/** The UTF-8 size of a string. */
-export function utf8Size(text: string): number {
-  return encoder.encode(text).length;
 }
