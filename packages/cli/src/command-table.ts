@@ -473,7 +473,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'scrub a stored run in place (secrets, or all text)',
     usage: 'episodic runs redact RUN_ID [--mode secrets|content] [--kind KIND]…',
     description:
-      "Rewrites the run (atomically: temp file, fsync, rename) so that what the secret detectors find, in every record, every damaged line and the cached full tool outputs, is replaced by [REDACTED:<rule>]; --mode content replaces all text instead and removes unreadable lines. In the SQLite store the rows are rewritten with secure_delete and the WAL is truncated. Stop the run's writer first: a run that changes during the rewrite is left as it was (CONFLICT).",
+      "Rewrites the run in place so that what the secret detectors find, in every record, every damaged line and the cached full tool outputs, is replaced by [REDACTED:<rule>]; --mode content replaces all text instead. No line is added or removed, and writers may keep appending meanwhile: nothing they write is lost (records appended after the redaction started may be left for the next one). A run file's changed lines are padded to their own length behind a synced journal; in the SQLite store the rows are rewritten with secure_delete and the WAL is truncated.",
     positionals: [runId],
     options: { mode: redactionMode, kind: redactionKind },
     examples: [

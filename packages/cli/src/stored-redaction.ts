@@ -51,7 +51,6 @@ export function runRedactionOutput(receipt: RunRedactReceipt) {
     run_id: receipt.runId,
     mode: receipt.mode,
     changed_lines: receipt.changedLines,
-    dropped_lines: receipt.droppedLines,
     changed_tool_outputs: receipt.changedToolOutputs,
     replacements: receipt.replacements,
   };

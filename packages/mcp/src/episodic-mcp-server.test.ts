@@ -395,7 +395,7 @@ describe('error results', () => {
     const counting = countingStores();
     const failing = new Proxy(counting.adapters.runs, {
       get(target, property, receiver) {
-        if (property === 'append') {
+        if (property === 'append' || property === 'appendAt') {
           return () => {
             throw Object.assign(new Error('EIO: i/o error, write /var/lib/episodic/secret.db'), {
               code: 'EIO',

@@ -91,13 +91,13 @@ function breakAbandoned(path: string, observed: string, options: FileLockOptions
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs `action` while holding an exclusive lock file at `path` (created with `O_EXCL`), shared
- * by every process on the machine. A lock left by a killed process is detected by pid and broken.
+ * Runs `action` (synchronous or not) while holding an exclusive lock file at `path` (created with
+ * `O_EXCL`), shared by every process on the machine. A lock left by a killed process is detected by pid and broken.
  */
 export async function withFileLock<T>(
   path: string,
   options: FileLockOptions,
-  action: () => T,
+  action: () => T | Promise<T>,
 ): Promise<T> {
   const token = `${process.pid}\n${hostname()}\n${options.now()}\n${randomBytes(6).toString('hex')}`;
   const deadline = options.now() + options.timeoutMs;
@@ -128,7 +128,8 @@ export async function withFileLock<T>(
     delay = Math.min(delay * 2, 50);
   }
   try {
-    return action();
+    // Awaited, so an asynchronous action holds the lock until it has finished.
+    return await action();
   } finally {
     if (readText(path) === token) fs.rmSync(path, { force: true });
   }

@@ -15,7 +15,7 @@ export interface FsIo {
     length: number,
     position: number,
   ): number;
-  fstatSync(fd: number): { size: number };
+  fstatSync(fd: number): { size: number; ino?: number };
   fsyncSync(fd: number): void;
   fdatasyncSync(fd: number): void;
 }

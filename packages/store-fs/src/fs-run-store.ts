@@ -1,10 +1,12 @@
 import * as fs from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
+  assertExpectedRunPosition,
   EpisodicError,
   finishRunList,
   matchesRunListFilter,
   planRunAppend,
+  positionBeyondEnd,
   type RunDurability,
   type RunHeader,
   type RunListError,
@@ -19,9 +21,19 @@ import {
   safeJsonParse,
   summarizeRun,
 } from '@episodic/core';
-import { replaceFileAtomic, sweepTempFiles, writeFileAtomic } from './atomic-file.js';
+import { sweepTempFiles, writeFileAtomic } from './atomic-file.js';
+import { type FileLockOptions, withFileLock } from './file-lock.js';
 import type { FsIo } from './fs-io.js';
-import { readFirstLine, readRunFile, tailRunFile } from './run-file-reader.js';
+import {
+  FILE_START,
+  markRunFileEnd,
+  type RunFileMark,
+  readFirstLine,
+  readRunFile,
+  readRunFileAfter,
+  tailRunFile,
+} from './run-file-reader.js';
+import { redactRunFileInPlace } from './run-file-redaction.js';
 import type { RunFileWriter } from './run-file-writer.js';
 import {
   dayComponents,
@@ -41,6 +53,8 @@ export interface FsRunStoreAdapterOptions {
   writer: RunFileWriter;
   durability: RunDurability;
   now: () => Date;
+  /** How a compare-and-append or a redaction waits for another process holding the run's lock. */
+  lock: FileLockOptions;
 }
 
 /** The fs run store adapter, plus what only a file store can do. */
@@ -52,16 +66,14 @@ export interface FsRunStoreAdapter extends RunStoreAdapter {
 }
 
 const RUN_SUFFIX = '.jsonl';
-/** Bytes read (and buffered for writing) per step when a run file is rewritten. */
-const REWRITE_CHUNK = 1024 * 1024;
+/** `sessions/locks/`: one lock file per run, held by compare-and-appends and redactions. */
+const LOCKS_DIR = [SESSIONS_DIR, 'locks'] as const;
 const YEAR = /^\d{4}$/;
 const TWO_DIGITS = /^\d{2}$/;
 /** How long a reader waits for the header of a run file another process has just created. */
 const HEADER_WAIT_MS = 2000;
 
 const EMPTY = Symbol('empty run file');
-/** Thrown inside a rewrite to abandon it when nothing needs replacing. */
-const UNCHANGED = Symbol('unchanged');
 type StoredHeader = RunHeader | null | typeof EMPTY;
 
 /** One day directory: its components and real path. */
@@ -92,9 +104,29 @@ function realDirectories(path: string, pattern: RegExp): string[] {
  * tolerant; listing reads only each file's first line.
  */
 export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRunStoreAdapter {
-  const { root, io, writer, durability, now } = options;
+  const { root, io, writer, durability, now, lock } = options;
   const fsyncDirectories = durability !== 'none';
   const paths = new Map<string, string>();
+  /**
+   * Where the last read of each run ended (a line boundary and the position there), tied to the
+   * file's identity: a later `readAfter` or compare-and-append reads on from there instead of
+   * from the start. Lines never move (appends go at the end, redaction rewrites in place).
+   */
+  const marks = new Map<string, { ino: number; mark: RunFileMark }>();
+  const remember = (runId: string, ino: number | undefined, mark: RunFileMark) => {
+    if (ino === undefined) return;
+    if (marks.size >= 4096 && !marks.has(runId)) marks.delete(marks.keys().next().value as string);
+    marks.set(runId, { ino, mark });
+  };
+  /** The remembered mark of a run at or before `position`, when it is of this very file. */
+  const markFor = (runId: string, ino: number | undefined, position: number): RunFileMark => {
+    const known = marks.get(runId);
+    return known !== undefined && known.ino === ino && known.mark.position <= position
+      ? known.mark
+      : FILE_START;
+  };
+  const lockPath = (runId: string) =>
+    join(root.directory(LOCKS_DIR, true) as string, `${runId}.lock`);
 
   /** Day directories, newest first, optionally limited to `[fromDay, toDay]` (YYYY/MM/DD). */
   const dayDirectories = (fromDay?: string, toDay?: string): DayDirectory[] => {
@@ -251,104 +283,18 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
   };
 
   /**
-   * Rewrites a run file through the redactor: streamed line by line into a temp file in the same
-   * directory (unchanged lines byte for byte), synced, renamed over the file, directory synced.
-   * If the file changes meanwhile (another process appends), nothing is replaced: CONFLICT.
+   * Redacts a run in place (see `redactRunFileInPlace`), then the cached full text of each of its
+   * tool outputs, replaced atomically.
    */
-  const rewriteRun = (path: string, redactor: StoredRedactor): RunRedactStats => {
-    const directory = dirname(path);
-    // Temp files of redactions that died before their rename hold scrubbed text; remove them.
-    sweepTempFiles(directory);
-    const stats: RunRedactStats = { changedLines: 0, droppedLines: 0, changedToolOutputs: 0 };
+  const redactRun = async (path: string, redactor: StoredRedactor): Promise<RunRedactStats> => {
+    // Temp files of journals that died before their rename; they hold only redacted bytes.
+    sweepTempFiles(dirname(path));
     const outputIds = new Set<string>();
-    const fd = io.openSync(path, READ_FLAGS);
-    let identity: { size: number; mtimeMs: number; ino: number };
-    try {
-      const stat = fs.fstatSync(fd);
-      identity = { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
-      let changed = false;
-      const newline = Buffer.from('\n');
-      replaceFileAtomic(
-        directory,
-        basename(path),
-        (write) => {
-          const pending: Buffer[] = [];
-          let pendingBytes = 0;
-          const emit = (bytes: Buffer) => {
-            pending.push(bytes);
-            pendingBytes += bytes.length;
-            if (pendingBytes >= REWRITE_CHUNK) {
-              write(Buffer.concat(pending));
-              pending.length = 0;
-              pendingBytes = 0;
-            }
-          };
-          const line = (bytes: Buffer, complete: boolean) => {
-            const text = bytes.toString('utf8');
-            const id = outputIdOf(text);
-            if (id !== undefined) outputIds.add(id);
-            const next = redactor.line(text);
-            if (next === null) {
-              stats.droppedLines++;
-              return;
-            }
-            if (next === text) emit(bytes);
-            else {
-              stats.changedLines++;
-              emit(Buffer.from(next, 'utf8'));
-            }
-            if (complete) emit(newline);
-          };
-          const chunk = Buffer.allocUnsafe(REWRITE_CHUNK);
-          let carry: Buffer[] = [];
-          for (let offset = 0; ; ) {
-            const read = io.readSync(fd, chunk, 0, REWRITE_CHUNK, offset);
-            if (read === 0) break;
-            offset += read;
-            let position = 0;
-            for (;;) {
-              const end = chunk.indexOf(0x0a, position);
-              if (end === -1 || end >= read) {
-                carry.push(Buffer.from(chunk.subarray(position, read)));
-                break;
-              }
-              line(Buffer.concat([...carry, chunk.subarray(position, end)]), true);
-              carry = [];
-              position = end + 1;
-            }
-          }
-          const tail = Buffer.concat(carry);
-          if (tail.length > 0) line(tail, false);
-          if (pendingBytes > 0) write(Buffer.concat(pending));
-          changed = stats.changedLines > 0 || stats.droppedLines > 0;
-          if (!changed) throw UNCHANGED;
-        },
-        () => {
-          let now: fs.Stats;
-          try {
-            now = fs.lstatSync(path);
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw UNCHANGED;
-            throw error;
-          }
-          if (
-            now.size !== identity.size ||
-            now.mtimeMs !== identity.mtimeMs ||
-            now.ino !== identity.ino
-          ) {
-            throw new EpisodicError({
-              code: 'CONFLICT',
-              message: `Run file ${root.relative(path)} changed while it was being redacted (another process is appending to it); nothing was replaced. Stop the writer of this run, then redact it again.`,
-              details: { path: root.relative(path) },
-            });
-          }
-        },
-      );
-    } catch (error) {
-      if (error !== UNCHANGED) throw error;
-    } finally {
-      io.closeSync(fd);
-    }
+    const changedLines = await redactRunFileInPlace(path, redactor, (text) => {
+      const id = outputIdOf(text);
+      if (id !== undefined) outputIds.add(id);
+    });
+    const stats: RunRedactStats = { changedLines, changedToolOutputs: 0 };
     const outputs = outputIds.size === 0 ? null : root.directory(TOOL_OUTPUT_DIR, false);
     if (outputs !== null) {
       sweepTempFiles(outputs);
@@ -367,6 +313,26 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       }
     }
     return stats;
+  };
+
+  /**
+   * The run's position now: the remembered mark moved on to the file's end. Also says whether a
+   * last line without its newline follows (an append will terminate it: one more entry).
+   */
+  const measure = (runId: string, path: string): { position: number; fragment: boolean } => {
+    const fd = io.openSync(path, READ_FLAGS);
+    try {
+      const { ino } = io.fstatSync(fd);
+      const { end, fragment } = markRunFileEnd(
+        io,
+        fd,
+        markFor(runId, ino, Number.MAX_SAFE_INTEGER),
+      );
+      remember(runId, ino, end);
+      return { position: end.position, fragment };
+    } finally {
+      io.closeSync(fd);
+    }
   };
 
   /** The file was deleted (by another process) since its path was cached. */
@@ -433,6 +399,24 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       redaction: true,
     },
 
+    async appendAt(runId, entries, expectedPosition) {
+      checkToolOutputIds(entries);
+      // Every compare-and-append of this run, in any process, holds its lock: the check and the
+      // write are one step. Plain appends do not take it; they only ever add at the end.
+      return withFileLock(lockPath(runId), lock, async () => {
+        const path = locate(runId);
+        let position = 0;
+        let fragment = false;
+        if (path !== null) {
+          await writer.drain(path);
+          ({ position, fragment } = measure(runId, path));
+        }
+        assertExpectedRunPosition(runId, position, expectedPosition);
+        const appended = await appendSlowly(runId, path, entries);
+        return { appended, position: position + appended + (fragment && appended > 0 ? 1 : 0) };
+      });
+    },
+
     append(runId, entries) {
       checkToolOutputIds(entries);
       const path = locate(runId, false);
@@ -448,7 +432,30 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       const path = locate(runId);
       if (path === null) return null;
       try {
-        return readRunFile(io, path, runId);
+        const { result, end, ino } = readRunFile(io, path, runId);
+        remember(runId, ino, end);
+        return result;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+
+    readAfter(runId, position) {
+      const path = locate(runId);
+      if (path === null) return null;
+      try {
+        for (let attempt = 0; ; attempt++) {
+          const known = marks.get(runId);
+          // A remembered mark is tried first; if the file turns out to be another one (deleted and
+          // started again), the read is repeated from the start.
+          const from = attempt === 0 ? markFor(runId, known?.ino, position) : FILE_START;
+          const read = readRunFileAfter(io, path, runId, from, position);
+          if (from !== FILE_START && (read.ino !== known?.ino || 'entries' in read)) continue;
+          if ('entries' in read) throw positionBeyondEnd(runId, position, read.entries);
+          remember(runId, read.ino, read.end);
+          return read.result;
+        }
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw error;
@@ -535,6 +542,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       if (path === null) return false;
       writer.forget(path);
       paths.delete(runId);
+      marks.delete(runId);
       try {
         fs.unlinkSync(path);
       } catch (error) {
@@ -550,7 +558,11 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     redact(runId, redactor) {
       const path = locate(runId);
       if (path === null) return null;
-      return writer.whenIdle(path, () => rewriteRun(path, redactor));
+      // The run's lock keeps compare-and-appends out while lines are rewritten; plain appends go on.
+      return withFileLock(lockPath(runId), lock, async () => {
+        await writer.drain(path);
+        return redactRun(path, redactor);
+      });
     },
 
     locate,

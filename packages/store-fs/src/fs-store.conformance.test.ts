@@ -4,12 +4,11 @@ import { createFsHarness } from './__fixtures__/fs-harness.js';
 describeStoreConformance('fs (durability run)', () => createFsHarness(), {
   runDamage: true,
   snapshotDamage: true,
+  runText: true,
+  crossProcess: true,
 });
 describeStoreConformance(
   'fs (durability always)',
   () => createFsHarness({ durability: 'always' }),
-  {
-    runDamage: true,
-    snapshotDamage: true,
-  },
+  { runDamage: true, snapshotDamage: true, runText: true, crossProcess: true },
 );

@@ -28,7 +28,10 @@ export interface FsStoreOptions {
   durability?: RunDurability;
   /** Dates run files whose `started_at` cannot be parsed, and ages lock files. @default () => new Date() */
   now?: () => Date;
-  /** How long a snapshot save waits for another process's lock on the same session. @default 10000 */
+  /**
+   * How long a snapshot save, a compare-and-append or a redaction waits for another process
+   * holding the same session's or run's lock. @default 10000
+   */
   lockTimeoutMs?: number;
   /** A lock from another host older than this is treated as abandoned. @default 30000 */
   staleLockMs?: number;
@@ -98,13 +101,22 @@ export function createFsStore(options?: FsStoreOptions): FsStore {
   const toolOutputs = root.directory(TOOL_OUTPUT_DIR, false);
   if (toolOutputs !== null) sweepTempFiles(toolOutputs);
   const writer = createRunFileWriter({ io, maxOpenFiles: checked.maxOpenFiles ?? 64 });
-  const runAdapter = createFsRunStoreAdapter({ root, io, writer, durability, now });
+  const lockTimeoutMs = checked.lockTimeoutMs ?? 10_000;
+  const staleLockMs = checked.staleLockMs ?? 30_000;
+  const runAdapter = createFsRunStoreAdapter({
+    root,
+    io,
+    writer,
+    durability,
+    now,
+    lock: { timeoutMs: lockTimeoutMs, staleMs: staleLockMs, now: () => now().getTime() },
+  });
   const sessionAdapter = createFsSessionStoreAdapter({
     root,
     durability,
     now,
-    lockTimeoutMs: checked.lockTimeoutMs ?? 10_000,
-    staleLockMs: checked.staleLockMs ?? 30_000,
+    lockTimeoutMs,
+    staleLockMs,
   });
   let closing: Promise<void> | undefined;
   const close = () => {

@@ -2,6 +2,9 @@ import { isUtf8 } from 'node:buffer';
 import {
   createRunReadCollector,
   createRunTailCollector,
+  isBlankRunLine,
+  type RunReadAfterResult,
+  type RunReadCollector,
   type RunReadResult,
   type RunTailResult,
   runLineExcerpt,
@@ -34,65 +37,190 @@ function decodeLine(
   return { text, invalidUtf8: !isUtf8(bytes.subarray(start, end)) };
 }
 
-/** Reads a whole run file tolerantly, in 1 MiB chunks, decoding line by line. */
-export function readRunFile(io: FsIo, path: string, runId: string): RunReadResult {
+/** Where a scan of a run file starts (or ended): a line boundary and what lies before it. */
+export interface RunFileMark {
+  /** Byte offset just after the last complete line before it (0: the start of the file). */
+  offset: number;
+  /** How many lines (blank ones included) lie before it. */
+  line: number;
+  /** How many entries (complete, non-blank lines) lie before it: the run's position there. */
+  position: number;
+}
+
+/** The start of a file. */
+export const FILE_START: RunFileMark = { offset: 0, line: 0, position: 0 };
+
+/**
+ * Scans a run file from `start` to its end, line by line: `onLine` gets every complete line, and
+ * the last line when it has no newline yet (`complete` false). Returns the mark after the last
+ * complete line. Lines are decoded only when `onLine` asks for text (`decode` true) or to tell a
+ * blank line from an entry; a line starting with `{` is an entry without decoding.
+ */
+function scanRunFile(
+  io: FsIo,
+  fd: number,
+  start: RunFileMark,
+  onLine: (bytes: Buffer, begin: number, end: number, mark: RunFileMark, complete: boolean) => void,
+): RunFileMark {
+  const mark = { ...start };
+  const chunk = Buffer.allocUnsafe(READ_CHUNK);
+  let carry: Buffer[] = [];
+  let carryLength = 0;
+  let offset = start.offset;
+  for (;;) {
+    const read = io.readSync(fd, chunk, 0, READ_CHUNK, offset);
+    if (read === 0) break;
+    let position = 0;
+    while (position < read) {
+      const newline = chunk.indexOf(NEWLINE, position);
+      if (newline === -1 || newline >= read) {
+        const rest = Buffer.from(chunk.subarray(position, read));
+        carry.push(rest);
+        carryLength += rest.length;
+        break;
+      }
+      if (carryLength > 0) {
+        carry.push(chunk.subarray(position, newline));
+        const line = Buffer.concat(carry);
+        carry = [];
+        carryLength = 0;
+        onLine(line, 0, line.length, mark, true);
+      } else {
+        onLine(chunk, position, newline, mark, true);
+      }
+      mark.offset = offset + newline + 1;
+      position = newline + 1;
+    }
+    offset += read;
+  }
+  if (carryLength > 0) {
+    const line = Buffer.concat(carry);
+    onLine(line, 0, line.length, mark, false);
+  }
+  return mark;
+}
+
+/** True when a stored line is an entry (not blank); decodes only lines not starting with `{`. */
+function isEntry(bytes: Buffer, begin: number, end: number, lineNumber: number): boolean {
+  if (end > begin && bytes[begin] === 0x7b) return true;
+  return !isBlankRunLine(bytes.toString('utf8', begin, end), lineNumber === 1);
+}
+
+/** Feeds one line to a collector, reporting a line that is not valid UTF-8 as damaged. */
+function feedLine(
+  collector: RunReadCollector,
+  bytes: Buffer,
+  begin: number,
+  end: number,
+  lineNumber: number,
+  byteOffset: number,
+  complete: boolean,
+): void {
+  const { text, invalidUtf8 } = decodeLine(bytes, begin, end);
+  if (invalidUtf8) {
+    collector.error(
+      {
+        line: lineNumber,
+        byteOffset,
+        message: 'the line is not valid UTF-8',
+        excerpt: runLineExcerpt(text),
+      },
+      complete,
+    );
+    return;
+  }
+  collector.line(text, lineNumber, byteOffset, complete);
+}
+
+/**
+ * Reads a whole run file tolerantly, in 1 MiB chunks, decoding line by line. Returns the result
+ * and the mark after its last complete line (where a later `readRunFileAfter` can start).
+ */
+export function readRunFile(
+  io: FsIo,
+  path: string,
+  runId: string,
+): { result: RunReadResult; end: RunFileMark; ino: number | undefined } {
   const collector = createRunReadCollector(runId);
   const fd = io.openSync(path, READ_FLAGS);
   try {
-    const chunk = Buffer.allocUnsafe(READ_CHUNK);
-    let carry: Buffer[] = [];
-    let carryLength = 0;
-    let offset = 0;
-    let lineNumber = 0;
-    let lineStart = 0;
-    const emit = (bytes: Buffer, start: number, end: number) => {
-      lineNumber++;
-      const { text, invalidUtf8 } = decodeLine(bytes, start, end);
-      if (invalidUtf8) {
-        collector.error({
-          line: lineNumber,
-          byteOffset: lineStart,
-          message: 'the line is not valid UTF-8',
-          excerpt: runLineExcerpt(text),
-        });
-        return;
+    const { ino } = io.fstatSync(fd);
+    const end = scanRunFile(io, fd, FILE_START, (bytes, begin, stop, mark, complete) => {
+      const lineNumber = mark.line + 1;
+      feedLine(collector, bytes, begin, stop, lineNumber, mark.offset, complete);
+      if (complete) {
+        mark.line = lineNumber;
+        mark.position = collector.position;
       }
-      collector.line(text, lineNumber, lineStart);
-    };
-    for (;;) {
-      const read = io.readSync(fd, chunk, 0, READ_CHUNK, offset);
-      if (read === 0) break;
-      let position = 0;
-      while (position < read) {
-        const newline = chunk.indexOf(NEWLINE, position);
-        if (newline === -1 || newline >= read) {
-          const rest = Buffer.from(chunk.subarray(position, read));
-          carry.push(rest);
-          carryLength += rest.length;
-          break;
-        }
-        if (carryLength > 0) {
-          carry.push(chunk.subarray(position, newline));
-          const line = Buffer.concat(carry);
-          carry = [];
-          carryLength = 0;
-          emit(line, 0, line.length);
-        } else {
-          emit(chunk, position, newline);
-        }
-        lineStart = offset + newline + 1;
-        position = newline + 1;
-      }
-      offset += read;
-    }
-    if (carryLength > 0) {
-      const line = Buffer.concat(carry);
-      emit(line, 0, line.length);
-    }
+    });
+    return { result: collector.result(), end, ino };
   } finally {
     io.closeSync(fd);
   }
-  return collector.result();
+}
+
+/**
+ * Reads what follows entry `position` of a run file. `from` is a known mark at or before it (the
+ * file start, or where an earlier read ended): the lines between are only counted, never parsed.
+ * Returns null when the file holds fewer than `position` entries; otherwise the result (an
+ * incomplete last line is left for a later read) and the mark after the last complete line.
+ */
+export function readRunFileAfter(
+  io: FsIo,
+  path: string,
+  runId: string,
+  from: RunFileMark,
+  position: number,
+):
+  | { result: RunReadAfterResult; end: RunFileMark; ino: number | undefined }
+  | { entries: number; ino: number | undefined } {
+  const collector = createRunReadCollector(runId, position);
+  const fd = io.openSync(path, READ_FLAGS);
+  try {
+    const { ino } = io.fstatSync(fd);
+    const end = scanRunFile(io, fd, from, (bytes, begin, stop, mark, complete) => {
+      const lineNumber = mark.line + 1;
+      if (mark.position < position) {
+        if (!complete) return;
+        mark.line = lineNumber;
+        if (isEntry(bytes, begin, stop, lineNumber)) mark.position++;
+        return;
+      }
+      feedLine(collector, bytes, begin, stop, lineNumber, mark.offset, complete);
+      if (complete) {
+        mark.line = lineNumber;
+        mark.position = collector.position;
+      }
+    });
+    if (end.position < position) return { entries: end.position, ino };
+    return { result: collector.resultAfter(), end, ino };
+  } finally {
+    io.closeSync(fd);
+  }
+}
+
+/**
+ * Counts the entries of an open run file from `from` to its end. Returns the mark after the last
+ * complete line and whether an incomplete last line that is not blank follows it (an append will
+ * terminate it, making it one more entry).
+ */
+export function markRunFileEnd(
+  io: FsIo,
+  fd: number,
+  from: RunFileMark,
+): { end: RunFileMark; fragment: boolean } {
+  let fragment = false;
+  const end = scanRunFile(io, fd, from, (bytes, begin, stop, mark, complete) => {
+    const lineNumber = mark.line + 1;
+    const entry = isEntry(bytes, begin, stop, lineNumber);
+    if (!complete) {
+      fragment = entry;
+      return;
+    }
+    mark.line = lineNumber;
+    if (entry) mark.position++;
+  });
+  return { end, fragment };
 }
 
 /**

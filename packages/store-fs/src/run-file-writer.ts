@@ -41,12 +41,8 @@ export interface RunFileWriter {
   append(path: string, buffers: readonly Buffer[], sync: boolean): Promise<void> | undefined;
   /** Closes the file's descriptor once its queue is empty (the file is being deleted). */
   forget(path: string): void;
-  /**
-   * Waits until no append to the file is queued, closes its descriptor and runs `action`
-   * synchronously, so nothing of this writer interleaves with it and the next append opens the
-   * file anew (the action may replace it).
-   */
-  whenIdle<T>(path: string, action: () => T): Promise<T>;
+  /** Resolves once every append to the file queued so far is written (the descriptor stays open). */
+  drain(path: string): Promise<void>;
   /** Waits for queued appends, then closes every descriptor. */
   close(): Promise<void>;
 }
@@ -175,6 +171,17 @@ export function createRunFileWriter({
     return register(path, io.openSync(path, APPEND_FLAGS), undefined);
   };
 
+  const drain = async (path: string): Promise<void> => {
+    for (;;) {
+      const file = files.get(path);
+      if (file === undefined || (file.queue.length === 0 && !file.scheduled)) return;
+      // An empty item resolves once everything queued before it is written.
+      await new Promise<void>((resolve, reject) => {
+        file.queue.push({ buffers: [], sync: false, resolve, reject });
+      }).catch(() => undefined);
+    }
+  };
+
   return {
     create(path) {
       if (files.has(path)) {
@@ -227,20 +234,7 @@ export function createRunFileWriter({
       if (file.queue.length === 0 && !file.scheduled) closeFile(path, file);
       else file.closeWhenIdle = true;
     },
-    async whenIdle(path, action) {
-      for (;;) {
-        const file = files.get(path);
-        if (file === undefined) return action();
-        if (file.queue.length === 0 && !file.scheduled) {
-          closeFile(path, file);
-          return action();
-        }
-        // An empty item resolves once everything queued before it is written.
-        await new Promise<void>((resolve, reject) => {
-          file.queue.push({ buffers: [], sync: false, resolve, reject });
-        }).catch(() => undefined);
-      }
-    },
+    drain,
     async close() {
       closed = true;
       // Queued flushes run as microtasks; let them finish before closing descriptors.

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { EpisodicError, type RunRecord, toolOutputRefFor } from '@episodic/core';
+import { type RunRecord, toolOutputRefFor } from '@episodic/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { temporaryDirectory } from './__fixtures__/fs-harness.js';
-import { createFsStore, type FsIo, type FsStore, nodeFsIo } from './index.js';
+import { createFsStore, type FsIo, type FsStore } from './index.js';
 
 const RUN_ID = '2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f';
 const TS = '2026-02-03T12:00:00.000Z';
@@ -80,54 +80,73 @@ describe('redacting a run file', () => {
     expect(await store.readToolOutput('call_1')).toBe('[REDACTED]');
   });
 
-  it('replaces nothing when the file changes during the rewrite (another writer): CONFLICT', async () => {
-    let path = '';
-    let armed = false;
-    const io: FsIo = {
-      ...nodeFsIo,
-      readSync(fd, buffer, offset, length, position) {
-        if (armed) {
-          armed = false;
-          // Another process appends while the redaction reads.
-          fs.appendFileSync(path, `${JSON.stringify(event(99))}\n`);
-        }
-        return nodeFsIo.readSync(fd, buffer, offset, length, position);
-      },
-    };
-    const { store } = open(io);
+  it('loses nothing another writer appends through a descriptor it keeps open', async () => {
+    const { store, root } = open();
+    // A second store is another writer (as another process would be): it keeps its own
+    // descriptor of the run file open across the redaction.
+    const other = createFsStore({ root, durability: 'run' });
+    cleanups.push(() => other.close());
     await store.runs.append(RUN_ID, [header, event(0, `key ${SECRET}`)]);
-    path = (await store.locateRun(RUN_ID)) as string;
+    await other.runs.append(RUN_ID, [event(1)]);
+    const path = (await store.locateRun(RUN_ID)) as string;
     const inode = fs.statSync(path).ino;
-    armed = true;
-    let caught: unknown;
-    try {
-      await store.runs.redact(RUN_ID);
-    } catch (error) {
-      caught = error;
-    }
-    expect(EpisodicError.hasCode(caught, 'CONFLICT')).toBe(true);
-    expect(fs.statSync(path).ino).toBe(inode);
-    expect(fs.readFileSync(path, 'utf8')).toContain(SECRET);
-    expect(fs.readdirSync(dirname(path)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
-    // Run again once the writer is done: it goes through, and the other writer's record is kept.
+    const size = fs.statSync(path).size;
     expect((await store.runs.redact(RUN_ID)).changedLines).toBe(1);
-    expect((await store.runs.read(RUN_ID)).records.map((record) => record.seq)).toEqual([
-      undefined,
-      0,
-      99,
-    ]);
+    // In place: the same file, the same size, every line where it was.
+    expect(fs.statSync(path).ino).toBe(inode);
+    expect(fs.statSync(path).size).toBe(size);
+    await other.runs.append(RUN_ID, [event(2)]);
+    const read = await store.runs.read(RUN_ID);
+    expect(read.errors).toEqual([]);
+    expect(read.records.map((record) => record.seq)).toEqual([undefined, 0, 1, 2]);
+    expect(fs.readFileSync(path, 'utf8')).not.toContain(SECRET);
   });
 
-  it('sweeps temp files of dead redactions and leaves an unchanged run untouched', async () => {
+  it('finishes a redaction a crash interrupted after its journal was written', async () => {
+    const { store } = open();
+    await store.runs.append(RUN_ID, [header, event(0, `key ${SECRET}`), event(1)]);
+    const path = (await store.locateRun(RUN_ID)) as string;
+    const text = fs.readFileSync(path, 'utf8');
+    const line = `${JSON.stringify(event(0, `key ${SECRET}`))}`;
+    const offset = Buffer.byteLength(text.slice(0, text.indexOf(line)));
+    const patched = Buffer.alloc(Buffer.byteLength(line), ' ');
+    patched.write(JSON.stringify(event(0, 'key [REDACTED:aws_key]')));
+    const { ino, size } = fs.statSync(path);
+    // What the journal holds when the process dies before changing a byte of the run file.
+    fs.writeFileSync(
+      `${path}.redact`,
+      JSON.stringify({ ino, size, patches: [[offset, patched.toString('base64')]] }),
+    );
+    // The next redaction replays it first (no finding is left for it to count).
+    expect(await store.runs.redact(RUN_ID)).toMatchObject({ changedLines: 0, replacements: 0 });
+    expect(fs.existsSync(`${path}.redact`)).toBe(false);
+    expect(fs.readFileSync(path, 'utf8')).not.toContain(SECRET);
+    const read = await store.runs.read(RUN_ID);
+    expect(read.errors).toEqual([]);
+    expect(read.records[1]).toEqual(event(0, 'key [REDACTED:aws_key]'));
+  });
+
+  it('drops a journal written for another file, and leaves an unchanged run untouched', async () => {
     const { store } = open();
     await store.runs.append(RUN_ID, [header, event(0)]);
     const path = (await store.locateRun(RUN_ID)) as string;
-    const orphan = join(dirname(path), `.${RUN_ID}.jsonl.999999999.abcdef012345.tmp`);
-    fs.writeFileSync(orphan, 'half a redaction');
+    const orphan = join(dirname(path), `.${RUN_ID}.jsonl.redact.999999999.abcdef012345.tmp`);
+    fs.writeFileSync(orphan, 'half a journal');
+    fs.writeFileSync(
+      `${path}.redact`,
+      JSON.stringify({
+        ino: -1,
+        size: 0,
+        patches: [[0, Buffer.from('garbage').toString('base64')]],
+      }),
+    );
+    const before = fs.readFileSync(path);
     const inode = fs.statSync(path).ino;
     expect(await store.runs.redact(RUN_ID)).toMatchObject({ changedLines: 0, replacements: 0 });
     expect(fs.existsSync(orphan)).toBe(false);
+    expect(fs.existsSync(`${path}.redact`)).toBe(false);
     expect(fs.statSync(path).ino).toBe(inode);
+    expect(fs.readFileSync(path).equals(before)).toBe(true);
     const listed = await store.runs.list();
     expect(listed).toMatchObject({ errors: [], runs: [{ runId: RUN_ID }] });
   });

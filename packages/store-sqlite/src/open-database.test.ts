@@ -71,13 +71,18 @@ describe('openSqliteDatabase', () => {
         (match) => match[1] as string,
       );
       for (const name of names) {
-        expect(name, `${file}: name transaction functions *Transaction`).toMatch(/Transaction$/);
+        // Writing transactions are *Transaction and IMMEDIATE; read-only ones (one consistent
+        // snapshot over several statements) are *Snapshot and DEFERRED, and never write.
+        expect(name, `${file}: name transaction functions *Transaction or *Snapshot`).toMatch(
+          /(Transaction|Snapshot)$/,
+        );
+        const mode = name.endsWith('Snapshot') ? '.deferred' : '.immediate';
         const calls = [...text.matchAll(new RegExp(`\\b${name}(\\.\\w+)?\\(`, 'g'))].map(
           (match) => match[1],
         );
         expect(calls.length, `${file}: ${name} is never called`).toBeGreaterThan(0);
         for (const call of calls)
-          expect(call, `${file}: ${name} must be called with .immediate()`).toBe('.immediate');
+          expect(call, `${file}: ${name} must be called with ${mode}()`).toBe(mode);
       }
       const inline = [
         ...text.matchAll(/database\s*\.transaction\([\s\S]*?\n\s*\}\)\s*\n?\s*\.(\w+)\(/g),

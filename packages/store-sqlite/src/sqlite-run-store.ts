@@ -1,9 +1,11 @@
 import {
+  assertExpectedRunPosition,
   createRunReadCollector,
   createRunTailCollector,
   finishRunList,
   matchesRunListFilter,
   planRunAppend,
+  positionBeyondEnd,
   type RunDurability,
   type RunHeader,
   type RunListError,
@@ -51,6 +53,12 @@ export function createSqliteRunStoreAdapter(
   const records = database.prepare(
     'SELECT seq, json FROM episodic_run_records WHERE run_id = ? ORDER BY seq',
   );
+  const recordsAfter = database.prepare(
+    'SELECT seq, json FROM episodic_run_records WHERE run_id = ? AND seq > ? ORDER BY seq',
+  );
+  const recordCount = database
+    .prepare('SELECT record_count FROM episodic_runs WHERE run_id = ?')
+    .pluck();
   const recordsFromEnd = database.prepare(
     'SELECT seq, json FROM episodic_run_records WHERE run_id = ? ORDER BY seq DESC',
   );
@@ -62,9 +70,6 @@ export function createSqliteRunStoreAdapter(
   const updateRecord = database.prepare(
     'UPDATE episodic_run_records SET json = ? WHERE run_id = ? AND seq = ?',
   );
-  const deleteRecord = database.prepare(
-    'DELETE FROM episodic_run_records WHERE run_id = ? AND seq = ?',
-  );
   const updateHeader = database.prepare(
     'UPDATE episodic_runs SET header_json = ? WHERE run_id = ?',
   );
@@ -75,8 +80,14 @@ export function createSqliteRunStoreAdapter(
     return text === undefined ? undefined : readRunHeaderLine(text);
   };
 
+  const positionOf = (runId: string): number => (recordCount.get(runId) as number | undefined) ?? 0;
+
   const appendTransaction = database.transaction(
-    (runId: string, entries: readonly RunRecordEntry[]) => {
+    (runId: string, entries: readonly RunRecordEntry[], expectedPosition?: number) => {
+      // Under the IMMEDIATE transaction's write lock: no other process appends in between.
+      if (expectedPosition !== undefined) {
+        assertExpectedRunPosition(runId, positionOf(runId), expectedPosition);
+      }
       const toWrite = planRunAppend(runId, storedHeader(runId), entries);
       if (toWrite.length === 0) return 0;
       const first = toWrite[0] as RunRecordEntry;
@@ -96,27 +107,46 @@ export function createSqliteRunStoreAdapter(
     (runId: string, redactor: StoredRedactor): RunRedactStats | null => {
       const storedHeader = header.get(runId) as string | undefined;
       if (storedHeader === undefined) return null;
-      const stats: RunRedactStats = { changedLines: 0, droppedLines: 0, changedToolOutputs: 0 };
+      const stats: RunRedactStats = { changedLines: 0, changedToolOutputs: 0 };
       const rows = records.all(runId) as Array<{ seq: number; json: string }>;
-      let nextHeader: string | null = storedHeader;
+      let nextHeader = storedHeader;
       for (const row of rows) {
         const next = redactor.line(row.json);
         // The header is stored twice (its record row and header_json): the same text, redacted once.
         if (row.json === storedHeader) nextHeader = next;
         if (next === row.json) continue;
-        if (next === null) {
-          deleteRecord.run(runId, row.seq);
-          stats.droppedLines++;
-        } else {
-          updateRecord.run(next, runId, row.seq);
-          stats.changedLines++;
-        }
+        updateRecord.run(next, runId, row.seq);
+        stats.changedLines++;
       }
       if (!rows.some((row) => row.json === storedHeader)) nextHeader = redactor.line(storedHeader);
-      if (nextHeader !== null && nextHeader !== storedHeader) updateHeader.run(nextHeader, runId);
+      if (nextHeader !== storedHeader) updateHeader.run(nextHeader, runId);
       return stats;
     },
   );
+  // A run's position is its row count: every stored row is one entry (rows are written whole, so
+  // there is no torn last line, and only a damaged import could hold a blank one).
+  const readSnapshot = database.transaction((runId: string) => {
+    const end = recordCount.get(runId) as number | undefined;
+    if (end === undefined) return null;
+    const collector = createRunReadCollector(runId);
+    for (const row of records.iterate(runId) as Iterable<{ seq: number; json: string }>) {
+      collector.line(row.json, row.seq);
+    }
+    return { ...collector.result(), position: end };
+  });
+  const readAfterSnapshot = database.transaction((runId: string, position: number) => {
+    const end = recordCount.get(runId) as number | undefined;
+    if (end === undefined) return null;
+    if (position > end) throw positionBeyondEnd(runId, position, end);
+    const collector = createRunReadCollector(runId, position);
+    for (const row of recordsAfter.iterate(runId, position) as Iterable<{
+      seq: number;
+      json: string;
+    }>) {
+      collector.line(row.json, row.seq);
+    }
+    return { ...collector.resultAfter(), position: end };
+  });
   const removeTransaction = database.transaction((runId: string) => {
     deleteRecords.run(runId);
     return deleteRun.run(runId).changes > 0;
@@ -134,13 +164,16 @@ export function createSqliteRunStoreAdapter(
     append(runId, entries) {
       return appendTransaction.immediate(runId, entries);
     },
+    appendAt(runId, entries, expectedPosition) {
+      const appended = appendTransaction.immediate(runId, entries, expectedPosition);
+      return { appended, position: expectedPosition + appended };
+    },
     read(runId) {
-      if (header.get(runId) === undefined) return null;
-      const collector = createRunReadCollector(runId);
-      for (const row of records.iterate(runId) as Iterable<{ seq: number; json: string }>) {
-        collector.line(row.json, row.seq);
-      }
-      return collector.result();
+      return readSnapshot.deferred(runId);
+    },
+    readAfter(runId, position) {
+      // One snapshot for the count and the rows: a deferred transaction reads both consistently.
+      return readAfterSnapshot.deferred(runId, position);
     },
     tail(runId, count) {
       if (header.get(runId) === undefined) return null;
@@ -176,7 +209,7 @@ export function createSqliteRunStoreAdapter(
     },
     redact(runId, redactor) {
       const stats = redactTransaction.immediate(runId, redactor);
-      if (stats !== null && (stats.changedLines > 0 || stats.droppedLines > 0)) {
+      if (stats !== null && stats.changedLines > 0) {
         truncateWal(database);
       }
       return stats;

@@ -2,13 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeStoreConformance } from '@episodic/core/testing';
+import { buildWorker } from '../test/reliability/build-worker.js';
+import { startWorker } from '../test/reliability/worker-process.js';
 import { createSqliteStore } from './sqlite-store.js';
+
+/** The bundled child of the cross-process cases, built once for this file. */
+let child: Promise<string> | undefined;
 
 describeStoreConformance(
   'sqlite',
   () => {
     const directory = mkdtempSync(join(tmpdir(), 'episodic-sqlite-'));
-    const store = createSqliteStore({ filename: join(directory, 'episodic.db') });
+    const filename = join(directory, 'episodic.db');
+    const store = createSqliteStore({ filename });
     const database = store.database;
     const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
     // Raw damage is written straight into the tables: each stored row is one line of a run file.
@@ -52,11 +58,18 @@ describeStoreConformance(
             .run(sessionId, decode(bytes));
         },
       },
+      runInChild: async (task) => {
+        child ??= buildWorker('conformance-child');
+        const worker = startWorker(await child, [JSON.stringify({ filename, task })]);
+        const { code, stderr } = await worker.exited;
+        if (code !== 0) throw new Error(`conformance child exited with ${code}: ${stderr}`);
+        return JSON.parse(worker.lines.at(-1) as string);
+      },
       close: async () => {
         await store.close();
         rmSync(directory, { recursive: true, force: true });
       },
     };
   },
-  { runDamage: true, snapshotDamage: true },
+  { runDamage: true, snapshotDamage: true, crossProcess: true },
 );

@@ -82,9 +82,7 @@ export const redact: CommandHandler = ledgerCommand(async (context) => {
         write(styles.dim('Stored runs and snapshots were left as they are (--runs none).\n'));
         return;
       }
-      const changedRuns = runs.filter(
-        (run) => run.changedLines + run.droppedLines + run.changedToolOutputs > 0,
-      );
+      const changedRuns = runs.filter((run) => run.changedLines + run.changedToolOutputs > 0);
       const changedSessions = sessions.filter((session) => session.changed);
       write(
         `Scrubbed (${scrub.mode ?? 'secrets'}) ${changedRuns.length} of ${runs.length} stored run${runs.length === 1 ? '' : 's'} and ${changedSessions.length} of ${sessions.length} session snapshot${sessions.length === 1 ? '' : 's'} the events came from.\n`,

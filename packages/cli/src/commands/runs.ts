@@ -400,10 +400,10 @@ export const redact: CommandHandler = async (context) => {
     render: (write) => {
       if (context.globals.quiet) return;
       const styles = createStyles(context.globals.color);
-      const changed = run.changed_lines + run.dropped_lines + run.changed_tool_outputs > 0;
+      const changed = run.changed_lines + run.changed_tool_outputs > 0;
       write(
         changed
-          ? `${styles.green('Redacted')} run ${runId} (${run.mode}): ${run.replacements} replacement${run.replacements === 1 ? '' : 's'} in ${run.changed_lines} line${run.changed_lines === 1 ? '' : 's'}${run.dropped_lines > 0 ? `, ${run.dropped_lines} unreadable line${run.dropped_lines === 1 ? '' : 's'} removed` : ''}${run.changed_tool_outputs > 0 ? `, ${run.changed_tool_outputs} cached tool output${run.changed_tool_outputs === 1 ? '' : 's'}` : ''}.\n`
+          ? `${styles.green('Redacted')} run ${runId} (${run.mode}): ${run.replacements} replacement${run.replacements === 1 ? '' : 's'} in ${run.changed_lines} line${run.changed_lines === 1 ? '' : 's'}${run.changed_tool_outputs > 0 ? `, ${run.changed_tool_outputs} cached tool output${run.changed_tool_outputs === 1 ? '' : 's'}` : ''}.\n`
           : `Nothing to redact in run ${runId} (${run.mode}).\n`,
       );
     },

@@ -10,7 +10,6 @@ export const runRedactionSchema = z.object({
   /** Stored lines rewritten. */
   changed_lines: z.number().int().nonnegative(),
   /** Lines removed (content mode drops lines that are not JSON). */
-  dropped_lines: z.number().int().nonnegative(),
   /** Cached full tool outputs rewritten (fs store). */
   changed_tool_outputs: z.number().int().nonnegative(),
   /** Detector findings (secrets) or string values (content) replaced. */

@@ -158,6 +158,56 @@ export interface GuardResult<T> {
   readonly findings: ContentFinding[];
 }
 
+/** True when `text`, stored under `key`, is a credential as a whole (e.g. `password: "…"`). */
+function isCredentialValue(
+  credentialRule: ContentRule | undefined,
+  text: string,
+  key: string | undefined,
+): credentialRule is ContentRule {
+  return (
+    credentialRule !== undefined &&
+    key !== undefined &&
+    isCredentialKey(key) &&
+    looksLikeCredentialValue(text) &&
+    !text.startsWith('[REDACTED')
+  );
+}
+
+/**
+ * Chooses the text that replaces one finding: `ruleId` found `original`. The default is the typed
+ * placeholder (`[REDACTED:aws_key]`).
+ */
+export type PlaceholderChooser = (ruleId: string, original: string) => string;
+
+/**
+ * Redacts one string value stored under `key` exactly as `guardJsonValue` with `redact` does (a
+ * credential under a credential key as a whole, detector matches as spans), each finding replaced
+ * by `choose(ruleId, original)`. Returns the text (`text` itself when nothing was found) and the
+ * number of findings.
+ */
+export function redactStringValue(
+  text: string,
+  key: string | undefined,
+  options: ContentGuardOptions,
+  choose: PlaceholderChooser = placeholderFor,
+): { text: string; findings: number } {
+  const rules = activeRules(options);
+  const credentialRule = rules.find((rule) => rule.id === 'credential');
+  if (isCredentialValue(credentialRule, text, key)) {
+    return { text: choose(credentialRule.id, text), findings: 1 };
+  }
+  const spans = findSpans(text, rules);
+  if (spans.length === 0) return { text, findings: 0 };
+  let output = '';
+  let cursor = 0;
+  for (const span of spans) {
+    output +=
+      text.slice(cursor, span.start) + choose(span.rule.id, text.slice(span.start, span.end));
+    cursor = span.end;
+  }
+  return { text: output + text.slice(cursor), findings: spans.length };
+}
+
 /**
  * Scans every string in a JSON value (object keys name the field; a string under a credential
  * key such as `password` or `api_key` is a `credential` finding). With `redact`, returns a copy in
@@ -174,13 +224,7 @@ export function guardJsonValue<T>(
   const redact = options.redact === true;
 
   const visitString = (text: string, path: ReadonlyArray<string | number>, key?: string) => {
-    if (
-      credentialRule !== undefined &&
-      key !== undefined &&
-      isCredentialKey(key) &&
-      looksLikeCredentialValue(text) &&
-      !text.startsWith('[REDACTED')
-    ) {
+    if (isCredentialValue(credentialRule, text, key)) {
       findings.push({
         rule: 'credential',
         kind: credentialRule.kind,

@@ -207,6 +207,7 @@ describe('the task lifecycle', () => {
           latency_ms: 800,
         },
       ],
+      next_offset: null,
     });
 
     // 6. Complete.
@@ -479,14 +480,14 @@ describe('the task lifecycle', () => {
   });
 
   it('never reports success when storing failed, and a retry then succeeds', async () => {
-    const { lifecycle, runAdapter, artifactAdapter, runs } = setup();
-    runAdapter.failing.add('append');
+    const { lifecycle, runAdapter, artifactAdapter, runs, artifacts } = setup();
+    runAdapter.failing.add('appendAt');
     await rejection(lifecycle.createTask(rateLimiting), 'STORAGE_ERROR');
     runAdapter.failing.clear();
     expect((await runs.list()).runs).toEqual([]);
 
     const { id } = await lifecycle.createTask(rateLimiting);
-    runAdapter.failing.add('append');
+    runAdapter.failing.add('appendAt');
     const error = await rejection(
       lifecycle.addStep({
         episode_id: id,
@@ -502,20 +503,32 @@ describe('the task lifecycle', () => {
     expect((await lifecycle.getTimeline({ episode_id: id })).step_count).toBe(0);
     await planThenCode(lifecycle, id);
 
-    // The artifact store fails: the completion is not recorded.
-    artifactAdapter.failing.add('upsertArtifact');
+    // The run store fails: the task is not completed, and the retry is clean.
     const complete = { episode_id: id, outcome_type: 'success', verdict: 'done' } as const;
-    await rejection(lifecycle.completeTask(complete), 'STORAGE_ERROR');
-    expect((await lifecycle.getTask({ episode_id: id })).outcome).toBeNull();
-    artifactAdapter.failing.clear();
-
-    // The run store fails after the artifacts were stored: still not completed; the retry is clean.
-    runAdapter.failing.add('append');
+    runAdapter.failing.add('appendAt');
     await rejection(lifecycle.completeTask(complete), 'STORAGE_ERROR');
     runAdapter.failing.clear();
     expect((await lifecycle.getTask({ episode_id: id })).outcome).toBeNull();
+
+    // The artifact store fails after the run recorded the one completion: the call fails (never
+    // a success with patterns missing), and the same completion retried stores them.
+    artifactAdapter.failing.add('upsertArtifact');
+    await rejection(lifecycle.completeTask(complete), 'STORAGE_ERROR');
+    artifactAdapter.failing.clear();
+    expect((await lifecycle.getTask({ episode_id: id })).outcome?.type).toBe('success');
+    expect((await artifacts.list({ kind: 'reflection' })).artifacts).toEqual([]);
+    // Another outcome cannot take its place…
+    await rejection(
+      lifecycle.completeTask({ episode_id: id, outcome_type: 'failure', reason: 'late' }),
+      'CONFLICT',
+    );
+    // …and the same one, retried, finishes storing what was learned.
     const done = await lifecycle.completeTask(complete);
     expect(done.outcome?.type).toBe('success');
+    expect((await artifacts.list({ kind: 'reflection' })).artifacts).toHaveLength(1);
+    expect((await artifacts.list({ kind: 'pattern' })).artifacts.length).toBe(done.patterns.length);
+    // Once everything is stored, completing again is a CONFLICT like any other.
+    await rejection(lifecycle.completeTask(complete), 'CONFLICT');
     expect((await lifecycle.getTimeline({ episode_id: id })).step_count).toBe(2);
 
     // A failing delete leaves the task readable, and a retry finishes it.
@@ -651,4 +664,142 @@ describe('the task lifecycle', () => {
     expect(error.message).toContain('1000 steps');
     expect((await lifecycle.getTimeline({ episode_id: id })).step_count).toBe(1_000);
   }, 60_000);
+});
+
+describe('the task lifecycle with several writers on one store', () => {
+  /** Several lifecycles (as separate processes would have) over the same stores. */
+  function writers(count: number) {
+    const first = setup();
+    const others = Array.from({ length: count - 1 }, () =>
+      createTaskLifecycle({ ...first.options, generateId: () => globalThis.crypto.randomUUID() }),
+    );
+    return { ...first, lifecycles: [first.lifecycle, ...others] };
+  }
+
+  const step = (id: string, stepNumber: number, tool = 'tool') => ({
+    episode_id: id,
+    step_number: stepNumber,
+    tool,
+    action: `step ${stepNumber}`,
+    result: { type: 'success' as const },
+  });
+
+  it('acknowledges each step number once, stored in increasing order, whoever writes it', async () => {
+    const { lifecycles, runs } = writers(4);
+    const { id } = (await lifecycles[0]?.createTask(rateLimiting)) ?? { id: '' };
+    const acknowledged: Array<{ writer: number; step: number }> = [];
+    // Every writer tries every step number 1..25, all at once.
+    await Promise.all(
+      lifecycles.map(async (lifecycle, writer) => {
+        for (let number = 1; number <= 25; number++) {
+          try {
+            await lifecycle.addStep(step(id, number, `writer-${writer}`));
+            acknowledged.push({ writer, step: number });
+          } catch (error) {
+            expect((error as EpisodicError).code).toBe('CONFLICT');
+          }
+        }
+      }),
+    );
+    const numbers = acknowledged.map((ack) => ack.step).sort((left, right) => left - right);
+    expect(new Set(numbers).size).toBe(numbers.length);
+    const stored = (await lifecycles[1]?.getTask({ episode_id: id }))?.steps ?? [];
+    expect(stored).toHaveLength(acknowledged.length);
+    const order = stored.map((entry) => entry.step_number);
+    expect(order).toEqual([...order].sort((left, right) => left - right));
+    // Each acknowledged step is stored exactly as its writer sent it.
+    for (const ack of acknowledged) {
+      expect(stored.find((entry) => entry.step_number === ack.step)?.tool).toBe(
+        `writer-${ack.writer}`,
+      );
+    }
+    // The run's event seqs stay unique too.
+    const read = await runs.read(id);
+    const seqs = read.records.flatMap((record) =>
+      record.type === 'agent.event' ? [record.seq as number] : [],
+    );
+    expect(new Set(seqs).size).toBe(seqs.length);
+  });
+
+  it('lets exactly one completion win; every other gets CONFLICT and no step follows it', async () => {
+    const { lifecycles } = writers(4);
+    const { id } = (await lifecycles[0]?.createTask(rateLimiting)) ?? { id: '' };
+    await lifecycles[1]?.addStep(step(id, 1));
+    const outcomes = await Promise.allSettled(
+      lifecycles.flatMap((lifecycle, writer) => [
+        writer % 2 === 0
+          ? lifecycle.completeTask({
+              episode_id: id,
+              outcome_type: 'success',
+              verdict: `w${writer}`,
+            })
+          : lifecycle.completeTask({
+              episode_id: id,
+              outcome_type: 'failure',
+              reason: `w${writer}`,
+            }),
+        lifecycle.addStep(step(id, 2 + writer)),
+      ]),
+    );
+    const completions = outcomes.filter((_, index) => index % 2 === 0);
+    const won = completions.filter((outcome) => outcome.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const outcome of completions) {
+      if (outcome.status === 'rejected') expect(outcome.reason.code).toBe('CONFLICT');
+    }
+    const winner = (won[0] as PromiseFulfilledResult<{ outcome: unknown; steps: unknown[] }>).value;
+    const task = await lifecycles[3]?.getTask({ episode_id: id });
+    expect(task?.outcome).toEqual(winner.outcome);
+    // Steps that were acknowledged are exactly the ones the completion saw: none after it.
+    const stepsAcknowledged = outcomes.filter(
+      (outcome, index) => index % 2 === 1 && outcome.status === 'fulfilled',
+    ).length;
+    expect(task?.steps).toHaveLength(1 + stepsAcknowledged);
+    expect(winner.steps).toHaveLength(1 + stepsAcknowledged);
+  });
+
+  it('reads only what was appended since its last call, never the whole run again', async () => {
+    const { lifecycle, runAdapter } = setup();
+    const { id } = await lifecycle.createTask(rateLimiting);
+    const readsAfter: number[] = [];
+    const original = runAdapter.adapter.readAfter.bind(runAdapter.adapter);
+    (runAdapter.adapter as { readAfter: RunStoreAdapter['readAfter'] }).readAfter = (
+      runId,
+      position,
+    ) => {
+      readsAfter.push(position);
+      return original(runId, position);
+    };
+    runAdapter.calls.length = 0;
+    for (let number = 1; number <= 20; number++) await lifecycle.addStep(step(id, number));
+    await lifecycle.getTimeline({ episode_id: id, offset: 10, limit: 5 });
+    expect(runAdapter.calls).not.toContain('read');
+    // Each call continues where the previous one ended (3 records created the task).
+    expect(readsAfter).toEqual(Array.from({ length: 21 }, (_, index) => 3 + index));
+  });
+
+  it('pages the timeline with offset and limit', async () => {
+    const { lifecycle } = setup();
+    const { id } = await lifecycle.createTask(rateLimiting);
+    for (let number = 1; number <= 12; number++) await lifecycle.addStep(step(id, number * 10));
+    const first = await lifecycle.getTimeline({ episode_id: id, limit: 5 });
+    expect(first.timeline.map((entry) => entry.step_number)).toEqual([10, 20, 30, 40, 50]);
+    expect(first).toMatchObject({ step_count: 12, next_offset: 5 });
+    const last = await lifecycle.getTimeline({ episode_id: id, offset: 10, limit: 5 });
+    expect(last.timeline.map((entry) => entry.step_number)).toEqual([110, 120]);
+    expect(last.next_offset).toBeNull();
+    expect((await lifecycle.getTimeline({ episode_id: id, offset: 50 })).timeline).toEqual([]);
+    for (const bad of [
+      { offset: -1 },
+      { limit: 0 },
+      { limit: 1001 },
+      { offset: 1.5 },
+      { page: 2 },
+    ]) {
+      await rejection(
+        lifecycle.getTimeline({ episode_id: id, ...bad } as never),
+        'VALIDATION_ERROR',
+      );
+    }
+  });
 });

@@ -20,19 +20,21 @@ import {
   type TaskOutcome,
   type TaskStep,
   type TaskTimeline,
+  type TaskTimelineInput,
   taskIdInputSchema,
+  taskTimelineInputSchema,
 } from '../schema/task.js';
 import type { ArtifactStore, DeleteEpisodeReceipt } from '../store/artifact-store.js';
-import type { RunStore } from '../store/run-store.js';
+import { jsonEqual, type RunStore } from '../store/run-store.js';
 import { frozenJsonCopy } from '../util/json.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import { EPISODIC_SERVER_INFO } from '../version.js';
 import { createKeyedQueue } from './keyed-queue.js';
 import {
-  type StoredTask,
+  createTaskFold,
   TASK_COMPLETED_EVENT,
   TASK_STEP_EVENT,
-  taskFromRun,
+  type TaskFold,
   timelineOf,
 } from './task-records.js';
 
@@ -91,8 +93,11 @@ export interface TaskLifecycle {
   completeTask(input: CompleteTaskInput): Promise<TaskEpisode>;
   /** `get_episode`: the task with its steps, outcome, reflection, reward and patterns. */
   getTask(input: TaskIdInput): Promise<TaskEpisode>;
-  /** `get_episode_timeline`: the steps in order, with the duration and outcome once ended. */
-  getTimeline(input: TaskIdInput): Promise<TaskTimeline>;
+  /**
+   * `get_episode_timeline`: the steps in order (one page with `offset`/`limit`), with the duration
+   * and outcome once ended.
+   */
+  getTimeline(input: TaskTimelineInput): Promise<TaskTimeline>;
   /**
    * `delete_episode`: deletes the task's run and its artifact associations (an artifact goes only
    * when no other episode remains). Needs `confirm: true` (`CONFIRMATION_REQUIRED`).
@@ -112,7 +117,7 @@ const storeSchema = <Value>(methods: string[], what: string) =>
   );
 
 const optionsSchema = z.strictObject({
-  runs: storeSchema<RunStore>(['append', 'read', 'delete'], 'a RunStore (see createRunStore)'),
+  runs: storeSchema<RunStore>(['append', 'readAfter', 'delete'], 'a RunStore (see createRunStore)'),
   artifacts: storeSchema<ArtifactStore>(
     ['upsert', 'deleteEpisode', 'setEpisodeMetadata'],
     'an ArtifactStore (see createArtifactStore)',
@@ -161,11 +166,50 @@ function outcomeOf(input: z.output<typeof completeTaskInputSchema>): TaskOutcome
   }
 }
 
+/** How many tasks' folded state one lifecycle keeps (the least recently used is dropped). */
+const VIEW_CACHE_SIZE = 256;
+/** How often a step or completion re-reads and decides again after losing a race. */
+const MAX_ATTEMPTS = 200;
+
+/** What this lifecycle knows of one task: its run folded up to `position`. */
+interface TaskView {
+  readonly fold: TaskFold;
+  position: number;
+}
+
+/** True for the `CONFLICT` of a compare-and-append that lost the race to another writer. */
+function lostRace(error: unknown): boolean {
+  return (
+    EpisodicError.hasCode(error, 'CONFLICT') &&
+    typeof (error as EpisodicError).details?.expectedPosition === 'number'
+  );
+}
+
+function tooBusy(episodeId: string, attempts: number): EpisodicError {
+  return new EpisodicError({
+    code: 'CONFLICT',
+    message: `Task episode ${episodeId} kept changing underneath this call: ${attempts} attempts each lost the race to another writer. Nothing was recorded by this call; retry it.`,
+    details: { episode_id: episodeId, attempts },
+  });
+}
+
+/** A short random pause after a few lost races, so competing writers stop colliding in step. */
+function pause(attempt: number): Promise<void> {
+  if (attempt < 3) return Promise.resolve();
+  const ms = Math.random() * Math.min(50, attempt * 2);
+  return new Promise((resolve) => globalThis.setTimeout(resolve, ms));
+}
+
 /**
  * Creates the task lifecycle. A task episode IS a run: its id is a UUIDv4 run id and its history
  * is stored as run records (see `task-records.ts`), so it shows up in run listings and replays.
- * Calls on one task are serialized within this instance; the stores are the only state, so a new
- * instance (or process) sees every task.
+ *
+ * Every step and the completion is a compare-and-append at the position this lifecycle last read:
+ * when another writer (another instance, process or machine on the same store) appended first, it
+ * reads only what was added (`readAfter`), decides again and retries. So step numbers increase in
+ * storage order, exactly one completion wins (every other gets `CONFLICT`) and no step is stored
+ * after it, for any number of writers, and each call costs the new records, not the whole run.
+ * Calls on one task are also serialized within this instance.
  */
 export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycle {
   const checked = parseInput(optionsSchema, options, 'task lifecycle options');
@@ -175,6 +219,7 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
   const generateId = checked.generateId ?? (() => globalThis.crypto.randomUUID());
   const qualityGate = checked.qualityGate;
   const queue = createKeyedQueue();
+  const views = new Map<string, TaskView>();
 
   const timestamp = (): string => {
     const date = now();
@@ -192,16 +237,92 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
     return id.toLowerCase();
   };
 
-  /** Reads a task; `NOT_FOUND` when the run does not exist or is not a task episode. */
-  const load = async (episodeId: string): Promise<StoredTask> => {
-    let read: Awaited<ReturnType<RunStore['read']>>;
+  const keep = (episodeId: string, view: TaskView): void => {
+    views.delete(episodeId);
+    views.set(episodeId, view);
+    if (views.size > VIEW_CACHE_SIZE) views.delete(views.keys().next().value as string);
+  };
+
+  /**
+   * The task's view, brought up to date with what was appended since it was last read (all of
+   * the run the first time). `NOT_FOUND` when the run does not exist or is not a task episode.
+   */
+  const sync = async (episodeId: string): Promise<TaskView> => {
+    let view = views.get(episodeId);
+    for (;;) {
+      try {
+        const after = await runs.readAfter(episodeId, view?.position ?? 0);
+        view ??= { fold: createTaskFold(episodeId), position: 0 };
+        view.fold.apply(after.records, after.errors.length);
+        view.position = after.position;
+        keep(episodeId, view);
+        view.fold.state();
+        return view;
+      } catch (error) {
+        if (
+          EpisodicError.hasCode(error, 'NOT_FOUND') &&
+          !(error as EpisodicError).details?.episode_id
+        ) {
+          views.delete(episodeId);
+          throw notFound(episodeId);
+        }
+        // Shorter than the view: the run was deleted and started again. Read it afresh.
+        if (EpisodicError.hasCode(error, 'CONFLICT') && view !== undefined) {
+          views.delete(episodeId);
+          view = undefined;
+          continue;
+        }
+        throw error;
+      }
+    }
+  };
+
+  /**
+   * Appends `records` where `view` ends. True when they were stored (the view then includes
+   * them), false when another writer appended first (the caller syncs and decides again).
+   */
+  const appendAt = async (
+    episodeId: string,
+    view: TaskView,
+    records: RunRecord[],
+  ): Promise<boolean> => {
     try {
-      read = await runs.read(episodeId);
+      const receipt = await runs.append(episodeId, records, { expectedPosition: view.position });
+      view.fold.apply(records);
+      view.position = receipt.position as number;
+      return true;
     } catch (error) {
-      if (EpisodicError.hasCode(error, 'NOT_FOUND')) throw notFound(episodeId);
+      if (lostRace(error)) return false;
       throw error;
     }
-    return taskFromRun(read);
+  };
+
+  /** Stores what a completion learned: each pattern and the reflection, as artifacts. */
+  const storeLearning = async (
+    episodeId: string,
+    outcomeType: TaskOutcome['type'],
+    learning: Pick<ReturnType<typeof runLearningCycle>, 'patterns' | 'reward' | 'reflection'>,
+  ): Promise<void> => {
+    const ref = taskEpisodeRef(episodeId);
+    for (const pattern of learning.patterns) {
+      await artifacts.upsert({
+        key: pattern.key,
+        kind: 'pattern',
+        content: pattern,
+        episodes: [ref],
+      });
+    }
+    await artifacts.upsert({
+      key: reflectionKey(episodeId),
+      kind: 'reflection',
+      content: {
+        episode_id: episodeId,
+        outcome_type: outcomeType,
+        reward_score: learning.reward.reward_score,
+        reflection: learning.reflection,
+      },
+      episodes: [ref],
+    });
   };
 
   const episodeIdOf = (input: unknown, schema: z.ZodType, subject: string) =>
@@ -252,8 +373,17 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
         // the other order could leave a task nobody knows the id of.
         if (metadata !== undefined)
           await artifacts.setEpisodeMetadata(taskEpisodeRef(id), metadata);
-        await runs.append(id, records);
-        return (await load(id)).task;
+        // At position 0: a task is created once, never over a run that exists.
+        const view: TaskView = { fold: createTaskFold(id), position: 0 };
+        if (!(await appendAt(id, view, records))) {
+          throw new EpisodicError({
+            code: 'CONFLICT',
+            message: `A run with the new task episode id ${id} already exists; nothing was written. Check that generateId returns fresh ids, then retry.`,
+            details: { episode_id: id },
+          });
+        }
+        keep(id, view);
+        return view.fold.task().task;
       });
     },
 
@@ -265,49 +395,54 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
           ? undefined
           : frozenJsonCopy(request.parameters, 'add_episode_step input');
       return queue.run(episodeId, async () => {
-        const { task, nextEventSeq } = await load(episodeId);
-        if (task.outcome !== null) throw alreadyCompleted(task, `step ${request.step_number}`);
-        const last = task.steps.at(-1);
-        if (last !== undefined && request.step_number <= last.step_number) {
-          throw new EpisodicError({
-            code: 'CONFLICT',
-            message: `Task episode ${episodeId} already has step ${last.step_number}, so step_number ${request.step_number} cannot be added; step numbers increase. Use step_number ${last.step_number + 1} or higher.`,
-            details: {
-              episode_id: episodeId,
-              step_number: request.step_number,
-              last_step_number: last.step_number,
-            },
-          });
-        }
-        if (task.steps.length >= TASK_MAX_STEPS) {
-          throw invalidField(
-            'add_episode_step input',
-            'step_number',
-            request.step_number,
-            `cannot be added: task episode ${episodeId} already has ${TASK_MAX_STEPS} steps, the limit. Complete it and start a new task episode`,
-          );
-        }
-        const ts = timestamp();
-        const step: TaskStep = {
-          step_number: request.step_number,
-          timestamp: ts,
-          tool: request.tool,
-          action: request.action,
-          ...(parameters === undefined ? {} : { parameters }),
-          ...(request.result === undefined ? {} : { result: request.result }),
-          ...(request.latency_ms === undefined ? {} : { latency_ms: request.latency_ms }),
-        };
-        const { timestamp: _timestamp, ...fields } = step;
-        await runs.append(episodeId, [
-          {
+        for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+          const view = await sync(episodeId);
+          const state = view.fold.state();
+          if (state.completed) {
+            throw alreadyCompleted(view.fold.task(false).task, `step ${request.step_number}`);
+          }
+          const last = state.lastStepNumber;
+          if (last !== null && request.step_number <= last) {
+            throw new EpisodicError({
+              code: 'CONFLICT',
+              message: `Task episode ${episodeId} already has step ${last}, so step_number ${request.step_number} cannot be added; step numbers increase. Use step_number ${last + 1} or higher.`,
+              details: {
+                episode_id: episodeId,
+                step_number: request.step_number,
+                last_step_number: last,
+              },
+            });
+          }
+          if (state.stepCount >= TASK_MAX_STEPS) {
+            throw invalidField(
+              'add_episode_step input',
+              'step_number',
+              request.step_number,
+              `cannot be added: task episode ${episodeId} already has ${TASK_MAX_STEPS} steps, the limit. Complete it and start a new task episode`,
+            );
+          }
+          const ts = timestamp();
+          const step: TaskStep = {
+            step_number: request.step_number,
+            timestamp: ts,
+            tool: request.tool,
+            action: request.action,
+            ...(parameters === undefined ? {} : { parameters }),
+            ...(request.result === undefined ? {} : { result: request.result }),
+            ...(request.latency_ms === undefined ? {} : { latency_ms: request.latency_ms }),
+          };
+          const { timestamp: _timestamp, ...fields } = step;
+          const record: RunRecord = {
             type: 'agent.event',
             run_id: episodeId,
             ts,
-            seq: nextEventSeq,
+            seq: state.nextEventSeq,
             event: { type: TASK_STEP_EVENT, ...fields },
-          },
-        ]);
-        return step;
+          };
+          if (await appendAt(episodeId, view, [record])) return step;
+          await pause(attempt);
+        }
+        throw tooBusy(episodeId, MAX_ATTEMPTS);
       });
     },
 
@@ -316,94 +451,104 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
       const request = parseInput(completeTaskInputSchema, input, 'complete_episode input');
       const outcome = outcomeOf(request);
       return queue.run(episodeId, async () => {
-        const { task, nextEventSeq } = await load(episodeId);
-        if (task.outcome !== null) throw alreadyCompleted(task, 'another outcome');
-        const endTime = timestamp();
-        const learning = runLearningCycle(
-          {
-            task_description: task.task_description,
-            task_type: task.task_type,
-            context: task.context,
-            steps: task.steps,
-            outcome,
-            start_time: task.start_time,
-            end_time: endTime,
-          },
-          qualityGate === undefined ? undefined : { qualityGate },
-        );
-        const ref = taskEpisodeRef(episodeId);
-        // Artifacts first: upserts are idempotent, so if writing the run fails below, a retried
-        // completion repeats them harmlessly; the other order could complete a task whose patterns
-        // were never stored, and a retry would then be a CONFLICT.
-        for (const pattern of learning.patterns) {
-          await artifacts.upsert({
-            key: pattern.key,
-            kind: 'pattern',
-            content: pattern,
-            episodes: [ref],
-          });
+        for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+          const view = await sync(episodeId);
+          const { task, nextEventSeq } = view.fold.task();
+          if (task.outcome !== null) {
+            // A retry of this very completion whose artifacts were not all stored (the run was
+            // written first) finishes storing them; any other completion is a CONFLICT.
+            if (
+              task.reward !== null &&
+              task.reflection !== null &&
+              jsonEqual(task.outcome, outcome) &&
+              (await artifacts.get(reflectionKey(episodeId))) === null
+            ) {
+              await storeLearning(episodeId, task.outcome.type, {
+                patterns: task.patterns,
+                reward: task.reward,
+                reflection: task.reflection,
+              });
+              return task;
+            }
+            throw alreadyCompleted(task, 'another outcome');
+          }
+          const endTime = timestamp();
+          const learning = runLearningCycle(
+            {
+              task_description: task.task_description,
+              task_type: task.task_type,
+              context: task.context,
+              steps: task.steps,
+              outcome,
+              start_time: task.start_time,
+              end_time: endTime,
+            },
+            qualityGate === undefined ? undefined : { qualityGate },
+          );
+          const completion: RunRecord = {
+            type: 'agent.event',
+            run_id: episodeId,
+            ts: endTime,
+            seq: nextEventSeq,
+            event: {
+              type: TASK_COMPLETED_EVENT,
+              outcome,
+              reward: learning.reward,
+              reflection: learning.reflection,
+              patterns: learning.patterns,
+              quality_gate: learning.qualityGate,
+            },
+          };
+          const final = outcome.type === 'failure' ? outcome.reason : outcome.verdict;
+          const terminal: RunRecord[] =
+            outcome.type === 'failure'
+              ? [
+                  {
+                    type: 'run.error',
+                    run_id: episodeId,
+                    ts: endTime,
+                    error: { name: 'TaskFailure', message: outcome.reason },
+                  },
+                  {
+                    type: 'run.status',
+                    run_id: episodeId,
+                    ts: endTime,
+                    status: 'error',
+                    message: outcome.reason,
+                  },
+                  { type: 'run.end', run_id: episodeId, ts: endTime, outcome: 'error', final },
+                ]
+              : [
+                  { type: 'run.status', run_id: episodeId, ts: endTime, status: 'completed' },
+                  { type: 'run.end', run_id: episodeId, ts: endTime, outcome: 'completed', final },
+                ];
+          // The run first: it is where the one completion is decided. The artifacts follow; if
+          // storing them fails, the same completion retried stores them (see above).
+          if (await appendAt(episodeId, view, [completion, ...terminal])) {
+            await storeLearning(episodeId, outcome.type, learning);
+            return view.fold.task().task;
+          }
+          await pause(attempt);
         }
-        await artifacts.upsert({
-          key: `reflection:${episodeId}`,
-          kind: 'reflection',
-          content: {
-            episode_id: episodeId,
-            outcome_type: outcome.type,
-            reward_score: learning.reward.reward_score,
-            reflection: learning.reflection,
-          },
-          episodes: [ref],
-        });
-        const completion: RunRecord = {
-          type: 'agent.event',
-          run_id: episodeId,
-          ts: endTime,
-          seq: nextEventSeq,
-          event: {
-            type: TASK_COMPLETED_EVENT,
-            outcome,
-            reward: learning.reward,
-            reflection: learning.reflection,
-            patterns: learning.patterns,
-            quality_gate: learning.qualityGate,
-          },
-        };
-        const final = outcome.type === 'failure' ? outcome.reason : outcome.verdict;
-        const terminal: RunRecord[] =
-          outcome.type === 'failure'
-            ? [
-                {
-                  type: 'run.error',
-                  run_id: episodeId,
-                  ts: endTime,
-                  error: { name: 'TaskFailure', message: outcome.reason },
-                },
-                {
-                  type: 'run.status',
-                  run_id: episodeId,
-                  ts: endTime,
-                  status: 'error',
-                  message: outcome.reason,
-                },
-                { type: 'run.end', run_id: episodeId, ts: endTime, outcome: 'error', final },
-              ]
-            : [
-                { type: 'run.status', run_id: episodeId, ts: endTime, status: 'completed' },
-                { type: 'run.end', run_id: episodeId, ts: endTime, outcome: 'completed', final },
-              ];
-        await runs.append(episodeId, [completion, ...terminal]);
-        return (await load(episodeId)).task;
+        throw tooBusy(episodeId, MAX_ATTEMPTS);
       });
     },
 
     async getTask(input) {
       const episodeId = episodeIdOf(input, taskIdInputSchema, 'get_episode input');
-      return (await load(episodeId)).task;
+      return queue.run(episodeId, async () => (await sync(episodeId)).fold.task().task);
     },
 
     async getTimeline(input) {
-      const episodeId = episodeIdOf(input, taskIdInputSchema, 'get_episode_timeline input');
-      return timelineOf((await load(episodeId)).task);
+      const request = parseInput(taskTimelineInputSchema, input, 'get_episode_timeline input');
+      const episodeId = request.episode_id.toLowerCase();
+      return queue.run(episodeId, async () => {
+        const { fold } = await sync(episodeId);
+        const { stepCount } = fold.state();
+        const offset = request.offset ?? 0;
+        const steps = fold.steps(offset, request.limit ?? TASK_MAX_STEPS);
+        return timelineOf(fold.task(false).task, steps, offset, stepCount);
+      });
     },
 
     async deleteTask(input) {
@@ -421,13 +566,14 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
       }
       parseInput(deleteTaskInputSchema, input, 'delete_episode input');
       return queue.run(episodeId, async () => {
-        await load(episodeId);
+        await sync(episodeId);
         // Associations first: if deleting the run fails, a retry finds the task and finishes;
         // the other order could leave associations to a task that no longer exists.
         const receipt: DeleteEpisodeReceipt = await artifacts.deleteEpisode(
           taskEpisodeRef(episodeId),
         );
         const deleted = await runs.delete(episodeId);
+        views.delete(episodeId);
         if (!deleted) throw notFound(episodeId);
         return {
           episode_id: episodeId,
@@ -437,4 +583,9 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
       });
     },
   };
+}
+
+/** The key of a task's reflection artifact. */
+function reflectionKey(episodeId: string): string {
+  return `reflection:${episodeId}`;
 }

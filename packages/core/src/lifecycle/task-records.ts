@@ -80,93 +80,180 @@ function notATask(runId: string): EpisodicError {
   });
 }
 
+/** What a task fold knows without copying its steps: enough to decide the next step or completion. */
+export interface TaskFoldState {
+  readonly stepCount: number;
+  /** The step number of the last step stored, or null before the first. */
+  readonly lastStepNumber: number | null;
+  /** True once the completion was read. */
+  readonly completed: boolean;
+  /** The next `agent.event` seq of the run. */
+  readonly nextEventSeq: number;
+}
+
 /**
- * Rebuilds a task episode from its run. Tolerant like every run reader: damaged lines were already
- * reported by the store and are skipped here, as are step events that do not parse. A run without
- * a task `run.start` is `NOT_FOUND` (it is not a task episode); a task whose `run.start` is
- * unreadable is `CORRUPT_DATA`.
+ * A task episode folded from its run's records as they are read, so a caller that keeps the fold
+ * reads only what was appended since (`RunStore.readAfter`). Tolerant like every run reader:
+ * damaged lines were reported by the store and only counted here, as are step events that do not
+ * parse; steps after the completion are ignored.
  */
-export function taskFromRun(read: RunReadResult): StoredTask {
-  const { runId, records } = read;
+export interface TaskFold {
+  readonly runId: string;
+  /** Folds the next records (and counts the damaged lines met with them). */
+  apply(records: readonly RunRecord[], damagedLines?: number): void;
+  /**
+   * The state so far. `NOT_FOUND` when the run is not a task episode (it has no task
+   * `run.start`); `CORRUPT_DATA` when the record that starts it is damaged.
+   */
+  state(): TaskFoldState;
+  /**
+   * The task episode so far (with the same errors as `state`). With `withSteps` false its `steps`
+   * are left empty, so nothing is copied (read them with `steps()`).
+   */
+  task(withSteps?: boolean): StoredTask;
+  /** Steps `offset` to `offset + limit` (storage order) without copying the others. */
+  steps(offset: number, limit: number): readonly TaskStep[];
+}
+
+/** Creates an empty fold for the task episode stored as run `runId`. */
+export function createTaskFold(runId: string): TaskFold {
+  let sawFirst = false;
+  let header = false;
+  let headerSessionId: string | undefined;
+  let damaged = 0;
   let start: RunRecord | undefined;
   let task: z.infer<typeof runStartTaskSchema> | undefined;
   const steps: TaskStep[] = [];
   let completed: { ts: string; event: z.infer<typeof completedEventSchema> } | undefined;
   let nextEventSeq = 0;
 
-  for (const record of records) {
-    if (record.type === 'run.start' && start === undefined) {
-      start = record;
-      const parsed = runStartTaskSchema.safeParse((record as { task?: unknown }).task);
-      if (parsed.success) task = parsed.data;
-      continue;
+  const check = () => {
+    if (start === undefined) {
+      if (!header || damaged > 0) {
+        throw new EpisodicError({
+          code: 'CORRUPT_DATA',
+          message: `Task episode ${runId} cannot be read: the record that starts it is damaged (${damaged} damaged line(s)). Inspect the run with "episodic runs show ${runId}".`,
+          details: { episode_id: runId, damaged_lines: damaged },
+        });
+      }
+      throw notATask(runId);
     }
-    if (record.type !== 'agent.event') continue;
-    const { seq, ts, event } = record as { seq?: unknown; ts?: unknown; event?: unknown };
-    if (typeof seq === 'number' && Number.isInteger(seq) && seq >= nextEventSeq) {
-      nextEventSeq = seq + 1;
-    }
-    if (typeof ts !== 'string') continue;
-    const type = (event as { type?: unknown } | null)?.type;
-    if (type === TASK_STEP_EVENT && completed === undefined) {
-      const parsed = stepEventSchema.safeParse(event);
-      if (!parsed.success) continue;
-      const { type: _type, ...fields } = parsed.data;
-      steps.push({
-        step_number: fields.step_number,
-        timestamp: ts,
-        tool: fields.tool,
-        action: fields.action,
-        ...(fields.parameters === undefined ? {} : { parameters: fields.parameters }),
-        ...(fields.result === undefined ? {} : { result: fields.result }),
-        ...(fields.latency_ms === undefined ? {} : { latency_ms: fields.latency_ms }),
-      });
-    } else if (type === TASK_COMPLETED_EVENT && completed === undefined) {
-      const parsed = completedEventSchema.safeParse(event);
-      if (parsed.success) completed = { ts, event: parsed.data };
-    }
-  }
-
-  if (start === undefined) {
-    if (read.header === null || read.errors.length > 0) {
-      throw new EpisodicError({
-        code: 'CORRUPT_DATA',
-        message: `Task episode ${runId} cannot be read: the record that starts it is damaged (${read.errors.length} damaged line(s)). Inspect the run with "episodic runs show ${runId}".`,
-        details: { episode_id: runId, errors: read.errors.slice(0, 5) },
-      });
-    }
-    throw notATask(runId);
-  }
-  if (task === undefined) throw notATask(runId);
-  const startRecord = start as { ts: string; input?: { text?: unknown }; session_id?: unknown };
-  const description = typeof startRecord.input?.text === 'string' ? startRecord.input.text : '';
-  const sessionId =
-    typeof startRecord.session_id === 'string' ? startRecord.session_id : read.header?.session_id;
+    if (task === undefined) throw notATask(runId);
+    return { start, task };
+  };
 
   return {
-    nextEventSeq,
-    task: {
-      id: runId,
-      task_description: description,
-      task_type: task.task_type,
-      context: task.context,
-      ...(task.metadata === undefined ? {} : { metadata: task.metadata }),
-      ...(sessionId === undefined ? {} : { session_id: sessionId }),
-      start_time: startRecord.ts,
-      end_time: completed?.ts ?? null,
-      steps,
-      outcome: completed?.event.outcome ?? null,
-      reflection: completed?.event.reflection ?? null,
-      reward: completed?.event.reward ?? null,
-      reward_score: completed?.event.reward.reward_score ?? null,
-      patterns: completed?.event.patterns ?? [],
-      quality_gate: completed?.event.quality_gate ?? null,
+    runId,
+    apply(records, damagedLines = 0) {
+      damaged += damagedLines;
+      for (const record of records) {
+        if (!sawFirst) {
+          sawFirst = true;
+          header = record.type === 'header';
+          const session = (record as { session_id?: unknown }).session_id;
+          if (header && typeof session === 'string') headerSessionId = session;
+        }
+        if (record.type === 'run.start' && start === undefined) {
+          start = record;
+          const parsed = runStartTaskSchema.safeParse((record as { task?: unknown }).task);
+          if (parsed.success) task = parsed.data;
+          continue;
+        }
+        if (record.type !== 'agent.event') continue;
+        const { seq, ts, event } = record as { seq?: unknown; ts?: unknown; event?: unknown };
+        if (typeof seq === 'number' && Number.isInteger(seq) && seq >= nextEventSeq) {
+          nextEventSeq = seq + 1;
+        }
+        if (typeof ts !== 'string') continue;
+        const type = (event as { type?: unknown } | null)?.type;
+        if (type === TASK_STEP_EVENT && completed === undefined) {
+          const parsed = stepEventSchema.safeParse(event);
+          if (!parsed.success) continue;
+          const { type: _type, ...fields } = parsed.data;
+          steps.push({
+            step_number: fields.step_number,
+            timestamp: ts,
+            tool: fields.tool,
+            action: fields.action,
+            ...(fields.parameters === undefined ? {} : { parameters: fields.parameters }),
+            ...(fields.result === undefined ? {} : { result: fields.result }),
+            ...(fields.latency_ms === undefined ? {} : { latency_ms: fields.latency_ms }),
+          });
+        } else if (type === TASK_COMPLETED_EVENT && completed === undefined) {
+          const parsed = completedEventSchema.safeParse(event);
+          if (parsed.success) completed = { ts, event: parsed.data };
+        }
+      }
+    },
+    state() {
+      check();
+      return {
+        stepCount: steps.length,
+        lastStepNumber: steps.at(-1)?.step_number ?? null,
+        completed: completed !== undefined,
+        nextEventSeq,
+      };
+    },
+    task(withSteps = true) {
+      const { start: first, task: stored } = check();
+      const startRecord = first as {
+        ts: string;
+        input?: { text?: unknown };
+        session_id?: unknown;
+      };
+      const description = typeof startRecord.input?.text === 'string' ? startRecord.input.text : '';
+      const sessionId =
+        typeof startRecord.session_id === 'string' ? startRecord.session_id : headerSessionId;
+      return {
+        nextEventSeq,
+        task: {
+          id: runId,
+          task_description: description,
+          task_type: stored.task_type,
+          context: stored.context,
+          ...(stored.metadata === undefined ? {} : { metadata: stored.metadata }),
+          ...(sessionId === undefined ? {} : { session_id: sessionId }),
+          start_time: startRecord.ts,
+          end_time: completed?.ts ?? null,
+          steps: withSteps ? steps.slice() : [],
+          outcome: completed?.event.outcome ?? null,
+          reflection: completed?.event.reflection ?? null,
+          reward: completed?.event.reward ?? null,
+          reward_score: completed?.event.reward.reward_score ?? null,
+          patterns: completed?.event.patterns ?? [],
+          quality_gate: completed?.event.quality_gate ?? null,
+        },
+      };
+    },
+    steps(offset, limit) {
+      check();
+      return steps.slice(offset, offset + limit);
     },
   };
 }
 
-/** The timeline of a task episode: its steps in order, and the duration and outcome once ended. */
-export function timelineOf(task: TaskEpisode): TaskTimeline {
+/**
+ * Rebuilds a task episode from a whole run (see `createTaskFold`). A run without a task
+ * `run.start` is `NOT_FOUND` (it is not a task episode); a task whose `run.start` is unreadable is
+ * `CORRUPT_DATA`.
+ */
+export function taskFromRun(read: RunReadResult): StoredTask {
+  const fold = createTaskFold(read.runId);
+  fold.apply(read.records, read.errors.length);
+  return fold.task();
+}
+
+/**
+ * The timeline of a task episode: `steps` (the page starting at step `offset` of `stepCount`, all
+ * of them by default) in order, and the duration and outcome once ended.
+ */
+export function timelineOf(
+  task: TaskEpisode,
+  steps: readonly TaskStep[] = task.steps,
+  offset = 0,
+  stepCount = task.steps.length,
+): TaskTimeline {
+  const end = offset + steps.length;
   return {
     episode_id: task.id,
     task_description: task.task_description,
@@ -174,9 +261,9 @@ export function timelineOf(task: TaskEpisode): TaskTimeline {
     end_time: task.end_time,
     duration_seconds:
       task.end_time === null ? null : secondsBetween(task.start_time, task.end_time),
-    step_count: task.steps.length,
+    step_count: stepCount,
     outcome: task.outcome?.type ?? null,
-    timeline: task.steps.map((step) => ({
+    timeline: steps.map((step) => ({
       step_number: step.step_number,
       timestamp: step.timestamp,
       tool: step.tool,
@@ -184,5 +271,6 @@ export function timelineOf(task: TaskEpisode): TaskTimeline {
       result_type: step.result?.type ?? 'pending',
       latency_ms: step.latency_ms ?? null,
     })),
+    next_offset: end < stepCount ? end : null,
   };
 }

@@ -231,11 +231,37 @@ export const completeTaskInputSchema = z
   );
 export type CompleteTaskInput = z.input<typeof completeTaskInputSchema>;
 
-/** `get_episode` and `get_episode_timeline`: name one task episode. */
+/** `get_episode`: name one task episode. */
 export const taskIdInputSchema = z
   .strictObject({ episode_id: episodeId })
   .describe('Name one task episode.');
 export type TaskIdInput = z.input<typeof taskIdInputSchema>;
+
+/** The most timeline entries one `get_episode_timeline` call returns. */
+export const TASK_TIMELINE_MAX_LIMIT = TASK_MAX_STEPS;
+
+/** `get_episode_timeline`: one task episode, and optionally one page of its steps. */
+export const taskTimelineInputSchema = z
+  .strictObject({
+    episode_id: episodeId,
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Skip this many steps (storage order) before the page. Default 0.'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(TASK_TIMELINE_MAX_LIMIT)
+      .optional()
+      .describe(`At most this many steps (1–${TASK_TIMELINE_MAX_LIMIT}). Default: all of them.`),
+  })
+  .describe(
+    'Name one task episode; offset and limit return one page of its timeline (next_offset says where the next page starts).',
+  );
+export type TaskTimelineInput = z.input<typeof taskTimelineInputSchema>;
 
 /** `delete_episode`: delete a task episode; `confirm` must be `true`. */
 export const deleteTaskInputSchema = z
@@ -432,6 +458,9 @@ export const taskTimelineSchema = z.object({
   step_count: z.number().int(),
   /** The outcome type; null before completion. */
   outcome: z.enum(TASK_OUTCOME_TYPES).nullable(),
+  /** The steps of this page (all of them unless `offset`/`limit` were given), in storage order. */
   timeline: z.array(taskTimelineEntrySchema),
+  /** Where the next page starts (`offset` of the next call); null when this page is the last. */
+  next_offset: z.number().int().nullable(),
 });
 export type TaskTimeline = z.infer<typeof taskTimelineSchema>;

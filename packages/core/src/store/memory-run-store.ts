@@ -1,10 +1,16 @@
 import type { RunHeader } from '../schema/run-record.js';
 import {
+  assertExpectedRunPosition,
+  createRunReadCollector,
   createRunStore,
+  feedRunText,
   finishRunList,
+  isBlankRunLine,
   matchesRunListFilter,
   planRunAppend,
+  positionBeyondEnd,
   type RunListError,
+  type RunRecordEntry,
   type RunStore,
   type RunStoreAdapter,
   type RunSummary,
@@ -24,18 +30,68 @@ export interface MemoryRunStoreAdapter extends RunStoreAdapter {
 }
 
 /**
+ * One stored run: its JSONL text and where each entry ends, so a read after a position starts
+ * there instead of at the beginning.
+ */
+interface StoredRun {
+  text: string;
+  /** `ends[k]`: the offset just after the newline of entry k + 1 (blank lines are no entries). */
+  ends: number[];
+  /** `lines[k]`: the 1-based line number of entry k + 1. */
+  lines: number[];
+  /** The offset after the last complete line indexed, and that line's number. */
+  indexedTo: number;
+  indexedLines: number;
+}
+
+/** Indexes the complete lines added since the last call. */
+function indexRun(run: StoredRun): void {
+  let start = run.indexedTo;
+  for (;;) {
+    const end = run.text.indexOf('\n', start);
+    if (end === -1) break;
+    run.indexedLines++;
+    if (!isBlankRunLine(run.text.slice(start, end), run.indexedLines === 1)) {
+      run.ends.push(end + 1);
+      run.lines.push(run.indexedLines);
+    }
+    start = end + 1;
+  }
+  run.indexedTo = start;
+}
+
+function storedRun(text: string): StoredRun {
+  const run: StoredRun = { text, ends: [], lines: [], indexedTo: 0, indexedLines: 0 };
+  indexRun(run);
+  return run;
+}
+
+/**
  * The in-memory reference run store. Each run is kept as JSONL text, exactly as a run file holds
  * it, and read back through the same tolerant reader, so what a caller reads is always a fresh copy.
  */
 export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
-  const runs = new Map<string, string>();
+  const runs = new Map<string, StoredRun>();
   const firstLine = (text: string) => {
     const end = text.indexOf('\n');
     return end === -1 ? text : text.slice(0, end);
   };
   const storedHeader = (runId: string): RunHeader | null | undefined => {
-    const text = runs.get(runId);
-    return text === undefined ? undefined : readRunHeaderLine(firstLine(text));
+    const run = runs.get(runId);
+    return run === undefined ? undefined : readRunHeaderLine(firstLine(run.text));
+  };
+  const write = (runId: string, entries: readonly RunRecordEntry[]): number => {
+    const toWrite = planRunAppend(runId, storedHeader(runId), entries);
+    if (toWrite.length === 0) return 0;
+    const run = runs.get(runId) ?? storedRun('');
+    let text = run.text;
+    // A torn fragment stays one bad line instead of swallowing the next record.
+    if (text !== '' && !text.endsWith('\n')) text += '\n';
+    for (const entry of toWrite) text += `${entry.json}\n`;
+    run.text = text;
+    indexRun(run);
+    runs.set(runId, run);
+    return toWrite.length;
   };
   return {
     specificationVersion: 'v1',
@@ -46,29 +102,35 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
       toolOutputCache: false,
       redaction: true,
     },
-    append(runId, entries) {
-      const toWrite = planRunAppend(runId, storedHeader(runId), entries);
-      if (toWrite.length === 0) return 0;
-      let text = runs.get(runId) ?? '';
-      // A torn fragment stays one bad line instead of swallowing the next record.
-      if (text !== '' && !text.endsWith('\n')) text += '\n';
-      for (const entry of toWrite) text += `${entry.json}\n`;
-      runs.set(runId, text);
-      return toWrite.length;
+    append: write,
+    appendAt(runId, entries, expectedPosition) {
+      assertExpectedRunPosition(runId, runs.get(runId)?.ends.length ?? 0, expectedPosition);
+      const appended = write(runId, entries);
+      return { appended, position: runs.get(runId)?.ends.length ?? 0 };
     },
     read(runId) {
-      const text = runs.get(runId);
-      return text === undefined ? null : readRunText(runId, text);
+      const run = runs.get(runId);
+      return run === undefined ? null : readRunText(runId, run.text);
+    },
+    readAfter(runId, position) {
+      const run = runs.get(runId);
+      if (run === undefined) return null;
+      if (position > run.ends.length) throw positionBeyondEnd(runId, position, run.ends.length);
+      const collector = createRunReadCollector(runId, position);
+      const offset = position === 0 ? 0 : (run.ends[position - 1] as number);
+      const lineNumber = position === 0 ? 0 : (run.lines[position - 1] as number);
+      feedRunText(collector, run.text, offset, lineNumber);
+      return collector.resultAfter();
     },
     tail(runId, count) {
-      const text = runs.get(runId);
-      return text === undefined ? null : tailRunText(runId, text, count);
+      const run = runs.get(runId);
+      return run === undefined ? null : tailRunText(runId, run.text, count);
     },
     list(filter) {
       const summaries: RunSummary[] = [];
       const errors: RunListError[] = [];
-      for (const [runId, text] of runs) {
-        const header = readRunHeaderLine(firstLine(text));
+      for (const [runId, run] of runs) {
+        const header = readRunHeaderLine(firstLine(run.text));
         if (header === null) {
           errors.push({
             runId,
@@ -86,32 +148,28 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
       return runs.delete(runId);
     },
     redact(runId, redactor) {
-      const text = runs.get(runId);
-      if (text === undefined) return null;
-      const lines = text.split('\n');
+      const run = runs.get(runId);
+      if (run === undefined) return null;
+      const lines = run.text.split('\n');
       // After the last newline: empty, or a torn tail that stays without its newline.
       const tail = lines.pop() as string;
       let output = '';
       let changedLines = 0;
-      let droppedLines = 0;
       const rewrite = (line: string, ending: string) => {
         const next = redactor.line(line);
-        if (next === null) droppedLines++;
-        else {
-          if (next !== line) changedLines++;
-          output += next + ending;
-        }
+        if (next !== line) changedLines++;
+        output += next + ending;
       };
       for (const line of lines) rewrite(line, '\n');
       if (tail !== '') rewrite(tail, '');
-      runs.set(runId, output);
-      return { changedLines, droppedLines, changedToolOutputs: 0 };
+      runs.set(runId, storedRun(output));
+      return { changedLines, changedToolOutputs: 0 };
     },
     writeRaw(runId, text, options) {
       const id = runId.toLowerCase();
       const stored = runs.get(id);
       if (stored === undefined) throw new Error(`run ${id} does not exist`);
-      runs.set(id, options?.replace === true ? text : stored + text);
+      runs.set(id, storedRun(options?.replace === true ? text : stored.text + text));
     },
   };
 }

@@ -92,6 +92,25 @@ export interface RunReadResult {
   bestEffortReason?: string;
   /** True when a `run.end` record was read (a crashed run has none). */
   ended: boolean;
+  /**
+   * The run's position: how many entries it holds (readable records and damaged lines, counting
+   * only complete lines: a torn last line without its newline is reported in `errors` but counted
+   * only once a later append has terminated it). Pass it to `readAfter` to read only what comes
+   * next, or to `append` as `expectedPosition` to append only if nothing else was appended since.
+   */
+  position: number;
+}
+
+/** What `readAfter()` returns: the entries that follow a known position. */
+export interface RunReadAfterResult {
+  /** The run id (lowercase). */
+  runId: string;
+  /** The readable records after the position, in stored order (no header unless at position 0). */
+  records: RunRecord[];
+  /** One entry per damaged line after the position, in stored order. */
+  errors: RunReadError[];
+  /** The run's position after these entries: pass it to the next `readAfter` or `append`. */
+  position: number;
 }
 
 /** The last records of a run, read from the end. */
@@ -158,20 +177,47 @@ export interface RunTailOptions {
   count?: number;
 }
 
+/** Options of `append()`. */
+export interface RunAppendOptions {
+  /**
+   * Compare-and-append: the position the caller expects the run to be at (`position` of its last
+   * `read`, `readAfter` or compare-and-append receipt; `0` for a run that must not exist yet). When
+   * another writer appended first, the append fails with `CONFLICT` and writes nothing; read what
+   * was added with `readAfter(runId, expectedPosition)`, decide again, and retry. Atomic across
+   * processes when the store declares `crossProcessAppends`, within this process otherwise.
+   * @default undefined (append wherever the run ends)
+   */
+  expectedPosition?: number;
+}
+
 /** What `append()` did. */
 export interface RunAppendReceipt {
   /** The run id (lowercase). */
   runId: string;
   /** How many records were written (a repeated identical header is not written again). */
   appended: number;
+  /**
+   * The run's position after the append. Always present for a compare-and-append
+   * (`expectedPosition`); otherwise present when the store knows it without extra work.
+   */
+  position?: number;
 }
 
-/** What an adapter's `redact` changed. */
+/** What an adapter's `appendAt` did. */
+export interface RunAppendAtResult {
+  /** How many records were written. */
+  appended: number;
+  /** The run's position after the append. */
+  position: number;
+}
+
+/**
+ * What an adapter's `redact` changed. A redaction never adds or removes a stored line, so a run's
+ * positions (and every reader's `readAfter` position) stay valid across it.
+ */
 export interface RunRedactStats {
   /** Stored lines rewritten. */
   changedLines: number;
-  /** Stored lines removed (`content` mode drops lines that are not JSON). */
-  droppedLines: number;
   /** Cached tool outputs (`cache/tool-output/<id>.txt`) rewritten. */
   changedToolOutputs: number;
 }
@@ -221,8 +267,27 @@ export interface RunStoreAdapter {
    * number of records written.
    */
   append(runId: string, entries: readonly RunRecordEntry[]): MaybePromise<number>;
+  /**
+   * Compare-and-append: appends `entries` only if the run's position is `expectedPosition` (`0`
+   * when the run does not exist, or exists without a complete line), checked and written as one
+   * atomic step (across processes when `crossProcessAppends` is declared). Otherwise throws
+   * `CONFLICT` (use `assertExpectedRunPosition`) and writes nothing. The same header rules as `append`
+   * apply. A torn last line the append has to terminate counts in the returned position.
+   */
+  appendAt(
+    runId: string,
+    entries: readonly RunRecordEntry[],
+    expectedPosition: number,
+  ): MaybePromise<RunAppendAtResult>;
   /** The whole run read tolerantly (see `createRunReadCollector`), or null when it does not exist. */
   read(runId: string): MaybePromise<RunReadResult | null>;
+  /**
+   * The entries after `position` (see `RunReadResult.position`), read tolerantly, or null when
+   * the run does not exist. The cost depends on what follows `position`, not on the run's size
+   * (a backend may pay once per process to find where `position` is). A `position` beyond the
+   * run's end throws `CONFLICT` (use `positionBeyondEnd`).
+   */
+  readAfter(runId: string, position: number): MaybePromise<RunReadAfterResult | null>;
   /** The last `count` records, or null when the run does not exist. */
   tail(runId: string, count: number): MaybePromise<RunTailResult | null>;
   /** Summaries of the matching runs, ordered with `compareRunSummaries`, plus one error per bad run. */
@@ -231,11 +296,12 @@ export interface RunStoreAdapter {
   delete(runId: string): MaybePromise<boolean>;
   /**
    * Rewrites the run through `redactor` (optional; declare the `redaction` capability): each stored
-   * line becomes `redactor.line(text)` (kept byte for byte when that returns its input, removed when
-   * it returns null), and the cached full text of each of its tool outputs becomes
-   * `redactor.text(text)`. The rewrite is atomic (the old run or the new one, never a mix) and
-   * leaves no copy of the replaced bytes in the backend's files. Returns what changed, or null when
-   * the run does not exist.
+   * line becomes `redactor.line(text)` (kept byte for byte when that returns its input; never
+   * removed, so positions stay valid), and the cached full text of each of its tool outputs becomes
+   * `redactor.text(text)`. No acknowledged record is lost, including records other processes
+   * append meanwhile, no copy of the replaced bytes is left in the backend's files, and a crash
+   * leaves each line either as it was or redacted. Returns what changed, or null when the run does
+   * not exist.
    */
   redact?(runId: string, redactor: StoredRedactor): MaybePromise<RunRedactStats | null>;
   close?(): MaybePromise<void>;
@@ -249,11 +315,23 @@ export interface RunStore {
    * Appends records to a run, in order. A new run starts with its `header`; appending anything
    * else to an unknown run is `NOT_FOUND`; a different header for an existing run is `CONFLICT`
    * (an identical one is skipped, so creating a run is idempotent). Invalid records are a
-   * `VALIDATION_ERROR` and nothing is written.
+   * `VALIDATION_ERROR` and nothing is written. With `expectedPosition` the append is a
+   * compare-and-append: `CONFLICT`, and nothing written, when the run is not at that position.
    */
-  append(runId: string, records: readonly RunRecord[]): Promise<RunAppendReceipt>;
+  append(
+    runId: string,
+    records: readonly RunRecord[],
+    options?: RunAppendOptions,
+  ): Promise<RunAppendReceipt>;
   /** The whole run, read tolerantly. `NOT_FOUND` when it does not exist. */
   read(runId: string): Promise<RunReadResult>;
+  /**
+   * The entries after `position` (a `position` from an earlier read or receipt): what other
+   * writers appended since, at a cost that does not grow with the run. `NOT_FOUND` when the run
+   * does not exist; `CONFLICT` when `position` is beyond the run's end (the run was deleted and
+   * started again: read it from position 0).
+   */
+  readAfter(runId: string, position: number): Promise<RunReadAfterResult>;
   /** The last records of a run. `NOT_FOUND` when it does not exist. */
   tail(runId: string, options?: RunTailOptions): Promise<RunTailResult>;
   /** Runs matching `query`, newest first; one bad run yields one error and hides nothing else. */
@@ -264,8 +342,9 @@ export interface RunStore {
    * Scrubs a stored run in place (see `StoredRedactionOptions`): by default every secret the
    * ledger's content detectors find in its records, damaged lines and cached tool outputs is
    * replaced by a typed placeholder; `mode: 'content'` replaces all text. `NOT_FOUND` when the run
-   * does not exist, `UNSUPPORTED` when the backend cannot rewrite runs. Stop writers of the run
-   * first: a file store refuses (`CONFLICT`) when the run changes during the rewrite.
+   * does not exist, `UNSUPPORTED` when the backend cannot rewrite runs. Writers may keep
+   * appending meanwhile: none of their records is lost and positions stay valid (records appended
+   * after the redaction started may be left unscrubbed: redact again once the writers stop).
    */
   redact(runId: string, options?: StoredRedactionOptions): Promise<RunRedactReceipt>;
   close(): Promise<void>;
@@ -288,6 +367,11 @@ const listQuerySchema = z
     limit: z.number().int().positive().optional(),
   })
   .optional();
+
+/** A run position: a count of stored entries. */
+const positionSchema = z.number().int().nonnegative();
+
+const appendOptionsSchema = z.strictObject({ expectedPosition: positionSchema.optional() });
 
 const tailOptionsSchema = z
   .strictObject({ count: z.number().int().min(1).max(MAX_TAIL_COUNT).optional() })
@@ -318,6 +402,32 @@ export function runNotFound(runId: string): EpisodicError {
     code: 'NOT_FOUND',
     message: `Run ${runId} does not exist. Check the id (list runs to see the ones stored), or start the run by appending its header first.`,
     details: { runId },
+  });
+}
+
+/**
+ * Throws `CONFLICT` unless the run's `currentPosition` equals `expectedPosition`: the check of
+ * every compare-and-append.
+ */
+export function assertExpectedRunPosition(
+  runId: string,
+  currentPosition: number,
+  expectedPosition: number,
+): void {
+  if (currentPosition === expectedPosition) return;
+  throw new EpisodicError({
+    code: 'CONFLICT',
+    message: `Run ${runId} is at position ${currentPosition}, not ${expectedPosition}: another writer appended first (or the run ${currentPosition === 0 ? 'does not exist' : 'already exists'}). Nothing was written; read what was added with readAfter(runId, ${Math.min(expectedPosition, currentPosition)}), decide again and retry.`,
+    details: { runId, expectedPosition, position: currentPosition },
+  });
+}
+
+/** The `CONFLICT` for a `readAfter` position beyond the run's end. */
+export function positionBeyondEnd(runId: string, position: number, end: number): EpisodicError {
+  return new EpisodicError({
+    code: 'CONFLICT',
+    message: `Run ${runId} holds ${end} entries, fewer than position ${position}: it was deleted and started again, or rewritten by another tool. Read it again from position 0.`,
+    details: { runId, position, end },
   });
 }
 
@@ -443,9 +553,18 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
   return {
     name,
     capabilities: adapter.capabilities,
-    async append(id, records) {
+    async append(id, records, options) {
       const runId = parseRunId(id);
       const entries = prepareRunRecords(runId, records);
+      if (options !== undefined) {
+        const { expectedPosition } = parseInput(appendOptionsSchema, options, 'append options');
+        if (expectedPosition !== undefined) {
+          const result = await callAdapter(name, `append to run ${runId}`, () =>
+            adapter.appendAt(runId, entries, expectedPosition),
+          );
+          return { runId, appended: result.appended, position: result.position };
+        }
+      }
       // The hot path of a run: callAdapter's work without its extra async frame per record (an
       // adapter may answer synchronously, as the fs store does for an unsynced append).
       let appended: number;
@@ -460,6 +579,15 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
     async read(id) {
       const runId = parseRunId(id);
       const result = await callAdapter(name, `read run ${runId}`, () => adapter.read(runId));
+      if (result === null) throw runNotFound(runId);
+      return result;
+    },
+    async readAfter(id, position) {
+      const runId = parseRunId(id);
+      const after = parseInput(positionSchema, position, 'readAfter position');
+      const result = await callAdapter(name, `read run ${runId}`, () =>
+        adapter.readAfter(runId, after),
+      );
       if (result === null) throw runNotFound(runId);
       return result;
     },
@@ -693,35 +821,70 @@ function readRecordText(text: string): RunLine {
   return { kind: 'record', record: checked.record };
 }
 
-/** Accumulates a whole run read line by line. */
+/** Accumulates a whole run (or what follows a position) read line by line. */
 export interface RunReadCollector {
-  /** Feeds the next stored line (without its `\n`), with its 1-based line number. */
-  line(raw: string, lineNumber: number, byteOffset?: number): void;
+  /**
+   * Feeds the next stored line (without its `\n`), with its 1-based line number. `complete` is
+   * false for a last line that has no newline yet (a torn write, one still being written, or a
+   * file another tool ended without a newline): it never counts in the position; a whole-run read
+   * still reports it (as a record or a damaged line), a read after a position leaves it for later.
+   */
+  line(raw: string, lineNumber: number, byteOffset?: number, complete?: boolean): void;
   /** Reports damage that is not a line (e.g. an unreadable chunk), in stored order. */
-  error(error: RunReadError): void;
-  /** The result so far. */
+  error(error: RunReadError, complete?: boolean): void;
+  /** The position so far (complete entries fed, plus the start position). */
+  readonly position: number;
+  /** The result so far, for a whole run. */
   result(): RunReadResult;
+  /** The result so far, for a read after a position. */
+  resultAfter(): RunReadAfterResult;
 }
 
-/** A collector that turns a run's lines into a `RunReadResult` (see `readRunLine`). */
-export function createRunReadCollector(runId: string): RunReadCollector {
+/**
+ * True for a stored line that holds nothing, so it is not an entry and has no position: what
+ * `readRunLine` reads as blank (whitespace, a BOM on the first line, a trailing CR), without
+ * parsing the line.
+ */
+export function isBlankRunLine(raw: string, isFirstLine: boolean): boolean {
+  let text = raw;
+  if (isFirstLine && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.endsWith('\r')) text = text.slice(0, -1);
+  // A NUL at either end is a damaged line (a run of NULs), never a blank one.
+  if (text.length > 0 && (text.charCodeAt(0) === 0 || text.charCodeAt(text.length - 1) === 0))
+    return false;
+  return text.trim() === '';
+}
+
+/**
+ * A collector that turns a run's lines into a `RunReadResult` (see `readRunLine`). With
+ * `startPosition` (a read after a position), no header is looked for and an incomplete last line
+ * is left for a later read.
+ */
+export function createRunReadCollector(
+  runId: string,
+  startPosition: number | undefined = undefined,
+): RunReadCollector {
+  const after = startPosition !== undefined;
   const records: RunRecord[] = [];
   const errors: RunReadError[] = [];
   let header: RunHeader | null = null;
-  let sawFirstLine = false;
+  let sawFirstLine = after;
   let firstLineDamaged = false;
   let ended = false;
+  let position = startPosition ?? 0;
   const fail = (raw: string, message: string, lineNumber: number, byteOffset?: number) => {
     const error: RunReadError = { line: lineNumber, message, excerpt: runLineExcerpt(raw) };
     if (byteOffset !== undefined) error.byteOffset = byteOffset;
     errors.push(error);
   };
   return {
-    line(raw, lineNumber, byteOffset) {
+    line(raw, lineNumber, byteOffset, complete = true) {
+      if (!complete && after) return;
       const isFirst = !sawFirstLine;
       const read = readRunLine(raw, lineNumber === 1);
       if (read.kind === 'blank') return;
       sawFirstLine = true;
+      if (complete) position++;
       if (read.kind === 'damaged') {
         if (isFirst) firstLineDamaged = true;
         fail(raw, read.message, lineNumber, byteOffset);
@@ -733,11 +896,24 @@ export function createRunReadCollector(runId: string): RunReadCollector {
       if (record.type === 'run.end') ended = true;
       records.push(record);
     },
-    error(error) {
+    error(error, complete = true) {
+      if (!complete && after) return;
+      if (complete) position++;
       errors.push(error);
     },
+    get position() {
+      return position;
+    },
     result() {
-      const result: RunReadResult = { runId, header, records, errors, bestEffort: false, ended };
+      const result: RunReadResult = {
+        runId,
+        header,
+        records,
+        errors,
+        bestEffort: false,
+        ended,
+        position,
+      };
       if (header === null) {
         result.bestEffort = true;
         result.bestEffortReason = firstLineDamaged
@@ -748,6 +924,9 @@ export function createRunReadCollector(runId: string): RunReadCollector {
         result.bestEffortReason = `the header declares schema_version ${String((header as RunHeader).schema_version)}, but this reader knows ${RUN_RECORD_SCHEMA_VERSION}: fields and record types it does not understand are kept but not interpreted`;
       }
       return result;
+    },
+    resultAfter() {
+      return { runId, records, errors, position };
     },
   };
 }
@@ -798,16 +977,30 @@ export function createRunTailCollector(runId: string, count: number): RunTailCol
 /** Reads a run stored as JSONL text (the in-memory store's form) into a `RunReadResult`. */
 export function readRunText(runId: string, text: string): RunReadResult {
   const collector = createRunReadCollector(runId);
-  let start = 0;
-  let lineNumber = 0;
+  feedRunText(collector, text, 0, 0);
+  return collector.result();
+}
+
+/**
+ * Feeds `text` from `offset` (the start of line `lineNumber + 1`) to a collector, line by line;
+ * a last line without its newline is fed as incomplete.
+ */
+export function feedRunText(
+  collector: RunReadCollector,
+  text: string,
+  offset: number,
+  lineNumber: number,
+): void {
+  let start = offset;
+  let line = lineNumber;
   while (start < text.length) {
     let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    lineNumber++;
-    collector.line(text.slice(start, end), lineNumber);
+    const complete = end !== -1;
+    if (!complete) end = text.length;
+    line++;
+    collector.line(text.slice(start, end), line, undefined, complete);
     start = end + 1;
   }
-  return collector.result();
 }
 
 /** The tail of a run stored as JSONL text. */

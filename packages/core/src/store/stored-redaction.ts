@@ -1,8 +1,10 @@
 import * as z from 'zod';
-import { guardJsonValue, redactText } from '../ledger/content-guard.js';
+import { guardJsonValue, redactStringValue, redactText } from '../ledger/content-guard.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { CONTENT_KINDS, type ContentKind } from '../schema/ledger-event.js';
 import { safeJsonParse } from '../util/json.js';
+import { rewriteJsonStrings } from '../util/json-strings.js';
+import { utf8ByteLength } from '../util/utf8.js';
 import { parseInput } from '../validation/parse-input.js';
 
 /**
@@ -12,7 +14,11 @@ import { parseInput } from '../validation/parse-input.js';
  *   `[REDACTED:aws_key]`. Everything else stays as it was.
  * - `content`: every string value is replaced by `[REDACTED]`, except the fields that identify and
  *   order a record (`type`, ids, timestamps, sequence numbers, roles, statuses, outcomes and tool
- *   names); numbers and booleans are kept. Lines that cannot be read as JSON are dropped.
+ *   names); numbers and booleans are kept. A line that cannot be read as JSON becomes the JSON
+ *   string `"[REDACTED]"` (still a damaged line, so the run keeps its positions).
+ *
+ * A stored run line is rewritten string by string: numbers, key order and every unchanged string
+ * keep their exact bytes.
  */
 export type StoredRedactionMode = 'secrets' | 'content';
 
@@ -82,10 +88,12 @@ export interface StoredRedactor {
   /** A JSON value (a parsed record or snapshot). */
   json<T>(value: T): T;
   /**
-   * One stored line of a run (its text without the `\n`): the new text, `line` itself when
-   * unchanged, or null when the line is to be dropped (`content` mode, a line that is not JSON).
+   * One stored line of a run (its text without the `\n`): the new text, or `line` itself when
+   * unchanged. Never removes the line, and never makes it blank. With `maxBytes`, the result is at
+   * most that many UTF-8 bytes (a store rewriting a line in place passes the line's own length):
+   * placeholders that would not fit become `[REDACTED]`, or `*` for each replaced character.
    */
-  line(line: string): string | null;
+  line(line: string, maxBytes?: number): string;
   /** Free text (a cached tool output). */
   text(text: string): string;
 }
@@ -156,7 +164,40 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
     return redacted.rules.length === 0 ? input : redacted.text;
   };
 
-  const line = (raw: string): string | null => {
+  /**
+   * The replacement of one string: its redaction when that `fits` the room the stored form has,
+   * else with shorter placeholders, else `*` per replaced character (which always fits: every
+   * stored character takes at least one byte).
+   */
+  const replaceString = (
+    value: string,
+    key: string | undefined,
+    fits: (candidate: string) => boolean,
+  ): { text: string; replacements: number } => {
+    if (mode === 'content') {
+      if ((key !== undefined && STRUCTURAL_KEYS.has(key)) || value === REDACTED_TEXT) {
+        return { text: value, replacements: 0 };
+      }
+      return {
+        text: fits(REDACTED_TEXT) ? REDACTED_TEXT : '*'.repeat(value.length),
+        replacements: 1,
+      };
+    }
+    const typed = redactStringValue(value, key, guard);
+    if (typed.findings === 0 || fits(typed.text)) {
+      return { text: typed.text, replacements: typed.findings };
+    }
+    const plain = redactStringValue(value, key, guard, () => REDACTED_TEXT);
+    if (fits(plain.text)) return { text: plain.text, replacements: plain.findings };
+    const masked = redactStringValue(value, key, guard, (_rule, original) =>
+      '*'.repeat(original.length),
+    );
+    return { text: masked.text, replacements: masked.findings };
+  };
+
+  const anything = () => true;
+
+  const line = (raw: string, maxBytes?: number): string => {
     // The same tolerance as the reader: a BOM, a trailing CR and NUL padding around a record.
     const trimmed = raw
       .replace(/^\uFEFF/, '')
@@ -164,17 +205,36 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
       .replace(/^\0+|\0+$/g, '')
       .trim();
     if (trimmed === '') return raw;
-    const parsed = safeJsonParse(trimmed);
-    if (parsed.success) {
-      const redacted = json(parsed.value);
-      return redacted === parsed.value ? raw : JSON.stringify(redacted);
+    let replaced = 0;
+    if (safeJsonParse(trimmed).success) {
+      const next = rewriteJsonStrings(trimmed, (value, key, encodedBytes) => {
+        const fits =
+          maxBytes === undefined
+            ? anything
+            : (candidate: string) => utf8ByteLength(JSON.stringify(candidate)) <= encodedBytes;
+        const result = replaceString(value, key, fits);
+        replaced += result.replacements;
+        return result.text;
+      });
+      counts.replacements += replaced;
+      return next === trimmed ? raw : next;
     }
-    // A damaged line (a torn write, bytes of another file) can still hold a secret.
+    // A damaged line (a torn write, bytes of another file) can still hold a secret. It stays a
+    // line (never dropped) so the run keeps its positions.
+    const rawBytes = maxBytes ?? Number.POSITIVE_INFINITY;
     if (mode === 'content') {
+      if (trimmed === JSON.stringify(REDACTED_TEXT) || /^\*+$/.test(trimmed)) return raw;
       counts.replacements++;
-      return null;
+      const placeholder = JSON.stringify(REDACTED_TEXT);
+      return placeholder.length <= rawBytes ? placeholder : '*'.repeat(Math.max(1, rawBytes));
     }
-    return text(raw);
+    const result = replaceString(
+      raw,
+      undefined,
+      (candidate) => utf8ByteLength(candidate) <= rawBytes,
+    );
+    counts.replacements += result.replacements;
+    return result.text;
   };
 
   return { mode, counts, json, line, text };

@@ -1,5 +1,6 @@
 // The store conformance suite (`@episodic/core/testing`). Imports vitest: use it from tests only.
 export { describeArtifactStoreSuite } from './artifact-suite.js';
+export type { ConformanceChildResult, ConformanceChildTask } from './conformance-child.js';
 export type { ContractSuite } from './describe-store-conformance.js';
 export { describeStoreConformance } from './describe-store-conformance.js';
 export { describeLedgerSuite } from './ledger-suite.js';

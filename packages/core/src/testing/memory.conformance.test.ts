@@ -23,5 +23,5 @@ describeStoreConformance(
       close: async () => {},
     };
   },
-  { runDamage: true },
+  { runDamage: true, runText: true },
 );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../schema/run-record.js';
+import { raceEvent } from './conformance-child.js';
 import {
   agentEvent,
   completedRun,
@@ -75,7 +76,7 @@ export function describeRunStoreSuite(
       };
       const withExtra = { ...agentEvent(runId, 4), future_field: { nested: [1, 2] } };
       const receipt = await store.append(runId, records.slice(0, 3));
-      expect(receipt).toEqual({ runId, appended: 3 });
+      expect(receipt).toMatchObject({ runId, appended: 3 });
       await store.append(runId, [custom, withExtra]);
       await store.append(runId, records.slice(3));
 
@@ -320,7 +321,7 @@ export function describeRunStoreSuite(
         await store.append(runId, records);
         const before = await store.read(runId);
         const receipt = await store.redact(runId);
-        expect(receipt).toMatchObject({ runId, mode: 'secrets', droppedLines: 0 });
+        expect(receipt).toMatchObject({ runId, mode: 'secrets' });
         expect(receipt.changedLines).toBe(4);
         expect(receipt.replacements).toBe(5);
         const after = await store.read(runId);
@@ -378,7 +379,7 @@ export function describeRunStoreSuite(
         expect(JSON.stringify((await store.read(runId)).records)).toContain(SECRETS[0]);
       });
 
-      it('scrubs a damaged line too, and drops it in content mode', async (context) => {
+      it('scrubs a damaged line too, and keeps it (as a damaged line) in content mode', async (context) => {
         requireCapability(context, capabilities.runDamage, 'runDamage');
         const opened = await open(context);
         requireCapability(context, opened.store.capabilities.redaction, 'redaction (RunStore)');
@@ -387,7 +388,7 @@ export function describeRunStoreSuite(
         await store.append(runId, [headerFor(runId), agentEvent(runId, 0)]);
         await harness.damage?.appendRawToRun?.(
           runId,
-          utf8(`{"type":"agent.event","run_id":"${runId}","note":"key ${SECRETS[0]} torn`),
+          utf8(`{"type":"agent.event","run_id":"${runId}","note":"key ${SECRETS[0]} torn\n`),
         );
         const receipt = await store.redact(runId);
         expect(receipt.changedLines).toBe(1);
@@ -395,13 +396,167 @@ export function describeRunStoreSuite(
         expect(JSON.stringify(read)).not.toContain(SECRETS[0]);
         expect(read.errors).toHaveLength(1);
         expect(read.records).toHaveLength(2);
+        expect(read.position).toBe(3);
         const content = await store.redact(runId, { mode: 'content' });
-        expect(content.droppedLines).toBe(1);
+        expect(content.changedLines).toBeGreaterThanOrEqual(1);
         const after = await store.read(runId);
-        expect(after.errors).toEqual([]);
+        // A line is never removed, so every reader's position stays valid.
+        expect(after.position).toBe(3);
+        expect(after.errors).toHaveLength(1);
+        expect(after.errors[0]?.excerpt).toContain('REDACTED');
         expect(after.records).toHaveLength(2);
         await store.append(runId, [agentEvent(runId, 1)]);
-        expect((await store.read(runId)).records).toHaveLength(3);
+        expect((await store.readAfter(runId, 3)).records).toEqual([agentEvent(runId, 1)]);
+      });
+
+      it('keeps positions: a reader continues with readAfter where it left off', async (context) => {
+        const store = await redactable(context);
+        const runId = runIdFor(65);
+        await store.append(runId, secretRun(runId));
+        const { position } = await store.read(runId);
+        await store.redact(runId, { mode: 'content' });
+        expect((await store.read(runId)).position).toBe(position);
+        await store.append(runId, [agentEvent(runId, 7)], { expectedPosition: position });
+        expect((await store.readAfter(runId, position)).records).toEqual([agentEvent(runId, 7)]);
+      });
+    });
+
+    describe('compare-and-append', () => {
+      it('appends only at the expected position; a stale expectation is CONFLICT and writes nothing', async (context) => {
+        const { store } = await open(context);
+        const runId = runIdFor(70);
+        const created = await store.append(runId, [headerFor(runId)], { expectedPosition: 0 });
+        expect(created).toEqual({ runId, appended: 1, position: 1 });
+        const next = await store.append(runId, [agentEvent(runId, 0), agentEvent(runId, 1)], {
+          expectedPosition: 1,
+        });
+        expect(next).toEqual({ runId, appended: 2, position: 3 });
+        const stale = await expectEpisodicError(
+          store.append(runId, [agentEvent(runId, 9)], { expectedPosition: 1 }),
+          'CONFLICT',
+        );
+        expect(stale.details).toMatchObject({ runId, expectedPosition: 1, position: 3 });
+        await expectEpisodicError(
+          store.append(runId, [headerFor(runId)], { expectedPosition: 0 }),
+          'CONFLICT',
+        );
+        const read = await store.read(runId);
+        expect(read.position).toBe(3);
+        expect(read.records).toEqual([
+          headerFor(runId),
+          agentEvent(runId, 0),
+          agentEvent(runId, 1),
+        ]);
+        // A plain append still works and moves the position on.
+        await store.append(runId, [agentEvent(runId, 2)]);
+        expect((await store.read(runId)).position).toBe(4);
+      });
+
+      it('is NOT_FOUND (not a new run) when a compare-and-append at position 0 has no header', async (context) => {
+        const { store } = await open(context);
+        const runId = runIdFor(71);
+        await expectEpisodicError(
+          store.append(runId, [agentEvent(runId, 0)], { expectedPosition: 0 }),
+          'NOT_FOUND',
+        );
+        await expectEpisodicError(
+          store.append(runId, [headerFor(runId)], { expectedPosition: 1 }),
+          'CONFLICT',
+        );
+        await expectEpisodicError(store.read(runId), 'NOT_FOUND');
+      });
+
+      it('lets exactly one of many appends at the same position win', async (context) => {
+        const { store } = await open(context);
+        const runId = runIdFor(72);
+        await store.append(runId, [headerFor(runId)]);
+        const attempts = await Promise.allSettled(
+          Array.from({ length: 12 }, (_, seq) =>
+            store.append(runId, [agentEvent(runId, seq)], { expectedPosition: 1 }),
+          ),
+        );
+        const won = attempts.filter((attempt) => attempt.status === 'fulfilled');
+        expect(won).toHaveLength(1);
+        for (const attempt of attempts) {
+          if (attempt.status === 'rejected') expect(attempt.reason.code).toBe('CONFLICT');
+        }
+        expect((await store.read(runId)).records).toHaveLength(2);
+      });
+
+      it('reads only what follows a position with readAfter', async (context) => {
+        const { store } = await open(context);
+        const runId = runIdFor(73);
+        const records = completedRun(runId, 5);
+        await store.append(runId, records);
+        for (let position = 0; position <= records.length; position++) {
+          const after = await store.readAfter(runId, position);
+          expect(after).toEqual({
+            runId,
+            records: records.slice(position),
+            errors: [],
+            position: records.length,
+          });
+        }
+        await expectEpisodicError(store.readAfter(runId, records.length + 1), 'CONFLICT');
+        await expectEpisodicError(store.readAfter(runIdFor(74), 0), 'NOT_FOUND');
+        const read = await store.read(runId);
+        expect(read.position).toBe(records.length);
+      });
+
+      it('rejects bad positions with VALIDATION_ERROR, writing nothing', async (context) => {
+        const { store } = await open(context);
+        const runId = runIdFor(75);
+        await store.append(runId, [headerFor(runId)]);
+        for (const bad of [-1, 1.5, Number.NaN, '1', null]) {
+          await expectEpisodicError(
+            store.append(runId, [agentEvent(runId, 0)], { expectedPosition: bad as never }),
+            'VALIDATION_ERROR',
+          );
+          await expectEpisodicError(store.readAfter(runId, bad as never), 'VALIDATION_ERROR');
+        }
+        await expectEpisodicError(
+          store.append(runId, [agentEvent(runId, 0)], { expectedPostion: 1 } as never),
+          'VALIDATION_ERROR',
+        );
+        expect((await store.read(runId)).position).toBe(1);
+      });
+
+      it('holds across processes: racing writers lose nothing and never share a position', async (context) => {
+        requireCapability(context, capabilities.crossProcess, 'crossProcess');
+        const opened = await open(context);
+        const { store, harness } = opened;
+        requireCapability(
+          context,
+          store.capabilities.crossProcessAppends,
+          'crossProcessAppends (RunStore)',
+        );
+        const runInChild = harness.runInChild;
+        if (runInChild === undefined) {
+          throw new Error('capabilities.crossProcess needs StoreHarness.runInChild');
+        }
+        const runId = runIdFor(76);
+        await store.append(runId, [headerFor(runId)]);
+        const writers = 4;
+        const count = 30;
+        const results = await Promise.all(
+          Array.from({ length: writers }, (_, writer) =>
+            runInChild({ kind: 'run-append-race', runId, writer, count }),
+          ),
+        );
+        const read = await store.read(runId);
+        expect(read.errors).toEqual([]);
+        expect(read.position).toBe(1 + writers * count);
+        results.forEach((result, writer) => {
+          expect(result.acknowledged.map((ack) => ack.n)).toEqual(
+            Array.from({ length: count }, (_, n) => n),
+          );
+          for (const ack of result.acknowledged) {
+            // The acknowledged position is exactly where the record is stored.
+            expect(read.records[ack.position - 1]).toEqual(
+              raceEvent(runId, writer, ack.n, ack.position - 1),
+            );
+          }
+        });
       });
     });
 
@@ -436,6 +591,49 @@ export function describeRunStoreSuite(
         const tail = await store.tail(runId, { count: 3 });
         expect(tail.records.map((record) => record.seq)).toEqual([0, 1, 2]);
         expect(tail.errors).toHaveLength(1);
+      });
+
+      it('counts a damaged line as an entry: positions and readAfter report it', async (context) => {
+        const { store, appendRaw } = await damage(context);
+        const runId = runIdFor(44);
+        await store.append(runId, [headerFor(runId), agentEvent(runId, 0)]);
+        await appendRaw(runId, '{"type":"agent.event","run_id":"cut\n');
+        await store.append(runId, [agentEvent(runId, 1)]);
+        const read = await store.read(runId);
+        expect(read.position).toBe(4);
+        const after = await store.readAfter(runId, 2);
+        expect(after.errors).toHaveLength(1);
+        expect(after.records).toEqual([agentEvent(runId, 1)]);
+        expect(after.position).toBe(4);
+      });
+
+      it('counts a torn last line in positions only once an append has terminated it', async (context) => {
+        requireCapability(context, capabilities.runText, 'runText');
+        const { store, appendRaw } = await damage(context);
+        const runId = runIdFor(43);
+        await store.append(runId, [headerFor(runId), agentEvent(runId, 0)]);
+        await appendRaw(runId, '{"type":"agent.event","run_id":"torn');
+        const read = await store.read(runId);
+        expect(read.errors).toHaveLength(1);
+        expect(read.position).toBe(2);
+        // Not complete yet: it may still be being written, so a reader after 2 sees nothing.
+        expect(await store.readAfter(runId, 2)).toEqual({
+          runId,
+          records: [],
+          errors: [],
+          position: 2,
+        });
+        const receipt = await store.append(runId, [agentEvent(runId, 1)], {
+          expectedPosition: 2,
+        });
+        expect(receipt.position).toBe(4);
+        const after = await store.readAfter(runId, 2);
+        expect(after.errors).toHaveLength(1);
+        expect(after.records).toEqual([agentEvent(runId, 1)]);
+        expect(after.position).toBe(4);
+        // Damaged lines and blank lines: damaged ones count, blank ones do not.
+        await appendRaw(runId, '\n\n  \n\0\0\0\n');
+        expect((await store.read(runId)).position).toBe(5);
       });
 
       it('reads past every kind of damage, reporting exactly the damaged lines', async (context) => {

@@ -2,6 +2,7 @@ import type { ArtifactStore } from '../store/artifact-store.js';
 import type { Ledger } from '../store/ledger-store.js';
 import type { RunStore } from '../store/run-store.js';
 import type { SessionStore } from '../store/session-store.js';
+import type { ConformanceChildResult, ConformanceChildTask } from './conformance-child.js';
 
 /**
  * Hooks that write raw bytes underneath a store, so the conformance suite can check that reads
@@ -33,6 +34,12 @@ export interface StoreHarness {
   artifacts?: ArtifactStore;
   /** Raw-damage hooks (see `StoreConformanceCapabilities`). */
   damage?: StoreDamageHooks;
+  /**
+   * Runs `task` in a real child process that opens the same stores as this harness and calls
+   * `runConformanceChild(stores, task)` from `@episodic/core/testing/child`, and resolves with
+   * the result it printed. Needed by `capabilities.crossProcess`.
+   */
+  runInChild?(task: ConformanceChildTask): Promise<ConformanceChildResult>;
   /** Closes the stores and removes what the harness created. */
   close(): Promise<void>;
 }
@@ -46,4 +53,14 @@ export interface StoreConformanceCapabilities {
   readonly runDamage?: boolean;
   /** `damage.writeRawSnapshot` works: runs the damaged-snapshot tests. @default false */
   readonly snapshotDamage?: boolean;
+  /**
+   * Runs are stored as text lines (run files, the memory store): a last line can lack its newline
+   * (a torn write) and blank lines are no entries. Runs the torn-tail position test. @default false
+   */
+  readonly runText?: boolean;
+  /**
+   * `runInChild` works: runs the cross-process tests (several child processes racing
+   * compare-and-appends on one run) for stores that declare `crossProcessAppends`. @default false
+   */
+  readonly crossProcess?: boolean;
 }

@@ -152,7 +152,7 @@ describe('the HTTP server', () => {
       createCall,
     );
     expect(fromLocalPage.status).toBe(200);
-    expect(counting.calls.get('runs.append')).toBe(2);
+    expect(counting.calls.get('runs.appendAt')).toBe(2);
   });
 
   it('answers a missing or unknown token with 401 and executes no tool', async () => {

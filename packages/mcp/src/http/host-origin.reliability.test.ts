@@ -136,13 +136,13 @@ describe('MCP over HTTP under fuzzed Host and Origin headers', () => {
   }, 300_000);
 
   it('serves the allowed names, with or without a port or a local Origin', async () => {
-    const before = counting.calls.get('runs.append') ?? 0;
+    const before = counting.calls.get('runs.appendAt') ?? 0;
     let served = 0;
     for (const name of ALLOWED) {
       expect(await post({ host: `${name}:${port}` })).toBe(200);
       expect(await post({ host: `${name}:${port}`, origin: `http://${name}:${port}` })).toBe(200);
       served += 2;
     }
-    expect(counting.calls.get('runs.append')).toBe(before + served);
+    expect(counting.calls.get('runs.appendAt')).toBe(before + served);
   });
 });

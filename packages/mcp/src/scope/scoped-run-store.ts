@@ -128,12 +128,17 @@ export function createScopedRunView(options: ScopedRunViewOptions): ScopedRunVie
   const scopedRuns: RunStore = {
     name: runs.name,
     capabilities: runs.capabilities,
-    async append(runId, records) {
+    async append(runId, records, appendOptions) {
       const id = parseRunId(runId);
       const startsRun = records[0]?.type === 'header';
       // Appending to an existing run needs that run to be visible; a new run is created in scope.
       if (!startsRun && !(await isVisible(id))) throw runNotFound(id);
-      return runs.append(id, stamp(records));
+      return runs.append(id, stamp(records), appendOptions);
+    },
+    async readAfter(runId, position) {
+      const id = parseRunId(runId);
+      if (!(await isVisible(id))) throw runNotFound(id);
+      return runs.readAfter(id, position);
     },
     async read(runId) {
       const id = parseRunId(runId);

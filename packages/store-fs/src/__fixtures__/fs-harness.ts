@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoreHarness } from '@episodic/core/testing';
 import { createFsStore, type FsStore, type FsStoreOptions } from '../index.js';
+import { spawnChild } from './child-process.js';
 
 /** A fresh temporary directory, removed by the returned function. */
 export function temporaryDirectory(prefix = 'episodic-fs-'): { path: string; remove(): void } {
@@ -33,6 +34,16 @@ export function createFsHarness(
         fs.mkdirSync(directory, { recursive: true });
         fs.writeFileSync(join(directory, `${sessionId}.json`), bytes);
       },
+    },
+    async runInChild(task) {
+      const child = spawnChild('conformance-child', {
+        root: directory.path,
+        durability: options.durability ?? 'run',
+        task,
+      });
+      const { code, stderr } = await child.exited;
+      if (code !== 0) throw new Error(`conformance child exited with ${code}: ${stderr}`);
+      return JSON.parse(child.lines.at(-1) as string);
     },
     async close() {
       await store.close();

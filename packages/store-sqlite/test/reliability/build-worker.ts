@@ -6,6 +6,9 @@ import { build } from 'tsup';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 const coreSource = fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url));
+const coreChildSource = fileURLToPath(
+  new URL('../../../core/src/testing/child.ts', import.meta.url),
+);
 
 /**
  * Bundles a reliability worker of this folder (`<name>.ts`, TypeScript, importing core from
@@ -14,7 +17,7 @@ const coreSource = fileURLToPath(new URL('../../../core/src/index.ts', import.me
  * in parallel); the directory is removed when the test process exits. Returns the bundle's path.
  */
 export async function buildWorker(
-  name: 'ledger-worker' | 'disk-full-worker' = 'ledger-worker',
+  name: 'ledger-worker' | 'disk-full-worker' | 'conformance-child' = 'ledger-worker',
 ): Promise<string> {
   const outDir = `${packageRoot}node_modules/.cache/episodic-reliability/${randomUUID()}`;
   process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
@@ -35,7 +38,10 @@ export async function buildWorker(
     noExternal: [/^(?!better-sqlite3).*/],
     define: { __EPISODIC_VERSION__: JSON.stringify('0.0.0-test') },
     esbuildOptions(options) {
-      options.alias = { '@episodic/core': coreSource };
+      options.alias = {
+        '@episodic/core/testing/child': coreChildSource,
+        '@episodic/core': coreSource,
+      };
     },
   });
   return `${outDir}/${name}.js`;

@@ -1,0 +1,75 @@
+import { EpisodicError } from '../errors/episodic-error.js';
+import type { RunStore } from '../store/run-store.js';
+import type { SessionStore } from '../store/session-store.js';
+
+/**
+ * Work the conformance suite runs in another process, against the same stores as the test, to
+ * check the promises a store makes across processes (`crossProcessAppends`). A harness that
+ * declares `capabilities.crossProcess` implements `StoreHarness.runInChild` by spawning a real
+ * child process that opens the same stores and calls `runConformanceChild` with the task.
+ */
+export type ConformanceChildTask = {
+  /** Compare-and-append `count` records to an existing run, re-reading and retrying on CONFLICT. */
+  kind: 'run-append-race';
+  runId: string;
+  /** This writer's number (recorded in each record, so the test can tell writers apart). */
+  writer: number;
+  count: number;
+};
+
+/** What a child did: one entry per acknowledged write, in the order they were acknowledged. */
+export interface ConformanceChildResult {
+  acknowledged: Array<{ n: number; position: number }>;
+  /** How many attempts lost a race (`CONFLICT`) and were retried. */
+  conflicts: number;
+}
+
+/** The stores a child opens (the same backend and location as the test's harness). */
+export interface ConformanceChildStores {
+  runs?: RunStore;
+  sessions?: SessionStore;
+}
+
+/** The `agent.event` a racing writer appends as its `n`-th record. */
+export function raceEvent(runId: string, writer: number, n: number, seq: number) {
+  return {
+    type: 'agent.event' as const,
+    run_id: runId,
+    ts: '2026-02-03T12:00:00.000Z',
+    seq,
+    event: { type: 'conformance.race', writer, n },
+  };
+}
+
+/**
+ * Runs one conformance task in this (child) process and returns what it did. Call it from the
+ * harness's child script, then print the result as JSON for the parent.
+ */
+export async function runConformanceChild(
+  stores: ConformanceChildStores,
+  task: ConformanceChildTask,
+): Promise<ConformanceChildResult> {
+  const { runs } = stores;
+  if (runs === undefined) throw new Error('run-append-race needs the harness to open `runs`');
+  const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
+  let position = (await runs.read(task.runId)).position;
+  for (let n = 0; n < task.count; n++) {
+    for (;;) {
+      try {
+        const receipt = await runs.append(
+          task.runId,
+          [raceEvent(task.runId, task.writer, n, position)],
+          { expectedPosition: position },
+        );
+        position = receipt.position as number;
+        result.acknowledged.push({ n, position });
+        break;
+      } catch (error) {
+        if (!EpisodicError.hasCode(error, 'CONFLICT')) throw error;
+        result.conflicts++;
+        position = (await runs.readAfter(task.runId, position)).position;
+      }
+    }
+  }
+  return result;
+}

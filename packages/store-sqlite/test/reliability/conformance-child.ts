@@ -1,0 +1,13 @@
+// Child process of the conformance suite's cross-process cases: opens the SQLite store at
+// `filename` and runs one conformance task against it, printing the result as one JSON line.
+import { type ConformanceChildTask, runConformanceChild } from '@episodic/core/testing/child';
+import { createSqliteStore } from '../../src/sqlite-store.js';
+
+const { filename, task } = JSON.parse(process.argv[2] as string) as {
+  filename: string;
+  task: ConformanceChildTask;
+};
+const store = createSqliteStore({ filename });
+const result = await runConformanceChild({ runs: store.runs, sessions: store.sessions }, task);
+await store.close();
+process.stdout.write(`${JSON.stringify(result)}\n`);
