@@ -1,8 +1,8 @@
 // Guarantee: several processes, each with its own EpisodicSaver on one LangGraph thread in one
 // Episodic home (files or SQLite), lose no write and no checkpoint and keep each writer's order;
 // every checkpoint's deltas still rebuild its values, however the processes interleaved.
-// Built on plain appends (each record is one append, never rewritten); records of other writers
-// are found by the run's tail no longer matching what this process appended.
+// Built on the run store's compare-and-append: a saver appends at the position it has read up to,
+// and when another process appended first it reads what was added (readAfter) and retries.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -116,7 +116,8 @@ describe.each(BACKENDS.filter((backend) => backend.reopen !== undefined))(
               .filter((record) => record.type === WRITES_RECORD_TYPE)
               .map((record) =>
                 String(
-                  (record as { writes: Array<{ value: { json: unknown } }> }).writes[0]?.value.json,
+                  (record as unknown as { writes: Array<{ value: { json: unknown } }> }).writes[0]
+                    ?.value.json,
                 ),
               )
               .filter((entry) => entry.startsWith(`${writer}:`));

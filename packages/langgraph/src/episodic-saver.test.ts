@@ -61,8 +61,9 @@ describe.each(BACKENDS)('EpisodicSaver on $name', (backend) => {
       expect(Math.max(...late)).toBeLessThan(Math.max(...early) * 1.15);
       expect(Math.max(...sizes.slice(3))).toBeLessThan(stateBytes / 10);
       const appends = checkpoints.filter((record) => {
-        const values = (record as { values: Record<string, { append?: { json?: unknown } }> })
-          .values;
+        const values = (
+          record as unknown as { values: Record<string, { append?: { json?: unknown } }> }
+        ).values;
         return Array.isArray(values.messages?.append?.json);
       });
       expect(appends.length).toBeGreaterThan(55);

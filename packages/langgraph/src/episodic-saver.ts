@@ -1,4 +1,4 @@
-import { EpisodicError, parseInput, type RunStore } from '@episodic/core';
+import { EpisodicError, parseInput, type RunRecord, type RunStore } from '@episodic/core';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
   BaseCheckpointSaver,
@@ -33,7 +33,7 @@ import {
   toStoredValue,
 } from './stored-value.js';
 import { ThreadIndex } from './thread-index.js';
-import { ThreadLog, threadIdOf } from './thread-log.js';
+import { ThreadLog, type ThreadRecords, threadIdOf } from './thread-log.js';
 import { appendedTo } from './value-delta.js';
 
 /** Options of `EpisodicSaver`. */
@@ -81,7 +81,7 @@ const optionsSchema = z.strictObject({
       typeof value === 'object' &&
       value !== null &&
       typeof (value as RunStore).append === 'function' &&
-      typeof (value as RunStore).tail === 'function',
+      typeof (value as RunStore).readAfter === 'function',
     'must be an Episodic RunStore (createFsStore(…).runs, createSqliteStore(…).runs, createMemoryRunStore())',
   ),
   serde: z
@@ -171,10 +171,13 @@ function checkpointSummary(
  * else and `episodic runs list/show` display them: an `x.langgraph.checkpoint` record per `put`,
  * an `x.langgraph.writes` record per `putWrites`, appended, never rewritten.
  *
- * Per-step deltas: a checkpoint stores only the channel values that changed since the checkpoint
- * it follows, and a value that grew at the end (a `messages` list, a text) as what was appended,
- * verified to rebuild exactly what the serializer wrote; unchanged channels refer to the record
- * that holds them. So the bytes stored per step do not grow with the state.
+ * Per-step deltas: a checkpoint stores only the channel values that changed (those in
+ * `newVersions`), a value that grew at the end (a `messages` list, a text) as what was appended
+ * (kept only when it rebuilds exactly what the serializer wrote), and for unchanged channels a
+ * reference to the record that holds them. So the bytes stored per step do not grow with the state.
+ *
+ * Several savers (processes) may share a thread: each appends with compare-and-append at the
+ * position it has read up to and reads what others added (`readAfter`) before answering.
  */
 export class EpisodicSaver extends BaseCheckpointSaver {
   private readonly runs: RunStore;
@@ -216,16 +219,30 @@ export class EpisodicSaver extends BaseCheckpointSaver {
   }
 
   private async load(state: ThreadState): Promise<void> {
-    const { records } = await state.log.read();
-    const index = new ThreadIndex(state.log.threadId);
-    for (const record of records) index.add(record);
-    state.index = index;
+    const records = await state.log.readAll();
+    state.index = this.indexOf(state.log.threadId, records);
     state.loaded = true;
   }
 
-  /** Makes the index current: loads it, or reloads it when another writer appended. */
+  private indexOf(threadId: string, records: readonly RunRecord[]): ThreadIndex {
+    const index = new ThreadIndex(threadId);
+    for (const record of records) index.add(record);
+    return index;
+  }
+
+  /** Adds records other writers appended (or starts over when the run was deleted or replaced). */
+  private apply(state: ThreadState, found: ThreadRecords): void {
+    if (found.reset) {
+      state.index = this.indexOf(state.log.threadId, found.records);
+      return;
+    }
+    for (const record of found.records) state.index.add(record);
+  }
+
+  /** Makes the index current: loads the thread, or reads only what was appended since. */
   private async sync(state: ThreadState): Promise<void> {
-    if (!state.loaded || (await state.log.changed())) await this.load(state);
+    if (!state.loaded) await this.load(state);
+    else this.apply(state, await state.log.readNew());
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -361,7 +378,7 @@ export class EpisodicSaver extends BaseCheckpointSaver {
         metadata: storedMetadata,
         values,
       };
-      await state.log.append([record]);
+      await state.log.append([record], (found) => this.apply(state, found));
       state.index.add(record);
     });
     return {
@@ -439,6 +456,7 @@ export class EpisodicSaver extends BaseCheckpointSaver {
       })),
     );
     await this.exclusive(state, async () => {
+      if (!state.loaded) await this.load(state);
       const record: WritesRecord = {
         type: WRITES_RECORD_TYPE,
         run_id: state.log.runId,
@@ -451,8 +469,8 @@ export class EpisodicSaver extends BaseCheckpointSaver {
         task_path: typeof taskPath === 'string' ? taskPath : '',
         writes: stored,
       };
-      await state.log.append([record]);
-      if (state.loaded) state.index.add(record);
+      await state.log.append([record], (found) => this.apply(state, found));
+      state.index.add(record);
     });
   }
 

@@ -13,36 +13,33 @@ export interface ThreadRunMeta {
   langgraph: { thread_id: string };
 }
 
-/** What reading a thread's run gave. */
-export interface ThreadRead {
-  /** The records after the header, in stored order. */
-  readonly records: RunRecord[];
-  /** False when the thread has no run yet. */
-  readonly exists: boolean;
-}
-
 /** The thread id a run header names, if it is a LangGraph thread's run. */
-export function threadIdOf(header: RunHeader | null): string | undefined {
+export function threadIdOf(header: RunHeader | null | undefined): string | undefined {
   const meta = header?.meta as Partial<ThreadRunMeta> | undefined;
   const threadId = meta?.langgraph?.thread_id;
   return typeof threadId === 'string' ? threadId : undefined;
 }
 
+/** What a read of the thread's run gave: records this process had not seen yet. */
+export interface ThreadRecords {
+  /** The records (the header left out), in stored order. */
+  readonly records: RunRecord[];
+  /** True when the run was gone or started again: what was known before no longer holds. */
+  readonly reset: boolean;
+}
+
+/** How often an append re-reads and retries when other writers keep appending first. */
+const APPEND_ATTEMPTS = 100;
+
 /**
- * The run of one LangGraph thread in a `RunStore`: created with its header on the first append,
- * read whole, and checked for records other writers appended around this process's own (the run's
- * tail is compared with the records this process read or appended last). When the run store gains
- * reads from a known position, `changed` + `read` become one read of what follows it.
+ * The run of one LangGraph thread in a `RunStore`, read and appended by position: this process
+ * knows the run up to `position` and reads only what follows it (`readAfter`); every append is a
+ * compare-and-append at that position, so a record lands only after everything this process has
+ * seen. When another saver appended first, the append reads what it added (handing it to
+ * `onOthers`) and retries: no write is lost and none lands before records its writer had not seen.
  */
 export class ThreadLog {
-  /**
-   * The last records this process knows, as JSON: the one before its latest append, then the ones
-   * it appended. Another writer's records anywhere around them make the run's tail differ.
-   */
-  private expectedTail: string[] = [];
-  private created = false;
-  /** Set when records this process has not read are known to exist. */
-  private stale = false;
+  private position = 0;
 
   constructor(
     private readonly runs: RunStore,
@@ -51,93 +48,91 @@ export class ThreadLog {
     private readonly now: () => Date,
   ) {}
 
-  /** The whole run; no records when it does not exist. */
-  async read(): Promise<ThreadRead> {
-    let run: Awaited<ReturnType<RunStore['read']>>;
+  private checkHeader(header: RunRecord | null | undefined): void {
+    const named = threadIdOf(header as RunHeader | null | undefined);
+    if (header?.type === 'header' && named === this.threadId) return;
+    throw new EpisodicError({
+      code: 'CONFLICT',
+      message: `Run ${this.runId} does not hold LangGraph thread ${JSON.stringify(this.threadId)} (its header names ${JSON.stringify(named ?? null)}). Another program wrote a run with this id; move it away or use another Episodic home.`,
+      details: { runId: this.runId, threadId: this.threadId },
+    });
+  }
+
+  /** The whole run (no records when it does not exist). */
+  async readAll(): Promise<RunRecord[]> {
     try {
-      run = await this.runs.read(this.runId);
+      const run = await this.runs.read(this.runId);
+      this.checkHeader(run.header ?? run.records[0]);
+      this.position = run.position;
+      return run.records.filter((record) => record.type !== 'header');
     } catch (error) {
+      if (!EpisodicError.hasCode(error, 'NOT_FOUND')) throw error;
+      this.position = 0;
+      return [];
+    }
+  }
+
+  /** The records appended since this process last read or wrote. */
+  async readNew(): Promise<ThreadRecords> {
+    const from = this.position;
+    try {
+      const after = await this.runs.readAfter(this.runId, from);
+      if (from === 0) this.checkHeader(after.records[0]);
+      this.position = after.position;
+      return { records: after.records.filter((record) => record.type !== 'header'), reset: false };
+    } catch (error) {
+      // Gone (deleted), or shorter than what this process knew (deleted and started again).
       if (EpisodicError.hasCode(error, 'NOT_FOUND')) {
-        this.expectedTail = [];
-        this.created = false;
-        return { records: [], exists: false };
+        this.position = 0;
+        return { records: [], reset: from > 0 };
+      }
+      if (EpisodicError.hasCode(error, 'CONFLICT') && from > 0) {
+        return { records: await this.readAll(), reset: true };
       }
       throw error;
     }
-    const named = threadIdOf(run.header);
-    if (run.header !== null && named !== this.threadId) {
-      throw new EpisodicError({
-        code: 'CONFLICT',
-        message: `Run ${this.runId} does not hold LangGraph thread ${JSON.stringify(this.threadId)} (its header names ${JSON.stringify(named ?? null)}). Another program wrote a run with this id; move it away or use another Episodic home.`,
-        details: { runId: this.runId, threadId: this.threadId },
-      });
-    }
-    this.created = true;
-    this.stale = false;
-    const records = run.records.filter((record) => record.type !== 'header');
-    const lastRecord = run.records.at(-1);
-    this.expectedTail = lastRecord === undefined ? [] : [JSON.stringify(lastRecord)];
-    return { records, exists: true };
   }
 
-  /** True when the run holds records this process has not read or written. */
-  async changed(): Promise<boolean> {
-    if (this.stale) return true;
-    let tail: Awaited<ReturnType<RunStore['tail']>>;
-    try {
-      tail = await this.runs.tail(this.runId, { count: Math.max(1, this.expectedTail.length) });
-    } catch (error) {
-      if (EpisodicError.hasCode(error, 'NOT_FOUND')) return this.expectedTail.length > 0;
-      throw error;
-    }
-    const actual = tail.records.map((record) => JSON.stringify(record));
-    return (
-      actual.length !== this.expectedTail.length ||
-      actual.some((json, index) => json !== this.expectedTail[index])
-    );
-  }
-
-  private appended(previous: string | undefined, records: readonly RunRecord[]): void {
-    this.expectedTail = [
-      ...(previous === undefined ? [] : [previous]),
-      ...records.map((record) => JSON.stringify(record)),
-    ];
-  }
-
-  /** Appends records, creating the run (its header first) when it does not exist. */
-  async append(records: RunRecord[]): Promise<void> {
-    if (!this.created) {
-      const header: RunHeader = {
-        type: 'header',
-        schema_version: RUN_RECORD_SCHEMA_VERSION,
-        run_id: this.runId,
-        started_at: this.now().toISOString(),
-        client: { name: '@episodic/langgraph', version: VERSION },
-        server: { name: 'episodic', version: CORE_VERSION },
-        meta: { langgraph: { thread_id: this.threadId } } satisfies ThreadRunMeta,
-      };
+  /**
+   * Appends records at the position this process knows (creating the run, header first, when it
+   * does not exist). Records other writers appended meanwhile are read and given to `onOthers`
+   * before the retry.
+   */
+  async append(
+    records: readonly RunRecord[],
+    onOthers: (found: ThreadRecords) => void,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const batch = this.position === 0 ? [this.header(), ...records] : (records as RunRecord[]);
       try {
-        await this.runs.append(this.runId, [header, ...records]);
-        this.created = true;
-        this.appended(JSON.stringify(header), records);
+        const receipt = await this.runs.append(this.runId, batch, {
+          expectedPosition: this.position,
+        });
+        this.position = receipt.position ?? this.position + batch.length;
         return;
       } catch (error) {
-        // Another saver created the run first: append after its header.
-        if (!EpisodicError.hasCode(error, 'CONFLICT')) throw error;
-        this.created = true;
-        this.stale = true;
+        if (!EpisodicError.hasCode(error, 'CONFLICT') || attempt >= APPEND_ATTEMPTS) throw error;
+        onOthers(await this.readNew());
       }
     }
-    const previous = this.expectedTail.at(-1);
-    await this.runs.append(this.runId, records);
-    this.appended(previous, records);
   }
 
   /** Deletes the run; false when there was none. */
   async delete(): Promise<boolean> {
     const deleted = await this.runs.delete(this.runId);
-    this.created = false;
-    this.expectedTail = [];
+    this.position = 0;
     return deleted;
+  }
+
+  private header(): RunHeader {
+    return {
+      type: 'header',
+      schema_version: RUN_RECORD_SCHEMA_VERSION,
+      run_id: this.runId,
+      started_at: this.now().toISOString(),
+      client: { name: '@episodic/langgraph', version: VERSION },
+      server: { name: 'episodic', version: CORE_VERSION },
+      meta: { langgraph: { thread_id: this.threadId } } satisfies ThreadRunMeta,
+    };
   }
 }

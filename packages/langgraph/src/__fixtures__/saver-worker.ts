@@ -3,7 +3,7 @@
 import type { RunStore } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
-import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
+import { type CheckpointMetadata, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { EpisodicSaver } from '../episodic-saver.js';
 
 const [backend, location, threadId, writer, countText, sharedCheckpointId] = process.argv.slice(2);
@@ -46,7 +46,7 @@ try {
       parent = (await saver.put(
         parent,
         checkpoint,
-        { source: 'loop', step: index, parents: {}, writer },
+        { source: 'loop', step: index, parents: {}, writer } as CheckpointMetadata,
         { [channel]: values.length },
       )) as typeof parent;
     }
