@@ -7,6 +7,7 @@ import {
   EpisodicError,
   loadSession,
   type RunRecord,
+  type RunStore,
 } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +34,13 @@ function summarize(episodes: readonly Episode[]) {
     if (episode.type === 'meta') return `${episode.meta.source}:meta:${episode.payload.event}`;
     return `${episode.meta.source}:boundary:${episode.payload.reason}`;
   });
+}
+
+/** The one run a test recorded (fails when there is not exactly one). */
+async function onlyRun(runs: RunStore) {
+  const { runs: listed } = await runs.list();
+  expect(listed).toHaveLength(1);
+  return runs.read(listed[0]?.runId as string);
 }
 
 function ofType<T extends string>(records: readonly RunRecord[], type: T) {
@@ -108,9 +116,7 @@ describe.each(AI_VERSIONS)('episodicMiddleware with $name', (version) => {
     expect(session.invokeSeq).toBe(2);
     expect(session.revision).toBe(2);
 
-    const { runs: listed } = await runs.list({ sessionId: session.id });
-    expect(listed).toHaveLength(1);
-    const run = await runs.read(listed[0]?.runId as string);
+    const run = await onlyRun(runs);
     expect(recordTypes(run.records)).toEqual([
       'header',
       'run.start',
@@ -339,8 +345,7 @@ describe.each(AI_VERSIONS)('episodicMiddleware with $name', (version) => {
     expect(last?.payload).toMatchObject({
       item: { content: [{ type: 'output_text', text: 'The sum is 11.' }] },
     });
-    const { runs: listed } = await runs.list();
-    const run = await runs.read(listed[0]?.runId as string);
+    const run = await onlyRun(runs);
     expect(run.ended).toBe(true);
     expect(ofType(run.records, 'llm.response')[1]).toMatchObject({
       output: {
@@ -399,8 +404,7 @@ describe.each(AI_VERSIONS)('episodicMiddleware with $name', (version) => {
       reason: 'interrupt',
       content: expect.stringContaining('the user pressed stop'),
     });
-    const { runs: listed } = await runs.list();
-    const run = await runs.read(listed[0]?.runId as string);
+    const run = await onlyRun(runs);
     expect(recordTypes(run.records).slice(-2)).toEqual([
       'run.status:cancelled',
       'run.end:cancelled',
@@ -473,8 +477,7 @@ describe.each(AI_VERSIONS)('episodicMiddleware with $name', (version) => {
       'user:message:user',
       'runtime:boundary:interrupt',
     ]);
-    const { runs: listed } = await runs.list();
-    const run = await runs.read(listed[0]?.runId as string);
+    const run = await onlyRun(runs);
     expect(ofType(run.records, 'llm.response')[0]).toMatchObject({
       output: { stop_reason: 'aborted', messages: [] },
       meta: { partial: true },
@@ -510,8 +513,7 @@ describe.each(AI_VERSIONS)('episodicMiddleware with $name', (version) => {
       'model:message:assistant',
       'runtime:meta:turn.usage',
     ]);
-    const { runs: listed } = await runs.list();
-    const run = await runs.read(listed[0]?.runId as string);
+    const run = await onlyRun(runs);
     expect(recordTypes(run.records)).toEqual([
       'header',
       'run.start',
@@ -545,8 +547,7 @@ describe.each(AI_VERSIONS)('episodicMiddleware with $name', (version) => {
     ).rejects.toThrow('provider down');
     await middleware.close();
     expect(session.log.size).toBe(0);
-    const { runs: listed } = await runs.list();
-    const run = await runs.read(listed[0]?.runId as string);
+    const run = await onlyRun(runs);
     expect(recordTypes(run.records).slice(-3)).toEqual([
       'run.error',
       'run.status:error',

@@ -4,12 +4,10 @@
 // Built on the run store's compare-and-append: a saver appends at the position it has read up to,
 // and when another process appended first it reads what was added (readAfter) and retries.
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
-import { build } from 'tsup';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleWorker } from '../../../test-support/bundle-worker.js';
 import { BACKENDS } from './__fixtures__/backends.js';
 import { EpisodicSaver, threadRunId } from './episodic-saver.js';
 import { CHECKPOINT_RECORD_TYPE, WRITES_RECORD_TYPE } from './langgraph-records.js';
@@ -19,40 +17,16 @@ const WRITERS = FULL ? 4 : 3;
 const PER_WRITER = FULL ? 500 : 60;
 const ROUNDS = FULL ? 10 : 2;
 
-const packageRoot = fileURLToPath(new URL('../', import.meta.url));
-const source = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 let worker = '';
 
 beforeAll(async () => {
-  // Bundled with the Episodic packages from source; better-sqlite3 and LangGraph stay external and
-  // resolve from this package's node_modules.
-  const outDir = `${packageRoot}node_modules/.cache/episodic-langgraph-reliability/${randomUUID()}`;
-  process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
-  await build({
-    entry: { 'saver-worker': `${packageRoot}src/__fixtures__/saver-worker.ts` },
-    outDir,
-    format: ['esm'],
-    target: 'node20',
-    platform: 'node',
-    bundle: true,
-    splitting: false,
-    dts: false,
-    sourcemap: false,
-    clean: false,
-    silent: true,
-    config: false,
+  // The Episodic packages from source; better-sqlite3, LangGraph and zod stay external and resolve
+  // from this package's node_modules.
+  worker = await bundleWorker({
+    entry: fileURLToPath(new URL('./__fixtures__/saver-worker.ts', import.meta.url)),
+    packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
     external: ['better-sqlite3', /^@langchain\//, 'zod'],
-    noExternal: [/^@episodic\//, 'ulid'],
-    define: { __EPISODIC_VERSION__: JSON.stringify('0.0.0-test') },
-    esbuildOptions(options) {
-      options.alias = {
-        '@episodic/core': source('core/src/index.ts'),
-        '@episodic/store-fs': source('store-fs/src/index.ts'),
-        '@episodic/store-sqlite': source('store-sqlite/src/index.ts'),
-      };
-    },
   });
-  worker = `${outDir}/saver-worker.js`;
 }, 120_000);
 
 function run(args: string[]): Promise<{ code: number | null; output: string }> {

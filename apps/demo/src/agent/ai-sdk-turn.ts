@@ -12,7 +12,10 @@ import {
   AGENT_LIMITS,
   type ModelCallRecord,
   type ToolCallRecord,
+  type TurnOutcome,
   type TurnRecord,
+  toolStep,
+  turnStep,
 } from './demo-agent.js';
 import { summarizeManifest } from './manifest-summary.js';
 
@@ -25,10 +28,6 @@ export interface AiSdkTurnOptions {
   readonly tracker?: TaskTracker;
   /** A label for the task step that records the turn. */
   readonly title?: string;
-}
-
-function preview(text: string, max = 400): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 function textOf(content: unknown): string {
@@ -147,22 +146,16 @@ export async function runAiSdkTurn(input: string, options: AiSdkTurnOptions): Pr
           const started = performance.now();
           const run = await runTool(workspace, call, abortSignal ?? new AbortController().signal);
           const latencyMs = Math.round(performance.now() - started);
-          toolCalls.push({
+          const record: ToolCallRecord = {
             callId: toolCallId,
             name: definition.name,
             arguments: call.arguments,
             output: run.output,
             isError: run.isError,
             latencyMs,
-          });
-          step({
-            tool: definition.name,
-            action: `${definition.name} ${preview(call.arguments, 200)}`,
-            result: run.isError
-              ? { type: 'error', message: preview(run.output) }
-              : { type: 'success', output: preview(run.output) },
-            latency_ms: latencyMs,
-          });
+          };
+          toolCalls.push(record);
+          step(toolStep(record));
           return run.output;
         },
       }),
@@ -205,18 +198,8 @@ export async function runAiSdkTurn(input: string, options: AiSdkTurnOptions): Pr
       arguments: JSON.stringify(call.input),
     }));
   const answer = result.text === '' ? null : result.text;
-  const outcome = pendingCalls.length > 0 ? 'step-limit' : 'completed';
-  step({
-    tool: 'agent_turn',
-    action: options.title ?? input,
-    result:
-      outcome === 'completed'
-        ? { type: 'success', output: preview(answer ?? '(no answer)') }
-        : {
-            type: 'success',
-            output: `stopped at the step limit of ${AGENT_LIMITS.maxModelCalls} model calls`,
-          },
-  });
+  const outcome: TurnOutcome = pendingCalls.length > 0 ? 'step-limit' : 'completed';
+  step(turnStep(options.title ?? input, outcome, answer, null));
   await Promise.all(steps);
   const lastId = session.log.lastId;
   return {

@@ -51,3 +51,10 @@ export function withDetail(detail: AiSdkDetail): { ai_sdk?: AiSdkDetail } {
   const entries = Object.entries(detail).filter(([, value]) => value !== undefined);
   return entries.length === 0 ? {} : { [AI_SDK_DETAIL_KEY]: Object.fromEntries(entries) };
 }
+
+/** `{ providerOptions }` from a detail's own provider options, or `{}` when it has none. */
+export function providerOptionsOf(detail: AiSdkDetail): {
+  providerOptions?: ProviderOptionsRecord;
+} {
+  return detail.providerOptions === undefined ? {} : { providerOptions: detail.providerOptions };
+}

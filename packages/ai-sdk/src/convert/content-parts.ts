@@ -1,4 +1,9 @@
-import { detailOf, type ProviderOptionsRecord, withDetail } from './ai-sdk-detail.js';
+import {
+  detailOf,
+  type ProviderOptionsRecord,
+  providerOptionsOf,
+  withDetail,
+} from './ai-sdk-detail.js';
 import { describeData, parseDataUrl, toDataUrl, toJsonSafe } from './binary-data.js';
 
 /** A content part of a message, AI SDK or Responses style. */
@@ -78,8 +83,7 @@ function urlOrText(href: string): URL | string {
  */
 export function partFromResponses(part: ContentPart): ContentPart {
   const detail = detailOf(part);
-  const options =
-    detail.providerOptions === undefined ? {} : { providerOptions: detail.providerOptions };
+  const options = providerOptionsOf(detail);
   switch (part.type) {
     case 'input_text':
     case 'output_text':

@@ -5,6 +5,7 @@ import {
   type AiSdkDetail,
   detailOf,
   type ProviderOptionsRecord,
+  providerOptionsOf,
   withDetail,
 } from './ai-sdk-detail.js';
 import { toJsonSafe } from './binary-data.js';
@@ -301,9 +302,7 @@ export function convertItems(items: readonly InputItem[]): {
         side('assistant', detail).push({
           type: 'reasoning',
           text: reasoningText(item),
-          ...(detail.providerOptions === undefined
-            ? {}
-            : { providerOptions: detail.providerOptions }),
+          ...providerOptionsOf(detail),
         });
         break;
       case 'function_call': {
@@ -317,9 +316,7 @@ export function convertItems(items: readonly InputItem[]): {
           ...(detail.providerExecuted === undefined
             ? {}
             : { providerExecuted: detail.providerExecuted }),
-          ...(detail.providerOptions === undefined
-            ? {}
-            : { providerOptions: detail.providerOptions }),
+          ...providerOptionsOf(detail),
         });
         break;
       }
@@ -330,9 +327,7 @@ export function convertItems(items: readonly InputItem[]): {
           toolCallId: callId,
           toolName: detail.toolName ?? toolNames.get(callId) ?? 'unknown',
           output: outputFromResponses(item.output, detail),
-          ...(detail.providerOptions === undefined
-            ? {}
-            : { providerOptions: detail.providerOptions }),
+          ...providerOptionsOf(detail),
         });
         break;
       }

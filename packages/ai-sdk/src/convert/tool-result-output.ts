@@ -2,6 +2,7 @@ import {
   type AiSdkDetail,
   detailOf,
   type ProviderOptionsRecord,
+  providerOptionsOf,
   withDetail,
 } from './ai-sdk-detail.js';
 import { parseDataUrl, toDataUrl, toJsonSafe } from './binary-data.js';
@@ -82,8 +83,7 @@ function contentPartToResponses(part: OutputLike): ContentPart {
 /** A Responses output part back to the `content` tool result part it came from. */
 function contentPartFromResponses(part: ContentPart): OutputLike {
   const detail = detailOf(part);
-  const options =
-    detail.providerOptions === undefined ? {} : { providerOptions: detail.providerOptions };
+  const options = providerOptionsOf(detail);
   switch (part.type) {
     case 'input_text':
     case 'output_text':
