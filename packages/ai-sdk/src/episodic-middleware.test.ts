@@ -611,6 +611,32 @@ describe.each(AI_VERSIONS)('episodicMiddleware with $name', (version) => {
   });
 });
 
+describe('episodicMiddleware with AI SDK 7 callbacks', () => {
+  it('takes onFinish as onEnd (its AI SDK 7 name)', async () => {
+    const version = AI_VERSIONS[0];
+    const { session, runs } = newConversation();
+    const middleware = episodicMiddleware({ session, runs });
+    const { model } = scriptedModel(version, [callsTool('call_1', 'add', { a: 1, b: 1 })]);
+    await version.ai.generateText({
+      model: version.ai.wrapLanguageModel({ model, middleware }),
+      messages: await sessionMessages(session, { input: '1 + 1?' }),
+      tools: {
+        add: version.ai.tool({
+          inputSchema: version.ai.jsonSchema<{ a: number; b: number }>({ type: 'object' }),
+          execute: async ({ a, b }) => a + b,
+        }),
+      },
+      onEnd: middleware.onFinish,
+    });
+    expect(summarize(session.log.read({ fromId: 0 })).at(-1)).toBe(
+      'tool:function_call_output:call_1',
+    );
+    expect(middleware.runId).toBeNull();
+    const run = await onlyRun(runs);
+    expect(run.ended).toBe(true);
+  });
+});
+
 describe('episodicMiddleware options', () => {
   it('rejects bad options, naming the field and the fix', () => {
     const { session } = newConversation();
