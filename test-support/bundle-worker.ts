@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'tsup';
 
 const repository = fileURLToPath(new URL('../', import.meta.url));
 
@@ -15,6 +14,8 @@ const SOURCES: Readonly<Record<string, string>> = {
 
 /** Options of `bundleWorker`. */
 export interface BundleWorkerOptions {
+  /** tsup's `build`, from the calling package (tsup is a package dev dependency, not a root one). */
+  readonly build: (options: Record<string, unknown>) => Promise<unknown>;
   /** The worker script (TypeScript) to bundle. */
   readonly entry: string;
   /** The package whose `node_modules` the bundle is written under (and resolves externals from). */
@@ -46,7 +47,7 @@ export async function bundleWorker(options: BundleWorkerOptions): Promise<string
         : entry.source.replace(/^\^/, ''),
     )
     .join('|');
-  await build({
+  await options.build({
     entry: { [name]: options.entry },
     outDir,
     format: ['esm'],
@@ -62,7 +63,7 @@ export async function bundleWorker(options: BundleWorkerOptions): Promise<string
     external: [...external],
     noExternal: [new RegExp(`^(?!(?:${externalPattern})).*`)],
     define: { __EPISODIC_VERSION__: JSON.stringify('0.0.0-test') },
-    esbuildOptions(esbuild) {
+    esbuildOptions(esbuild: { alias?: Record<string, string> }) {
       esbuild.alias = Object.fromEntries(
         Object.entries(SOURCES).map(([name, path]) => [name, join(repository, path)]),
       );

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
+import { build } from 'tsup';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleWorker } from '../../../test-support/bundle-worker.js';
 import { BACKENDS } from './__fixtures__/backends.js';
@@ -23,6 +24,7 @@ beforeAll(async () => {
   // The Episodic packages from source; better-sqlite3, LangGraph and zod stay external and resolve
   // from this package's node_modules.
   worker = await bundleWorker({
+    build: build as (options: Record<string, unknown>) => Promise<unknown>,
     entry: fileURLToPath(new URL('./__fixtures__/saver-worker.ts', import.meta.url)),
     packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
     external: ['better-sqlite3', /^@langchain\//, 'zod'],
