@@ -9,6 +9,7 @@ import {
   type CheckpointPendingWrite,
   type CheckpointTuple,
   getCheckpointId,
+  JsonPlusSerializer,
   maxChannelVersion,
   type PendingWrite,
   type SerializerProtocol,
@@ -184,6 +185,8 @@ export class EpisodicSaver extends BaseCheckpointSaver {
   private readonly now: () => Date;
   private readonly generateId: () => string;
   private readonly threads = new Map<string, ThreadState>();
+  /** LangGraph's own serializer writes JSON with `JSON.stringify`: its text need not be re-checked. */
+  private readonly trusted: boolean;
 
   constructor(options: EpisodicSaverOptions) {
     const checked = parseInput(optionsSchema, options, 'EpisodicSaver options');
@@ -192,6 +195,7 @@ export class EpisodicSaver extends BaseCheckpointSaver {
     this.now = (checked.now as (() => Date) | undefined) ?? (() => new Date());
     this.generateId =
       (checked.generateId as (() => string) | undefined) ?? (() => globalThis.crypto.randomUUID());
+    this.trusted = this.serde instanceof JsonPlusSerializer;
   }
 
   private thread(threadId: string): ThreadState {
@@ -357,7 +361,7 @@ export class EpisodicSaver extends BaseCheckpointSaver {
         }
         values[channel] = await this.entryFor(state.index, key, parent, channel, value);
       }
-      const storedMetadata = toStoredValue(await serialize(this.serde, metadata));
+      const storedMetadata = toStoredValue(await serialize(this.serde, metadata), this.trusted);
       const changes = Object.entries(values)
         .map(([channel, entry]) => describeChange(channel, entry))
         .filter((change): change is string => change !== null);
@@ -373,13 +377,13 @@ export class EpisodicSaver extends BaseCheckpointSaver {
         ...(typeof parentId === 'string' && parentId !== ''
           ? { parent_checkpoint_id: parentId }
           : {}),
-        checkpoint: toStoredValue(await serialize(this.serde, skeleton)),
+        checkpoint: toStoredValue(await serialize(this.serde, skeleton), this.trusted),
         channel_versions: versions,
         metadata: storedMetadata,
         values,
       };
       await state.log.append([record], (found) => this.apply(state, found));
-      state.index.add(record);
+      state.index.addCheckpoint(record);
     });
     return {
       configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id },
@@ -410,7 +414,7 @@ export class EpisodicSaver extends BaseCheckpointSaver {
           // on (property-tested), and the previous text is what a reader rebuilds for the base;
           // so the value is stored exactly once the appended part itself is canonical JSON.
           const appended = appendedTo(previous.text, serialized.text);
-          const parsed = appended === null ? undefined : canonicalJson(appended.text);
+          const parsed = appended === null ? undefined : canonicalJson(appended.text, this.trusted);
           if (appended !== null && parsed !== undefined) {
             index.rememberText(key, channel, serialized);
             return { base: holder.key, append: { type: 'json', json: parsed.value } };
@@ -419,7 +423,7 @@ export class EpisodicSaver extends BaseCheckpointSaver {
       }
     }
     index.rememberText(key, channel, serialized);
-    return { value: toStoredValue(serialized) };
+    return { value: toStoredValue(serialized, this.trusted) };
   }
 
   async putWrites(
@@ -452,7 +456,7 @@ export class EpisodicSaver extends BaseCheckpointSaver {
       writes.map(async ([channel, value], position) => ({
         idx: WRITES_IDX_MAP[channel] ?? position,
         channel,
-        value: toStoredValue(await serialize(this.serde, value)),
+        value: toStoredValue(await serialize(this.serde, value), this.trusted),
       })),
     );
     await this.exclusive(state, async () => {
@@ -470,7 +474,7 @@ export class EpisodicSaver extends BaseCheckpointSaver {
         writes: stored,
       };
       await state.log.append([record], (found) => this.apply(state, found));
-      state.index.add(record);
+      state.index.addWrites(record);
     });
   }
 

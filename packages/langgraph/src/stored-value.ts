@@ -52,21 +52,25 @@ export async function serialize(
   return { type, text: null, base64: bytesToBase64(data) };
 }
 
-/** Parses JSON text when `JSON.stringify` gives it back unchanged, else returns undefined. */
-export function canonicalJson(text: string): { value: unknown } | undefined {
+/**
+ * Parses JSON text when `JSON.stringify` gives it back unchanged (so nothing is rounded or
+ * rewritten), else returns undefined. `trusted` skips the comparison for text `JSON.stringify`
+ * wrote itself (LangGraph's JsonPlusSerializer), which always gives itself back.
+ */
+export function canonicalJson(text: string, trusted = false): { value: unknown } | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return JSON.stringify(value) === text ? { value } : undefined;
+    return trusted || JSON.stringify(value) === text ? { value } : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** A serialized value as a record stores it. */
-export function toStoredValue(serialized: SerializedValue): StoredValue {
+/** A serialized value as a record stores it (`trusted`: see `canonicalJson`). */
+export function toStoredValue(serialized: SerializedValue, trusted = false): StoredValue {
   if (serialized.text === null) return { type: serialized.type, base64: serialized.base64 ?? '' };
   if (serialized.type === 'json') {
-    const parsed = canonicalJson(serialized.text);
+    const parsed = canonicalJson(serialized.text, trusted);
     if (parsed !== undefined) return { type: 'json', json: parsed.value };
   }
   return { type: serialized.type, text: serialized.text };

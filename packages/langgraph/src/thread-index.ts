@@ -6,6 +6,7 @@ import {
   checkpointRecordSchema,
   type ValueEntry,
   WRITES_RECORD_TYPE,
+  type WritesRecord,
   writesRecordSchema,
 } from './langgraph-records.js';
 import { type SerializedValue, type StoredValue, storedText } from './stored-value.js';
@@ -57,56 +58,59 @@ export class ThreadIndex {
 
   constructor(readonly threadId: string) {}
 
+  /** Adds a record read from the store (checked against its schema; a bad one is skipped). */
   add(record: RunRecord): void {
     if (record.type === CHECKPOINT_RECORD_TYPE) {
       const parsed = checkpointRecordSchema.safeParse(record);
-      if (!parsed.success) {
-        this.damaged += 1;
-        return;
-      }
-      const checkpoint = parsed.data;
-      let namespace = this.byNamespace.get(checkpoint.checkpoint_ns);
-      if (namespace === undefined) {
-        namespace = new Map();
-        this.byNamespace.set(checkpoint.checkpoint_ns, namespace);
-      }
-      // A checkpoint put again replaces the earlier one (as in LangGraph's own savers); records
-      // that refer to the earlier one by its key still find it.
-      namespace.set(checkpoint.checkpoint_id, checkpoint);
-      this.byKey.set(checkpoint.key, checkpoint);
-      for (const [channel, entry] of Object.entries(checkpoint.values)) {
-        const version = checkpoint.channel_versions[channel];
-        if ('same' in entry || version === undefined) continue;
-        this.versions.set(versionKey(checkpoint.checkpoint_ns, channel, version), checkpoint.key);
-      }
+      if (parsed.success) this.addCheckpoint(parsed.data);
+      else this.damaged += 1;
       return;
     }
     if (record.type === WRITES_RECORD_TYPE) {
       const parsed = writesRecordSchema.safeParse(record);
-      if (!parsed.success) {
-        this.damaged += 1;
-        return;
-      }
-      const writes = parsed.data;
-      const key = `${writes.checkpoint_ns}\u0000${writes.checkpoint_id}`;
-      let stored = this.writesByCheckpoint.get(key);
-      if (stored === undefined) {
-        stored = new Map();
-        this.writesByCheckpoint.set(key, stored);
-      }
-      for (const write of writes.writes) {
-        const writeKey = `${writes.task_id}\u0000${write.idx}`;
-        // A regular write is kept once (a retried task writes the same); a special one
-        // (error, interrupt, resume, scheduled) takes the latest value.
-        if (write.idx >= 0 && stored.has(writeKey)) continue;
-        stored.set(writeKey, {
-          taskId: writes.task_id,
-          taskPath: writes.task_path,
-          idx: write.idx,
-          channel: write.channel,
-          value: write.value,
-        });
-      }
+      if (parsed.success) this.addWrites(parsed.data);
+      else this.damaged += 1;
+    }
+  }
+
+  /** Adds a checkpoint record this process built (already well-formed). */
+  addCheckpoint(checkpoint: CheckpointRecord): void {
+    let namespace = this.byNamespace.get(checkpoint.checkpoint_ns);
+    if (namespace === undefined) {
+      namespace = new Map();
+      this.byNamespace.set(checkpoint.checkpoint_ns, namespace);
+    }
+    // A checkpoint put again replaces the earlier one (as in LangGraph's own savers); records
+    // that refer to the earlier one by its key still find it.
+    namespace.set(checkpoint.checkpoint_id, checkpoint);
+    this.byKey.set(checkpoint.key, checkpoint);
+    for (const [channel, entry] of Object.entries(checkpoint.values)) {
+      const version = checkpoint.channel_versions[channel];
+      if ('same' in entry || version === undefined) continue;
+      this.versions.set(versionKey(checkpoint.checkpoint_ns, channel, version), checkpoint.key);
+    }
+  }
+
+  /** Adds a writes record this process built (already well-formed). */
+  addWrites(writes: WritesRecord): void {
+    const key = `${writes.checkpoint_ns}\u0000${writes.checkpoint_id}`;
+    let stored = this.writesByCheckpoint.get(key);
+    if (stored === undefined) {
+      stored = new Map();
+      this.writesByCheckpoint.set(key, stored);
+    }
+    for (const write of writes.writes) {
+      const writeKey = `${writes.task_id}\u0000${write.idx}`;
+      // A regular write is kept once (a retried task writes the same); a special one
+      // (error, interrupt, resume, scheduled) takes the latest value.
+      if (write.idx >= 0 && stored.has(writeKey)) continue;
+      stored.set(writeKey, {
+        taskId: writes.task_id,
+        taskPath: writes.task_path,
+        idx: write.idx,
+        channel: write.channel,
+        value: write.value,
+      });
     }
   }
 
