@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
-const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'mcp', 'cli', 'ai-sdk', 'langgraph'];
+const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'mcp', 'interop', 'cli', 'ai-sdk', 'langgraph'];
 /** The frameworks the adapter packages take as peer dependencies, installed as a user would. */
 const FRAMEWORK_PEERS = ['ai', '@langchain/core', '@langchain/langgraph-checkpoint'];
 /** The packages whose types include a framework's (checked with skipLibCheck on, in use). */
@@ -153,7 +153,8 @@ function entryPoints(manifests) {
   const entries = [];
   for (const manifest of manifests) {
     for (const subpath of Object.keys(manifest.exports)) {
-      if (subpath === './package.json') continue;
+      // JSON data, not modules: the consumer reads the schemas separately.
+      if (subpath === './package.json' || subpath === './schemas/*') continue;
       entries.push(subpath === '.' ? manifest.name : `${manifest.name}${subpath.slice(1)}`);
     }
   }
@@ -167,8 +168,11 @@ function writeConsumer(project, manifests, version) {
     join(project, 'imports.mjs'),
     `${entries.map((entry, index) => `import * as entry${index} from '${entry}';`).join('\n')}
 import { VERSION as coreVersion, createMemoryRunStore, createRunRecorder } from '@episodic/core';
+import { importClaudeCode } from '@episodic/interop';
 import { VERSION as mcpVersion } from '@episodic/mcp';
 import { createSqliteStore } from '@episodic/store-sqlite';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const expected = ${JSON.stringify(version)};
 const entries = { ${entries.map((entry, index) => `${JSON.stringify(entry)}: entry${index}`).join(', ')} };
@@ -184,6 +188,17 @@ const { header } = await recorder.start('smoke');
 if (header.server?.version !== expected) {
   throw new Error(\`run header server is \${JSON.stringify(header.server)}, expected version \${expected}\`);
 }
+
+// The packages ship their JSON Schemas at \`<package>/schemas/<name>.<version>.json\`.
+const require = createRequire(import.meta.url);
+for (const name of ['@episodic/core/schemas/session-state.v1.json', '@episodic/cli/schemas/export-line.v1.json', '@episodic/mcp/schemas/tool.error.v1.json']) {
+  const schema = JSON.parse(readFileSync(require.resolve(name), 'utf8'));
+  if (typeof schema.$id !== 'string' || !schema.$id.endsWith(name.split('/').at(-1))) throw new Error(\`\${name} has no matching $id\`);
+}
+
+// An importer converts a transcript line into a session with one run.
+const imported = importClaudeCode('{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}');
+if (imported.conversations.length !== 1) throw new Error('importClaudeCode did not convert the line');
 
 // The native addon loads and the ledger works in a real database file.
 const sqlite = createSqliteStore({ filename: process.argv[2] });
@@ -217,7 +232,7 @@ const saver = new EpisodicSaver({ runs: createMemoryRunStore() });
 const saved = await saver.put({ configurable: { thread_id: 'smoke' } }, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: [1] }, channel_versions: { a: 1 } }, { source: 'input', step: -1, parents: {} }, { a: 1 });
 const tuple = await saver.getTuple(saved);
 if (JSON.stringify(tuple?.checkpoint.channel_values) !== '{"a":[1]}') throw new Error('@episodic/langgraph did not read its checkpoint back');
-console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; SQLite ledger ok; ai-sdk and langgraph adapters ok\`);
+console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; JSON Schemas shipped; importer ok; SQLite ledger ok; ai-sdk and langgraph adapters ok\`);
 `,
   );
   // Types: the built .d.ts of every entry point, checked as a strict consumer with skipLibCheck off.
@@ -403,7 +418,11 @@ async function main() {
       ];
       for (const target of targets) {
         const path = `package/${target.replace(/^\.\//, '')}`;
-        check(contents.has(path), `${file} has no ${target}: run "pnpm build" and try again`);
+        // A pattern export (`./schemas/*`) must match at least one packed file.
+        const found = path.includes('*')
+          ? [...contents].some((entry) => entry.startsWith(path.slice(0, path.indexOf('*'))))
+          : contents.has(path);
+        check(found, `${file} has no ${target}: run "pnpm build" and try again`);
       }
       for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
         for (const [dependency, range] of Object.entries(packed[field] ?? {})) {
@@ -502,7 +521,29 @@ async function main() {
       JSON.stringify(queried).includes('hello'),
       `episodic episodes query did not return the appended event: ${JSON.stringify(queried)}`,
     );
-    log(`cli: episodic --version → ${printed}; episodes append + query round trip ok`);
+    // A transcript import and an OpenTelemetry export (the installed OpenTelemetry SDK loads).
+    const transcripts = JSON.parse(
+      run(
+        episodic,
+        ['import', 'claude-code', join(root, 'fixtures', 'transcripts', 'claude-code'), '--json'],
+        cliEnv,
+      ).stdout,
+    );
+    check(
+      transcripts.totals?.conversations === 2,
+      `episodic import claude-code failed: ${JSON.stringify(transcripts)}`,
+    );
+    const traces = join(work, 'traces.json');
+    const exported = JSON.parse(
+      run(episodic, ['export', '--all', '--otel', traces, '--json'], cliEnv).stdout,
+    );
+    check(
+      exported.spans?.total > 0 && readJson(traces).resourceSpans.length === 1,
+      `episodic export --otel failed: ${JSON.stringify(exported)}`,
+    );
+    log(
+      `cli: episodic --version → ${printed}; episodes append + query round trip ok; import claude-code ok; export --otel ${exported.spans.total} spans`,
+    );
 
     writeMcpClient(project);
     const listed = run(

@@ -17,7 +17,11 @@ const coreChildSource = fileURLToPath(
  * in parallel); the directory is removed when the test process exits. Returns the bundle's path.
  */
 export async function buildWorker(
-  name: 'ledger-worker' | 'disk-full-worker' | 'conformance-child' = 'ledger-worker',
+  name:
+    | 'ledger-worker'
+    | 'disk-full-worker'
+    | 'conformance-child'
+    | 'session-committer' = 'ledger-worker',
 ): Promise<string> {
   const outDir = `${packageRoot}node_modules/.cache/episodic-reliability/${randomUUID()}`;
   process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
