@@ -76,10 +76,12 @@ describe('modelMessagesToItems', () => {
       },
       { type: 'message', role: 'assistant', content: 'A cat.', ai_sdk: { message: {} } },
     ]);
-    // Core reads them like any other items: the call keeps its output.
+    // Core reads them like any other items: the call keeps its output (reasoning is seed 001's
+    // own `reasoning` message).
     expect(itemsToMessages(items).map((message) => message.role)).toEqual([
       'system',
       'user',
+      'reasoning',
       'assistant',
       'tool',
       'assistant',
