@@ -8,8 +8,8 @@ import {
   type SessionOptions,
   sessionBehaviourShape,
   sessionIdSchema,
-  storeSchema,
   storedSessionSeed,
+  storeSchema,
   toSessionConfig,
 } from './create-session.js';
 
