@@ -14,9 +14,7 @@ const published = [
   'cli',
   'ai-sdk',
   'langgraph',
-].map(
-  (name) => `packages/${name}`,
-);
+].map((name) => `packages/${name}`);
 const all = [...published, 'apps/demo'];
 const requiredScripts = ['build', 'dev', 'clean', 'typecheck', 'test', 'lint'];
 const problems = [];

@@ -33,7 +33,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
-const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'mcp', 'interop', 'cli', 'ai-sdk', 'langgraph'];
+const PUBLISHED = [
+  'core',
+  'store-fs',
+  'store-sqlite',
+  'mcp',
+  'interop',
+  'cli',
+  'ai-sdk',
+  'langgraph',
+];
 /** The frameworks the adapter packages take as peer dependencies, installed as a user would. */
 const FRAMEWORK_PEERS = ['ai', '@langchain/core', '@langchain/langgraph-checkpoint'];
 /** The packages whose types include a framework's (checked with skipLibCheck on, in use). */

@@ -178,7 +178,10 @@ function recordStream(
  * result; and it commits the step's new input, output and usage to the session. An aborted call
  * commits what it completed, then an `interrupt` boundary, and ends its run `cancelled`: a tool
  * call cut off there has no output, and the next assembly pairs it with a synthesized one.
- * A storage failure fails the call with the store's `EpisodicError`.
+ * A storage failure fails the call with the store's `EpisodicError`. When another writer committed
+ * to the session first, a call's first commit follows the other writer's episodes; a later one
+ * fails the call with `CONFLICT` (the session object is reloaded), so two calls' episodes never
+ * interleave.
  */
 export function episodicMiddleware(options: EpisodicMiddlewareOptions): EpisodicMiddleware {
   const checked = parseInput(optionsSchema, options, 'episodicMiddleware options');

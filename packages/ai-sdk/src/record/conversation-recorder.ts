@@ -85,6 +85,8 @@ interface RunState {
   lastError: unknown;
   /** Model calls made but not yet counted in the session's `invoke_seq`. */
   uncountedCalls: number;
+  /** True once the turn has episodes in the session (later commits must follow them directly). */
+  committed: boolean;
   finalText: string;
   active: RecordedStep | null;
   aborted: boolean;
@@ -285,13 +287,7 @@ export class ConversationRecorder {
       const finish = unifiedFinishReason(outcome.finishReason);
       await this.recordResponse(step, output, outcome, false);
       const episodes = this.stepEpisodes(step, output, outcome);
-      if (episodes.length > 0) {
-        await commitEpisodes(this.settings.session, episodes, {
-          runId: run.runId,
-          modelCalls: run.uncountedCalls,
-        });
-        run.uncountedCalls = 0;
-      }
+      if (episodes.length > 0) await this.commit(run, episodes);
       this.markAnswered(run, step.input);
       const pending = this.trackCalls(run, output);
       run.finalText = outputText(output) || run.finalText;
@@ -368,11 +364,7 @@ export class ConversationRecorder {
           content: `The previous turn was interrupted before it finished (${message}): the output completed so far was kept; a tool call without an output did not finish and may have partially run.`,
         },
       });
-      await commitEpisodes(this.settings.session, episodes, {
-        runId: run.runId,
-        modelCalls: run.uncountedCalls,
-      });
-      run.uncountedCalls = 0;
+      await this.commit(run, episodes);
       await run.recorder?.cancel({ message });
       this.finish(run);
     }).catch((error: unknown) => {
@@ -467,6 +459,7 @@ export class ConversationRecorder {
       failedInput: null,
       lastError: undefined,
       uncountedCalls: 0,
+      committed: false,
       finalText: '',
       active: null,
       aborted: false,
@@ -488,16 +481,46 @@ export class ConversationRecorder {
     ].map((episode) => ({ ...episode, meta: { ...episode.meta, turnId: run.turnId } }));
     for (const episode of answers) await this.recordToolOutput(run, episode);
     if (late.length > 0) {
-      await commitEpisodes(this.settings.session, late, {
-        runId: run.runId,
-        modelCalls: run.uncountedCalls,
-      });
-      run.uncountedCalls = 0;
+      await this.commit(run, late);
       this.markAnswered(run, late);
     }
     if (run.lastStep === 'failed') await run.recorder?.fail(run.lastError);
     else await run.recorder?.complete(run.finalText === '' ? {} : { final: run.finalText });
     this.finish(run);
+  }
+
+  /**
+   * Commits episodes of the run's turn, with the model calls not counted yet. A turn's episodes
+   * stay together in the session: when another writer committed first, the turn's first commit
+   * follows the other writer's episodes (the session catches up and commits again); a later one
+   * does not, since the other writer's episodes would then split this turn's tool calls from their
+   * outputs (providers reject that history). The session is then caught up, the run ends with the
+   * `CONFLICT` and it is thrown.
+   */
+  private async commit(run: RunState, episodes: readonly NewEpisode[]): Promise<void> {
+    const { session } = this.settings;
+    try {
+      await commitEpisodes(session, episodes, {
+        runId: run.runId,
+        modelCalls: run.uncountedCalls,
+        onConflict: run.committed ? 'reload' : 'retry',
+      });
+    } catch (error) {
+      if (!EpisodicError.hasCode(error, 'CONFLICT')) throw error;
+      const conflict = run.committed
+        ? new EpisodicError({
+            code: 'CONFLICT',
+            message: `Session ${session.id} was changed by another writer while this AI SDK call was running. The call's earlier steps are in the session; committing the rest after the other writer's episodes would split its tool calls from their outputs, so it was not committed (run ${run.runId} records it and ends with this error). The session has been reloaded: the next call sees both writers' history. Call again to continue.`,
+            details: { ...error.details, sessionId: session.id, runId: run.runId },
+          })
+        : error;
+      run.active = null;
+      await run.recorder?.fail(conflict).catch(() => undefined);
+      this.finish(run);
+      throw conflict;
+    }
+    run.committed = true;
+    run.uncountedCalls = 0;
   }
 
   private finish(run: RunState): void {

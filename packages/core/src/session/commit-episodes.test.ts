@@ -218,7 +218,7 @@ describe('commitEpisodes', () => {
       commitEpisodes(racer, [item(say('user', 'never'), 'user')], { onConflict: 'retry' }),
     );
     expect(error.code).toBe('CONFLICT');
-    expect(error.details).toMatchObject({ attempts: 20, reloaded: true });
+    expect(error.details).toMatchObject({ attempts: 50, reloaded: true });
     expect(racer.revision).toBe(other.revision);
     expect(racer.log.toJSONL()).toBe(other.log.toJSONL());
   });

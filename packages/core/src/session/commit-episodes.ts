@@ -46,7 +46,7 @@ export interface CommitEpisodesResult {
 
 const MAX_EPISODES_PER_COMMIT = 10_000;
 /** How often `onConflict: 'retry'` catches up and commits again before giving up. */
-const COMMIT_ATTEMPTS = 20;
+const COMMIT_ATTEMPTS = 50;
 
 const optionsSchema = z
   .strictObject({
