@@ -105,6 +105,14 @@ describe.each(BACKENDS.filter((backend) => backend.reopen !== undefined))(
           // Every writer's checkpoints are there and rebuild their growing value from the deltas.
           const checkpoints = records.filter((record) => record.type === CHECKPOINT_RECORD_TYPE);
           expect(checkpoints).toHaveLength(1 + WRITERS * Math.floor(PER_WRITER / 5));
+          // Per-step deltas survive the interleaving: after its first checkpoint, each writer's
+          // growing list is stored as what it appended to its previous checkpoint's.
+          const appends = checkpoints.filter((record) =>
+            Object.values((record as unknown as { values: Record<string, object> }).values).some(
+              (entry) => 'append' in entry,
+            ),
+          );
+          expect(appends).toHaveLength(WRITERS * (Math.floor(PER_WRITER / 5) - 1));
           const fresh = new EpisodicSaver({ runs: store.runs });
           for await (const listed of fresh.list({ configurable: { thread_id: threadId } })) {
             const writer = (listed.metadata as { writer?: string } | undefined)?.writer;

@@ -238,4 +238,88 @@ describe('EpisodicSaver', () => {
       code: 'CONFLICT',
     });
   });
+
+  it('reads an unchanged channel from the checkpoint it follows, not from a fork that reached the same version', async () => {
+    const runs = createMemoryRunStore();
+    const saver = new EpisodicSaver({ runs });
+    const thread = { configurable: { thread_id: 'forks', checkpoint_ns: '' } };
+    const meta = (step: number) => ({ source: 'loop' as const, step, parents: {} });
+    const checkpoint = (values: Record<string, unknown>, versions: Record<string, number>) => ({
+      ...emptyCheckpoint(),
+      id: uuid6(-1),
+      channel_values: values,
+      channel_versions: versions,
+    });
+    const root = await saver.put(
+      thread,
+      checkpoint({ a: ['x0'], b: 'B' }, { a: 1, b: 1 }),
+      meta(0),
+      { a: 1, b: 1 },
+    );
+    // Two branches from the root both bring `a` to version 2, with different values.
+    const left = await saver.put(
+      root,
+      checkpoint({ a: ['x0', 'left'], b: 'B' }, { a: 2, b: 1 }),
+      meta(1),
+      { a: 2 },
+    );
+    await saver.put(root, checkpoint({ a: ['x0', 'right'], b: 'B' }, { a: 2, b: 1 }), meta(1), {
+      a: 2,
+    });
+    // The left branch goes on with `a` unchanged (still version 2).
+    const next = await saver.put(
+      left,
+      checkpoint({ a: ['x0', 'left'], b: 'B2' }, { a: 2, b: 2 }),
+      meta(2),
+      { b: 2 },
+    );
+    for (const reader of [saver, new EpisodicSaver({ runs })]) {
+      expect((await reader.getTuple(next))?.checkpoint.channel_values).toEqual({
+        a: ['x0', 'left'],
+        b: 'B2',
+      });
+    }
+  });
+
+  it('builds a checkpoint again when another process deleted and restarted the thread meanwhile', async () => {
+    const runs = createMemoryRunStore();
+    const first = new EpisodicSaver({ runs });
+    const config = { configurable: { thread_id: 'restarted', checkpoint_ns: '' } };
+    const meta = { source: 'loop' as const, step: 0, parents: {} };
+    const entries = (count: number) =>
+      Array.from({ length: count }, (_, index) => `entry ${index}`);
+    const withA = (count: number) => ({
+      ...emptyCheckpoint(),
+      id: uuid6(-1),
+      channel_values: { a: entries(count) },
+      channel_versions: { a: count },
+    });
+    let parent = await first.put(config, withA(20), meta, { a: 20 });
+    parent = await first.put(parent, withA(21), meta, { a: 21 });
+    parent = await first.put(parent, withA(22), meta, { a: 22 });
+    // Another saver deletes the thread and starts it again, shorter than what the first has read.
+    const second = new EpisodicSaver({ runs });
+    await second.deleteThread('restarted');
+    await second.put(
+      config,
+      { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { z: 0 }, channel_versions: { z: 1 } },
+      meta,
+      { z: 1 },
+    );
+    // The first saver's parent is gone: its checkpoint must hold `a` whole, not as an append to
+    // a record that is no longer there.
+    const saved = await first.put(parent, withA(23), { ...meta, step: 1 }, { a: 23 });
+    const records = (await runs.read(threadRunId('restarted'))).records;
+    expect(records.map((record) => record.type)).toEqual([
+      'header',
+      CHECKPOINT_RECORD_TYPE,
+      CHECKPOINT_RECORD_TYPE,
+    ]);
+    expect((records[2] as unknown as { values: unknown }).values).toMatchObject({
+      a: { value: { type: 'json' } },
+    });
+    expect((await new EpisodicSaver({ runs }).getTuple(saved))?.checkpoint.channel_values).toEqual({
+      a: entries(23),
+    });
+  });
 });

@@ -332,40 +332,41 @@ export class EpisodicSaver extends BaseCheckpointSaver {
     const namespace = namespaceFrom(config);
     const parentId: unknown = config.configurable?.checkpoint_id;
     const state = this.thread(threadId);
-    await this.exclusive(state, async () => {
-      if (!state.loaded) await this.load(state);
-      let parent =
-        typeof parentId === 'string' && parentId !== ''
-          ? state.index.checkpoint(namespace, parentId)
-          : undefined;
-      if (parent === undefined && typeof parentId === 'string' && parentId !== '') {
-        await this.sync(state);
-        parent = state.index.checkpoint(namespace, parentId);
-      }
-      const key = this.generateId();
-      const { channel_values: channelValues = {}, ...skeleton } = checkpoint;
-      const versions = (checkpoint.channel_versions ?? {}) as Record<string, string | number>;
-      const changed = new Set(Object.keys(newVersions ?? {}));
+    const key = this.generateId();
+    const storedMetadata = toStoredValue(await serialize(this.serde, metadata), this.trusted);
+    const { channel_values: channelValues = {}, ...skeleton } = checkpoint;
+    const storedSkeleton = toStoredValue(await serialize(this.serde, skeleton), this.trusted);
+    const versions = (checkpoint.channel_versions ?? {}) as Record<string, string | number>;
+    const changed = new Set(Object.keys(newVersions ?? {}));
+    const parentKnown = typeof parentId === 'string' && parentId !== '';
+    /** The record, built from what the index holds now (again after other writers' records). */
+    const build = async (): Promise<CheckpointRecord> => {
+      const parent = parentKnown ? state.index.checkpoint(namespace, parentId) : undefined;
       const values: Record<string, ValueEntry> = {};
       for (const [channel, value] of Object.entries(channelValues)) {
-        const version = versions[channel];
         if (!changed.has(channel)) {
-          // Unchanged since an earlier checkpoint (LangGraph names every changed channel in
-          // newVersions): the value is the one stored at this version, if any was.
+          // LangGraph names every changed channel in newVersions; any other holds the value
+          // stored at its version (as in LangGraph's own savers, nothing when none was). It is
+          // looked up in the checkpoint this one follows first: another branch (a fork) may
+          // have stored a different value at the same version.
+          const version = versions[channel];
           const holder =
             version === undefined
               ? undefined
-              : state.index.holderOfVersion(namespace, channel, version);
+              : parent !== undefined &&
+                  parent.values[channel] !== undefined &&
+                  parent.channel_versions[channel] === version
+                ? state.index.holderOf(parent, channel)
+                : state.index.holderOfVersion(namespace, channel, version);
           if (holder !== undefined) values[channel] = { same: holder.key };
           continue;
         }
         values[channel] = await this.entryFor(state.index, key, parent, channel, value);
       }
-      const storedMetadata = toStoredValue(await serialize(this.serde, metadata), this.trusted);
       const changes = Object.entries(values)
         .map(([channel, entry]) => describeChange(channel, entry))
         .filter((change): change is string => change !== null);
-      const record: CheckpointRecord = {
+      return {
         type: CHECKPOINT_RECORD_TYPE,
         run_id: state.log.runId,
         ts: this.now().toISOString(),
@@ -374,16 +375,24 @@ export class EpisodicSaver extends BaseCheckpointSaver {
         thread_id: threadId,
         checkpoint_ns: namespace,
         checkpoint_id: checkpoint.id,
-        ...(typeof parentId === 'string' && parentId !== ''
-          ? { parent_checkpoint_id: parentId }
-          : {}),
-        checkpoint: toStoredValue(await serialize(this.serde, skeleton), this.trusted),
+        ...(parentKnown ? { parent_checkpoint_id: parentId } : {}),
+        checkpoint: storedSkeleton,
         channel_versions: versions,
         metadata: storedMetadata,
         values,
       };
-      await state.log.append([record], (found) => this.apply(state, found));
-      state.index.addCheckpoint(record);
+    };
+    await this.exclusive(state, async () => {
+      if (!state.loaded) await this.load(state);
+      // A parent this process has not seen yet was put by another saver: read what it added.
+      if (parentKnown && state.index.checkpoint(namespace, parentId) === undefined) {
+        await this.sync(state);
+      }
+      const [record] = await state.log.append(
+        async () => [await build()],
+        (found) => this.apply(state, found),
+      );
+      state.index.addCheckpoint(record as CheckpointRecord);
     });
     return {
       configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id },
@@ -473,7 +482,10 @@ export class EpisodicSaver extends BaseCheckpointSaver {
         task_path: typeof taskPath === 'string' ? taskPath : '',
         writes: stored,
       };
-      await state.log.append([record], (found) => this.apply(state, found));
+      await state.log.append(
+        () => [record],
+        (found) => this.apply(state, found),
+      );
       state.index.addWrites(record);
     });
   }

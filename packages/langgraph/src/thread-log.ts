@@ -94,22 +94,25 @@ export class ThreadLog {
   }
 
   /**
-   * Appends records at the position this process knows (creating the run, header first, when it
-   * does not exist). Records other writers appended meanwhile are read and given to `onOthers`
-   * before the retry.
+   * Appends the records `build` gives at the position this process knows (creating the run,
+   * header first, when it does not exist). When another writer appended first, what it added is
+   * read and given to `onOthers`, and `build` is called again (records may refer to others, which
+   * must be in the run before them). Resolves with the records stored.
    */
-  async append(
-    records: readonly RunRecord[],
+  async append<T extends RunRecord>(
+    build: () => T[] | Promise<T[]>,
     onOthers: (found: ThreadRecords) => void,
-  ): Promise<void> {
+  ): Promise<T[]> {
     for (let attempt = 1; ; attempt++) {
-      const batch = this.position === 0 ? [this.header(), ...records] : (records as RunRecord[]);
+      const header = this.position === 0 ? [this.header()] : [];
+      const records = await build();
+      const batch = [...header, ...records];
       try {
         const receipt = await this.runs.append(this.runId, batch, {
           expectedPosition: this.position,
         });
         this.position = receipt.position ?? this.position + batch.length;
-        return;
+        return records;
       } catch (error) {
         if (!EpisodicError.hasCode(error, 'CONFLICT') || attempt >= APPEND_ATTEMPTS) throw error;
         onOthers(await this.readNew());
