@@ -1,6 +1,7 @@
 import type { RowModule } from '../lib/row-module.js';
 import { cliStartModule } from './cli-start.js';
 import { episodicLogModule } from './episodic-log.js';
+import { langgraphModule } from './langgraph.js';
 import { ledgerGcModule } from './ledger-gc.js';
 import { ledgerInsertModule } from './ledger-insert.js';
 import { ledgerNodeSqliteModule } from './ledger-node-sqlite.js';
@@ -28,4 +29,5 @@ export const MODULES: readonly RowModule[] = [
   cliStartModule,
   mcpModule,
   uiPagesModule,
+  langgraphModule,
 ];
