@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeStoreConformance } from '@episodic/core/testing';
 import { buildWorker } from '../test/reliability/build-worker.js';
-import { startWorker } from '../test/reliability/worker-process.js';
+import { startWorker } from '../../../test-support/worker-process.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 /** The bundled child of the cross-process cases, built once for this file. */

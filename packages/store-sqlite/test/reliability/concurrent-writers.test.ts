@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from '../../src/open-database.js';
 import { buildWorker } from './build-worker.js';
-import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
+import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
 
 const PER_WRITER = FULL ? 2000 : 300;
 let worker = '';

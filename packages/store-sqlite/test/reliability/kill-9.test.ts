@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/sqlite-store.js';
 import { buildWorker } from './build-worker.js';
-import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
+import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
 
 const KILLS = FULL ? 150 : 20;
 const BATCH = 20;
