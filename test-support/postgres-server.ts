@@ -63,7 +63,8 @@ function binaryFolder(): string {
       .sort((left, right) => Number(right) - Number(left));
     for (const version of versions) candidates.push(join(debian, version, 'bin'));
   }
-  for (const folder of (process.env.PATH ?? '').split(':')) if (folder !== '') candidates.push(folder);
+  for (const folder of (process.env.PATH ?? '').split(':'))
+    if (folder !== '') candidates.push(folder);
   for (const folder of candidates) {
     if (existsSync(join(folder, 'initdb')) && existsSync(join(folder, 'postgres'))) return folder;
   }
@@ -94,7 +95,9 @@ async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+      server.close(() =>
+        resolve(typeof address === 'object' && address !== null ? address.port : 0),
+      );
     });
   });
 }

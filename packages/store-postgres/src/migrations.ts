@@ -1,7 +1,7 @@
 import { EpisodicError } from '@episodic/core';
 import type pg from 'pg';
-import { codeOf } from './postgres-errors.js';
 import type { StoreTables } from './postgres-database.js';
+import { codeOf } from './postgres-errors.js';
 import { seedEventsDdl } from './schema-sql.js';
 
 /** One schema step: it runs once, inside the migration transaction, and is recorded by version. */

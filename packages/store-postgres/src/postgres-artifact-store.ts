@@ -154,11 +154,7 @@ AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key 
   const recordsOf = async (rows: ArtifactRow[], on?: Queryable): Promise<ArtifactRecord[]> => {
     if (rows.length === 0) return [];
     const associations = (
-      await database.query<AssociationRow>(
-        selectAssociations,
-        [rows.map((row) => row.key)],
-        on,
-      )
+      await database.query<AssociationRow>(selectAssociations, [rows.map((row) => row.key)], on)
     ).rows;
     const byKey = new Map<string, ArtifactEpisodeRecord[]>();
     for (const association of associations) {

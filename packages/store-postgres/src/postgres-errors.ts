@@ -57,7 +57,11 @@ export function toEpisodicError(error: unknown, operation: string, where: string
   if (EpisodicError.isInstance(error)) return error;
   const code = codeOf(error);
   const reason = error instanceof Error ? error.message : String(error);
-  const details = { store: 'postgres', operation, ...(code === undefined ? {} : { backendCode: code }) };
+  const details = {
+    store: 'postgres',
+    operation,
+    ...(code === undefined ? {} : { backendCode: code }),
+  };
   if (isUniqueViolation(error)) {
     return new EpisodicError({
       code: 'CONFLICT',

@@ -8,6 +8,7 @@ import {
   type LedgerRow,
   type NewLedgerRow,
 } from '@episodic/core';
+import { createKeyedQueue } from './keyed-queue.js';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 import { isUniqueViolation } from './postgres-errors.js';
 import type { Scrubber } from './scrub.js';
@@ -85,7 +86,9 @@ export function buildLedgerQuery(
     if (plan.fromTsMs !== undefined) where.push(`ts_ms >= ${parameter(plan.fromTsMs)}`);
     if (plan.toTsMs !== undefined) where.push(`ts_ms <= ${parameter(plan.toTsMs)}`);
     if (plan.after !== undefined) {
-      where.push(`(ts_ms, id) > (${parameter(plan.after.tsMs)}, ${parameter(plan.after.sequence)})`);
+      where.push(
+        `(ts_ms, id) > (${parameter(plan.after.tsMs)}, ${parameter(plan.after.sequence)})`,
+      );
     }
     return where;
   };
@@ -168,11 +171,7 @@ function columnsOf(rows: readonly NewLedgerRow[]) {
 const UNNEST_ROWS =
   'unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS r(event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, schema_version, created_at, metadata_json, ord)';
 
-function storedOf(
-  row: NewLedgerRow,
-  position: number,
-  sequence: number | string,
-): LedgerRow {
+function storedOf(row: NewLedgerRow, position: number, sequence: number | string): LedgerRow {
   return {
     event_id: row.event_id,
     ts_ms: row.ts_ms,
@@ -287,11 +286,7 @@ RETURNING id, event_id, position`,
 
   const findDuplicates = async (rows: readonly NewLedgerRow[], on?: Queryable) =>
     (
-      await database.query<{ event_id: string }>(
-        existing,
-        [rows.map((row) => row.event_id)],
-        on,
-      )
+      await database.query<{ event_id: string }>(existing, [rows.map((row) => row.event_id)], on)
     ).rows.map((row) => row.event_id);
 
   const appendUnchecked = async (rows: readonly NewLedgerRow[]): Promise<LedgerRow[]> => {
@@ -319,7 +314,8 @@ RETURNING id, event_id, position`,
     for (const row of rows) {
       const key = `${row.scope}\u0000${row.session_id}`;
       const entry = counts.get(key);
-      if (entry === undefined) counts.set(key, { scope: row.scope, session: row.session_id, count: 1 });
+      if (entry === undefined)
+        counts.set(key, { scope: row.scope, session: row.session_id, count: 1 });
       else entry.count++;
     }
     const heads = [...counts.entries()].sort(([left], [right]) => (left < right ? -1 : 1));
@@ -367,6 +363,24 @@ RETURNING id, event_id, position`,
       return collect(rows, result.rows);
     });
 
+  const queue = createKeyedQueue();
+  const appendRows = (rows: readonly NewLedgerRow[], expectedPosition: number | undefined) =>
+    database.guard('append to the ledger', async () => {
+      try {
+        return expectedPosition === undefined
+          ? await appendUnchecked(rows)
+          : await appendExpected(rows, expectedPosition);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const duplicates = await findDuplicates(rows);
+        // A unique violation with no duplicate left means it was removed meanwhile: report the
+        // batch's ids so the caller re-checks and retries.
+        throw duplicateEventIdsError(
+          duplicates.length > 0 ? duplicates : rows.map((row) => row.event_id),
+        );
+      }
+    });
+
   return {
     specificationVersion: 'v1',
     name: 'postgres',
@@ -377,21 +391,11 @@ RETURNING id, event_id, position`,
       persistent: true,
     },
     append(rows, expectedPosition) {
-      return database.guard('append to the ledger', async () => {
-        try {
-          return expectedPosition === undefined
-            ? await appendUnchecked(rows)
-            : await appendExpected(rows, expectedPosition);
-        } catch (error) {
-          if (!isUniqueViolation(error)) throw error;
-          const duplicates = await findDuplicates(rows);
-          // A unique violation with no duplicate left means it was removed meanwhile: report the
-          // batch's ids so the caller re-checks and retries.
-          throw duplicateEventIdsError(
-            duplicates.length > 0 ? duplicates : rows.map((row) => row.event_id),
-          );
-        }
-      });
+      const first = rows[0] as NewLedgerRow;
+      // In call order per session within this process (across processes: the head's row lock).
+      return queue.run(`${first.scope}\u0000${first.session_id}`, () =>
+        appendRows(rows, expectedPosition),
+      );
     },
     getEvents(eventIds) {
       return database.guard('read ledger events', async () => {
@@ -442,45 +446,49 @@ RETURNING id, event_id, position`,
       });
     },
     gc(plan: LedgerGcPlan) {
-      return database.guard(plan.dryRun ? 'count expired events' : 'delete expired events', async () => {
-        const scopes: string[] = [];
-        if (plan.scope !== null) scopes.push(plan.scope);
-        else {
-          for (let current = ''; ; ) {
-            const next = (await database.query<{ scope: string | null }>(nextScope, [current]))
-              .rows[0]?.scope;
-            if (next === null || next === undefined) break;
-            scopes.push(next);
-            current = next;
-          }
-        }
-        const counts: Partial<Record<LedgerEventType, number>> = {};
-        let changed = 0;
-        for (const scope of scopes) {
-          for (const [type, cutoff] of Object.entries(plan.cutoffs) as Array<
-            [LedgerEventType, number]
-          >) {
-            let count = 0;
-            if (plan.dryRun) {
-              count = Number(
-                (await database.query<{ count: string }>(gcCount, [scope, type, cutoff])).rows[0]
-                  ?.count ?? 0,
-              );
-            } else {
-              for (;;) {
-                const deleted =
-                  (await database.query(gcDelete, [scope, type, cutoff, batchSize])).rowCount ?? 0;
-                count += deleted;
-                if (deleted < batchSize) break;
-              }
+      return database.guard(
+        plan.dryRun ? 'count expired events' : 'delete expired events',
+        async () => {
+          const scopes: string[] = [];
+          if (plan.scope !== null) scopes.push(plan.scope);
+          else {
+            for (let current = ''; ; ) {
+              const next = (await database.query<{ scope: string | null }>(nextScope, [current]))
+                .rows[0]?.scope;
+              if (next === null || next === undefined) break;
+              scopes.push(next);
+              current = next;
             }
-            counts[type] = (counts[type] ?? 0) + count;
-            changed += count;
           }
-        }
-        if (!plan.dryRun && changed > 0) await scrubber.scrub([tables.events]);
-        return counts;
-      });
+          const counts: Partial<Record<LedgerEventType, number>> = {};
+          let changed = 0;
+          for (const scope of scopes) {
+            for (const [type, cutoff] of Object.entries(plan.cutoffs) as Array<
+              [LedgerEventType, number]
+            >) {
+              let count = 0;
+              if (plan.dryRun) {
+                count = Number(
+                  (await database.query<{ count: string }>(gcCount, [scope, type, cutoff])).rows[0]
+                    ?.count ?? 0,
+                );
+              } else {
+                for (;;) {
+                  const deleted =
+                    (await database.query(gcDelete, [scope, type, cutoff, batchSize])).rowCount ??
+                    0;
+                  count += deleted;
+                  if (deleted < batchSize) break;
+                }
+              }
+              counts[type] = (counts[type] ?? 0) + count;
+              changed += count;
+            }
+          }
+          if (!plan.dryRun && changed > 0) await scrubber.scrub([tables.events]);
+          return counts;
+        },
+      );
     },
   };
 }

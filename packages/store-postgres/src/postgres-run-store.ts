@@ -16,6 +16,7 @@ import {
   summarizeRun,
 } from '@episodic/core';
 import type pg from 'pg';
+import { createKeyedQueue } from './keyed-queue.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import type { Scrubber } from './scrub.js';
 
@@ -81,7 +82,10 @@ export function createPostgresRunStoreAdapter(
     'runs_delete_records',
     `DELETE FROM ${tables.runRecords} WHERE run_id = $1`,
   );
-  const deleteRun = database.statement('runs_delete', `DELETE FROM ${tables.runs} WHERE run_id = $1`);
+  const deleteRun = database.statement(
+    'runs_delete',
+    `DELETE FROM ${tables.runs} WHERE run_id = $1`,
+  );
   const allLines = database.statement(
     'runs_all_lines',
     `SELECT seq, json FROM ${tables.runRecords} WHERE run_id = $1 ORDER BY seq`,
@@ -95,7 +99,14 @@ export function createPostgresRunStoreAdapter(
     `UPDATE ${tables.runs} SET header_json = $2 WHERE run_id = $1`,
   );
 
+  const queue = createKeyedQueue();
   const append = (runId: string, entries: readonly RunRecordEntry[], expectedPosition?: number) =>
+    queue.run(runId, () => appendNow(runId, entries, expectedPosition));
+  const appendNow = (
+    runId: string,
+    entries: readonly RunRecordEntry[],
+    expectedPosition?: number,
+  ) =>
     database.transaction(async (client) => {
       const lock = () =>
         database.query<{ header_json: Buffer; record_count: string }>(lockRun, [runId], client);
@@ -112,7 +123,8 @@ export function createPostgresRunStoreAdapter(
         locked = (await lock()).rows[0];
       }
       const position = locked === undefined ? 0 : Number(locked.record_count);
-      if (expectedPosition !== undefined) assertExpectedRunPosition(runId, position, expectedPosition);
+      if (expectedPosition !== undefined)
+        assertExpectedRunPosition(runId, position, expectedPosition);
       // A run row without a record is one this transaction just created: the run is new.
       const stored =
         locked === undefined || position === 0
@@ -150,10 +162,15 @@ export function createPostgresRunStoreAdapter(
       redaction: true,
     },
     append(runId, entries) {
-      return database.guard(`append to run ${runId}`, async () => (await append(runId, entries)).appended);
+      return database.guard(
+        `append to run ${runId}`,
+        async () => (await append(runId, entries)).appended,
+      );
     },
     appendAt(runId, entries, expectedPosition) {
-      return database.guard(`append to run ${runId}`, () => append(runId, entries, expectedPosition));
+      return database.guard(`append to run ${runId}`, () =>
+        append(runId, entries, expectedPosition),
+      );
     },
     read(runId) {
       return database.guard(`read run ${runId}`, async () => {
@@ -239,9 +256,8 @@ export function createPostgresRunStoreAdapter(
         const stats = await database.transaction(
           async (client: pg.PoolClient): Promise<RunRedactStats | null> => {
             // The run's row lock holds appends back while its lines are rewritten.
-            const locked = (
-              await database.query<{ header_json: Buffer }>(lockRun, [runId], client)
-            ).rows[0];
+            const locked = (await database.query<{ header_json: Buffer }>(lockRun, [runId], client))
+              .rows[0];
             if (locked === undefined) return null;
             const storedHeader = decode(locked.header_json);
             const stats: RunRedactStats = { changedLines: 0, changedToolOutputs: 0 };

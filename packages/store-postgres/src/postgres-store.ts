@@ -92,13 +92,19 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 const optionsSchema = z.strictObject({
   connectionString: z.string().optional(),
-  pool: z.custom<pg.Pool>(
-    (value) => typeof value === 'object' && value !== null && 'connect' in value && 'query' in value,
-    'must be a pg Pool',
-  ).optional(),
+  pool: z
+    .custom<pg.Pool>(
+      (value) =>
+        typeof value === 'object' && value !== null && 'connect' in value && 'query' in value,
+      'must be a pg Pool',
+    )
+    .optional(),
   schema: z
     .string()
-    .regex(SCHEMA_NAME, 'must be a lowercase identifier: a-z, 0-9 and _, not starting with a digit, at most 63 characters')
+    .regex(
+      SCHEMA_NAME,
+      'must be a lowercase identifier: a-z, 0-9 and _, not starting with a digit, at most 63 characters',
+    )
     .optional(),
   poolSize: z.number().int().min(1).max(1000).optional(),
   connectionTimeoutMs: z.number().int().min(1).optional(),
@@ -199,7 +205,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       );
     },
     close() {
-      closing ??= owned ? pool.end() : Promise.resolve(pool.off('error', onIdleError)).then(() => undefined);
+      closing ??= owned
+        ? pool.end()
+        : Promise.resolve(pool.off('error', onIdleError)).then(() => undefined);
       return closing;
     },
   };
