@@ -1,5 +1,6 @@
 import {
   assertExpectedPosition,
+  createKeyedQueue,
   duplicateEventIdsError,
   type LedgerAdapter,
   type LedgerEventType,
@@ -8,7 +9,6 @@ import {
   type LedgerRow,
   type NewLedgerRow,
 } from '@episodic/core';
-import { createKeyedQueue } from './keyed-queue.js';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 import { isUniqueViolation } from './postgres-errors.js';
 import type { Scrubber } from './scrub.js';

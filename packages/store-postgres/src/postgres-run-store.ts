@@ -1,5 +1,6 @@
 import {
   assertExpectedRunPosition,
+  createKeyedQueue,
   createRunReadCollector,
   createRunTailCollector,
   finishRunList,
@@ -16,7 +17,6 @@ import {
   summarizeRun,
 } from '@episodic/core';
 import type pg from 'pg';
-import { createKeyedQueue } from './keyed-queue.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import type { Scrubber } from './scrub.js';
 

@@ -19,10 +19,18 @@ export function uniqueSchema(prefix = 'test'): string {
 
 /** Drops a test's schema and everything in it. */
 export async function dropSchema(url: string, schema: string): Promise<void> {
+  await withClient(url, (client) => client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
+}
+
+/** Runs `work` with one client of the test server, closed afterwards. */
+export async function withClient<T>(
+  url: string,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    return await work(client);
   } finally {
     await client.end();
   }
