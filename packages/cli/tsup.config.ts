@@ -12,6 +12,8 @@ const sources = {
   '@episodic/core': `${packages}core/src/index.ts`,
   '@episodic/store-fs': `${packages}store-fs/src/index.ts`,
   '@episodic/store-sqlite': `${packages}store-sqlite/src/index.ts`,
+  '@episodic/store-postgres/url': `${packages}store-postgres/src/url.ts`,
+  '@episodic/store-postgres': `${packages}store-postgres/src/index.ts`,
   '@episodic/mcp/stores': `${packages}mcp/src/stores.ts`,
   '@episodic/mcp/run': `${packages}mcp/src/run.ts`,
 };
@@ -38,7 +40,7 @@ const bin: Options = {
   // only under --enable-source-maps.
   sourcemap: false,
   noExternal: [/^@episodic\//, 'zod', 'ulid', /^@modelcontextprotocol\//],
-  external: ['better-sqlite3'],
+  external: ['better-sqlite3', 'pg'],
   define,
   esbuildOptions(options) {
     options.alias = sources;

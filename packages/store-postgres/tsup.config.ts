@@ -2,7 +2,7 @@ import { defineConfig } from 'tsup';
 import packageJson from './package.json' with { type: 'json' };
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/url.ts'],
   format: ['esm'],
   target: 'node20',
   dts: true,

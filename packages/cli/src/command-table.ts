@@ -12,8 +12,9 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   },
   db: {
     type: 'string',
-    value: 'PATH',
-    description: 'the SQLite database (default: $EPISODIC_DB, else <home>/episodic.db)',
+    value: 'PATH|URL',
+    description:
+      'the database: a SQLite file or a postgres:// URL (default: $EPISODIC_DB, else <home>/episodic.db)',
   },
   store: {
     type: 'string',

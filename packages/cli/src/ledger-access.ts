@@ -1,5 +1,5 @@
 import type { Ledger, LedgerOptions } from '@episodic/core';
-import { openEpisodicLedger } from '@episodic/mcp/stores';
+import { openEpisodicLedger, resolveEpisodicLocation } from '@episodic/mcp/stores';
 import type { CommandContext } from './command-spec.js';
 import { storeOptions } from './store-options.js';
 
@@ -14,7 +14,13 @@ export async function withLedger<Result>(
   work: (ledger: Ledger) => Promise<Result>,
   ledger?: LedgerOptions,
 ): Promise<Result> {
-  const opened = openEpisodicLedger(storeOptions(context, ledger));
+  const options = storeOptions(context, ledger);
+  if (resolveEpisodicLocation(options).databaseKind === 'postgres') {
+    // PostgreSQL opens asynchronously, through the full store (loaded only for a postgres:// URL).
+    const { withStores } = await import('./stores.js');
+    return withStores(context, (stores) => work(stores.ledger), ledger);
+  }
+  const opened = openEpisodicLedger(options);
   try {
     return await work(opened.ledger);
   } finally {

@@ -12,6 +12,7 @@ export type {
 } from './scope/scoped-run-store.js';
 export { createScopedRunView, RUN_SCOPE_FIELD, scopeOfRun } from './scope/scoped-run-store.js';
 export type {
+  EpisodicDatabaseKind,
   EpisodicLocation,
   EpisodicRunStoreKind,
   EpisodicStoresEnv,

@@ -8,6 +8,23 @@ export function isPostgresUrl(value: string): boolean {
   return lower.startsWith('postgres://') || lower.startsWith('postgresql://');
 }
 
+/**
+ * The `schema` query parameter of a URL (`postgres://…/db?schema=team_a`), which Episodic reads
+ * and removes before the URL reaches the driver; undefined when there is none.
+ */
+export function schemaOfUrl(url: string): { url: string; schema?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    return { url };
+  }
+  const schema = parsed.searchParams.get('schema');
+  if (schema === null) return { url };
+  parsed.searchParams.delete('schema');
+  return { url: parsed.toString(), schema };
+}
+
 /** Query parameters that carry a secret and never leave `describeConnection`. */
 const SECRET_PARAMETERS = new Set(['password', 'sslpassword', 'sslkey', 'passfile']);
 

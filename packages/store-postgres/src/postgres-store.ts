@@ -8,6 +8,7 @@ import {
   EpisodicError,
   type Ledger,
   type LedgerOptions,
+  type LedgerRow,
   parseInput,
   type RunStore,
   type SessionStore,
@@ -15,6 +16,12 @@ import {
 import pg from 'pg';
 import * as z from 'zod';
 import { checkConnectionUrl, describeConnection } from './connection-url.js';
+import {
+  importLedgerRows,
+  importSessionHeads,
+  type LedgerImportReceipt,
+  type SessionHead,
+} from './ledger-import.js';
 import { migrate } from './migrations.js';
 import { createPostgresArtifactStoreAdapter } from './postgres-artifact-store.js';
 import { createPostgresDatabase, type PostgresDatabase } from './postgres-database.js';
@@ -84,6 +91,15 @@ export interface PostgresStore {
    * deleted rows in its files (what `scrubAfterErase` does after each erase, on demand).
    */
   scrub(): Promise<void>;
+  /**
+   * For migrations from another backend (`episodic migrate`): writes ledger rows exactly as they
+   * were stored there (ids, times, positions, redaction, schema version, payload text), in order,
+   * in one transaction. Rows already stored alike are skipped; other content under a stored id is
+   * `CONFLICT` and nothing is written.
+   */
+  importLedgerRows(rows: readonly LedgerRow[]): Promise<LedgerImportReceipt>;
+  /** For migrations: raises session heads to at least these positions (see `importLedgerRows`). */
+  importSessionHeads(heads: readonly SessionHead[]): Promise<void>;
   /** Closes the pool if this store created it. Idempotent. */
   close(): Promise<void>;
 }
@@ -204,6 +220,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         ]),
       );
     },
+    importLedgerRows: (rows) => importLedgerRows(database, rows),
+    importSessionHeads: (heads) => importSessionHeads(database, heads),
     close() {
       closing ??= owned
         ? pool.end()

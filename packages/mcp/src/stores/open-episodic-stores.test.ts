@@ -33,18 +33,26 @@ describe('resolveEpisodicLocation', () => {
     expect(resolveEpisodicLocation({ env: { EPISODIC_HOME: '/srv/episodic' } })).toEqual({
       home: '/srv/episodic',
       database: '/srv/episodic/episodic.db',
+      databaseKind: 'sqlite',
       store: 'sqlite',
       runs: '/srv/episodic/episodic.db',
     });
     expect(resolveEpisodicLocation({ env })).toEqual({
       home: '/srv/episodic',
       database: '/data/e.db',
+      databaseKind: 'sqlite',
       store: 'fs',
       runs: '/srv/episodic',
     });
     expect(
       resolveEpisodicLocation({ env, home: '/other', db: '/x/y.db', store: 'sqlite' }),
-    ).toEqual({ home: '/other', database: '/x/y.db', store: 'sqlite', runs: '/x/y.db' });
+    ).toEqual({
+      home: '/other',
+      database: '/x/y.db',
+      databaseKind: 'sqlite',
+      store: 'sqlite',
+      runs: '/x/y.db',
+    });
     expect(resolveEpisodicLocation({ env: {}, home: '/h', db: ':memory:' }).database).toBe(
       ':memory:',
     );
@@ -102,7 +110,7 @@ describe('openEpisodicStores', () => {
         summary: 'x',
       });
       await stores.artifacts.setEpisodeMetadata(`task:${RUN_ID}`, { tenant: 'acme' });
-      const tables = stores.sqlite.database
+      const tables = stores.sqlite?.database
         .prepare('SELECT count(*) FROM episodic_runs')
         .pluck()
         .get();
@@ -130,12 +138,18 @@ describe('openEpisodicStores', () => {
       env: { EPISODIC_HOME: home, EPISODIC_STORE: 'fs', EPISODIC_DB: database },
     });
     try {
-      expect(stores.location).toEqual({ home, database, store: 'fs', runs: home });
+      expect(stores.location).toEqual({
+        home,
+        database,
+        databaseKind: 'sqlite',
+        store: 'fs',
+        runs: home,
+      });
       await stores.runs.append(RUN_ID, [header(RUN_ID)]);
       expect(existsSync(join(home, 'sessions', '2026', '01', '21', `${RUN_ID}.jsonl`))).toBe(true);
       expect(existsSync(database)).toBe(true);
       expect(
-        stores.sqlite.database.prepare('SELECT count(*) FROM episodic_runs').pluck().get(),
+        stores.sqlite?.database.prepare('SELECT count(*) FROM episodic_runs').pluck().get(),
       ).toBe(0);
     } finally {
       await stores.close();

@@ -1,5 +1,6 @@
 import type { ArtifactStore, Ledger, RunStore, SessionStore } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
+import type { PostgresStore } from '@episodic/store-postgres';
 import { createSqliteStore, type SqliteStore } from '@episodic/store-sqlite';
 import {
   createEpisodicHome,
@@ -7,21 +8,27 @@ import {
   type OpenEpisodicStoresOptions,
   resolveEpisodicLocation,
 } from './episodic-location.js';
+import { openPostgresStores } from './open-postgres-stores.js';
 
 /** The stores under the Episodic home, opened together. */
 export interface EpisodicStores {
-  /** The scoped ledger (always in the SQLite file). */
+  /** The scoped ledger (always in the database: the SQLite file or PostgreSQL). */
   readonly ledger: Ledger;
-  /** Runs (and task episodes): in the SQLite file, or run files under the home. */
+  /** Runs (and task episodes): in the database, or run files under the home. */
   readonly runs: RunStore;
-  /** Session snapshots: in the SQLite file, or snapshot files under the home. */
+  /** Session snapshots: in the database, or snapshot files under the home. */
   readonly sessions: SessionStore;
-  /** Artifacts, associations and episode metadata (always in the SQLite file). */
+  /** Artifacts, associations and episode metadata (always in the database). */
   readonly artifacts: ArtifactStore;
   /** Where everything is. */
   readonly location: EpisodicLocation;
-  /** The SQLite store, with its native connection (for backups, `integrity_check`, doctor tools). */
-  readonly sqlite: SqliteStore;
+  /**
+   * The SQLite store, with its native connection (for backups, `integrity_check`, doctor tools);
+   * absent when the database is PostgreSQL.
+   */
+  readonly sqlite?: SqliteStore;
+  /** The PostgreSQL store, with its pool; present when the database is PostgreSQL. */
+  readonly postgres?: PostgresStore;
   /** Closes every store: pending run appends are finished first. Idempotent. */
   close(): Promise<void>;
 }
@@ -29,7 +36,9 @@ export interface EpisodicStores {
 /**
  * Opens the stores under the Episodic home, as the `episodic` CLI and the `episodic-mcp` server do:
  * the ledger and the artifacts in the SQLite file, runs and sessions in that file too (default) or
- * as store-fs files under the home (`store: 'fs'` / `EPISODIC_STORE=fs`).
+ * as store-fs files under the home (`store: 'fs'` / `EPISODIC_STORE=fs`). With a `postgres://`
+ * URL as `db` (or `EPISODIC_DB`), the database is PostgreSQL (`@episodic/store-postgres`, loaded
+ * only then).
  *
  * ```ts
  * const stores = await openEpisodicStores({ home: '/tmp/demo' });
@@ -41,6 +50,7 @@ export async function openEpisodicStores(
   options?: OpenEpisodicStoresOptions,
 ): Promise<EpisodicStores> {
   const location = resolveEpisodicLocation(options);
+  if (location.databaseKind === 'postgres') return openPostgresStores(location, options);
   const checked = options ?? {};
   createEpisodicHome(location);
   const sqlite = createSqliteStore({

@@ -243,7 +243,9 @@ const main: Record<string, () => Promise<void>> = {
     machine(rest[0] ?? '0', Number(rest[1]), rest[2] ?? '', rest[3] ?? '', rest[4] ?? ''),
   restart: () => restartWriter(rest[0] ?? 'e', rest[1] ?? ''),
   // Opening the store migrated its schema (the concurrent-migration test).
-  open: async () => say('opened'),
+  open: async () => {
+    say('opened');
+  },
 };
 const run = main[mode];
 if (run === undefined) throw new Error(`unknown mode ${mode}`);
