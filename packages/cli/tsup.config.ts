@@ -29,6 +29,7 @@ const COMMAND_MODULES = [
   'mcp',
   'doctor',
   'transfer',
+  'migrate',
 ];
 
 const bin: Options = {

@@ -40,4 +40,8 @@ export {
   tasksStepReceiptSchema,
   tasksTimelineReceiptSchema,
 } from './tasks-receipts.js';
-export { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';
+export {
+  exportReceiptSchema,
+  importReceiptSchema,
+  migrateReceiptSchema,
+} from './transfer-receipts.js';

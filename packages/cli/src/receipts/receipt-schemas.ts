@@ -23,7 +23,11 @@ import {
   tasksStepReceiptSchema,
   tasksTimelineReceiptSchema,
 } from './tasks-receipts.js';
-import { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';
+import {
+  exportReceiptSchema,
+  importReceiptSchema,
+  migrateReceiptSchema,
+} from './transfer-receipts.js';
 
 /** The schema of every successful receipt, by `kind` (errors use `errorReceiptSchema`). */
 export const RECEIPT_SCHEMAS = {
@@ -50,6 +54,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.doctor.v1': doctorReceiptSchema,
   'episodic.export.v1': exportReceiptSchema,
   'episodic.import.v1': importReceiptSchema,
+  'episodic.migrate.v1': migrateReceiptSchema,
 } as const;
 
 /** The kind of a successful receipt. */
