@@ -5,6 +5,7 @@ import { ledgerGcModule } from './ledger-gc.js';
 import { ledgerInsertModule } from './ledger-insert.js';
 import { ledgerQueryModule } from './ledger-query.js';
 import { mcpModule } from './mcp.js';
+import { postgresModule } from './postgres.js';
 import { runAppendModule } from './run-append.js';
 import { runReadModule } from './run-read.js';
 
@@ -16,6 +17,7 @@ export const MODULES: readonly RowModule[] = [
   ledgerInsertModule,
   ledgerQueryModule,
   ledgerGcModule,
+  postgresModule,
   cliStartModule,
   mcpModule,
 ];
