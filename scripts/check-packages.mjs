@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Checks that every workspace package.json follows the house shape, so the five published
+// Checks that every workspace package.json follows the house shape, so the six published
 // packages stay consistent as they grow. Exits non-zero and lists every problem.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const published = ['core', 'store-fs', 'store-sqlite', 'mcp', 'cli'].map(
+const published = ['core', 'store-fs', 'store-sqlite', 'store-postgres', 'mcp', 'cli'].map(
   (name) => `packages/${name}`,
 );
 const all = [...published, 'apps/demo'];

@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
-const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'mcp', 'cli'];
+const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'store-postgres', 'mcp', 'cli'];
 /** The MCP tools `episodic-mcp` must list (packages/mcp/README.md). */
 const EXPECTED_TOOLS = [
   'create_episode',

@@ -214,7 +214,7 @@ AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key 
     listArtifacts(scan) {
       return database.guard('list artifacts', async () => {
         const { text, values } = buildArtifactScan(tables, scan);
-        return recordsOf((await database.query<ArtifactRow>(text, values)).rows);
+        return recordsOf((await database.query<ArtifactRow>(database.prepared(text), values)).rows);
       });
     },
 

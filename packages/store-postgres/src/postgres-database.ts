@@ -53,6 +53,11 @@ export interface PostgresDatabase {
   readonly where: string;
   /** A named statement (prepared once per connection) whose name is unique to this schema. */
   statement(name: string, text: string): Statement;
+  /**
+   * A statement built at run time (a query plan's SQL), named by a hash of its text so each shape
+   * is parsed and planned once per connection, like the fixed statements.
+   */
+  prepared(text: string): Statement;
   /** Runs one statement on the pool (one implicit transaction). */
   query<Row extends pg.QueryResultRow>(
     statement: Statement | string,
@@ -102,6 +107,7 @@ export function createPostgresDatabase(
     tables,
     where,
     statement: (name, text) => ({ name: `${prefix}${name}`, text }),
+    prepared: (text) => ({ name: `${prefix}q${shortHash(text)}_${text.length}`, text }),
     query,
     async transaction(work) {
       for (let attempt = 1; ; attempt++) {

@@ -410,7 +410,7 @@ RETURNING id, event_id, position`,
     query(plan) {
       return database.guard('query the ledger', async () => {
         const { text, values } = buildLedgerQuery(tables, plan);
-        const result = await database.query<StoredRow>(text, values);
+        const result = await database.query<StoredRow>(database.prepared(text), values);
         return result.rows.map(toRow);
       });
     },
