@@ -17,7 +17,10 @@ const sourceAliases = [
     find: /^@episodic\/store-postgres\/url$/,
     replacement: `${root}packages/store-postgres/src/url.ts`,
   },
-  { find: /^@episodic\/store-postgres$/, replacement: `${root}packages/store-postgres/src/index.ts` },
+  {
+    find: /^@episodic\/store-postgres$/,
+    replacement: `${root}packages/store-postgres/src/index.ts`,
+  },
   { find: /^@episodic\/mcp\/stores$/, replacement: `${root}packages/mcp/src/stores.ts` },
   { find: /^@episodic\/mcp\/run$/, replacement: `${root}packages/mcp/src/run.ts` },
   { find: /^@episodic\/mcp\/stdio$/, replacement: `${root}packages/mcp/src/stdio.ts` },

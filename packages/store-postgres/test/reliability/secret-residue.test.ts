@@ -54,7 +54,10 @@ function residue(secrets: readonly string[]) {
     needles.forEach((needle, index) => {
       if (!bytes.includes(needle)) return;
       if (relative.startsWith('pg_wal')) inWal++;
-      else (inFiles[secrets[index] as string] ??= []).push(relative);
+      else {
+        const secret = secrets[index] as string;
+        inFiles[secret] = [...(inFiles[secret] ?? []), relative];
+      }
     });
   }
   return { inFiles, inWal };
