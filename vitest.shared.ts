@@ -21,6 +21,8 @@ const sourceAliases = [
     find: /^@episodic\/store-postgres$/,
     replacement: `${root}packages/store-postgres/src/index.ts`,
   },
+  { find: /^@episodic\/interop\/node$/, replacement: `${root}packages/interop/src/node.ts` },
+  { find: /^@episodic\/interop$/, replacement: `${root}packages/interop/src/index.ts` },
   { find: /^@episodic\/mcp\/stores$/, replacement: `${root}packages/mcp/src/stores.ts` },
   { find: /^@episodic\/mcp\/run$/, replacement: `${root}packages/mcp/src/run.ts` },
   { find: /^@episodic\/mcp\/stdio$/, replacement: `${root}packages/mcp/src/stdio.ts` },

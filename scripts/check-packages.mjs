@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Checks that every workspace package.json follows the house shape, so the six published
+// Checks that every workspace package.json follows the house shape, so the published
 // packages stay consistent as they grow. Exits non-zero and lists every problem.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const published = ['core', 'store-fs', 'store-sqlite', 'store-postgres', 'mcp', 'cli'].map(
+const published = ['core', 'store-fs', 'store-sqlite', 'store-postgres', 'mcp', 'interop', 'cli'].map(
   (name) => `packages/${name}`,
 );
 const all = [...published, 'apps/demo'];
@@ -58,6 +58,12 @@ for (const dir of all) {
     problem(dir, 'exports must include "./package.json"');
   for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
     if (subpath === './package.json') continue;
+    // The JSON Schemas a package ships (scripts/ship-schemas.mjs): data files, no types.
+    if (subpath === './schemas/*') {
+      if (target !== './dist/schemas/*')
+        problem(dir, 'exports["./schemas/*"] must be "./dist/schemas/*"');
+      continue;
+    }
     const keys = Object.keys(target ?? {});
     if (keys[0] !== 'types' || !keys.includes('import') || keys.includes('require')) {
       problem(dir, `exports["${subpath}"] must be ESM-only with "types" first, then "import"`);

@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
-const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'store-postgres', 'mcp', 'cli'];
+const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'store-postgres', 'mcp', 'interop', 'cli'];
 /** The MCP tools `episodic-mcp` must list (packages/mcp/README.md). */
 const EXPECTED_TOOLS = [
   'create_episode',
@@ -149,7 +149,8 @@ function entryPoints(manifests) {
   const entries = [];
   for (const manifest of manifests) {
     for (const subpath of Object.keys(manifest.exports)) {
-      if (subpath === './package.json') continue;
+      // JSON data, not modules: the consumer reads the schemas separately.
+      if (subpath === './package.json' || subpath === './schemas/*') continue;
       entries.push(subpath === '.' ? manifest.name : `${manifest.name}${subpath.slice(1)}`);
     }
   }
@@ -163,8 +164,11 @@ function writeConsumer(project, manifests, version) {
     join(project, 'imports.mjs'),
     `${entries.map((entry, index) => `import * as entry${index} from '${entry}';`).join('\n')}
 import { VERSION as coreVersion, createMemoryRunStore, createRunRecorder } from '@episodic/core';
+import { importClaudeCode } from '@episodic/interop';
 import { VERSION as mcpVersion } from '@episodic/mcp';
 import { createSqliteStore } from '@episodic/store-sqlite';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const expected = ${JSON.stringify(version)};
 const entries = { ${entries.map((entry, index) => `${JSON.stringify(entry)}: entry${index}`).join(', ')} };
@@ -181,6 +185,17 @@ if (header.server?.version !== expected) {
   throw new Error(\`run header server is \${JSON.stringify(header.server)}, expected version \${expected}\`);
 }
 
+// The packages ship their JSON Schemas at \`<package>/schemas/<name>.<version>.json\`.
+const require = createRequire(import.meta.url);
+for (const name of ['@episodic/core/schemas/session-state.v1.json', '@episodic/cli/schemas/export-line.v1.json', '@episodic/mcp/schemas/tool.error.v1.json']) {
+  const schema = JSON.parse(readFileSync(require.resolve(name), 'utf8'));
+  if (typeof schema.$id !== 'string' || !schema.$id.endsWith(name.split('/').at(-1))) throw new Error(\`\${name} has no matching $id\`);
+}
+
+// An importer converts a transcript line into a session with one run.
+const imported = importClaudeCode('{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}');
+if (imported.conversations.length !== 1) throw new Error('importClaudeCode did not convert the line');
+
 // The native addon loads and the ledger works in a real database file.
 const sqlite = createSqliteStore({ filename: process.argv[2] });
 try {
@@ -196,7 +211,7 @@ try {
 } finally {
   sqlite.close();
 }
-console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; SQLite ledger ok\`);
+console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; JSON Schemas shipped; importer ok; SQLite ledger ok\`);
 `,
   );
   // Types: the built .d.ts of every entry point, checked as a strict consumer with skipLibCheck off.
@@ -343,7 +358,11 @@ async function main() {
       ];
       for (const target of targets) {
         const path = `package/${target.replace(/^\.\//, '')}`;
-        check(contents.has(path), `${file} has no ${target}: run "pnpm build" and try again`);
+        // A pattern export (`./schemas/*`) must match at least one packed file.
+        const found = path.includes('*')
+          ? [...contents].some((entry) => entry.startsWith(path.slice(0, path.indexOf('*'))))
+          : contents.has(path);
+        check(found, `${file} has no ${target}: run "pnpm build" and try again`);
       }
       for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
         for (const [dependency, range] of Object.entries(packed[field] ?? {})) {
@@ -432,7 +451,29 @@ async function main() {
       JSON.stringify(queried).includes('hello'),
       `episodic episodes query did not return the appended event: ${JSON.stringify(queried)}`,
     );
-    log(`cli: episodic --version → ${printed}; episodes append + query round trip ok`);
+    // A transcript import and an OpenTelemetry export (the installed OpenTelemetry SDK loads).
+    const transcripts = JSON.parse(
+      run(
+        episodic,
+        ['import', 'claude-code', join(root, 'fixtures', 'transcripts', 'claude-code'), '--json'],
+        cliEnv,
+      ).stdout,
+    );
+    check(
+      transcripts.totals?.conversations === 2,
+      `episodic import claude-code failed: ${JSON.stringify(transcripts)}`,
+    );
+    const traces = join(work, 'traces.json');
+    const exported = JSON.parse(
+      run(episodic, ['export', '--all', '--otel', traces, '--json'], cliEnv).stdout,
+    );
+    check(
+      exported.spans?.total > 0 && readJson(traces).resourceSpans.length === 1,
+      `episodic export --otel failed: ${JSON.stringify(exported)}`,
+    );
+    log(
+      `cli: episodic --version → ${printed}; episodes append + query round trip ok; import claude-code ok; export --otel ${exported.spans.total} spans`,
+    );
 
     writeMcpClient(project);
     const listed = run(

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
+import { shipSchemas } from '../../scripts/ship-schemas.mjs';
 import packageJson from './package.json' with { type: 'json' };
 
 const define = { __EPISODIC_VERSION__: JSON.stringify(packageJson.version) };
@@ -14,6 +15,8 @@ const sources = {
   '@episodic/store-sqlite': `${packages}store-sqlite/src/index.ts`,
   '@episodic/store-postgres/url': `${packages}store-postgres/src/url.ts`,
   '@episodic/store-postgres': `${packages}store-postgres/src/index.ts`,
+  '@episodic/interop': `${packages}interop/src/index.ts`,
+  '@episodic/interop/node': `${packages}interop/src/node.ts`,
   '@episodic/mcp/stores': `${packages}mcp/src/stores.ts`,
   '@episodic/mcp/run': `${packages}mcp/src/run.ts`,
 };
@@ -30,6 +33,7 @@ const COMMAND_MODULES = [
   'doctor',
   'transfer',
   'migrate',
+  'import-transcripts',
 ];
 
 const bin: Options = {
@@ -59,6 +63,8 @@ export default defineConfig([
     // The bin is built into dist/bin by the other configs at the same time: leave it alone.
     clean: ['!bin/**'],
     define,
+    // The JSON Schemas of the formats this package owns: `@episodic/cli/schemas/<name>.json`.
+    onSuccess: async () => shipSchemas(packageJson.name, 'dist'),
   },
   {
     // `dist/bin/episodic.js`: argument parsing, help and dispatch only (no zod, no

@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { shipSchemas } from '../../scripts/ship-schemas.mjs';
 import packageJson from './package.json' with { type: 'json' };
 
 export default defineConfig({
@@ -9,4 +10,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   define: { __EPISODIC_VERSION__: JSON.stringify(packageJson.version) },
+  // The JSON Schemas of the formats this package owns: `@episodic/core/schemas/<name>.json`.
+  onSuccess: async () => shipSchemas(packageJson.name, 'dist'),
 });

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
+import { shipSchemas } from '../../scripts/ship-schemas.mjs';
 import packageJson from './package.json' with { type: 'json' };
 
 const define = { __EPISODIC_VERSION__: JSON.stringify(packageJson.version) };
@@ -26,6 +27,8 @@ export default defineConfig([
     sourcemap: true,
     clean: ['!bin/**'],
     define,
+    // The JSON Schemas of the formats this package owns: `@episodic/mcp/schemas/<name>.json`.
+    onSuccess: async () => shipSchemas(packageJson.name, 'dist'),
   },
   {
     // The bin starts fast: one bundle with the SDK, zod and @episodic/* inside (no module

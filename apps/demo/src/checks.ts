@@ -8,7 +8,9 @@ import {
   type Ledger,
   type RunReadResult,
   type RunRecord,
+  sessionEpisodes,
   sessionStateSchema,
+  snapshotEpisodes,
   type TaskEpisode,
 } from '@episodic/core';
 import type { FsStore } from '@episodic/store-fs';
@@ -97,7 +99,7 @@ class DiskView {
       loaded = (async () => {
         const state = await this.context.store.sessions.load(sessionId);
         assert(state !== null, `the snapshot of session ${sessionId} is missing`);
-        return createEpisodic(state.episodic ?? '').read({ fromId: 0 }) as Episode[];
+        return createEpisodic(snapshotEpisodes(state)).read({ fromId: 0 }) as Episode[];
       })();
       this.logs.set(sessionId, loaded);
     }
@@ -191,6 +193,7 @@ async function checkRunFiles(context: CheckContext, view: DiskView): Promise<Out
 async function checkSnapshots(context: CheckContext, view: DiskView): Promise<Outcome> {
   const parts: string[] = [];
   for (const sessionId of view.sessionIds()) {
+    // The base file alone is a seed 001 SessionState (as of its revision) for other readers.
     const path = snapshotPath(context.layout, sessionId);
     assert(existsSync(path), `the snapshot ${path} is missing`);
     let json: unknown;
@@ -206,16 +209,21 @@ async function checkSnapshots(context: CheckContext, view: DiskView): Promise<Ou
       parsed.success,
       `the snapshot ${path} is not a session state: ${parsed.error?.issues[0]?.message}`,
     );
-    const log = createEpisodic(parsed.data.episodic ?? '');
+    // The session as stored: the base and the commits since, restored into a log.
+    const stored = await context.store.sessions.read(sessionId);
+    assert(stored !== null, `the session ${sessionId} cannot be read back from the store`);
+    const log = createEpisodic(sessionEpisodes(stored));
     const parseErrors = log
       .read({ fromId: 0 })
       .filter((episode) => episode.type === 'meta' && episode.payload.event === 'error.parse');
     assert(
       parseErrors.length === 0,
-      `the episodic log in ${path} has damaged lines: ${JSON.stringify(parseErrors[0]?.payload)}`,
+      `the episodic log of session ${sessionId} has damaged lines: ${JSON.stringify(parseErrors[0]?.payload)}`,
     );
-    assert(log.size > 0, `the snapshot ${path} holds an empty log`);
-    parts.push(`${sessionId.slice(0, 8)}: revision ${parsed.data.revision}, ${log.size} episodes`);
+    assert(log.size > 0, `the session ${sessionId} holds an empty log`);
+    parts.push(
+      `${sessionId.slice(0, 8)}: revision ${stored.state.revision}, ${log.size} episodes (base revision ${stored.baseRevision} + ${stored.deltas.length} commits)`,
+    );
   }
   assert(existsSync(context.layout.database), `the database ${context.layout.database} is missing`);
   return `snapshots parse and restore (${parts.join('; ')}); the database exists`;

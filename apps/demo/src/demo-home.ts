@@ -46,9 +46,14 @@ export function demoHomeLayout(home: string): DemoHomeLayout {
   };
 }
 
-/** The snapshot file of a session (store-fs layout). */
+/** The snapshot (base) file of a session (store-fs layout). */
 export function snapshotPath(layout: DemoHomeLayout, sessionId: string): string {
   return join(layout.snapshots, `${sessionId.toLowerCase()}.json`);
+}
+
+/** The file of a session's commits since its base (store-fs layout; absent right after a fold). */
+export function deltasPath(layout: DemoHomeLayout, sessionId: string): string {
+  return join(layout.snapshots, `${sessionId.toLowerCase()}.deltas.jsonl`);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import {
   type BaseMessage,
@@ -12,7 +12,7 @@ import { createFsStore, type FsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { type DemoAgent, openDemoAgent, type TurnOptions } from './agent/demo-agent.js';
 import { runChecks } from './checks.js';
-import { type DemoHomeLayout, recreateDemoHome, snapshotPath } from './demo-home.js';
+import { type DemoHomeLayout, deltasPath, recreateDemoHome, snapshotPath } from './demo-home.js';
 import { exploreCommands } from './explore-commands.js';
 import { DEMO_SCOPE, indexIntoLedger, ledgerCounts, OTHER_SCOPE } from './ledger-index.js';
 import type { DemoModel } from './models/demo-model.js';
@@ -97,7 +97,13 @@ export interface DemoOptions {
   readonly progress: (line: string) => void;
 }
 
-const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+/** The sha256 of everything stored for a session: its base file, then its deltas file if any. */
+const storedSessionSha256 = (layout: DemoHomeLayout, sessionId: string) => {
+  const hash = createHash('sha256').update(readFileSync(snapshotPath(layout, sessionId)));
+  const deltas = deltasPath(layout, sessionId);
+  if (existsSync(deltas)) hash.update(readFileSync(deltas));
+  return hash.digest('hex');
+};
 
 interface ChildResult {
   readonly code: number | null;
@@ -248,10 +254,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     await run(SCRIPT.log, agent);
     await run(SCRIPT.recap, agent);
 
-    const snapshotFile = snapshotPath(layout, sessionId);
-    const before = sha256(snapshotFile);
+    const before = storedSessionSha256(layout, sessionId);
     const failed = await run(SCRIPT.outage, agent, { model: withOutage(model) });
-    const after = sha256(snapshotFile);
+    const after = storedSessionSha256(layout, sessionId);
 
     // A fresh process continues the session from its snapshot; this process waits for it.
     const snapshot = await store.sessions.load(sessionId);

@@ -1,3 +1,5 @@
+import { decodeUtf8 } from './utf8-text.js';
+
 /** Where the CLI reads and writes: the process's streams, or test doubles. */
 export interface CliIo {
   /** Writes to standard output (results, receipts). */
@@ -10,7 +12,7 @@ export interface CliIo {
   stderrIsTTY?: boolean;
   /** The environment (`EPISODIC_HOME`, `NO_COLOR`, …). @default process.env */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Reads all of standard input (for `-` file arguments). */
+  /** Reads all of standard input (for `-` file arguments); bytes that are not UTF-8 are an error. */
   readStdin?: () => Promise<string>;
   /**
    * A signal aborted on SIGINT/SIGTERM, for commands that run until stopped (`runs tail -f`,
@@ -38,7 +40,7 @@ export function processIo(): CliIo {
     readStdin: async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      return decodeUtf8(Buffer.concat(chunks), 'Standard input');
     },
     interruptSignal: () => {
       if (controller === undefined) {

@@ -59,6 +59,11 @@ export interface CommandResult {
   readonly receipt?: Record<string, unknown>;
   /** Prints the result for a person (without `--json`). */
   readonly render?: (write: (text: string) => void) => void;
+  /**
+   * Writes the receipt as JSON. Receipts holding payloads pass core's `stringifyJson`, which writes
+   * an integer beyond 2^53 (a `bigint`) with its exact digits. @default JSON.stringify
+   */
+  readonly stringify?: (receipt: Record<string, unknown>) => string;
   /** @default 0 */
   readonly exitCode?: number;
 }

@@ -40,7 +40,8 @@ const scope: OptionSpec = {
 };
 const globalScope: OptionSpec = {
   type: 'boolean',
-  description: 'act on every scope instead of one (never implied: give --scope or --global)',
+  description:
+    'act on every scope instead of one (never implied: give --scope or --global). Not the same as --scope global, the one scope openclaw-mem files untagged events under',
 };
 const taskScopeOption: OptionSpec = {
   type: 'string',
@@ -80,7 +81,7 @@ const metadataCondition: OptionSpec = {
   multiple: true,
   value: 'COND',
   description:
-    'a metadata condition, repeatable, all must hold: key=value, key<>value, key>=5, "key IN a,b", "key CONTAINS x", "key IS NULL"',
+    'a metadata condition, repeatable, all must hold: key=value, key<>value, key>=5, "key IN a,b", "key CONTAINS a,b", "key HAS SUBSTRING x", "key IS NULL"',
 };
 const metadataFilter: OptionSpec = {
   type: 'string',
@@ -116,6 +117,7 @@ const mcp = () => import('./commands/mcp.js');
 const doctor = () => import('./commands/doctor.js');
 const transfer = () => import('./commands/transfer.js');
 const migrate = () => import('./commands/migrate.js');
+const importTranscripts = () => import('./commands/import-transcripts.js');
 
 /** The command groups, in the order help lists them. */
 export const GROUPS: readonly GroupSpec[] = [
@@ -137,7 +139,11 @@ export const GROUPS: readonly GroupSpec[] = [
   {
     name: 'sessions',
     summary: 'session snapshots: list and show',
-    examples: ['episodic sessions list', 'episodic sessions show SESSION_ID'],
+    examples: [
+      'episodic sessions list',
+      'episodic sessions show SESSION_ID',
+      'episodic sessions fold SESSION_ID',
+    ],
   },
   {
     name: 'tasks',
@@ -153,6 +159,58 @@ export const GROUPS: readonly GroupSpec[] = [
     examples: ['episodic patterns search --type tool_sequence --metadata source=crm'],
   },
 ];
+
+/** `import claude-code|codex|openai PATH`: one spec per transcript format. */
+function importTranscriptCommand(
+  format: string,
+  summary: string,
+  argument: string,
+  argumentDescription: string,
+  description: string,
+  examples: readonly string[],
+): CommandSpec {
+  return {
+    path: ['import', format],
+    summary,
+    usage: `episodic import ${format} ${argument} [--scope SCOPE] [--dry-run] [options]`,
+    description: `${description} Every id is derived from the source, so importing again changes nothing, and a transcript that grew since is continued (the snapshot gets the next revision, the runs their new records). What cannot be mapped is kept, never dropped; damaged lines are reported and skipped. Each conversation becomes a session snapshot, one run per user turn and ledger events in --scope.`,
+    positionals: [{ name: argument, required: true, description: argumentDescription }],
+    options: {
+      scope: {
+        type: 'string',
+        value: 'SCOPE',
+        description:
+          'the ledger scope of the imported events (default: $EPISODIC_SCOPE, else default)',
+      },
+      'no-ledger': {
+        type: 'boolean',
+        description: 'write sessions and runs only, no ledger events',
+      },
+      'agent-id': {
+        type: 'string',
+        value: 'ID',
+        description: `the agent_id of the ledger events (default: ${format})`,
+      },
+      allow: {
+        type: 'string',
+        multiple: true,
+        value: 'KIND',
+        description:
+          'store flagged content of this kind in the ledger as it is (pii, secret, tool_output; repeatable) instead of replacing it with [REDACTED:…] placeholders',
+      },
+      time: {
+        type: 'string',
+        value: 'DATE',
+        description:
+          "the time of entries that have none (ISO 8601; default: the file's modification time)",
+      },
+      'dry-run': { type: 'boolean', description: 'read and plan; write nothing' },
+    },
+    examples,
+    load: importTranscripts,
+    handler: 'importTranscripts',
+  };
+}
 
 /** Every command. */
 export const COMMANDS: readonly CommandSpec[] = [
@@ -179,7 +237,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'TYPE',
         description:
-          'conversation.user, conversation.assistant, tool.call, tool.result, ops.decision or ops.alert (required)',
+          'conversation.user, conversation.assistant, tool.call, tool.result, ops.decision or ops.alert, any case (required)',
       },
       summary: { type: 'string', value: 'TEXT', description: 'a short description (required)' },
       'event-id': {
@@ -190,13 +248,18 @@ export const COMMANDS: readonly CommandSpec[] = [
       'ts-ms': {
         type: 'string',
         value: 'MS',
-        description: 'the event time in epoch milliseconds (default: now)',
+        description: 'the event time in epoch milliseconds, 1 or more (default: now)',
       },
-      'payload-json': { type: 'string', value: 'JSON', description: 'the payload, any JSON value' },
+      'payload-json': {
+        type: 'string',
+        value: 'JSON',
+        description:
+          'the payload, any JSON value, stored exactly (integers beyond 2^53 keep every digit; a number a double cannot hold is refused)',
+      },
       'payload-file': {
         type: 'string',
         value: 'FILE',
-        description: 'read the payload JSON from FILE ("-" for stdin)',
+        description: 'read the payload JSON from FILE ("-" for stdin); it must be UTF-8',
       },
       'refs-json': {
         type: 'string',
@@ -350,7 +413,8 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         multiple: true,
         value: 'TYPE=DAYS',
-        description: 'override one type\'s retention: days, or "forever" (repeatable)',
+        description:
+          'override one type\'s retention (repeatable): days from 0 to 1000000, fractions allowed (0 expires every event older than now), or "forever" (also "inf")',
       },
       'now-ts-ms': {
         type: 'string',
@@ -524,6 +588,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['episodic sessions redact 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e'],
     load: sessions,
     handler: 'redact',
+  },
+  {
+    path: ['sessions', 'fold'],
+    summary: "fold a session's commits into a new base snapshot now",
+    usage: 'episodic sessions fold SESSION_ID',
+    description:
+      'A session is stored as a base snapshot plus one delta per commit since; the store folds the deltas into a new base every so often. This folds them now, so the base is up to date: in store-fs, sessions/state/<id>.json is then a complete seed 001 snapshot for other readers (they read the base and not the deltas). Safe while other processes commit: a commit that lands meanwhile wins, and the fold is retried.',
+    positionals: [{ name: 'SESSION_ID', required: true, description: 'the session id (a UUID)' }],
+    options: {},
+    examples: [
+      'episodic sessions fold 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e --store fs',
+      'episodic sessions fold SESSION_ID --json',
+    ],
+    load: sessions,
+    handler: 'fold',
   },
   {
     path: ['tasks', 'create'],
@@ -813,11 +892,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     path: ['export'],
-    summary: 'export a session or a set of runs as JSONL',
+    summary: 'export a session or a set of runs as JSONL, or as OpenTelemetry traces',
     usage:
-      'episodic export (--session-id ID | --run-id ID… | --from DATE --to DATE | --all) [--scope SCOPE | --global] [-o FILE]',
+      'episodic export (--session-id ID | --run-id ID… | --from DATE --to DATE | --all) [--scope SCOPE | --global] [-o FILE | --otel FILE [--otel-content]]',
     description:
-      'Writes one JSON object per line: a header, session snapshots, run records and, with --scope or --global, the ledger events of the exported sessions. The output is deterministic: exporting, importing into an empty home and exporting again gives identical bytes.',
+      'Writes one JSON object per line: a header, session snapshots, run records and, with --scope or --global, the ledger events of the exported sessions. The output is deterministic: exporting, importing into an empty home and exporting again gives identical bytes. With --otel FILE, writes the selected runs instead as OTLP JSON traces following the OpenTelemetry GenAI conventions: an invoke_agent span per run with a chat span per model call and an execute_tool span per tool call (model, token usage, finish reasons, tool names and call ids); message content, tool arguments and results only with --otel-content. Any OTLP collector or tracing backend reads the file.',
     options: {
       'session-id': {
         type: 'string',
@@ -839,21 +918,39 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: 'FILE',
         description: 'write to FILE (atomically) instead of stdout',
       },
+      otel: {
+        type: 'string',
+        value: 'FILE',
+        description:
+          'write the runs as OpenTelemetry traces (OTLP JSON) to FILE instead ("-" for stdout)',
+      },
+      'otel-content': {
+        type: 'boolean',
+        description:
+          'with --otel: also record message content, tool arguments and results (may hold personal data)',
+      },
+      'service-name': {
+        type: 'string',
+        value: 'NAME',
+        description: 'with --otel: the service.name of the traces (default: episodic)',
+      },
     },
     examples: [
       'episodic export --session-id 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e -o session.jsonl',
       'episodic export --from 2026-01-01 --to 2026-01-31 --scope my-project > january.jsonl',
       'episodic export --all --global -o backup.jsonl --json',
+      'episodic export --session-id 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e --otel traces.json',
+      'episodic export --from 2026-01-01 --otel - --otel-content | curl -X POST -H "Content-Type: application/json" --data-binary @- http://localhost:4318/v1/traces',
     ],
     load: transfer,
     handler: 'exportCommand',
   },
   {
     path: ['import'],
-    summary: 'import a JSONL export into this home',
-    usage: 'episodic import FILE [--dry-run]',
+    summary: 'import an Episodic export, or another agent’s transcripts',
+    usage: 'episodic import FILE [--dry-run]   (or: episodic import claude-code|codex|openai PATH)',
     description:
-      'Validates the whole file before writing anything. Objects already present with the same content are skipped, so an interrupted import can be run again; different content under the same id is a conflict and nothing is written.',
+      'Imports a JSONL file written by "episodic export". Validates the whole file before writing anything. Objects already present with the same content are skipped, so an interrupted import can be run again; different content under the same id is a conflict and nothing is written. To import another agent\'s transcripts, name the format first: "episodic import claude-code PATH", "episodic import codex PATH", "episodic import openai FILE" (an export file named like a format is given as ./claude-code).',
     positionals: [{ name: 'FILE', required: true, description: 'the export ("-" for stdin)' }],
     options: {
       'dry-run': { type: 'boolean', description: 'validate and count; write nothing' },
@@ -886,4 +983,38 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: migrate,
     handler: 'migrate',
   },
+  importTranscriptCommand(
+    'claude-code',
+    'import Claude Code session transcripts (a .jsonl file or a folder of them)',
+    'PATH',
+    'a session file (~/.claude/projects/<project>/<session>.jsonl) or a folder: every .jsonl below it',
+    'Reads Claude Code session files: user and assistant entries become messages, tool calls (tool_use) and their outputs (tool_result), reasoning (thinking) and images; the parentUuid chain gives the active path, while abandoned branches, snapshots and other entries are kept whole as import.raw episodes; a compaction becomes a checkpoint boundary with its summary; each sub-agent (sidechain) thread becomes a session of its own; summaries title the session.',
+    [
+      'episodic import claude-code ~/.claude/projects/-home-me-acme-api',
+      'episodic import claude-code ~/.claude/projects/-home-me-acme-api/7f3c2b1a-5d4e-4c3b-9a8f-1e2d3c4b5a60.jsonl --scope acme --json',
+    ],
+  ),
+  importTranscriptCommand(
+    'codex',
+    'import Codex CLI rollout files (a .jsonl file or a folder of them)',
+    'PATH',
+    'a rollout file (~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl) or a folder: every .jsonl below it',
+    'Reads Codex CLI rollouts: response items (messages, reasoning, function, shell and custom tool calls and their outputs) are kept as the model saw them; token_count events become usage; turn_context, event_msg and session_meta lines are kept whole as import.raw episodes; a compaction becomes a checkpoint boundary. Older rollouts (a bare header line, then bare items) are read too.',
+    [
+      'episodic import codex ~/.codex/sessions/2025/10/29/rollout-2025-10-29T00-59-38-0199a2f4-6b1c-7d22-9e31-4c5a6b7c8d9e.jsonl',
+      'episodic import codex ~/.codex/sessions --dry-run',
+    ],
+  ),
+  importTranscriptCommand(
+    'openai',
+    'import OpenAI Responses items or Chat Completions messages (JSON or JSONL)',
+    'FILE',
+    'a .json or .jsonl file ("-" for stdin), or a folder of them',
+    "Reads a JSON array of Responses input items or Chat Completions messages, a request or response body (input, messages, output, choices), or JSONL with one item or message per line, or one conversation per line (fine-tuning and batch files). Entries without a time get --time (default: the file's modification time). The session id is derived from the content, so an edited file imports as a new session.",
+    [
+      'episodic import openai conversation.json',
+      'episodic import openai train.jsonl --time 2025-03-01 --scope evals',
+      'cat messages.json | episodic import openai - --json',
+    ],
+  ),
 ];

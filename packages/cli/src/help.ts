@@ -56,7 +56,16 @@ export function renderMainHelp(styles: Styles): string {
         .join('|')}`,
       group.summary,
     ]),
-    ...leaves.map((command): [string, string] => [command.path[0] as string, command.summary]),
+    ...leaves.map((command): [string, string] => {
+      const name = command.path[0] as string;
+      const subcommands = COMMANDS.filter(
+        (candidate) => candidate.path.length === 2 && candidate.path[0] === name,
+      ).map((candidate) => candidate.path[1]);
+      return [
+        subcommands.length === 0 ? name : `${name} [${subcommands.join('|')}]`,
+        command.summary,
+      ];
+    }),
   ];
   const width = Math.min(24, Math.max(...rows.map(([name]) => name.length)));
   const commandLine = ([name, summary]: [string, string]) =>

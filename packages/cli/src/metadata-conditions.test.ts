@@ -49,10 +49,15 @@ describe('parseMetadataCondition', () => {
       comparison_operator: 'IN',
       property_value: ['billing', 'auth', 5],
     });
-    expect(parseMetadataCondition('note contains rate limit')).toEqual({
-      property_name: 'note',
+    expect(parseMetadataCondition('tags contains billing, 5')).toEqual({
+      property_name: 'tags',
       comparison_operator: 'CONTAINS',
-      property_value: 'rate limit',
+      property_value: ['billing', 5],
+    });
+    expect(parseMetadataCondition('note has substring rate, limit')).toEqual({
+      property_name: 'note',
+      comparison_operator: 'HAS SUBSTRING',
+      property_value: 'rate, limit',
     });
     expect(parseMetadataCondition('reviewed IS NULL')).toEqual({
       property_name: 'reviewed',

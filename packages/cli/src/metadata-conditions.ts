@@ -16,6 +16,7 @@ export interface ParsedCondition {
     | '<='
     | 'IN'
     | 'CONTAINS'
+    | 'HAS SUBSTRING'
     | 'IS NULL'
     | 'IS NOT NULL';
   property_value?: ConditionScalar | ConditionScalar[];
@@ -32,10 +33,11 @@ const WORD_FORMS: ReadonlyArray<{
   { pattern: /^(\S+)\s+IS\s+NULL$/i, operator: 'IS NULL' },
   { pattern: /^(\S+)\s+IN\s+(.+)$/i, operator: 'IN' },
   { pattern: /^(\S+)\s+CONTAINS\s+(.+)$/i, operator: 'CONTAINS' },
+  { pattern: /^(\S+)\s+HAS\s+SUBSTRING\s+(.+)$/i, operator: 'HAS SUBSTRING' },
 ];
 
 const SYNTAX =
-  'write key=value, key<>value, key>=5 (also >, <, <=), "key IN a,b", "key CONTAINS text", "key IS NULL" or "key IS NOT NULL"';
+  'write key=value, key<>value, key>=5 (also >, <, <=), "key IN a,b", "key CONTAINS a,b", "key HAS SUBSTRING text", "key IS NULL" or "key IS NOT NULL"';
 
 function invalid(condition: string, reason: string): UsageError {
   return new UsageError(
@@ -101,17 +103,17 @@ export function parseMetadataCondition(condition: string): ParsedCondition {
       return { property_name: key, comparison_operator: operator };
     }
     const list = match[2] as string;
-    if (operator === 'CONTAINS') {
+    if (operator === 'HAS SUBSTRING') {
       return { property_name: key, comparison_operator: operator, property_value: list.trim() };
     }
     const items = list
       .split(',')
       .map((item) => item.trim())
       .filter((item) => item !== '');
-    if (items.length === 0) throw invalid(condition, 'the IN list is empty');
+    if (items.length === 0) throw invalid(condition, `the ${operator} list is empty`);
     return {
       property_name: key,
-      comparison_operator: 'IN',
+      comparison_operator: operator,
       property_value: items.map((item) => parseConditionValue(item, condition)),
     };
   }

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { type ExactJsonValue, parseJsonExact } from '@episodic/core';
 import type { CommandContext, OptionValues } from './command-spec.js';
 import { UsageError } from './usage-error.js';
+import { decodeUtf8 } from './utf8-text.js';
 
 // Typed access to parsed options. Every error names the option, the value and the fix, and is
 // raised before any store is opened, so a bad command line never touches the database.
@@ -110,7 +112,7 @@ export function scopeSelector(
   return { scope };
 }
 
-/** Reads a file argument: a path, or `-` for standard input. */
+/** Reads a file argument: a path, or `-` for standard input. It must be UTF-8 (exit 2 otherwise). */
 export async function readTextArgument(
   context: CommandContext,
   path: string,
@@ -122,8 +124,9 @@ export async function readTextArgument(
     }
     return context.io.readStdin();
   }
+  let bytes: Buffer;
   try {
-    return readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
     throw new UsageError(
@@ -131,13 +134,19 @@ export async function readTextArgument(
       'VALIDATION_ERROR',
     );
   }
+  return decodeUtf8(bytes, `--${option} ${JSON.stringify(path)}`);
 }
 
-/** Parses JSON given on the command line (`--x-json`) or in a file (`--x-file`); at most one of the two. */
+/**
+ * Parses JSON given on the command line (`--x-json`) or in a file (`--x-file`); at most one of the
+ * two. With `exact`, numbers are kept exactly (`parseJsonExact`: an integer beyond 2^53 becomes a
+ * `bigint`, a number a double cannot hold is refused): for what gets stored.
+ */
 export async function jsonArgument(
   context: CommandContext,
   jsonOption: string,
   fileOption?: string,
+  exact = false,
 ): Promise<{ value: unknown } | undefined> {
   const inline = optionalString(context.options, jsonOption);
   const file = fileOption === undefined ? undefined : optionalString(context.options, fileOption);
@@ -147,11 +156,15 @@ export async function jsonArgument(
   if (inline === undefined && file === undefined) return undefined;
   const source = inline ?? (await readTextArgument(context, file as string, fileOption as string));
   const from = inline === undefined ? `--${fileOption} ${JSON.stringify(file)}` : `--${jsonOption}`;
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   try {
-    return { value: JSON.parse(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source) };
+    return { value: exact ? parseJsonExact(text) : (JSON.parse(text) as ExactJsonValue) };
   } catch (error) {
+    const message = (error as Error).message;
     throw new UsageError(
-      `Invalid JSON in ${from}: ${(error as Error).message}. Quote the JSON for your shell, e.g. --${jsonOption} '{"key":"value"}'.`,
+      /cannot be kept exactly|too large for a double/.test(message)
+        ? `${from} holds a number that would not be stored as written: ${message}. Nothing was changed.`
+        : `Invalid JSON in ${from}: ${message}. Quote the JSON for your shell, e.g. --${jsonOption} '{"key":"value"}'.`,
       'VALIDATION_ERROR',
     );
   }
@@ -162,13 +175,14 @@ export async function jsonObjectArgument(
   context: CommandContext,
   jsonOption: string,
   fileOption?: string,
+  exact = false,
 ): Promise<Record<string, unknown> | undefined> {
-  const parsed = await jsonArgument(context, jsonOption, fileOption);
+  const parsed = await jsonArgument(context, jsonOption, fileOption, exact);
   if (parsed === undefined) return undefined;
   const { value } = parsed;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new UsageError(
-      `--${jsonOption} must be a JSON object like {"key":"value"}, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}.`,
+      `--${jsonOption} must be a JSON object like {"key":"value"}, got ${Array.isArray(value) ? 'an array' : typeof value === 'bigint' ? String(value) : JSON.stringify(value)}.`,
       'VALIDATION_ERROR',
     );
   }

@@ -19,13 +19,25 @@ export function kindOf(path: readonly string[]): string {
   return ['episodic', ...path, 'v1'].join('.');
 }
 
+/** True when `first` is a command of its own that also has subcommands (`import`, `import codex`). */
+function hasSubcommands(first: string | undefined): boolean {
+  return COMMANDS.some((command) => command.path.length === 2 && command.path[0] === first);
+}
+
+/** The two-word command `first second`, if there is one. */
+function subcommand(first: string, second: string | undefined): CommandSpec | undefined {
+  return second === undefined
+    ? undefined
+    : COMMANDS.find((command) => command.path[0] === first && command.path[1] === second);
+}
+
 /** The command words a command line names so far (for the kind of an error receipt). */
 export function commandPathOf(argv: readonly string[]): string[] {
   const words = commandWords(argv).map(({ word }) => word);
   const [first, second] = words;
   if (first === undefined) return [];
   if (COMMANDS.some((command) => command.path.length === 1 && command.path[0] === first)) {
-    return [first];
+    return subcommand(first, second) === undefined ? [first] : [first, second as string];
   }
   if (!GROUPS.some((group) => group.name === first)) return [];
   const known = COMMANDS.some((command) => command.path[0] === first && command.path[1] === second);
@@ -48,10 +60,11 @@ function commandWords(argv: readonly string[]): { word: string; index: number }[
       if (GLOBAL_WITH_VALUE.has(token)) index++;
       continue;
     }
-    // A group takes one more word; a single-word command takes none.
+    // A group takes one more word, and so does a command with subcommands (the word may be its
+    // positional instead); any other single-word command takes none.
     if (words.length === 1) {
       const first = words[0]?.word;
-      if (!GROUPS.some((group) => group.name === first)) break;
+      if (!GROUPS.some((group) => group.name === first) && !hasSubcommands(first)) break;
     }
     words.push({ word: token, index });
   }
@@ -165,7 +178,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   }
   let spec = leaf;
   let consumed = [first.index];
-  if (group !== undefined) {
+  const sub = leaf === undefined ? undefined : subcommand(first.word, second?.word);
+  if (sub !== undefined && second !== undefined) {
+    spec = sub;
+    consumed = [first.index, second.index];
+  } else if (group !== undefined) {
     if (second === undefined) return { action: 'help', target: group };
     spec = COMMANDS.find(
       (command) => command.path[0] === group.name && command.path[1] === second.word,
@@ -207,6 +224,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
 function findTarget(words: readonly string[]): CommandSpec | GroupSpec | null {
   const [first, second] = words;
   if (first === undefined) return null;
+  const exact = subcommand(first, second);
+  if (exact !== undefined) return exact;
   const command = COMMANDS.find(
     (candidate) =>
       candidate.path[0] === first && (candidate.path.length === 1 || candidate.path[1] === second),

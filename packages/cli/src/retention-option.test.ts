@@ -27,8 +27,8 @@ describe('parseRetentionPolicy', () => {
       'tool.result=',
       'tools=3',
       'tool.result=-3',
-      'tool.result=0',
       'tool.result=1e3',
+      'tool.result=nan',
       'tool.result=2000000',
       '=5',
     ]) {
@@ -36,10 +36,32 @@ describe('parseRetentionPolicy', () => {
     }
   });
 
+  it('one rule for policy days: T=0 expires everything older than now, T=inf keeps forever, T=1.5 is 36 hours', () => {
+    expect(
+      parseRetentionPolicy([
+        'tool.result=0',
+        'ops.alert=inf',
+        'Conversation.User=1.5',
+        'tool.call=None',
+      ]),
+    ).toEqual({
+      'tool.result': 0,
+      'ops.alert': null,
+      'conversation.user': 1.5,
+      'tool.call': null,
+    });
+    const policy = parseRetentionPolicy(['tool.result=0', 'ops.alert=inf', 'tool.call=1.5']);
+    expect(retentionPolicySchema.safeParse(policy).success).toBe(true);
+  });
+
   it('produces what core accepts, for any valid entry (property)', () => {
     const entry = fc.tuple(
       fc.constantFrom(...LEDGER_EVENT_TYPES),
-      fc.oneof(fc.constant('forever'), fc.integer({ min: 1, max: 1_000_000 }).map(String)),
+      fc.oneof(
+        fc.constantFrom('forever', 'INF', 'infinite', 'none'),
+        fc.integer({ min: 0, max: 1_000_000 }).map(String),
+        fc.integer({ min: 0, max: 999_999 }).map((days) => `${days}.5`),
+      ),
     );
     fc.assert(
       fc.property(fc.array(entry, { maxLength: 8 }), (entries) => {
@@ -47,7 +69,8 @@ describe('parseRetentionPolicy', () => {
         expect(retentionPolicySchema.safeParse(policy).success).toBe(true);
         for (const [type, days] of entries) {
           const last = entries.filter(([other]) => other === type).at(-1)?.[1];
-          expect(policy?.[type]).toBe(last === 'forever' ? null : Number(last ?? days));
+          const kept = /^(forever|inf|infinite|none)$/i.test(last ?? days);
+          expect(policy?.[type]).toBe(kept ? null : Number(last ?? days));
         }
       }),
     );

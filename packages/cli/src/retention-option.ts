@@ -1,15 +1,17 @@
 import {
   LEDGER_EVENT_TYPES,
   type LedgerEventType,
+  parseRetentionDays,
   type RetentionPolicyInput,
 } from '@episodic/core';
+import { foldEventType } from './event-type.js';
 import { UsageError } from './usage-error.js';
-
-const DAYS = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
 
 /**
  * Parses `--policy TYPE=DAYS|forever` entries into a retention policy override. Later entries for
- * the same type win. Days are positive (fractions allowed); `forever` keeps the type.
+ * the same type win. The type is folded like `--type` (`Tool.Result=7` is `tool.result=7`); the
+ * days follow core's one rule (`parseRetentionDays`): 0 to 1000000, fractions allowed, or
+ * `forever` / `inf` / `infinite` / `none` to keep the type.
  */
 export function parseRetentionPolicy(
   entries: readonly string[] | undefined,
@@ -18,7 +20,7 @@ export function parseRetentionPolicy(
   const policy: Partial<Record<LedgerEventType, number | null>> = {};
   for (const entry of entries) {
     const separator = entry.indexOf('=');
-    const type = (separator === -1 ? entry : entry.slice(0, separator)).trim().toLowerCase();
+    const type = foldEventType(separator === -1 ? entry : entry.slice(0, separator));
     const days =
       separator === -1
         ? ''
@@ -38,14 +40,10 @@ export function parseRetentionPolicy(
         'VALIDATION_ERROR',
       );
     }
-    if (days === 'forever') {
-      policy[type as LedgerEventType] = null;
-      continue;
-    }
-    const value = DAYS.test(days) ? Number(days) : Number.NaN;
-    if (!Number.isFinite(value) || value <= 0 || value > 1_000_000) {
+    const value = parseRetentionDays(days);
+    if (value === undefined) {
       throw new UsageError(
-        `Invalid --policy ${JSON.stringify(entry)}: the days must be a positive number up to 1000000, or "forever" to keep ${type} events.`,
+        `Invalid --policy ${JSON.stringify(entry)}: the days must be a number from 0 to 1000000 (fractions allowed: 1.5 is 36 hours; 0 expires every ${type} event older than now), or "forever" (also "inf") to keep ${type} events.`,
         'VALIDATION_ERROR',
       );
     }

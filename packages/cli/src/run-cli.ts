@@ -117,9 +117,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const result = await handler(context);
     if (result.receipt !== undefined) {
       if (context.globals.json) {
-        io.stdout(
-          `${JSON.stringify({ ...receiptEnvelope(context.kind, true), ...result.receipt })}\n`,
-        );
+        const receipt = { ...receiptEnvelope(context.kind, true), ...result.receipt };
+        io.stdout(`${(result.stringify ?? JSON.stringify)(receipt)}\n`);
       } else {
         result.render?.(io.stdout);
       }

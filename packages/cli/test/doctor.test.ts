@@ -202,6 +202,41 @@ describe('doctor', () => {
     );
   });
 
+  it('checks a session’s commits: a torn last commit is fine, damage before it and orphans are reported', () => {
+    const home = temporaryHome();
+    const state = join(home, 'sessions', 'state');
+    mkdirSync(state, { recursive: true });
+    const id = '0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e';
+    const orphanId = '1c8e0d2f-3a4b-4c5d-9e0f-1a2b3c4d5e6f';
+    const base = {
+      schema_version: 2,
+      session_id: id,
+      updated_at: '2026-02-03T12:00:00.000Z',
+      revision: 1,
+      episodes: [],
+      messages: [],
+    };
+    writeFileSync(join(state, `${id}.json`), `${JSON.stringify(base)}\n`);
+    const delta = (revision: number) =>
+      JSON.stringify({ revision, updated_at: '2026-02-03T12:00:01.000Z', episodes: [] });
+    // A commit cut short by a crash is not a problem: it was never acknowledged.
+    writeFileSync(join(state, `${id}.deltas.jsonl`), `${delta(2)}\n{"revision":3,"upd`);
+    expect(
+      doctorReceiptSchema.parse(episodicJson(['--home', home, 'doctor']).receipt).healthy,
+    ).toBe(true);
+    writeFileSync(join(state, `${id}.deltas.jsonl`), `${delta(2)}\nnot a commit\n${delta(3)}\n`);
+    writeFileSync(join(state, `${orphanId}.deltas.jsonl`), `${delta(2)}\n`);
+    const report = doctorReceiptSchema.parse(episodicJson(['--home', home, 'doctor']).receipt);
+    const problems = [...report.problems].sort((left, right) =>
+      left.path.localeCompare(right.path),
+    );
+    expect(problems.map((problem) => [problem.path, problem.fixable])).toEqual([
+      [`sessions/state/${id}.deltas.jsonl`, false],
+      [`sessions/state/${orphanId}.deltas.jsonl`, true],
+    ]);
+    expect(problems[0]?.message).toContain('delta line 2 is damaged');
+  });
+
   it('reports what it cannot repair (a stray file, a damaged database row) and stays at exit 1', () => {
     const home = temporaryHome();
     const event = appendEvent(home, { summary: 'x', 'payload-json': '{"a":1}' });

@@ -302,7 +302,7 @@ describe('episodes append', () => {
           'x',
         ],
         code: 'VALIDATION_ERROR',
-        text: /reserved/,
+        text: /does not write there/,
       },
       {
         name: 'missing payload file',
@@ -546,7 +546,7 @@ describe('episodes query and replay', () => {
 
   it('prints a table with sanitized text without --json', () => {
     const home = temporaryHome();
-    appendEvent(home, { summary: 'evil \u001b[2J\u001b]0;title\u0007 text \u202e', 'ts-ms': '0' }, [
+    appendEvent(home, { summary: 'evil \u001b[2J\u001b]0;title\u0007 text \u202e', 'ts-ms': '1' }, [
       '--allow-tool-output',
     ]);
     const result = episodic(['--home', home, 'episodes', 'query', '--scope', 'proj']);
@@ -899,9 +899,9 @@ describe('episodes gc', () => {
     for (const [policy, text] of [
       ['tool.result', /TYPE=DAYS/],
       ['tool.reslt=3', /not an event type/],
-      ['tool.result=-1', /positive number/],
-      ['tool.result=0', /positive number/],
-      ['tool.result=soon', /positive number/],
+      ['tool.result=-1', /from 0 to 1000000/],
+      ['tool.result=1e3', /from 0 to 1000000/],
+      ['tool.result=soon', /from 0 to 1000000/],
     ] as const) {
       expect(
         expectError(

@@ -71,6 +71,32 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
     );
     expect(shown).toMatchObject({ session_id: id, revision: 1, episode_count: 6 });
     expect(shown.state.context).toEqual({ cwd: '/repo' });
+    // Folding on demand: the base then holds every commit; the session reads the same.
+    const folded = episodicJson(['--home', home, '--store', kind, 'sessions', 'fold', id]).receipt;
+    expect(folded).toMatchObject({
+      kind: 'episodic.sessions.fold.v1',
+      session_id: id,
+      revision: 1,
+      folded: 0,
+    });
+    expect(
+      sessionsShowReceiptSchema.parse(
+        episodicJson(['--home', home, '--store', kind, 'sessions', 'show', id]).receipt,
+      ).state,
+    ).toEqual(shown.state);
+    expectError(
+      episodicJson([
+        '--home',
+        home,
+        '--store',
+        kind,
+        'sessions',
+        'fold',
+        '0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e',
+      ]),
+      1,
+      'NOT_FOUND',
+    );
     const human = episodic([
       '--home',
       home,

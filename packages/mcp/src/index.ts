@@ -22,4 +22,5 @@ export type {
   EpisodicToolName,
 } from './tools/tool-catalog.js';
 export { EPISODIC_TOOL_DEFINITIONS, EPISODIC_TOOL_NAMES } from './tools/tool-catalog.js';
+export { EPISODIC_TOOL_OUTPUT_SCHEMAS, toolErrorBodySchema } from './tools/tool-output-schemas.js';
 export { VERSION } from './version.js';

@@ -31,4 +31,24 @@ describe('toObjectInputSchema', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     expect(toObjectInputSchema(schema)).toBe(schema);
   });
+
+  it('gives a union or $ref property the type a schema-driven client needs to send it', () => {
+    const json = toObjectInputSchema({
+      type: 'object',
+      $defs: { filter: { type: 'object', properties: { type: { type: 'string' } } } },
+      properties: {
+        result: { oneOf: [{ type: 'object' }, { type: 'object', properties: {} }] },
+        fromTs: { anyOf: [{ type: 'integer' }, { type: 'string', format: 'date-time' }] },
+        metadata: { $ref: '#/$defs/filter', description: 'a filter' },
+        mode: { enum: ['a', 'b'] },
+        anything: {},
+      },
+    });
+    const properties = json.properties as Record<string, Record<string, unknown>>;
+    expect(properties.result?.type).toBe('object');
+    expect(properties.fromTs?.type).toEqual(['integer', 'string']);
+    expect(properties.metadata).toMatchObject({ type: 'object', $ref: '#/$defs/filter' });
+    expect(properties.mode?.type).toBe('string');
+    expect(properties.anything).toEqual({});
+  });
 });

@@ -7,6 +7,7 @@ import {
   type EpisodicTools,
   type EpisodicToolsOptions,
 } from './episodic-tools.js';
+import { createJsonRpcLineFilter } from './json-rpc-line-filter.js';
 import { type EpisodicMcpLogger, formatLogEntry } from './logger.js';
 
 /** Options of `serveEpisodicStdio`. */
@@ -23,8 +24,39 @@ export interface ServeEpisodicStdioOptions extends EpisodicToolsOptions {
 export interface EpisodicStdioServer {
   /** The tools being served. */
   readonly tools: EpisodicTools;
-  /** Closes the connection (the stores are the caller's to close). */
+  /**
+   * Stops gracefully: requests that arrive from now on are answered with a "shutting down" error
+   * (`-32000`) and not run, the tool calls already running finish and are answered, then the
+   * connection closes. The stores are the caller's to close.
+   */
   close(): Promise<void>;
+}
+
+/** The tools, counting the calls in flight so a shutdown can wait for their answers. */
+function trackCalls(tools: EpisodicTools) {
+  let inFlight = 0;
+  let waiters: Array<() => void> = [];
+  const tracked: EpisodicTools = {
+    scope: tools.scope,
+    definitions: tools.definitions,
+    ready: () => tools.ready(),
+    async call(name, args) {
+      inFlight++;
+      try {
+        return await tools.call(name, args);
+      } finally {
+        inFlight--;
+        if (inFlight === 0) {
+          const release = waiters;
+          waiters = [];
+          for (const waiter of release) waiter();
+        }
+      }
+    },
+  };
+  const idle = () =>
+    inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve));
+  return { tracked, idle, inFlight: () => inFlight };
 }
 
 /** A logger that writes one line per entry to stderr, never to stdout. */
@@ -51,9 +83,15 @@ export function serveEpisodicStdio(options: ServeEpisodicStdioOptions): Episodic
   const { input, output, ...toolOptions } = options;
   const logger = options.logger ?? createStderrLogger();
   const tools = createEpisodicTools({ ...toolOptions, logger });
+  const { tracked, idle, inFlight } = trackCalls(tools);
+  const stdout = output ?? process.stdout;
+  // Malformed lines are answered here (-32700 / -32600); the SDK only ever sees JSON-RPC.
+  const filter = createJsonRpcLineFilter(input ?? process.stdin, (response) => {
+    stdout.write(`${JSON.stringify(response)}\n`);
+  });
   const handle = serveStdio(
     () => {
-      const server = createEpisodicMcpServer({ tools });
+      const server = createEpisodicMcpServer({ tools: tracked });
       server.server.oninitialized = () => {
         tools.ready().catch((error: unknown) => {
           logger({ level: 'error', message: 'could not open the stores', error });
@@ -62,9 +100,29 @@ export function serveEpisodicStdio(options: ServeEpisodicStdioOptions): Episodic
       return server;
     },
     {
-      transport: new StdioServerTransport(input ?? process.stdin, output ?? process.stdout),
+      transport: new StdioServerTransport(filter.stream, stdout),
       onerror: (error) => logger({ level: 'warn', message: 'stdio transport error', error }),
     },
   );
-  return { tools, close: () => handle.close() };
+  let closing: Promise<void> | undefined;
+  return {
+    tools,
+    close: () => {
+      closing ??= (async () => {
+        filter.stopAccepting();
+        const running = inFlight();
+        logger({
+          level: 'info',
+          message: `stopping: ${running === 0 ? 'no call in flight' : `answering the ${running} call(s) in flight first`}`,
+        });
+        await idle();
+        // The last answers were handed to stdout in the turn their call settled: let them out.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (stdout.writableNeedDrain) await new Promise((resolve) => stdout.once('drain', resolve));
+        await handle.close();
+        filter.detach();
+      })();
+      return closing;
+    },
+  };
 }

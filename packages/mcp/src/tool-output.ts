@@ -1,9 +1,12 @@
+import { stringifyJson } from '@episodic/core';
 import { MAX_TOOL_TEXT, sanitizeText } from './sanitize-text.js';
 
 /** A JSON value as tool results carry it. */
 export type OutputJson =
   | string
   | number
+  /** An integer beyond 2^53 read exactly from a payload: written as its digits. */
+  | bigint
   | boolean
   | null
   | OutputJson[]
@@ -21,6 +24,7 @@ export function sanitizeJson(value: unknown, maxString = MAX_TOOL_TEXT): OutputJ
       return sanitizeText(value, maxString);
     case 'number':
       return Number.isFinite(value) ? value : null;
+    case 'bigint':
     case 'boolean':
       return value;
     case 'object': {
@@ -69,7 +73,7 @@ const SHRINK_STEPS: ReadonlyArray<[maxString: number, maxItems: number]> = [
  */
 export function renderToolJson(value: unknown, maxChars = MAX_TOOL_TEXT): string {
   const clean = sanitizeJson(value, maxChars) ?? null;
-  const text = JSON.stringify(clean);
+  const text = stringifyJson(clean);
   if (text.length <= maxChars) return text;
   for (const [maxString, maxItems] of SHRINK_STEPS) {
     const shrunk = shrink(clean, maxString, maxItems);
@@ -81,7 +85,7 @@ export function renderToolJson(value: unknown, maxChars = MAX_TOOL_TEXT): string
             note: `This result was shortened to fit ${maxChars} characters: long texts end with "…(truncated: …)" and long lists with a "more items not shown" entry.`,
           }
         : shrunk;
-    const shortened = JSON.stringify(marked);
+    const shortened = stringifyJson(marked);
     if (shortened.length <= maxChars) return shortened;
   }
   return JSON.stringify({

@@ -42,17 +42,16 @@ export function writeFileAtomic(
 }
 
 /**
- * Replaces `directory/name` atomically with content produced piece by piece: `fill` receives a
- * `write` function; the temp file is always synced, then `check` runs (it may throw to abandon the
- * replacement, e.g. when the target changed meanwhile), then the temp file is renamed over the
- * target and the directory synced. On any failure the temp file is removed and the target is left
- * as it was.
+ * Replaces `directory/name` atomically with content produced piece by piece (`fill` receives a
+ * `write` function), like `writeFileAtomic`: a temp file (synced when `sync`), renamed over the
+ * target, the directory synced. On any failure the temp file is removed and the target is left as
+ * it was.
  */
 export function replaceFileAtomic(
   directory: string,
   name: string,
   fill: (write: (bytes: Uint8Array) => void) => void,
-  check: () => void,
+  sync: boolean,
 ): void {
   const tempPath = join(directory, tempNameFor(name));
   const fd = fs.openSync(tempPath, 'wx', 0o644);
@@ -65,14 +64,13 @@ export function replaceFileAtomic(
           offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
         }
       });
-      fs.fsyncSync(fd);
+      if (sync) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
-    check();
     fs.renameSync(tempPath, join(directory, name));
     renamed = true;
-    fsyncDirectory(directory);
+    if (sync) fsyncDirectory(directory);
   } finally {
     if (!renamed) fs.rmSync(tempPath, { force: true });
   }

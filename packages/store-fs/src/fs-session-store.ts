@@ -2,20 +2,23 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import {
   assertExpectedRevision,
-  compareSessionSummaries,
+  assertReplaceable,
   EpisodicError,
   type RunDurability,
-  revisionOf,
-  type SessionState,
   type SessionStoreAdapter,
-  type SessionSummary,
-  safeJsonParse,
-  sessionStateSchema,
-  summarizeSession,
+  type StoredSessionHead,
+  storedSessionRevision,
 } from '@episodic/core';
-import { sweepTempFiles, writeFileAtomic } from './atomic-file.js';
+import { replaceFileAtomic, sweepTempFiles } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
-import { isPathId, READ_FLAGS, SESSIONS_DIR, STATE_DIR, type StoreRoot } from './store-layout.js';
+import {
+  fsyncDirectory,
+  isPathId,
+  READ_FLAGS,
+  SESSIONS_DIR,
+  STATE_DIR,
+  type StoreRoot,
+} from './store-layout.js';
 
 /** Options of `createFsSessionStoreAdapter`. */
 export interface FsSessionStoreAdapterOptions {
@@ -27,14 +30,121 @@ export interface FsSessionStoreAdapterOptions {
 }
 
 const STATE_COMPONENTS = [SESSIONS_DIR, STATE_DIR] as const;
-const SNAPSHOT_SUFFIX = '.json';
+const BASE_SUFFIX = '.json';
+const DELTAS_SUFFIX = '.deltas.jsonl';
+/** Bytes read per step from a base or deltas file. */
+const CHUNK = 1024 * 1024;
+/** Bytes read per step backwards from the end of a deltas file. */
+const TAIL_BLOCK = 64 * 1024;
+const NEWLINE = 0x0a;
+/** How the first line of a version 2 base ends: its episodes follow, one per line. */
+const STREAMED_HEAD_END = ',"episodes":[';
+/** Opened to append a delta and cut off a torn one, never through a link. */
+const DELTA_FLAGS =
+  fs.constants.O_RDWR |
+  fs.constants.O_APPEND |
+  fs.constants.O_CREAT |
+  (fs.constants.O_NOFOLLOW ?? 0);
 
-type Loaded = { state: SessionState } | { corrupt: string } | null;
+/** The lines of an open file from its start, read in chunks; closes it when done or abandoned. */
+function* fileLines(fd: number): Generator<string, void, undefined> {
+  try {
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    let carry: Buffer[] = [];
+    for (let offset = 0; ; ) {
+      const read = fs.readSync(fd, chunk, 0, CHUNK, offset);
+      if (read === 0) break;
+      offset += read;
+      let position = 0;
+      for (;;) {
+        const end = chunk.indexOf(NEWLINE, position);
+        if (end === -1 || end >= read) {
+          carry.push(Buffer.from(chunk.subarray(position, read)));
+          break;
+        }
+        const line =
+          carry.length === 0
+            ? chunk.toString('utf8', position, end)
+            : Buffer.concat([...carry, chunk.subarray(position, end)]).toString('utf8');
+        carry = [];
+        position = end + 1;
+        yield line;
+      }
+    }
+    if (carry.length > 0) yield Buffer.concat(carry).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 /**
- * Session snapshots as `sessions/state/<session_id>.json`, replaced atomically (temp + fsync +
- * rename + directory fsync). `expectedRevision` is enforced across processes by a lock file held
- * for the read-compare-write of a save.
+ * What a base starts with, for revisions and summaries: the first line of a version 2 base (its
+ * head, ending where its episodes start), or the whole file for anything else (a version 1 or seed
+ * 001 snapshot, which seed 001's tools may also have pretty-printed). null when it is missing.
+ */
+function baseHead(path: string): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, READ_FLAGS);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const lines = fileLines(fd);
+  const first = lines.next();
+  if (first.done === true) {
+    lines.return();
+    return '';
+  }
+  if (first.value.endsWith(STREAMED_HEAD_END)) {
+    lines.return();
+    return first.value;
+  }
+  return [first.value, ...lines].join('\n');
+}
+
+/**
+ * The last complete line of an open deltas file, read backwards, and where it ends (the offset a
+ * torn line after it starts at). A file that does not end with a newline has a torn last line:
+ * a commit whose writer died mid-write, never acknowledged.
+ */
+function lastCompleteLine(fd: number): { line: string | null; end: number; size: number } {
+  const { size } = fs.fstatSync(fd);
+  let end = -1;
+  // The last complete line's bytes, collected backwards from its newline.
+  const parts: Buffer[] = [];
+  for (let position = size; position > 0; ) {
+    const start = Math.max(0, position - TAIL_BLOCK);
+    const block = Buffer.allocUnsafe(position - start);
+    fs.readSync(fd, block, 0, block.length, start);
+    let cursor = block.length;
+    if (end === -1) {
+      const newline = block.lastIndexOf(NEWLINE);
+      if (newline === -1) {
+        position = start;
+        continue;
+      }
+      end = start + newline + 1;
+      cursor = newline;
+    }
+    const previous = cursor === 0 ? -1 : block.lastIndexOf(NEWLINE, cursor - 1);
+    if (previous !== -1) {
+      parts.unshift(block.subarray(previous + 1, cursor));
+      return { line: Buffer.concat(parts).toString('utf8'), end, size };
+    }
+    parts.unshift(block.subarray(0, cursor));
+    position = start;
+  }
+  if (end === -1) return { line: null, end: 0, size };
+  return { line: Buffer.concat(parts).toString('utf8'), end, size };
+}
+
+/**
+ * Session snapshots as a base and its deltas (schema_version 2): `sessions/state/<id>.json`, a
+ * complete state as of its revision (seed 001's `SessionState` as far as its readers go), replaced
+ * atomically (temp + fsync + rename + directory fsync), and `sessions/state/<id>.deltas.jsonl`,
+ * one line per commit since, appended with one write and synced. Commits, folds and saves of one
+ * session hold its lock file (`<id>.json.lock`) across processes.
  */
 export function createFsSessionStoreAdapter(
   options: FsSessionStoreAdapterOptions,
@@ -45,120 +155,252 @@ export function createFsSessionStoreAdapter(
   const existing = stateDirectory(false);
   if (existing !== null) sweepTempFiles(existing);
 
-  const readSnapshot = (directory: string, sessionId: string): Loaded => {
-    const path = join(directory, `${sessionId}${SNAPSHOT_SUFFIX}`);
-    let text: string;
-    try {
-      const fd = fs.openSync(path, READ_FLAGS);
-      try {
-        text = fs.readFileSync(fd, 'utf8');
-      } finally {
-        fs.closeSync(fd);
-      }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
-        return { corrupt: 'it is a symbolic link, which the store refuses to follow' };
-      }
-      throw error;
-    }
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.trim() === '') return { corrupt: 'the file is empty' };
-    const parsed = safeJsonParse(text);
-    if (!parsed.success) return { corrupt: `it is not valid JSON (${parsed.error})` };
-    const checked = sessionStateSchema.safeParse(parsed.value);
-    if (!checked.success) {
-      const [issue] = checked.error.issues;
-      return {
-        corrupt: `it is not a session snapshot (${issue?.path.join('.') || 'root'}: ${issue?.message})`,
-      };
-    }
-    if (checked.data.session_id.toLowerCase() !== sessionId) {
-      return { corrupt: `it holds session ${checked.data.session_id}` };
-    }
-    return { state: checked.data };
-  };
-
-  const corruptError = (sessionId: string, reason: string) =>
-    new EpisodicError({
-      code: 'CORRUPT_DATA',
-      message: `The snapshot of session ${sessionId} (${root.relative(join(stateDirectory(false) ?? '', `${sessionId}.json`))}) cannot be read: ${reason}. Rebuild it from the session's run files, or delete it to start over.`,
-      details: { sessionId },
-    });
-
   const lockOptions = {
     timeoutMs: options.lockTimeoutMs,
     staleMs: options.staleLockMs,
     now: () => options.now().getTime(),
   };
+  const paths = (directory: string, sessionId: string) => ({
+    base: join(directory, `${sessionId}${BASE_SUFFIX}`),
+    deltas: join(directory, `${sessionId}${DELTAS_SUFFIX}`),
+    lock: join(directory, `${sessionId}${BASE_SUFFIX}.lock`),
+  });
+
+  const linkError = (sessionId: string) =>
+    new EpisodicError({
+      code: 'CORRUPT_DATA',
+      message: `The snapshot of session ${sessionId} cannot be read: it is a symbolic link, which the store refuses to follow. Replace it with the file itself, or delete it.`,
+      details: { sessionId },
+    });
+
+  const openForReading = (path: string, sessionId: string): number | null => {
+    try {
+      return fs.openSync(path, READ_FLAGS);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return null;
+      if (code === 'ELOOP') throw linkError(sessionId);
+      throw error;
+    }
+  };
+
+  const readDeltaLines = (path: string, sessionId: string): string[] => {
+    const fd = openForReading(path, sessionId);
+    return fd === null ? [] : [...fileLines(fd)];
+  };
+
+  /** The session's revision under its lock (null: no base, or an unreadable one). */
+  const revisionNow = (
+    sessionId: string,
+    basePath: string,
+    lastDelta: string | null,
+  ): number | null => {
+    const first = baseHead(basePath);
+    return first === null ? null : storedSessionRevision(sessionId, first, lastDelta);
+  };
+
+  /** Writes a base, line by line in 1 MiB batches (a base can be larger than a string may be). */
+  const writeBase = (directory: string, sessionId: string, lines: readonly string[]) => {
+    replaceFileAtomic(
+      directory,
+      `${sessionId}${BASE_SUFFIX}`,
+      (write) => {
+        let batch: string[] = [];
+        let batchLength = 0;
+        for (const line of lines) {
+          batch.push(line);
+          batchLength += line.length + 1;
+          if (batchLength >= CHUNK) {
+            write(Buffer.from(`${batch.join('\n')}\n`, 'utf8'));
+            batch = [];
+            batchLength = 0;
+          }
+        }
+        if (batch.length > 0) write(Buffer.from(`${batch.join('\n')}\n`, 'utf8'));
+      },
+      sync,
+    );
+  };
+
+  const removeDeltas = (directory: string, path: string) => {
+    try {
+      fs.unlinkSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      return;
+    }
+    if (sync) fsyncDirectory(directory);
+  };
 
   return {
-    specificationVersion: 'v1',
+    specificationVersion: 'v2',
     name: 'fs',
     capabilities: { atomicSave: true, crossProcessConflicts: true },
+
     load(id) {
       const sessionId = id.toLowerCase();
       const directory = stateDirectory(false);
       if (directory === null) return null;
-      const loaded = readSnapshot(directory, sessionId);
-      if (loaded === null) return null;
-      if ('corrupt' in loaded) throw corruptError(sessionId, loaded.corrupt);
-      return loaded.state;
-    },
-    async save(state, expectedRevision) {
-      const sessionId = state.session_id.toLowerCase();
-      const directory = stateDirectory(true) as string;
-      const text = `${JSON.stringify(state)}\n`;
-      await withFileLock(
-        join(directory, `${sessionId}${SNAPSHOT_SUFFIX}.lock`),
-        lockOptions,
-        () => {
-          const current = readSnapshot(directory, sessionId);
-          if (current !== null && 'corrupt' in current) {
-            if (expectedRevision !== undefined) {
-              throw new EpisodicError({
-                code: 'CONFLICT',
-                message: `Session ${sessionId} has an unreadable snapshot (${current.corrupt}), so expected revision ${String(expectedRevision)} cannot be checked. Save without expectedRevision to replace it.`,
-                details: { sessionId, expectedRevision },
-              });
-            }
-          } else {
-            assertExpectedRevision(sessionId, revisionOf(current?.state ?? null), expectedRevision);
+      const { base, deltas } = paths(directory, sessionId);
+      for (;;) {
+        const fd = openForReading(base, sessionId);
+        if (fd === null) return null;
+        let lines: string[];
+        try {
+          lines = readDeltaLines(deltas, sessionId);
+          // A fold between opening the base and reading the deltas drops deltas the old base
+          // needs: then the base was replaced, and both are read again.
+          const now = fs.lstatSync(base, { throwIfNoEntry: false });
+          if (now === undefined || now.ino !== fs.fstatSync(fd).ino) {
+            fs.closeSync(fd);
+            continue;
           }
-          writeFileAtomic(directory, `${sessionId}${SNAPSHOT_SUFFIX}`, text, sync);
-        },
-      );
+        } catch (error) {
+          fs.closeSync(fd);
+          throw error;
+        }
+        return { base: { [Symbol.iterator]: () => fileLines(fd) }, deltas: lines };
+      }
     },
+
+    async commit(id, commit) {
+      const sessionId = id.toLowerCase();
+      const directory = stateDirectory(true) as string;
+      const path = paths(directory, sessionId);
+      return withFileLock(path.lock, lockOptions, () => {
+        if (baseHead(path.base) === null) {
+          assertExpectedRevision(sessionId, null, commit.expectedRevision);
+          removeDeltas(directory, path.deltas);
+          writeBase(directory, sessionId, commit.base());
+          return { deltaCount: 0, deltaBytes: 0, baseBytes: fs.statSync(path.base).size };
+        }
+        const fd = fs.openSync(path.deltas, DELTA_FLAGS, 0o644);
+        try {
+          const tail = lastCompleteLine(fd);
+          assertExpectedRevision(
+            sessionId,
+            revisionNow(sessionId, path.base, tail.line),
+            commit.expectedRevision,
+          );
+          // A torn last line is a commit that was never acknowledged: cut it off first.
+          if (tail.end < tail.size) fs.ftruncateSync(fd, tail.end);
+          const bytes = Buffer.from(`${commit.delta}\n`, 'utf8');
+          const written = fs.writeSync(fd, bytes, 0, bytes.length);
+          if (written !== bytes.length) {
+            fs.ftruncateSync(fd, tail.end);
+            throw Object.assign(new Error(`short write: ${written} of ${bytes.length} bytes`), {
+              code: 'ENOSPC',
+            });
+          }
+          if (sync) fs.fdatasyncSync(fd);
+          const deltaBytes = tail.end + bytes.length;
+          return {
+            deltaCount: countLines(fd, deltaBytes),
+            deltaBytes,
+            baseBytes: fs.statSync(path.base).size,
+          };
+        } finally {
+          fs.closeSync(fd);
+        }
+      });
+    },
+
+    async replace(id, lines, revision, expectedRevision) {
+      const sessionId = id.toLowerCase();
+      const directory = stateDirectory(true) as string;
+      const path = paths(directory, sessionId);
+      await withFileLock(path.lock, lockOptions, () => {
+        let current: number | null;
+        try {
+          const fd = openForReading(path.deltas, sessionId);
+          let last: string | null = null;
+          if (fd !== null) {
+            try {
+              last = lastCompleteLine(fd).line;
+            } finally {
+              fs.closeSync(fd);
+            }
+          }
+          current = revisionNow(sessionId, path.base, last);
+        } catch (error) {
+          if (!EpisodicError.hasCode(error, 'CORRUPT_DATA')) throw error;
+          current = null;
+        }
+        if (current === null && baseHead(path.base) !== null && expectedRevision !== undefined) {
+          throw new EpisodicError({
+            code: 'CONFLICT',
+            message: `Session ${sessionId} has an unreadable snapshot, so expected revision ${String(expectedRevision)} cannot be checked. Save without expectedRevision to replace it.`,
+            details: { sessionId, expectedRevision },
+          });
+        }
+        assertReplaceable(sessionId, current, revision, expectedRevision);
+        // The new base first: a crash before the deltas go leaves deltas the base covers, which
+        // every loader skips.
+        writeBase(directory, sessionId, lines);
+        removeDeltas(directory, path.deltas);
+      });
+    },
+
     list() {
       const directory = stateDirectory(false);
       if (directory === null) return [];
-      const summaries: SessionSummary[] = [];
+      const heads: StoredSessionHead[] = [];
       for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
-        if (!entry.isFile() || !entry.name.endsWith(SNAPSHOT_SUFFIX)) continue;
-        const sessionId = entry.name.slice(0, -SNAPSHOT_SUFFIX.length);
+        if (!entry.isFile() || !entry.name.endsWith(BASE_SUFFIX)) continue;
+        const sessionId = entry.name.slice(0, -BASE_SUFFIX.length);
         if (!isPathId(sessionId)) continue;
-        const loaded = readSnapshot(directory, sessionId);
-        if (loaded !== null && 'state' in loaded) summaries.push(summarizeSession(loaded.state));
+        const { base, deltas } = paths(directory, sessionId);
+        let head: string | null;
+        let lastDelta: string | null = null;
+        try {
+          head = baseHead(base);
+          const fd = openForReading(deltas, sessionId);
+          if (fd !== null) {
+            try {
+              lastDelta = lastCompleteLine(fd).line;
+            } finally {
+              fs.closeSync(fd);
+            }
+          }
+        } catch {
+          continue;
+        }
+        if (head !== null) heads.push({ sessionId, base: head, lastDelta });
       }
-      return summaries.sort(compareSessionSummaries);
+      return heads;
     },
+
     async delete(id) {
       const sessionId = id.toLowerCase();
       const directory = stateDirectory(false);
       if (directory === null) return false;
-      return withFileLock(
-        join(directory, `${sessionId}${SNAPSHOT_SUFFIX}.lock`),
-        lockOptions,
-        () => {
-          try {
-            fs.unlinkSync(join(directory, `${sessionId}${SNAPSHOT_SUFFIX}`));
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-            throw error;
-          }
-          return true;
-        },
-      );
+      const path = paths(directory, sessionId);
+      return withFileLock(path.lock, lockOptions, () => {
+        try {
+          fs.unlinkSync(path.base);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+          throw error;
+        }
+        removeDeltas(directory, path.deltas);
+        return true;
+      });
     },
   };
+}
+
+/** Newlines in the first `end` bytes of an open file: how many complete lines it holds. */
+function countLines(fd: number, end: number): number {
+  const chunk = Buffer.allocUnsafe(CHUNK);
+  let count = 0;
+  for (let offset = 0; offset < end; ) {
+    const read = fs.readSync(fd, chunk, 0, Math.min(CHUNK, end - offset), offset);
+    if (read === 0) break;
+    for (let index = chunk.indexOf(NEWLINE); index !== -1 && index < read; ) {
+      count++;
+      index = chunk.indexOf(NEWLINE, index + 1);
+    }
+    offset += read;
+  }
+  return count;
 }

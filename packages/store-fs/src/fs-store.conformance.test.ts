@@ -5,10 +5,17 @@ describeStoreConformance('fs (durability run)', () => createFsHarness(), {
   runDamage: true,
   snapshotDamage: true,
   runText: true,
+  deltaDamage: true,
   crossProcess: true,
 });
 describeStoreConformance(
   'fs (durability always)',
   () => createFsHarness({ durability: 'always' }),
-  { runDamage: true, snapshotDamage: true, runText: true, crossProcess: true },
+  {
+    runDamage: true,
+    snapshotDamage: true,
+    runText: true,
+    deltaDamage: true,
+    crossProcess: true,
+  },
 );

@@ -5,6 +5,7 @@ import {
   parseRunId,
   type RunDurability,
   type RunStore,
+  type SessionFoldPolicy,
   type SessionStore,
 } from '@episodic/core';
 import * as z from 'zod';
@@ -39,6 +40,11 @@ export interface FsStoreOptions {
   io?: FsIo;
   /** How many run files the writer keeps open at most. @default 64 */
   maxOpenFiles?: number;
+  /**
+   * When a session's deltas are folded into a new base (`sessions/state/<id>.json`). @default
+   * `{ share: 0.5, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   */
+  fold?: SessionFoldPolicy;
 }
 
 /** Run files and session snapshots under one root. */
@@ -47,7 +53,10 @@ export interface FsStore {
   readonly root: string;
   /** The `RunStore` over `sessions/YYYY/MM/DD/<run_id>.jsonl`. */
   readonly runs: RunStore;
-  /** The `SessionStore` over `sessions/state/<session_id>.json`. */
+  /**
+   * The `SessionStore` over `sessions/state/<session_id>.json` (the base) and
+   * `<session_id>.deltas.jsonl` (the commits since).
+   */
   readonly sessions: SessionStore;
   /** The full text of a tool output saved for an `output_ref` (`cache/tool-output/<id>.txt`), or null. */
   readToolOutput(id: string): Promise<string | null>;
@@ -76,6 +85,13 @@ const optionsSchema = z
       )
       .optional(),
     maxOpenFiles: z.number().int().positive().optional(),
+    fold: z
+      .strictObject({
+        share: z.number().positive().optional(),
+        minBytes: z.number().int().nonnegative().optional(),
+        deltas: z.number().int().positive().optional(),
+      })
+      .optional(),
   })
   .optional();
 
@@ -124,7 +140,10 @@ export function createFsStore(options?: FsStoreOptions): FsStore {
     return closing;
   };
   const runs = createRunStore({ ...runAdapter, close });
-  const sessions = createSessionStore(sessionAdapter);
+  const sessions = createSessionStore(
+    sessionAdapter,
+    checked.fold === undefined ? undefined : { fold: checked.fold },
+  );
   return {
     root: root.path,
     runs,

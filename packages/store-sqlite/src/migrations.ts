@@ -1,4 +1,4 @@
-import { EpisodicError } from '@episodic/core';
+import { EpisodicError, summarizeSession } from '@episodic/core';
 import type Database from 'better-sqlite3';
 import { SEED_EVENTS_DDL } from './schema-sql.js';
 
@@ -18,6 +18,8 @@ function columnsOf(database: Database.Database, table: string): Set<string> {
  * The schema history. Version 1 is the seed's table and indexes plus our ledger columns; later
  * versions add tables. A database left by the seed's own implementation (the v0 table, with rows,
  * `user_version` 0) is upgraded in place: its rows get session positions in `(ts_ms, id)` order.
+ * Version 5 keeps it that way while the seed's implementation goes on appending to the same file:
+ * its new rows get the next position of their session.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -107,6 +109,80 @@ CREATE TABLE IF NOT EXISTS episodic_episode_metadata (
   episode_ref TEXT PRIMARY KEY,
   metadata_json TEXT NOT NULL
 ) WITHOUT ROWID`);
+    },
+  },
+  {
+    version: 5,
+    description: 'positions for rows another writer (seed 002) appends to a migrated file',
+    up(database) {
+      // Rows another tool appended after an earlier migration have no position: each continues its
+      // session from the session's head, in insertion order.
+      database.exec(`WITH numbered AS (
+  SELECT e.id, coalesce(h.position, 0) + row_number() OVER (PARTITION BY e.scope, e.session_id ORDER BY e.id) AS n
+  FROM episodic_events AS e
+  LEFT JOIN episodic_session_heads AS h ON h.scope = e.scope AND h.session_id = e.session_id
+  WHERE e.position IS NULL
+)
+UPDATE episodic_events SET position = numbered.n FROM numbered WHERE episodic_events.id = numbered.id`);
+      database.exec(`INSERT INTO episodic_session_heads (scope, session_id, position)
+SELECT scope, session_id, max(position) FROM episodic_events GROUP BY scope, session_id
+ON CONFLICT (scope, session_id) DO UPDATE SET position = max(position, excluded.position)`);
+      // From now on SQLite numbers them as they arrive: seed 002's own implementation shares the
+      // file and inserts without a position. Episodic's inserts always carry one (the WHEN skips them).
+      database.exec(`CREATE TRIGGER IF NOT EXISTS episodic_events_position_for_other_writers
+AFTER INSERT ON episodic_events WHEN NEW.position IS NULL
+BEGIN
+  INSERT OR IGNORE INTO episodic_session_heads (scope, session_id, position) VALUES (NEW.scope, NEW.session_id, 0);
+  UPDATE episodic_session_heads SET position = position + 1 WHERE scope = NEW.scope AND session_id = NEW.session_id;
+  UPDATE episodic_events SET position = (
+    SELECT position FROM episodic_session_heads WHERE scope = NEW.scope AND session_id = NEW.session_id
+  ) WHERE id = NEW.id;
+END`);
+    },
+  },
+  {
+    version: 6,
+    description: 'sessions as a base plus deltas',
+    up(database) {
+      // A session is its base (episodic_sessions.state_json, rewritten only by a fold or a save)
+      // plus one row per commit since. The sizes the fold policy needs live in a small row of
+      // their own: updating a row rewrites all of it, and the base row can be very large.
+      const columns = columnsOf(database, 'episodic_sessions');
+      if (!columns.has('episode_count')) {
+        database.exec('ALTER TABLE episodic_sessions ADD COLUMN episode_count INTEGER');
+      }
+      if (!columns.has('last_user_message')) {
+        database.exec('ALTER TABLE episodic_sessions ADD COLUMN last_user_message TEXT');
+      }
+      database.exec(`CREATE TABLE IF NOT EXISTS episodic_session_deltas (
+  session_id TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  line TEXT NOT NULL,
+  PRIMARY KEY (session_id, revision)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS episodic_session_sizes (
+  session_id TEXT PRIMARY KEY,
+  base_bytes INTEGER NOT NULL,
+  delta_count INTEGER NOT NULL,
+  delta_bytes INTEGER NOT NULL
+) WITHOUT ROWID`);
+      database.exec(`INSERT OR IGNORE INTO episodic_session_sizes (session_id, base_bytes, delta_count, delta_bytes)
+SELECT session_id, length(CAST(state_json AS BLOB)), 0, 0 FROM episodic_sessions`);
+      // The summary columns of the sessions stored before: list() reads them, never a base.
+      const update = database.prepare(
+        'UPDATE episodic_sessions SET last_user_message = ?, episode_count = ? WHERE session_id = ?',
+      );
+      for (const row of database
+        .prepare('SELECT session_id, state_json FROM episodic_sessions')
+        .iterate() as Iterable<{ session_id: string; state_json: string }>) {
+        const summary = summarizeSession({
+          sessionId: row.session_id,
+          base: row.state_json,
+          lastDelta: null,
+        });
+        if (summary === null) continue;
+        update.run(summary.lastUserMessage ?? null, summary.episodeCount ?? null, row.session_id);
+      }
     },
   },
 ];

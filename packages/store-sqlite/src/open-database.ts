@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { EpisodicError } from '@episodic/core';
 import type BetterSqlite3 from 'better-sqlite3';
+import { isBusyError, lockedDatabaseError } from './busy-error.js';
 import { migrate } from './migrations.js';
 import { assertSqliteVersion } from './sqlite-version.js';
 
@@ -91,6 +92,11 @@ export function openSqliteDatabase(
     configure(database, synchronous);
     migrate(database);
   } catch (error) {
+    if (isBusyError(error)) {
+      const locked = lockedDatabaseError(database, error);
+      if (typeof source === 'string') database.close();
+      throw locked;
+    }
     if (typeof source === 'string') database.close();
     if (EpisodicError.isInstance(error)) throw error;
     throw new EpisodicError({

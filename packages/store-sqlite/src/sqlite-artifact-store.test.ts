@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTaskLifecycle, EpisodicError } from '@episodic/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { schemaVersionOf } from './migrations.js';
+import { SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
 import { openSqliteDatabase } from './open-database.js';
 import { buildArtifactScan } from './sqlite-artifact-store.js';
 import { createSqliteStore } from './sqlite-store.js';
@@ -165,7 +165,7 @@ describe('SQLite artifact store', () => {
     first.close();
     const database = openSqliteDatabase(filename);
     try {
-      expect(schemaVersionOf(database)).toBe(4);
+      expect(schemaVersionOf(database)).toBe(SCHEMA_VERSION);
       const tables = database
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'episodic_%'")
         .pluck()

@@ -92,7 +92,7 @@ describe('ledger on SQLite', () => {
         | 'tool.result'
         | 'conversation.user',
       summary: `event ${index}`,
-      ts_ms: index * 86_400_000,
+      ts_ms: index * 86_400_000 + 1,
     }));
     await store.ledger.appendBatch(events);
     const now = 70 * 86_400_000;
@@ -117,7 +117,7 @@ describe('ledger on SQLite', () => {
           | 'conversation.user',
         summary: `event ${index}`,
         payload: { index },
-        ts_ms: index * 1000,
+        ts_ms: index * 1000 + 1,
       }));
       for (let start = 0; start < events.length; start += 500)
         await store.ledger.appendBatch(events.slice(start, start + 500));
@@ -162,7 +162,7 @@ describe('ledger on SQLite', () => {
           summary: `summary with ${secret}`,
           payload: { secret, padding: 'p'.repeat(6000) },
           refs: { secret },
-          ts_ms: index < 5 ? Date.now() : 0,
+          ts_ms: index < 5 ? Date.now() : 1,
         },
         { allow: ['secret'] },
       );

@@ -10,6 +10,7 @@ import {
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
 import { type BatchSizer, createBatchSizer } from './batch-sizer.js';
+import { withLockedDatabaseErrors } from './busy-error.js';
 
 /** Options of the SQLite ledger adapter. */
 export interface SqliteLedgerAdapterOptions {
@@ -321,7 +322,8 @@ export function createSqliteLedgerAdapter(
       redactBatch.run(summary, payloadJson, JSON.stringify(ids)).changes,
   );
 
-  return {
+  // A writer that gives up on the lock says who holds it and how long it waited.
+  return withLockedDatabaseErrors(database, {
     specificationVersion: 'v1',
     name: 'sqlite',
     capabilities: {
@@ -419,5 +421,5 @@ export function createSqliteLedgerAdapter(
       if (!plan.dryRun && changed > 0) checkpoint();
       return counts;
     },
-  };
+  });
 }

@@ -1,102 +1,192 @@
 import {
   assertExpectedRevision,
-  EpisodicError,
-  type SessionState,
+  assertReplaceable,
   type SessionStoreAdapter,
-  type SessionSummary,
-  safeJsonParse,
-  sessionStateSchema,
+  type StoredSessionHead,
+  summarizeSession,
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
 import { truncateWal } from './sqlite-run-store.js';
 
-interface SummaryRow {
+interface HeadRow {
   session_id: string;
   revision: number;
   updated_at: string;
   run_id: string | null;
   message_count: number;
+  episode_count: number | null;
+  last_user_message: string | null;
+  last_delta: string | null;
 }
 
-function corrupt(sessionId: string, reason: string): EpisodicError {
-  return new EpisodicError({
-    code: 'CORRUPT_DATA',
-    message: `The stored snapshot of session ${sessionId} is unreadable (${reason}). Save the session again, or delete it.`,
-    details: { sessionId },
-  });
+interface SizesRow {
+  base_bytes: number;
+  delta_count: number;
+  delta_bytes: number;
+}
+
+/** The lines of a stored base, split lazily (a loader stops before its messages). */
+function* linesOf(text: string): Generator<string, void, undefined> {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    yield text.slice(start, end);
+    start = end + 1;
+  }
 }
 
 /**
- * The session store adapter over the `episodic_sessions` table. A save is one IMMEDIATE
- * transaction that checks the expected revision and writes the snapshot, so the check holds
- * across processes.
+ * The session store adapter: a session's base in `episodic_sessions.state_json` (its summary in
+ * the row's other columns) and one `episodic_session_deltas` row per commit since. A commit is one
+ * IMMEDIATE transaction that checks the revision and inserts its row (the cost of the commit, not
+ * of the session); a fold or a save replaces the base and deletes the deltas in one transaction.
  */
 export function createSqliteSessionStoreAdapter(database: Database.Database): SessionStoreAdapter {
-  const select = database
+  const selectBase = database
     .prepare('SELECT state_json FROM episodic_sessions WHERE session_id = ?')
     .pluck();
-  const selectRevision = database
-    .prepare('SELECT revision FROM episodic_sessions WHERE session_id = ?')
+  const selectDeltas = database
+    .prepare('SELECT line FROM episodic_session_deltas WHERE session_id = ? ORDER BY revision')
     .pluck();
-  const upsert = database.prepare(
-    `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count, state_json)
-     VALUES (@session_id, @revision, @updated_at, @run_id, @message_count, @state_json)
+  const selectRevision = database
+    .prepare(
+      `SELECT max(s.revision, coalesce((SELECT max(revision) FROM episodic_session_deltas d
+       WHERE d.session_id = s.session_id), 0)) FROM episodic_sessions s WHERE s.session_id = ?`,
+    )
+    .pluck();
+  const insertBase = database.prepare(
+    `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count, episode_count, last_user_message, state_json)
+     VALUES (@session_id, @revision, @updated_at, @run_id, @message_count, @episode_count, @last_user_message, @state_json)
      ON CONFLICT (session_id) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at,
-       run_id = excluded.run_id, message_count = excluded.message_count, state_json = excluded.state_json`,
+       run_id = excluded.run_id, message_count = excluded.message_count,
+       episode_count = excluded.episode_count, last_user_message = excluded.last_user_message,
+       state_json = excluded.state_json`,
   );
-  const list = database.prepare(
-    `SELECT session_id, revision, updated_at, run_id, message_count FROM episodic_sessions
-     WHERE json_valid(state_json) ORDER BY updated_at DESC, session_id`,
+  const insertDelta = database.prepare(
+    'INSERT INTO episodic_session_deltas (session_id, revision, line) VALUES (?, ?, ?)',
   );
-  const remove = database.prepare('DELETE FROM episodic_sessions WHERE session_id = ?');
-  const saveTransaction = database.transaction(
-    (state: SessionState, expectedRevision: number | null | undefined) => {
-      const current = selectRevision.get(state.session_id) as number | undefined;
-      assertExpectedRevision(
-        state.session_id,
-        current === undefined ? null : current,
-        expectedRevision,
-      );
-      upsert.run({
-        session_id: state.session_id,
-        revision: state.revision ?? 0,
-        updated_at: state.updated_at,
-        run_id: state.run_id ?? null,
-        message_count: state.messages.length,
-        state_json: JSON.stringify(state),
-      });
+  const resetSizes = database.prepare(
+    `INSERT INTO episodic_session_sizes (session_id, base_bytes, delta_count, delta_bytes) VALUES (?, ?, 0, 0)
+     ON CONFLICT (session_id) DO UPDATE SET base_bytes = excluded.base_bytes, delta_count = 0, delta_bytes = 0`,
+  );
+  const growSizes = database.prepare(
+    `UPDATE episodic_session_sizes SET delta_count = delta_count + 1, delta_bytes = delta_bytes + ?
+     WHERE session_id = ? RETURNING base_bytes, delta_count, delta_bytes`,
+  );
+  const heads = database.prepare(
+    `SELECT s.session_id, s.revision, s.updated_at, s.run_id, s.message_count, s.episode_count,
+       s.last_user_message,
+       (SELECT line FROM episodic_session_deltas d WHERE d.session_id = s.session_id
+        ORDER BY revision DESC LIMIT 1) AS last_delta
+     FROM episodic_sessions s`,
+  );
+  const removeBase = database.prepare('DELETE FROM episodic_sessions WHERE session_id = ?');
+  const removeDeltas = database.prepare('DELETE FROM episodic_session_deltas WHERE session_id = ?');
+  const removeSizes = database.prepare('DELETE FROM episodic_session_sizes WHERE session_id = ?');
+
+  const revisionOf = (sessionId: string): number | null =>
+    (selectRevision.get(sessionId) as number | null | undefined) ?? null;
+
+  /** Stores `lines` as the session's base and drops its deltas; returns the base's bytes. */
+  const writeBase = (sessionId: string, lines: readonly string[]): number => {
+    const text = `${lines.join('\n')}\n`;
+    const summary = summarizeSession({ sessionId, base: lines[0] ?? '', lastDelta: null });
+    insertBase.run({
+      session_id: sessionId,
+      revision: summary?.revision ?? 0,
+      updated_at: summary?.updatedAt ?? '',
+      run_id: summary?.runId ?? null,
+      message_count: summary?.messageCount ?? 0,
+      episode_count: summary?.episodeCount ?? null,
+      last_user_message: summary?.lastUserMessage ?? null,
+      state_json: text,
+    });
+    removeDeltas.run(sessionId);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    resetSizes.run(sessionId, bytes);
+    return bytes;
+  };
+
+  const loadSnapshot = database.transaction((sessionId: string) => {
+    const base = selectBase.get(sessionId) as string | undefined;
+    if (base === undefined) return null;
+    return {
+      base: { [Symbol.iterator]: () => linesOf(base) },
+      deltas: selectDeltas.all(sessionId) as string[],
+    };
+  });
+  const commitTransaction = database.transaction(
+    (sessionId: string, commit: Parameters<SessionStoreAdapter['commit']>[1]) => {
+      const current = revisionOf(sessionId);
+      assertExpectedRevision(sessionId, current, commit.expectedRevision);
+      if (current === null) {
+        return { deltaCount: 0, deltaBytes: 0, baseBytes: writeBase(sessionId, commit.base()) };
+      }
+      insertDelta.run(sessionId, commit.revision, commit.delta);
+      const sizes = growSizes.get(Buffer.byteLength(commit.delta, 'utf8') + 1, sessionId) as
+        | SizesRow
+        | undefined;
+      return {
+        deltaCount: sizes?.delta_count ?? 1,
+        deltaBytes: sizes?.delta_bytes ?? commit.delta.length,
+        baseBytes: sizes?.base_bytes ?? 0,
+      };
     },
   );
+  const replaceTransaction = database.transaction(
+    (
+      sessionId: string,
+      lines: readonly string[],
+      revision: number,
+      expectedRevision: number | null | undefined,
+    ) => {
+      assertReplaceable(sessionId, revisionOf(sessionId), revision, expectedRevision);
+      writeBase(sessionId, lines);
+    },
+  );
+  const removeTransaction = database.transaction((sessionId: string) => {
+    removeDeltas.run(sessionId);
+    removeSizes.run(sessionId);
+    return removeBase.run(sessionId).changes > 0;
+  });
 
   return {
-    specificationVersion: 'v1',
+    specificationVersion: 'v2',
     name: 'sqlite',
     capabilities: { atomicSave: true, crossProcessConflicts: true },
     load(sessionId) {
-      const text = select.get(sessionId) as string | undefined;
-      if (text === undefined) return null;
-      const parsed = safeJsonParse(text);
-      if (!parsed.success) throw corrupt(sessionId, parsed.error);
-      const checked = sessionStateSchema.safeParse(parsed.value);
-      if (!checked.success) throw corrupt(sessionId, 'it is not a session state');
-      return checked.data;
+      // One snapshot for the base and its deltas.
+      return loadSnapshot.deferred(sessionId);
     },
-    save(state, expectedRevision) {
-      saveTransaction.immediate(state, expectedRevision);
+    commit(sessionId, commit) {
+      return commitTransaction.immediate(sessionId, commit);
+    },
+    replace(sessionId, lines, revision, expectedRevision) {
+      replaceTransaction.immediate(sessionId, lines, revision, expectedRevision);
     },
     list() {
-      return (list.all() as SummaryRow[]).map(
-        (row): SessionSummary => ({
+      // The base row's summary columns stand in for its first line (no base text is read).
+      return (heads.all() as HeadRow[]).map(
+        (row): StoredSessionHead => ({
           sessionId: row.session_id,
-          updatedAt: row.updated_at,
-          revision: row.revision,
-          ...(row.run_id === null ? {} : { runId: row.run_id }),
-          messageCount: row.message_count,
+          base: JSON.stringify({
+            schema_version: 2,
+            session_id: row.session_id,
+            updated_at: row.updated_at,
+            revision: row.revision,
+            ...(row.run_id === null ? {} : { run_id: row.run_id }),
+            message_count: row.message_count,
+            ...(row.episode_count === null ? {} : { episode_count: row.episode_count }),
+            ...(row.last_user_message === null ? {} : { last_user_message: row.last_user_message }),
+            messages: [],
+          }),
+          lastDelta: row.last_delta,
         }),
       );
     },
     delete(sessionId) {
-      return remove.run(sessionId).changes > 0;
+      return removeTransaction.immediate(sessionId);
     },
     purge() {
       // secure_delete zeroed the replaced snapshot in the database file; this removes the WAL's copy.

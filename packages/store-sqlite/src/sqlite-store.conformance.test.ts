@@ -53,7 +53,8 @@ describeStoreConformance(
           database
             .prepare(
               `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count, state_json)
-               VALUES (?, 0, '', NULL, 0, ?) ON CONFLICT (session_id) DO UPDATE SET state_json = excluded.state_json`,
+               VALUES (?, 0, '', NULL, 0, ?) ON CONFLICT (session_id) DO UPDATE SET state_json = excluded.state_json,
+               revision = 0, updated_at = '', run_id = NULL, message_count = 0`,
             )
             .run(sessionId, decode(bytes));
         },

@@ -9,9 +9,11 @@ import {
   type Ledger,
   type LedgerOptions,
   type RunStore,
+  type SessionFoldPolicy,
   type SessionStore,
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
+import { withLockedDatabaseErrors } from './busy-error.js';
 import { openSqliteDatabase, type SqliteConnectionOptions } from './open-database.js';
 import { createSqliteArtifactStoreAdapter } from './sqlite-artifact-store.js';
 import { createSqliteLedgerAdapter } from './sqlite-ledger.js';
@@ -34,6 +36,11 @@ export interface SqliteStoreOptions extends SqliteConnectionOptions {
   maxLockMs?: number;
   /** Checkpoint and truncate the WAL after a redaction or GC, so erased bytes leave `-wal` too. @default true */
   truncateWalAfterErase?: boolean;
+  /**
+   * When a session's deltas are folded into a new base. @default
+   * `{ share: 0.5, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   */
+  fold?: SessionFoldPolicy;
 }
 
 /** One SQLite file holding the ledger, the session snapshots, the runs and the artifacts. */
@@ -83,10 +90,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }),
     options.ledger,
   );
-  const sessions = createSessionStore(createSqliteSessionStoreAdapter(database));
-  const runs = createRunStore(createSqliteRunStoreAdapter(database, durability));
+  // The ledger adapter reports a held write lock itself; the other adapters are wrapped here.
+  const sessions = createSessionStore(
+    withLockedDatabaseErrors(database, createSqliteSessionStoreAdapter(database)),
+    options.fold === undefined ? undefined : { fold: options.fold },
+  );
+  const runs = createRunStore(
+    withLockedDatabaseErrors(database, createSqliteRunStoreAdapter(database, durability)),
+  );
   const artifacts = createArtifactStore(
-    createSqliteArtifactStoreAdapter(database),
+    withLockedDatabaseErrors(database, createSqliteArtifactStoreAdapter(database)),
     options.artifacts,
   );
   return {

@@ -41,6 +41,14 @@ const SUMMARY_PROMPT =
   'Summarize the conversation below for your own later use: every question, the facts and numbers ' +
   'found, what failed or was interrupted. Plain sentences, at most 12 lines.';
 
+const CHAT_ROLES: ReadonlySet<string> = new Set([
+  'system',
+  'developer',
+  'user',
+  'assistant',
+  'tool',
+]);
+
 /**
  * Chat messages for the endpoint: the items converted by `itemsToMessages` (tool calls stay
  * paired with their outputs), with a system prompt first and only the fields the API knows.
@@ -48,12 +56,15 @@ const SUMMARY_PROMPT =
 function toChatMessages(system: string, items: readonly InputItem[]): BaseMessage[] {
   return [
     { role: 'system', content: system },
-    ...itemsToMessages(items).map((message) => {
-      const clean: BaseMessage = { role: message.role, content: message.content ?? null };
-      if (message.tool_calls !== undefined) clean.tool_calls = message.tool_calls;
-      if (message.tool_call_id !== undefined) clean.tool_call_id = message.tool_call_id;
-      return clean;
-    }),
+    ...itemsToMessages(items)
+      // Reasoning messages (and roles Chat Completions does not know) are not sent.
+      .filter((message) => CHAT_ROLES.has(message.role))
+      .map((message) => {
+        const clean: BaseMessage = { role: message.role, content: message.content ?? null };
+        if (message.tool_calls !== undefined) clean.tool_calls = message.tool_calls;
+        if (message.tool_call_id !== undefined) clean.tool_call_id = message.tool_call_id;
+        return clean;
+      }),
   ];
 }
 

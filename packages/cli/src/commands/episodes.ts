@@ -11,8 +11,10 @@ import {
   type NewLedgerEvent,
   type RetentionPolicyInput,
   resolveRetentionPolicy,
+  stringifyJson,
 } from '@episodic/core';
 import type { CommandHandler } from '../command-spec.js';
+import { foldEventType } from '../event-type.js';
 import { withLedger } from '../ledger-access.js';
 import { commandName, ledgerCommand, scopeFields } from '../ledger-command.js';
 import { buildMetadataFilter } from '../metadata-conditions.js';
@@ -68,7 +70,7 @@ function eventsTable(
               value: (event: LedgerEvent) =>
                 event.payload === undefined || event.payload === null
                   ? ''
-                  : JSON.stringify(event.payload),
+                  : stringifyJson(event.payload),
               max: 50,
             },
           ]
@@ -83,6 +85,12 @@ function renderPage(page: LedgerPage, includePayload: boolean, color: boolean) {
   return (write: (text: string) => void): void => {
     const styles = createStyles(color);
     if (page.events.length > 0) write(eventsTable(page.events, includePayload, styles));
+    // A row another tool wrote that does not read is named, never silently left out.
+    for (const row of page.damaged ?? []) {
+      write(
+        `${styles.yellow('damaged:')} event ${JSON.stringify(row.event_id)} (session ${row.session_id}, ${formatTsMs(row.ts_ms)}): ${row.error}\n`,
+      );
+    }
     const count = `${page.events.length} event${page.events.length === 1 ? '' : 's'}`;
     write(
       `${styles.dim(page.next_after_id === null ? count : `${count}; more with --after-id ${page.next_after_id}`)}\n`,
@@ -103,12 +111,14 @@ export const append: CommandHandler = ledgerCommand(async (context) => {
   }
   const sessionId = requiredString(options, 'session-id', command);
   const agentId = requiredString(options, 'agent-id', command);
-  const type = requiredString(options, 'type', command);
+  const type = foldEventType(requiredString(options, 'type', command));
   const summary = requiredString(options, 'summary', command);
   const eventId = optionalString(options, 'event-id');
-  const tsMs = optionalInteger(options, 'ts-ms', { min: 0 });
-  const payload = await jsonArgument(context, 'payload-json', 'payload-file');
-  const refs = await jsonObjectArgument(context, 'refs-json', 'refs-file');
+  // 0 is what an unset clock writes: refused, as seed 002 refuses it.
+  const tsMs = optionalInteger(options, 'ts-ms', { min: 1 });
+  // Kept exactly: an integer beyond 2^53 is stored digit for digit, never rounded.
+  const payload = await jsonArgument(context, 'payload-json', 'payload-file', true);
+  const refs = await jsonObjectArgument(context, 'refs-json', 'refs-file', true);
   const metadata = await jsonObjectArgument(context, 'metadata-json');
   const payloadCap = optionalInteger(options, 'payload-cap-bytes', { min: 1, max: 1_000_000_000 });
   const refsCap = optionalInteger(options, 'refs-cap-bytes', { min: 1, max: 1_000_000_000 });
@@ -203,7 +213,9 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
   const { options } = context;
   const selector = scopeSelector(options, commandName(context));
   const sessionId = optionalString(options, 'session-id');
-  const types = listOption(options, 'type', true);
+  // Folded like append's --type, deduplicated, in the order given (the receipt keeps that order).
+  const types = listOption(options, 'type', true)?.map(foldEventType);
+  const givenTypes = types === undefined ? undefined : [...new Set(types)];
   const fromTsMs = optionalInteger(options, 'from-ts-ms', { min: 0 });
   const toTsMs = optionalInteger(options, 'to-ts-ms', { min: 0 });
   const limit = optionalInteger(options, 'limit', { min: 1, max: 500 }) ?? 50;
@@ -214,7 +226,7 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
   const request = {
     ...selector,
     ...(sessionId === undefined ? {} : { sessionId }),
-    ...(types === undefined ? {} : { types: types as LedgerEventType[] }),
+    ...(givenTypes === undefined ? {} : { types: givenTypes as LedgerEventType[] }),
     ...(fromTsMs === undefined ? {} : { fromTsMs }),
     ...(toTsMs === undefined ? {} : { toTsMs }),
     limit,
@@ -231,7 +243,7 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
       session_id: sessionId ?? null,
       from_ts_ms: fromTsMs ?? null,
       to_ts_ms: toTsMs ?? null,
-      types: types === undefined ? [] : [...new Set(types)].sort(),
+      types: givenTypes ?? [],
       limit,
       after_id: afterId ?? null,
       include_payload: includePayload,
@@ -240,10 +252,12 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
     count: page.events.length,
     items: page.events.map(itemOf),
     next_after_id: page.next_after_id,
+    ...(page.damaged === undefined ? {} : { damaged: page.damaged }),
   };
   return {
     receipt,
     render: renderPage(page, includePayload, context.globals.color),
+    stringify: stringifyJson,
   };
 });
 
@@ -272,10 +286,12 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
     include_payload: includePayload,
     items: page.events.map(itemOf),
     next_after_id: page.next_after_id,
+    ...(page.damaged === undefined ? {} : { damaged: page.damaged }),
   };
   return {
     receipt,
     render: renderPage(page, includePayload, context.globals.color),
+    stringify: stringifyJson,
   };
 });
 

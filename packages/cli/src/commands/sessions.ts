@@ -4,6 +4,7 @@ import {
   EpisodicError,
   parseInput,
   type StoredRedactionOptions,
+  snapshotEpisodes,
   uuidSchema,
 } from '@episodic/core';
 import type { CommandHandler } from '../command-spec.js';
@@ -22,7 +23,10 @@ export const list: CommandHandler = async (context) => {
     updated_at: session.updatedAt,
     revision: session.revision,
     run_id: session.runId ?? null,
+    episode_count: session.episodeCount ?? null,
     message_count: session.messageCount,
+    base_revision: session.baseRevision,
+    last_user_message: session.lastUserMessage ?? null,
   }));
   return {
     receipt: { store, count: sessions.length, total: all.length, sessions },
@@ -36,8 +40,13 @@ export const list: CommandHandler = async (context) => {
               { header: 'SESSION', value: (session) => session.session_id, max: 36 },
               { header: 'UPDATED', value: (session) => session.updated_at, max: 30 },
               { header: 'REVISION', value: (session) => session.revision, align: 'right' },
-              { header: 'MESSAGES', value: (session) => session.message_count, align: 'right' },
+              { header: 'EPISODES', value: (session) => session.episode_count, align: 'right' },
               { header: 'LAST RUN', value: (session) => session.run_id, max: 36 },
+              {
+                header: 'LAST USER MESSAGE',
+                value: (session) => session.last_user_message ?? '',
+                max: 40,
+              },
             ],
             styles,
           ),
@@ -90,7 +99,7 @@ export const show: CommandHandler = async (context) => {
       details: { sessionId },
     });
   }
-  const log = createEpisodic(state.episodic ?? '');
+  const log = createEpisodic(snapshotEpisodes(state));
   const episodes = log.read({ fromId: 0 });
   const newest = shown === 0 ? [] : episodes.slice(-shown);
   return {
@@ -158,6 +167,25 @@ export const redact: CommandHandler = async (context) => {
         session.changed
           ? `${styles.green('Redacted')} the snapshot of session ${sessionId} (${session.mode}): ${session.replacements} replacement${session.replacements === 1 ? '' : 's'}, now revision ${session.revision}.\n`
           : `Nothing to redact in the snapshot of session ${sessionId} (${session.mode}).\n`,
+      );
+    },
+  };
+};
+
+/** `sessions fold SESSION_ID`. */
+export const fold: CommandHandler = async (context) => {
+  const sessionId = parseInput(uuidSchema, context.positionals[0], 'SESSION_ID').toLowerCase();
+  const store = locate(context).store;
+  const receipt = await withStores(context, (stores) => stores.sessions.fold(sessionId));
+  return {
+    receipt: { store, session_id: sessionId, revision: receipt.revision, folded: receipt.folded },
+    render: (write) => {
+      if (context.globals.quiet) return;
+      const styles = createStyles(context.globals.color);
+      write(
+        receipt.folded > 0
+          ? `${styles.green('Folded')} ${receipt.folded} commit${receipt.folded === 1 ? '' : 's'} of session ${sessionId} into a new base at revision ${receipt.revision}.\n`
+          : `Session ${sessionId} is up to date: its base is revision ${receipt.revision}, with no commit after it.\n`,
       );
     },
   };

@@ -51,8 +51,9 @@ function exportedEvent(event: LedgerEvent): ExportedLedgerEvent {
     agent_id: event.agent_id,
     type: event.type,
     summary: event.summary,
-    payload: event.payload ?? null,
-    refs: event.refs,
+    // Exported as read (see stringifyJson for bigints); import validates what it takes back.
+    payload: (event.payload ?? null) as ExportedLedgerEvent['payload'],
+    refs: event.refs as ExportedLedgerEvent['refs'],
     redacted: event.redacted,
     schema_version: event.schema_version,
     created_at: event.created_at,
@@ -88,6 +89,14 @@ function compareText(left: string, right: string): number {
 /** `export`. */
 export const exportCommand: CommandHandler = async (context) => {
   const { options, globals } = context;
+  if (optionalString(options, 'otel') !== undefined) {
+    // Traces need the OpenTelemetry SDK: loaded only for --otel.
+    const { exportOtel } = await import('../transfer/export-otel.js');
+    return exportOtel(context);
+  }
+  if (flag(options, 'otel-content') || optionalString(options, 'service-name') !== undefined) {
+    throw new UsageError('--otel-content and --service-name go with --otel FILE.');
+  }
   const sessionId = optionalString(options, 'session-id');
   const runIds = listOption(options, 'run-id', true);
   const from = optionalDate(options, 'from', 'start');

@@ -1,6 +1,12 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { safeJsonParse, sessionStateSchema } from '@episodic/core';
+import {
+  decodeSessionBase,
+  decodeSessionDeltas,
+  EpisodicError,
+  safeJsonParse,
+  sessionStateSchema,
+} from '@episodic/core';
 
 /** A problem with a file next to the run files: a snapshot, a temp file, a stray file. */
 export interface FileProblem {
@@ -13,6 +19,7 @@ export interface FileProblem {
 }
 
 const SNAPSHOT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$/;
+const DELTAS = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.deltas\.jsonl$/;
 const TEMP = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/;
 const DOCTOR_TEMP = /^\..+\.doctor-(\d+)-[0-9a-f]+\.tmp$/;
 
@@ -55,6 +62,37 @@ function readSnapshot(path: string, sessionId: string): string | null {
   return null;
 }
 
+/**
+ * What is wrong with a session's deltas file (one line per commit since the base), or null: a
+ * file without its base is an orphan; damage before the last line is a lost commit. A last line
+ * cut short is not a problem: it is a commit that was never acknowledged, and the next commit cuts
+ * it off.
+ */
+function readDeltas(path: string, basePath: string, sessionId: string): FileProblem | null {
+  if (!fs.existsSync(basePath)) {
+    return {
+      area: 'snapshot',
+      path,
+      message: 'commits of a session whose base snapshot is missing: no store reads them',
+      fixable: true,
+    };
+  }
+  try {
+    const base = decodeSessionBase(sessionId, fs.readFileSync(basePath, 'utf8').split('\n'));
+    const lines = fs.readFileSync(path, 'utf8').split('\n');
+    decodeSessionDeltas(sessionId, lines, base.head.revision ?? 0);
+  } catch (error) {
+    if (!EpisodicError.hasCode(error, 'CORRUPT_DATA')) throw error;
+    return {
+      area: 'snapshot',
+      path,
+      message: `the session's commits cannot be read: ${(error as Error).message}`,
+      fixable: false,
+    };
+  }
+  return null;
+}
+
 function entries(directory: string): fs.Dirent[] {
   try {
     return fs.readdirSync(directory, { withFileTypes: true });
@@ -86,11 +124,19 @@ export function checkSnapshots(home: string): { snapshots: number; problems: Fil
       }
       continue;
     }
+    const deltas = DELTAS.exec(entry.name);
+    if (deltas !== null) {
+      const sessionId = deltas[1] as string;
+      const problem = readDeltas(path, join(state, `${sessionId}.json`), sessionId);
+      if (problem !== null) problems.push(problem);
+      continue;
+    }
     if (!SNAPSHOT.test(entry.name)) {
       problems.push({
         area: 'file',
         path,
-        message: 'not a session snapshot (<uuid>.json): no store reads it',
+        message:
+          'not a session snapshot (<uuid>.json) or its commits (<uuid>.deltas.jsonl): no store reads it',
         fixable: false,
       });
       continue;

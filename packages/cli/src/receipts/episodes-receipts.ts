@@ -1,5 +1,6 @@
 import {
   LEDGER_EVENT_TYPES,
+  ledgerDamagedRowSchema,
   ledgerEventSchema,
   metadataSchema,
   REDACTION_REPLACEMENTS,
@@ -15,7 +16,7 @@ const countByType = z.object(
 );
 const daysByType = z.object(
   Object.fromEntries(
-    LEDGER_EVENT_TYPES.map((type) => [type, z.number().positive().nullable()]),
+    LEDGER_EVENT_TYPES.map((type) => [type, z.number().nonnegative().nullable()]),
   ) as Record<(typeof LEDGER_EVENT_TYPES)[number], z.ZodNullable<z.ZodNumber>>,
 );
 
@@ -64,6 +65,7 @@ export const episodesQueryReceiptSchema = successReceiptSchema('episodic.episode
     session_id: z.string().nullable(),
     from_ts_ms: z.number().int().nullable(),
     to_ts_ms: z.number().int().nullable(),
+    /** The `--type` values, folded and deduplicated, in the order given. */
     types: z.array(z.enum(LEDGER_EVENT_TYPES)),
     limit: z.number().int().min(1).max(500),
     after_id: z.string().nullable(),
@@ -76,6 +78,8 @@ export const episodesQueryReceiptSchema = successReceiptSchema('episodic.episode
   items: z.array(ledgerEventSchema),
   /** Pass as `--after-id` for the next page; null on the last page. */
   next_after_id: z.string().nullable(),
+  /** Rows of this page that could not be read (e.g. a payload another tool stored that is not JSON); only when there are any. */
+  damaged: z.array(ledgerDamagedRowSchema).optional(),
 });
 
 /** `episodes replay --json`. */
@@ -88,6 +92,7 @@ export const episodesReplayReceiptSchema = successReceiptSchema('episodic.episod
   include_payload: z.boolean(),
   items: z.array(ledgerEventSchema),
   next_after_id: z.string().nullable(),
+  damaged: z.array(ledgerDamagedRowSchema).optional(),
 });
 
 /** `episodes redact --json`. */

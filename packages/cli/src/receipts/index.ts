@@ -7,6 +7,12 @@ export {
   episodesRedactReceiptSchema,
   episodesReplayReceiptSchema,
 } from './episodes-receipts.js';
+export {
+  exportOtelReceiptSchema,
+  importClaudeCodeReceiptSchema,
+  importCodexReceiptSchema,
+  importOpenAIReceiptSchema,
+} from './interop-receipts.js';
 export { patternsSearchReceiptSchema } from './patterns-receipts.js';
 export type { ErrorReceipt } from './receipt-base.js';
 export {
@@ -31,7 +37,11 @@ export {
   runsTailReceiptSchema,
   runsTailRecordLineSchema,
 } from './runs-receipts.js';
-export { sessionsListReceiptSchema, sessionsShowReceiptSchema } from './sessions-receipts.js';
+export {
+  sessionsFoldReceiptSchema,
+  sessionsListReceiptSchema,
+  sessionsShowReceiptSchema,
+} from './sessions-receipts.js';
 export {
   tasksCompleteReceiptSchema,
   tasksCreateReceiptSchema,

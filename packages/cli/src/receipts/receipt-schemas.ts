@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { doctorReceiptSchema } from './doctor-receipt.js';
 import {
   episodesAppendReceiptSchema,
@@ -6,6 +7,12 @@ import {
   episodesRedactReceiptSchema,
   episodesReplayReceiptSchema,
 } from './episodes-receipts.js';
+import {
+  exportOtelReceiptSchema,
+  importClaudeCodeReceiptSchema,
+  importCodexReceiptSchema,
+  importOpenAIReceiptSchema,
+} from './interop-receipts.js';
 import { patternsSearchReceiptSchema } from './patterns-receipts.js';
 import { runsRedactReceiptSchema, sessionsRedactReceiptSchema } from './redaction-receipts.js';
 import {
@@ -14,7 +21,11 @@ import {
   runsShowReceiptSchema,
   runsTailReceiptSchema,
 } from './runs-receipts.js';
-import { sessionsListReceiptSchema, sessionsShowReceiptSchema } from './sessions-receipts.js';
+import {
+  sessionsFoldReceiptSchema,
+  sessionsListReceiptSchema,
+  sessionsShowReceiptSchema,
+} from './sessions-receipts.js';
 import {
   tasksCompleteReceiptSchema,
   tasksCreateReceiptSchema,
@@ -44,6 +55,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.sessions.list.v1': sessionsListReceiptSchema,
   'episodic.sessions.show.v1': sessionsShowReceiptSchema,
   'episodic.sessions.redact.v1': sessionsRedactReceiptSchema,
+  'episodic.sessions.fold.v1': sessionsFoldReceiptSchema,
   'episodic.tasks.create.v1': tasksCreateReceiptSchema,
   'episodic.tasks.step.v1': tasksStepReceiptSchema,
   'episodic.tasks.complete.v1': tasksCompleteReceiptSchema,
@@ -52,9 +64,13 @@ export const RECEIPT_SCHEMAS = {
   'episodic.tasks.delete.v1': tasksDeleteReceiptSchema,
   'episodic.patterns.search.v1': patternsSearchReceiptSchema,
   'episodic.doctor.v1': doctorReceiptSchema,
-  'episodic.export.v1': exportReceiptSchema,
+  /** An Episodic export (`-o FILE`), or traces (`--otel FILE`: `format: "otlp-json"`). */
+  'episodic.export.v1': z.union([exportReceiptSchema, exportOtelReceiptSchema]),
   'episodic.import.v1': importReceiptSchema,
   'episodic.migrate.v1': migrateReceiptSchema,
+  'episodic.import.claude-code.v1': importClaudeCodeReceiptSchema,
+  'episodic.import.codex.v1': importCodexReceiptSchema,
+  'episodic.import.openai.v1': importOpenAIReceiptSchema,
 } as const;
 
 /** The kind of a successful receipt. */

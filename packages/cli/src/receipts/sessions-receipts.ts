@@ -17,9 +17,25 @@ export const sessionsListReceiptSchema = successReceiptSchema('episodic.sessions
       updated_at: z.string(),
       revision: z.number().int().nonnegative(),
       run_id: z.string().nullable(),
+      /** Episodes in the committed log; null when the stored form does not record it. */
+      episode_count: z.number().int().nonnegative().nullable(),
+      /** Messages of the base snapshot's seed 001 view (as of `base_revision`). */
       message_count: z.number().int().nonnegative(),
+      /** The revision of the base snapshot (the last fold); the commits since are deltas. */
+      base_revision: z.number().int().nonnegative(),
+      /** Seed 001's `last_user_message` (as Codelia's session list shows it); null when none. */
+      last_user_message: z.string().nullable(),
     }),
   ),
+});
+
+/** `sessions fold --json`: the deltas folded into a new base. */
+export const sessionsFoldReceiptSchema = successReceiptSchema('episodic.sessions.fold.v1', {
+  store: storeKind,
+  session_id: z.string(),
+  revision: z.number().int().nonnegative(),
+  /** How many commits the new base took in (0: it was already up to date). */
+  folded: z.number().int().nonnegative(),
 });
 
 /** `sessions show --json`: the snapshot and a summary of it. */
@@ -32,6 +48,6 @@ export const sessionsShowReceiptSchema = successReceiptSchema('episodic.sessions
   message_count: z.number().int().nonnegative(),
   /** Episodes in the committed log. */
   episode_count: z.number().int().nonnegative(),
-  /** The whole snapshot, as stored. */
+  /** The whole snapshot: the base as stored, or with the commits since applied (schema_version 2). */
   state: sessionStateSchema,
 });

@@ -8,16 +8,21 @@ const counts = z.object({
   events: z.number().int().nonnegative(),
 });
 
+/** Which runs an export selected (the command line, normalized). */
+export const runSelectionShape = {
+  session_id: z.string().nullable(),
+  run_ids: z.array(z.string()).nullable(),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  all: z.boolean(),
+};
+
 /** `export --json -o FILE`. */
 export const exportReceiptSchema = successReceiptSchema('episodic.export.v1', {
   /** The file written (absolute). */
   output: z.string().nullable(),
   selection: z.object({
-    session_id: z.string().nullable(),
-    run_ids: z.array(z.string()).nullable(),
-    from: z.string().nullable(),
-    to: z.string().nullable(),
-    all: z.boolean(),
+    ...runSelectionShape,
     ledger: z.object({ scope: z.string().nullable(), global: z.boolean() }).nullable(),
   }),
   counts,

@@ -96,3 +96,12 @@ export const exportBodyLineSchema = z.discriminatedUnion('type', [
   ledgerEventLineSchema,
   exportEndLineSchema,
 ]);
+
+/** Any line of an export file: the header, then body lines, then `export.end`. */
+export const exportLineSchema = z.discriminatedUnion('type', [
+  exportHeaderLineSchema,
+  sessionLineSchema,
+  runRecordLineSchema,
+  ledgerEventLineSchema,
+  exportEndLineSchema,
+]);

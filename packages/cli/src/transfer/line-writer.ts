@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { stringifyJson } from '@episodic/core';
 
 /** Writes an export line by line, to a file (atomically) or to a stream. */
 export interface LineWriter {
@@ -46,7 +47,8 @@ export function createLineWriter(
   };
   return {
     line(value) {
-      const text = `${JSON.stringify(value)}\n`;
+      // A payload can hold an integer beyond 2^53 (a bigint): written with its exact digits.
+      const text = `${stringifyJson(value)}\n`;
       hash.update(text);
       bytes += Buffer.byteLength(text);
       pending.push(text);

@@ -354,6 +354,25 @@ describe('createEpisodic: initial values', () => {
     expect(restored.append(user('c')).id).toBe(21);
   });
 
+  it('restoring from an array renumbers an id that is not above the previous one, as the README says', () => {
+    const source = createEpisodic(undefined, { now: fixedClock });
+    for (const text of ['a', 'b', 'c', 'd']) source.append(user(text));
+    const episodes = source
+      .read({ fromId: 0 })
+      .map((episode, index) => ({ ...episode, id: [5, 3, 5, 9][index] }));
+    const restored = createEpisodic(episodes);
+    // 3 and the second 5 are not above their predecessor: they become previous + 1, exactly as a
+    // JSONL restore does; every other id is kept, and the log continues after the last one.
+    expect(restored.read({ fromId: 0 }).map((episode) => episode.id)).toEqual([5, 6, 7, 9]);
+    const jsonl = episodes.map((episode) => JSON.stringify(episode)).join('\n');
+    expect(
+      createEpisodic(jsonl)
+        .read({ fromId: 0 })
+        .map((episode) => episode.id),
+    ).toEqual([5, 6, 7, 9]);
+    expect(restored.append(user('e')).id).toBe(10);
+  });
+
   it('rejects an initial value that is neither JSONL nor an array', () => {
     expect(catchError(() => createEpisodic(42 as never)).code).toBe('VALIDATION_ERROR');
     expect(

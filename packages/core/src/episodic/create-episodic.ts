@@ -72,7 +72,9 @@ const optionsSchema = z
 /**
  * Creates an episodic log: empty, restored from JSONL, or restored from an episode array.
  * Restoring never throws on bad data: bad lines are skipped and reported by one `error.parse`
- * meta episode appended at the end (`data: { count, errors }`, the first five messages).
+ * meta episode appended at the end (`data: { count, errors }`, the first five messages). Ids stay
+ * strictly increasing: from JSONL or an array, an id above the previous one is kept and any other
+ * becomes previous + 1.
  */
 export function createEpisodic(
   initial?: string | readonly unknown[],

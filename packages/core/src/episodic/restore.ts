@@ -93,7 +93,10 @@ export function restoreFromJsonl(text: string, startAfterId = 0): RestoreResult 
   return { episodes, errors };
 }
 
-/** Restores episodes from an array (ids kept when increasing). Never throws on bad entries. */
+/**
+ * Restores episodes from an array with the same id rule as JSONL: an id above the previous one is
+ * kept, any other becomes previous + 1. Never throws on bad entries.
+ */
 export function restoreFromArray(values: readonly unknown[]): RestoreResult {
   const episodes: Episode[] = [];
   const errors: string[] = [];

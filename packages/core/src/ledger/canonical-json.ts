@@ -12,6 +12,9 @@ function write(value: unknown, depth: number): string | typeof FAILED | undefine
       return value ? 'true' : 'false';
     case 'number':
       return Number.isFinite(value) ? JSON.stringify(value) : FAILED;
+    case 'bigint':
+      // An integer beyond 2^53 read by `parseJsonExact`: its exact digits.
+      return value.toString();
     case 'undefined':
       return undefined;
     case 'object': {
@@ -98,7 +101,7 @@ class NativeWriterCheck {
  * The canonical JSON text of `value`: object keys sorted (by UTF-16 code units), no whitespace,
  * keys whose value is `undefined` dropped, lone surrogates escaped (so the text is always
  * well-formed). Two values that are equal as JSON have the same canonical text, whatever the key
- * order. Anything JSON cannot represent (a function, `NaN`, a `Date`, a cycle) is a
+ * order. A `bigint` is written as its digits, so an integer beyond 2^53 is kept exactly. Anything JSON cannot represent (a function, `NaN`, a `Date`, a cycle) is a
  * `VALIDATION_ERROR` naming its path under `subject`.
  */
 export function canonicalJson(value: unknown, subject = 'value'): string {

@@ -31,7 +31,9 @@ export { projectEpisodes, projectRunRecords } from './projection.js';
 export {
   DAY_MS,
   DEFAULT_RETENTION_POLICY,
+  FOREVER_WORDS,
   isExpired,
+  parseRetentionDays,
   resolveRetentionPolicy,
   retentionCutoffs,
 } from './retention.js';

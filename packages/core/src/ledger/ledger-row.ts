@@ -1,6 +1,12 @@
 import { EpisodicError } from '../errors/episodic-error.js';
-import type { LedgerEvent, LedgerEventType, LedgerJson } from '../schema/ledger-event.js';
+import type {
+  LedgerDamagedRow,
+  LedgerEvent,
+  LedgerEventType,
+  LedgerJson,
+} from '../schema/ledger-event.js';
 import type { Metadata } from '../schema/metadata.js';
+import { safeParseJsonExact } from '../util/exact-json.js';
 import { safeJsonParse } from '../util/json.js';
 
 /**
@@ -38,14 +44,36 @@ export type NewLedgerRow = Omit<LedgerRow, 'position' | 'sequence' | 'payload_js
   readonly payload_json: string | null;
 };
 
+/**
+ * Parses a stored JSON column. Payload and refs keep every number exactly (an integer beyond 2^53
+ * becomes a `bigint`); metadata only ever holds numbers a double keeps.
+ */
 function parseStored(row: LedgerRow, column: string, text: string): unknown {
-  const parsed = safeJsonParse(text);
+  const parsed = column === 'metadata_json' ? safeJsonParse(text) : safeParseJsonExact(text);
   if (parsed.success) return parsed.value;
   throw new EpisodicError({
     code: 'CORRUPT_DATA',
-    message: `Ledger event ${row.event_id} has unreadable ${column} (${parsed.error}). The row was changed outside Episodic; redact it or restore the database from a backup.`,
+    message: `Ledger event ${row.event_id} has unreadable ${column}: it is not JSON (${parsed.error}). Another tool wrote it, or the row was changed outside Episodic; redact the event to clear it (the row is kept), or restore the database from a backup.`,
     details: { eventId: row.event_id, column },
   });
+}
+
+/**
+ * The damage report for a row `rowToLedgerEvent` could not read, or null when `error` is not
+ * such a failure: reads list these instead of failing (one damaged row never hides the others).
+ */
+export function damagedRowOf(row: LedgerRow, error: unknown): LedgerDamagedRow | null {
+  if (!EpisodicError.hasCode(error, 'CORRUPT_DATA')) return null;
+  const column = error.details.column;
+  if (typeof column !== 'string' || error.details.eventId !== row.event_id) return null;
+  return {
+    event_id: row.event_id,
+    ts_ms: row.ts_ms,
+    scope: row.scope,
+    session_id: row.session_id,
+    column,
+    error: error.message,
+  };
 }
 
 /**
@@ -64,9 +92,7 @@ export function rowToLedgerEvent(row: LedgerRow, includePayload: boolean | 'lazy
     type: row.type as LedgerEventType,
     summary: row.summary,
     refs:
-      row.refs_json === null
-        ? null
-        : (parseStored(row, 'refs_json', row.refs_json) as Record<string, LedgerJson>),
+      row.refs_json === null ? null : (parseStored(row, 'refs_json', row.refs_json) as LedgerJson),
     redacted: row.redacted,
     schema_version: row.schema_version,
     created_at: row.created_at,

@@ -127,19 +127,42 @@ function overCap(subject: string, field: string, bytes: number, cap: number, fix
   });
 }
 
+const EDGE_SPACE = /^\s|\s$/;
+const TRIMMED_FIELDS = ['session_id', 'agent_id', 'summary'] as const;
+
 /**
- * The pure append pipeline every ledger backend shares: validate (without echoing content in
+ * Seed 002's input normalization: `session_id`, `agent_id` and `summary` lose surrounding
+ * whitespace before they are checked (so a blank one is refused as empty). The input is copied
+ * only when a field needs it.
+ */
+function trimmedInput(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  const record = input as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const field of TRIMMED_FIELDS) {
+    const value = record[field];
+    if (typeof value === 'string' && EDGE_SPACE.test(value)) {
+      copy ??= { ...record };
+      copy[field] = value.trim();
+    }
+  }
+  return copy ?? input;
+}
+
+/**
+ * The pure append pipeline every ledger backend shares: trim the session id, agent id and summary, validate (without echoing content in
  * errors), require and normalize the scope, canonicalize payload, refs and metadata, enforce the
  * byte caps, run the content guards (reject, or redact with typed placeholders), then fill in
  * the id, time and schema version. Throws `SCOPE_REQUIRED` or `VALIDATION_ERROR`; never returns
  * a partly valid row.
  */
 export function prepareLedgerEvent(
-  input: unknown,
+  given: unknown,
   context: PrepareEventContext,
   call: PrepareEventCall = {},
   subject = 'ledger event',
 ): PreparedLedgerEvent {
+  const input = trimmedInput(given);
   const schema = eventSchema();
   // The compiled check accepts the common case without building a parsed copy (the schema has
   // no defaults or transforms, so the input is what a parse would return); the full parse runs

@@ -1,6 +1,7 @@
 import {
   LEDGER_EVENT_TYPES,
   type LedgerEventType,
+  RETENTION_MAX_DAYS,
   type RetentionPolicy,
   type RetentionPolicyInput,
 } from '../schema/ledger-event.js';
@@ -64,4 +65,23 @@ export function isExpired(
 ): boolean {
   const cutoff = retentionCutoffs(policy, nowMs)[type];
   return cutoff !== null && tsMs < cutoff;
+}
+
+/** The words that keep a type forever, as seed 002's `--policy TYPE=forever` takes them. */
+export const FOREVER_WORDS: readonly string[] = ['forever', 'inf', 'infinite', 'none'];
+
+const DAYS_TEXT = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/**
+ * Reads retention days written as text (a `--policy TYPE=DAYS` value), by the one rule every
+ * policy follows: a number of days from 0 to 1,000,000, fractions allowed (`1.5` is 36 hours, `0`
+ * expires every event older than now), or `forever` / `inf` / `infinite` / `none` (any case) to
+ * keep the type forever, which is `null`. Returns `undefined` for anything else.
+ */
+export function parseRetentionDays(text: string): number | null | undefined {
+  const value = text.trim().toLowerCase();
+  if (FOREVER_WORDS.includes(value)) return null;
+  if (!DAYS_TEXT.test(value)) return undefined;
+  const days = Number(value);
+  return Number.isFinite(days) && days <= RETENTION_MAX_DAYS ? days : undefined;
 }

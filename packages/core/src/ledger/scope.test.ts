@@ -90,8 +90,10 @@ describe('scope selectors', () => {
     );
   });
 
-  it('reserves the word global: it is not a scope of its own', () => {
-    expect(() => requireScope('Global', 'append')).toThrow(/reserved/);
-    expect(() => resolveScopeSelector({ scope: ' GLOBAL ' }, 'query')).toThrow(/global: true/);
+  it("openclaw-mem's literal scope global is addressable alone; appends never write there", () => {
+    expect(() => requireScope('Global', 'append')).toThrow(/does not write there/);
+    // scope: 'global' is that one scope; global: true is every scope.
+    expect(resolveScopeSelector({ scope: ' GLOBAL ' }, 'query')).toEqual({ scope: 'global' });
+    expect(resolveScopeSelector({ scope: 'global' }, 'redaction')).toEqual({ scope: 'global' });
   });
 });

@@ -5,8 +5,10 @@ import { describeValue } from '../validation/describe-value.js';
 export const SCOPE_MAX_LENGTH = 256;
 
 /**
- * The word reserved for reading across every scope. It is never a scope of its own: reads,
- * redactions and GC ask for it with `global: true`; appends always name a real scope.
+ * The scope name seed 002's own implementation gives events that carry no scope (its ingest puts
+ * untagged events there). Episodic never writes to it: an append naming it is refused. Reads,
+ * redactions and GC may name it (`scope: 'global'`, `--scope global`) to reach exactly those
+ * events; reaching every scope is `global: true` (`--global`), a different thing.
  */
 export const GLOBAL_SCOPE = 'global';
 
@@ -62,8 +64,9 @@ export interface ResolvedScope {
 
 /**
  * Resolves `{ scope }` or `{ global: true }` for a read or maintenance call. Neither is
- * `SCOPE_REQUIRED` (there is never a fallback to unscoped); both at once, or a scope that
- * normalizes to the reserved word `global`, is a `VALIDATION_ERROR`.
+ * `SCOPE_REQUIRED` (there is never a fallback to unscoped); both at once is a `VALIDATION_ERROR`.
+ * `{ scope: 'global' }` is the literal scope named `global` (where seed 002's implementation puts
+ * untagged events), never every scope.
  */
 export function resolveScopeSelector(
   selector: { scope?: string | undefined; global?: true | undefined },
@@ -85,7 +88,10 @@ export function resolveScopeSelector(
   return { scope: requireScope(selector.scope, operation) };
 }
 
-/** Normalizes a scope that must be present (appends): missing is `SCOPE_REQUIRED`. */
+/**
+ * Normalizes a scope that must be present: missing is `SCOPE_REQUIRED`. An append naming the
+ * scope `global` is refused (Episodic never writes there); any other operation may read it.
+ */
 export function requireScope(scope: string | undefined, operation: string): string {
   if (scope === undefined) {
     throw new EpisodicError({
@@ -95,12 +101,10 @@ export function requireScope(scope: string | undefined, operation: string): stri
     });
   }
   const normalized = normalizeScope(scope);
-  if (normalized === GLOBAL_SCOPE) {
+  if (normalized === GLOBAL_SCOPE && operation === 'append') {
     throw invalidScope(
       scope,
-      operation === 'append'
-        ? '"global" is reserved for reading across scopes and cannot hold events'
-        : '"global" is reserved: pass global: true to cover every scope',
+      '"global" holds only events another tool stored without a scope; Episodic does not write there',
     );
   }
   return normalized;

@@ -25,8 +25,9 @@ import {
   taskTimelineInputSchema,
 } from '../schema/task.js';
 import type { ArtifactStore, DeleteEpisodeReceipt } from '../store/artifact-store.js';
-import { jsonEqual, type RunStore } from '../store/run-store.js';
+import type { RunStore } from '../store/run-store.js';
 import { frozenJsonCopy } from '../util/json.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import { EPISODIC_SERVER_INFO } from '../version.js';
 import { createKeyedQueue } from './keyed-queue.js';

@@ -33,8 +33,8 @@ describe('items ⇄ messages', () => {
           },
         ],
       },
-      { role: 'tool', tool_call_id: 'call_1', content: 'a\nb' },
-      { role: 'tool', tool_call_id: 'call_2', content: 'hello' },
+      { role: 'tool', tool_call_id: 'call_1', tool_name: 'list_files', content: 'a\nb' },
+      { role: 'tool', tool_call_id: 'call_2', tool_name: 'read_file', content: 'hello' },
       { role: 'assistant', content: 'a and b.' },
     ]);
   });

@@ -75,14 +75,18 @@ function referenceCondition(condition: MetadataCondition, metadata: Metadata | u
         if (typeof value === typeof wanted && value === wanted) return false;
       return true;
     case 'IN':
+    case 'CONTAINS':
       for (const value of values) {
         for (const item of referenceList(condition.property_value)) {
           if (typeof value === typeof item && value === item) found = true;
         }
       }
       return found;
-    case 'CONTAINS': {
-      const needles = referenceList(condition.property_value) as string[];
+    case 'HAS SUBSTRING': {
+      const needles =
+        typeof condition.property_value === 'string'
+          ? [condition.property_value]
+          : (condition.property_value as string[]);
       for (const needle of needles) {
         let hit = false;
         for (const value of values) {
@@ -175,14 +179,30 @@ describe('matchesMetadataFilter (one episode)', () => {
     expect(matchesMetadataFilter(condition('tags', 'IN', ['billing', 'api']), episode)).toBe(true);
   });
 
-  it('CONTAINS needs every listed text as a substring of some string value', () => {
-    expect(matchesMetadataFilter(condition('source', 'CONTAINS', 'cr'), episode)).toBe(true);
-    expect(matchesMetadataFilter(condition('tags', 'CONTAINS', 'au, ap'), episode)).toBe(true);
-    expect(matchesMetadataFilter(condition('tags', 'CONTAINS', 'au,billing'), episode)).toBe(false);
+  it('a filter moved from Zep: CONTAINS matches when a value equals one of the listed values', () => {
+    expect(matchesMetadataFilter(condition('source', 'CONTAINS', 'erp, crm'), episode)).toBe(true);
+    expect(matchesMetadataFilter(condition('source', 'CONTAINS', 'cr'), episode)).toBe(false);
+    // Array values element-wise: one element equal to one listed value is enough.
+    expect(matchesMetadataFilter(condition('tags', 'CONTAINS', 'billing,api'), episode)).toBe(true);
+    expect(matchesMetadataFilter(condition('tags', 'CONTAINS', 'au, ap'), episode)).toBe(false);
+    expect(matchesMetadataFilter(condition('priority', 'CONTAINS', [1, 5]), episode)).toBe(true);
+    // No coercion, as for IN: the text "5" is not the number 5.
     expect(matchesMetadataFilter(condition('priority', 'CONTAINS', '5'), episode)).toBe(false);
-    expect(matchesMetadataFilter(condition('note', 'CONTAINS', [' a ']), { note: 'x a y' })).toBe(
+  });
+
+  it('HAS SUBSTRING needs every given text as a substring of some string value', () => {
+    expect(matchesMetadataFilter(condition('source', 'HAS SUBSTRING', 'cr'), episode)).toBe(true);
+    expect(matchesMetadataFilter(condition('tags', 'HAS SUBSTRING', ['au', 'ap']), episode)).toBe(
       true,
     );
+    expect(
+      matchesMetadataFilter(condition('tags', 'HAS SUBSTRING', ['au', 'billing']), episode),
+    ).toBe(false);
+    // One text: a comma is part of it, not a separator.
+    expect(
+      matchesMetadataFilter(condition('note', 'HAS SUBSTRING', 'a, b'), { note: 'x a, b' }),
+    ).toBe(true);
+    expect(matchesMetadataFilter(condition('priority', 'HAS SUBSTRING', '5'), episode)).toBe(false);
   });
 
   it('orders strings by code point, as SQLite BINARY does', () => {
@@ -239,7 +259,9 @@ describe('matchesMetadataFilter (one episode)', () => {
     expect(bad(condition('priority', '=', [1, 2]))).toContain('use IN');
     expect(bad(condition('priority', 'IS NULL', 1))).toContain('must be absent');
     expect(bad(condition('priority', 'IN', ' , '))).toContain('at least one value');
-    expect(bad(condition('priority', 'CONTAINS', [1]))).toContain('CONTAINS');
+    expect(bad(condition('priority', 'CONTAINS', ' , '))).toContain('at least one value');
+    expect(bad(condition('priority', 'HAS SUBSTRING', [1]))).toContain('HAS SUBSTRING');
+    expect(bad(condition('priority', 'HAS SUBSTRING', ''))).toContain('HAS SUBSTRING');
     expect(bad(condition('priority', 'LIKE' as never, 'x'))).toContain('comparison_operator');
     expect(bad({ type: 'xor' })).toContain('type');
     expect(bad({ type: 'and', filter: [] })).toContain('filter');

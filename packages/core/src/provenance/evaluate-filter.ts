@@ -74,15 +74,17 @@ function compileCondition(condition: MetadataCondition): MetadataPredicate {
     case '<=':
       test = ordering(value as MetadataScalar, (order) => order <= 0);
       break;
-    case 'IN': {
+    case 'IN':
+    case 'CONTAINS': {
+      // Zep's CONTAINS: a value (element-wise for arrays) equals one of the listed values.
       const member = scalarSet(
         typeof value === 'string' ? splitFilterList(value) : (value as MetadataScalar[]),
       );
       test = (values) => values.some(member);
       break;
     }
-    case 'CONTAINS': {
-      const needles = typeof value === 'string' ? splitFilterList(value) : (value as string[]);
+    case 'HAS SUBSTRING': {
+      const needles = typeof value === 'string' ? [value] : (value as string[]);
       test = (values) =>
         needles.every((needle) =>
           values.some((candidate) => typeof candidate === 'string' && candidate.includes(needle)),

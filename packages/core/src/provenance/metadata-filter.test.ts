@@ -37,6 +37,7 @@ describe('metadataFilterSchema', () => {
     expect(parse('=', null)).toBe(false);
     expect(parse('>', 'b')).toBe(true);
     expect(parse('IN', [1, 'a', true])).toBe(true);
-    expect(parse('CONTAINS', ['a', ''])).toBe(false);
+    expect(parse('CONTAINS', [1, 'a', true])).toBe(true);
+    expect(parse('HAS SUBSTRING', ['a', ''])).toBe(false);
   });
 });

@@ -11,6 +11,7 @@ export const METADATA_FILTER_OPERATORS = [
   '<=',
   'IN',
   'CONTAINS',
+  'HAS SUBSTRING',
   'IS NULL',
   'IS NOT NULL',
 ] as const;
@@ -24,10 +25,10 @@ export type MetadataFilterGroupType = (typeof METADATA_FILTER_GROUP_TYPES)[numbe
 export const METADATA_FILTER_MAX_DEPTH = 5;
 /** The most conditions one filter may hold, counted over all of its groups. */
 export const METADATA_FILTER_MAX_CONDITIONS = 100;
-/** The most values one `IN` or `CONTAINS` list may hold. */
+/** The most values one `IN`, `CONTAINS` or `HAS SUBSTRING` list may hold. */
 export const METADATA_FILTER_MAX_LIST = 100;
 
-/** A value a condition compares with: a scalar, or a list for `IN` and `CONTAINS`. */
+/** A value a condition compares with: a scalar, or a list for `IN`, `CONTAINS` and `HAS SUBSTRING`. */
 export type MetadataFilterValue =
   | string
   | number
@@ -94,26 +95,24 @@ function valueProblem(operator: MetadataFilterOperator, value: unknown): string 
       ? null
       : `must be a number or a string for ${operator} (numbers compare as numbers, strings lexicographically)`;
   }
-  if (operator === 'IN') {
+  if (operator === 'IN' || operator === 'CONTAINS') {
     if (typeof value === 'string') {
       return splitFilterList(value).length > 0
         ? null
-        : 'must list at least one value for IN (an array, or a comma-separated string)';
+        : `must list at least one value for ${operator} (an array, or a comma-separated string)`;
     }
     return Array.isArray(value)
       ? null
-      : 'must be an array of values, or a comma-separated string, for IN';
+      : `must be an array of values, or a comma-separated string, for ${operator}`;
   }
-  // CONTAINS
+  // HAS SUBSTRING: one text (commas are part of it), or several that must all occur.
   if (typeof value === 'string') {
-    return splitFilterList(value).length > 0
-      ? null
-      : 'must list at least one non-empty text for CONTAINS (a comma-separated string)';
+    return value.length > 0 ? null : 'must be a non-empty text for HAS SUBSTRING';
   }
   if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item.length > 0)) {
     return null;
   }
-  return 'must be a comma-separated string, or an array of non-empty strings, for CONTAINS';
+  return 'must be a non-empty text, or an array of non-empty texts, for HAS SUBSTRING';
 }
 
 /** One condition of a metadata filter. */
@@ -127,13 +126,13 @@ export const metadataConditionSchema = z
     comparison_operator: z
       .enum(METADATA_FILTER_OPERATORS)
       .describe(
-        'The comparison: "=", "<>", ">", "<", ">=", "<=", "IN" (equals one of a list), "CONTAINS" (every listed text occurs in a string value), "IS NULL" (key missing), "IS NOT NULL" (key present).',
+        'The comparison: "=", "<>", ">", "<", ">=", "<=", "IN" and "CONTAINS" (a value equals one of a list, as in Zep), "HAS SUBSTRING" (every given text occurs in a string value), "IS NULL" (key missing), "IS NOT NULL" (key present).',
       ),
     property_value: metadataFilterValueSchema
       .nullable()
       .optional()
       .describe(
-        'The value to compare with. A string, number or boolean for "=" and "<>"; a number or string for ordering operators; an array or a comma-separated string for "IN" and "CONTAINS"; omitted for "IS NULL" and "IS NOT NULL".',
+        'The value to compare with. A string, number or boolean for "=" and "<>"; a number or string for ordering operators; an array or a comma-separated string for "IN" and "CONTAINS"; a text (or an array of texts) for "HAS SUBSTRING"; omitted for "IS NULL" and "IS NOT NULL".',
       ),
   })
   .superRefine((condition, context) => {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { utf8ByteLength } from '../util/utf8.js';
+import { metadataScalarSchema } from './metadata.js';
 
 /**
  * Artifacts (seed 003): anything derived from episodes — a pattern, a reflection, a checkpoint
@@ -146,3 +147,19 @@ export const upsertArtifactInputSchema = z.strictObject({
   episodes: z.array(episodeRefSchema).min(1).max(ARTIFACT_MAX_EPISODES_PER_UPSERT),
 });
 export type UpsertArtifactInput = z.input<typeof upsertArtifactInputSchema>;
+
+/** An artifact as stores return it (`ArtifactStore.get`, `list`, `upsert`). */
+export const artifactSchema = z.object({
+  key: artifactKeySchema,
+  kind: artifactKindSchema,
+  /** Any JSON value. */
+  content: z.json(),
+  /** When the key was first upserted (ISO 8601). */
+  createdAt: z.string(),
+  /** When the key was last upserted (ISO 8601). */
+  updatedAt: z.string(),
+  /** The associated episodes, in association order. */
+  episodes: z.array(episodeRefSchema),
+  /** Per metadata key, the distinct values of the associated episodes, first-seen order. */
+  effectiveMetadata: z.record(z.string(), z.array(metadataScalarSchema)),
+});

@@ -64,6 +64,11 @@ export {
   metadataValueSchema,
 } from './metadata.js';
 export * from './run-record.js';
-export type { SessionState } from './session-state.js';
-export { SESSION_STATE_SCHEMA_VERSION, sessionStateSchema, uuidSchema } from './session-state.js';
+export type { SessionDelta, SessionState } from './session-state.js';
+export {
+  SESSION_STATE_SCHEMA_VERSION,
+  sessionDeltaSchema,
+  sessionStateSchema,
+  uuidSchema,
+} from './session-state.js';
 export * from './task.js';

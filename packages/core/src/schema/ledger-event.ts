@@ -38,16 +38,51 @@ export const ledgerEventIdSchema = z
     'must be letters, digits, ".", "_", ":" or "-", starting with a letter or digit',
   );
 
-/** A session or agent id: printable text without control characters (at most 256). */
+/**
+ * The longest stored id or session id a read accepts. Rows written by other tools (seed 002's own
+ * implementation accepts any id) must stay reachable, so reads are far more lenient than appends.
+ */
+export const LEDGER_STORED_ID_MAX = 65_536;
+
+/**
+ * An event id as reads accept it (`afterId`, redaction by id, the `event_id` of a read): any
+ * non-empty text, because rows written by other tools may hold ids Episodic would not write
+ * (spaces, non-ASCII letters).
+ */
+export const storedEventIdSchema = z.string().min(1, 'must not be empty').max(LEDGER_STORED_ID_MAX);
+
+/**
+ * A session id as reads accept it (query, replay, redaction): any text that is not blank, at most
+ * 65,536 characters, so sessions another tool stored with longer or unusual ids can be read and
+ * redacted. Edges are trimmed (as appends trim them).
+ */
+export const storedSessionIdSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be blank')
+  .max(LEDGER_STORED_ID_MAX);
+
+/**
+ * A session or agent id as appends accept it: printable text without control characters (at most
+ * 256). The ledger trims both edges before checking (seed 002's normalization).
+ */
 export const ledgerIdentifierSchema = z
   .string()
-  .min(1)
+  .min(1, 'must not be blank')
   // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
   .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
   .max(256);
 
 /** A `ts_ms` value: milliseconds since the Unix epoch, a non-negative safe integer. */
 export const tsMsSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The `ts_ms` of a new event: a positive safe integer. 0 is refused, as seed 002 refuses it: it is
+ * what a missing or zeroed clock writes, not an event time.
+ */
+export const eventTsMsSchema = tsMsSchema.positive(
+  'must be after 1970-01-01T00:00:00Z (0 is what an unset clock writes): give the event time in milliseconds, or leave ts_ms out to use now',
+);
 
 /** An event type; errors list the allowed values in sorted order. */
 export const ledgerEventTypeSchema = z.enum(LEDGER_EVENT_TYPES);
@@ -63,8 +98,8 @@ export const scopeInputSchema = z.string().max(1024);
 export const newLedgerEventSchema = z.strictObject({
   /** Defaults to a new ULID. Giving it makes retries idempotent. */
   event_id: ledgerEventIdSchema.optional(),
-  /** Event time. Defaults to the ledger's clock. */
-  ts_ms: tsMsSchema.optional(),
+  /** Event time (positive). Defaults to the ledger's clock. */
+  ts_ms: eventTsMsSchema.optional(),
   /** The isolation key; required (a missing scope is `SCOPE_REQUIRED`). */
   scope: scopeInputSchema.optional(),
   /** The run or conversation the event belongs to; replay reads by it. */
@@ -72,8 +107,8 @@ export const newLedgerEventSchema = z.strictObject({
   /** The logical actor, e.g. `planner`, `worker`, `cron`. */
   agent_id: ledgerIdentifierSchema,
   type: ledgerEventTypeSchema,
-  /** A short human-readable description; the only text a default query returns. */
-  summary: z.string().min(1, 'must not be empty'),
+  /** A short human-readable description; the only text a default query returns (trimmed). */
+  summary: z.string().min(1, 'must not be blank'),
   /** Any JSON value; omitted or null stores no payload. */
   payload: z.unknown().optional(),
   /** A JSON object of links; omitted or null stores none. */
@@ -87,6 +122,8 @@ export type NewLedgerEvent = z.input<typeof newLedgerEventSchema>;
 export type LedgerJson =
   | string
   | number
+  /** An integer beyond 2^53, kept exactly (see `parseJsonExact`). */
+  | bigint
   | boolean
   | null
   | LedgerJson[]
@@ -97,9 +134,13 @@ const jsonValueSchema: z.ZodType<LedgerJson> = z.json() as z.ZodType<LedgerJson>
 /**
  * A stored ledger event as reads return it. `payload` is present only when the read asked for it
  * (`includePayload: true`); `position` is the event's 1-based place in its session within its scope.
+ * Events another tool wrote keep what it wrote: any non-empty `event_id`, and `refs` that may be
+ * any JSON value (seed 002's own redaction stores the string `"[REDACTED]"` there). The schema
+ * checks the JSON form receipts carry; in memory, an integer beyond 2^53 in `payload` or `refs` is
+ * a `bigint` (see `parseJsonExact`).
  */
 export const ledgerEventSchema = z.object({
-  event_id: ledgerEventIdSchema,
+  event_id: storedEventIdSchema,
   ts_ms: tsMsSchema,
   scope: z.string().min(1),
   session_id: z.string().min(1),
@@ -107,7 +148,7 @@ export const ledgerEventSchema = z.object({
   type: ledgerEventTypeSchema,
   summary: z.string(),
   payload: jsonValueSchema.optional(),
-  refs: z.record(z.string(), jsonValueSchema).nullable(),
+  refs: jsonValueSchema.nullable(),
   redacted: z.boolean(),
   schema_version: z.string(),
   created_at: z.string(),
@@ -144,7 +185,7 @@ export const scopeSelectorShape = {
 /** `query()` input. Results are ordered by `ts_ms`, then insertion order. */
 export const ledgerQuerySchema = z.strictObject({
   ...scopeSelectorShape,
-  sessionId: ledgerIdentifierSchema.optional(),
+  sessionId: storedSessionIdSchema.optional(),
   /** Inclusive lower bound on `ts_ms`. */
   fromTsMs: tsMsSchema.optional(),
   /** Inclusive upper bound on `ts_ms`. */
@@ -154,7 +195,7 @@ export const ledgerQuerySchema = z.strictObject({
   /** @default 50 */
   limit: limitSchema.default(50),
   /** Continue after this event (the `next_after_id` of the previous page). */
-  afterId: ledgerEventIdSchema.optional(),
+  afterId: storedEventIdSchema.optional(),
   /** Return payloads too. @default false */
   includePayload: z.boolean().default(false),
   /** A metadata filter evaluated against each event's own metadata. */
@@ -167,7 +208,7 @@ export const ledgerReplayOptionsSchema = z.strictObject({
   ...scopeSelectorShape,
   /** @default 200 */
   limit: limitSchema.default(200),
-  afterId: ledgerEventIdSchema.optional(),
+  afterId: storedEventIdSchema.optional(),
   /** @default false */
   includePayload: z.boolean().default(false),
 });
@@ -180,8 +221,8 @@ export type LedgerReplayOptions = z.input<typeof ledgerReplayOptionsSchema>;
 export const ledgerRedactTargetSchema = z
   .strictObject({
     ...scopeSelectorShape,
-    eventId: ledgerEventIdSchema.optional(),
-    sessionId: ledgerIdentifierSchema.optional(),
+    eventId: storedEventIdSchema.optional(),
+    sessionId: storedSessionIdSchema.optional(),
   })
   .superRefine((target, context) => {
     if ((target.eventId === undefined) === (target.sessionId === undefined)) {
@@ -203,14 +244,27 @@ export const ledgerRedactOptionsSchema = z.strictObject({
 });
 export type LedgerRedactOptions = z.input<typeof ledgerRedactOptionsSchema>;
 
+/** The most days a retention policy may give a type (larger: keep it forever with `null`). */
+export const RETENTION_MAX_DAYS = 1_000_000;
+
+/**
+ * Days of retention for one type: a number from 0 to 1,000,000, fractions allowed (1.5 days is 36
+ * hours; 0 expires every event older than now), or `null` to keep the type forever.
+ */
+export const retentionDaysSchema = z
+  .number()
+  .min(0, 'must be 0 or more days (0 expires every event older than now)')
+  .max(
+    RETENTION_MAX_DAYS,
+    `must be at most ${RETENTION_MAX_DAYS} days; use null to keep the type forever`,
+  )
+  .nullable();
+
 /** Retention in days per type; `null` keeps events forever. */
 export const retentionPolicySchema = z.strictObject(
   Object.fromEntries(
-    LEDGER_EVENT_TYPES.map((type) => [
-      type,
-      z.number().positive().max(1_000_000).nullable().optional(),
-    ]),
-  ) as Record<LedgerEventType, z.ZodOptional<z.ZodNullable<z.ZodNumber>>>,
+    LEDGER_EVENT_TYPES.map((type) => [type, retentionDaysSchema.optional()]),
+  ) as Record<LedgerEventType, z.ZodOptional<typeof retentionDaysSchema>>,
 );
 export type RetentionPolicyInput = z.input<typeof retentionPolicySchema>;
 /** A complete retention policy: days per type, `null` for forever. */
@@ -236,11 +290,29 @@ export const ledgerAppendReceiptSchema = z.object({
 });
 export type LedgerAppendReceipt = z.infer<typeof ledgerAppendReceiptSchema>;
 
+/** A row a read could not turn into an event: which row, which column, and why. */
+export const ledgerDamagedRowSchema = z.object({
+  event_id: storedEventIdSchema,
+  ts_ms: z.number(),
+  scope: z.string(),
+  session_id: z.string(),
+  /** The column that could not be read: `payload_json`, `refs_json` or `metadata_json`. */
+  column: z.string(),
+  /** What is wrong with it and what to do. */
+  error: z.string(),
+});
+export type LedgerDamagedRow = z.infer<typeof ledgerDamagedRowSchema>;
+
 /** One page of `query` or `replay`. */
 export const ledgerPageSchema = z.object({
   events: z.array(ledgerEventSchema),
   /** Pass as `afterId` to read the next page; null when this was the last page. */
-  next_after_id: ledgerEventIdSchema.nullable(),
+  next_after_id: storedEventIdSchema.nullable(),
+  /**
+   * Rows of this page that could not be read (e.g. a payload another tool stored that is not
+   * JSON): each is reported here once instead of failing the read; present only when there are any.
+   */
+  damaged: z.array(ledgerDamagedRowSchema).optional(),
 });
 export type LedgerPage = z.infer<typeof ledgerPageSchema>;
 

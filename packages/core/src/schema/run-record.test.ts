@@ -8,6 +8,7 @@ import {
   isKnownRunRecordType,
   isRunRecordOfType,
   isSupportedRunSchemaVersion,
+  nearKnownRunRecordType,
   parseRunRecordLine,
   RUN_RECORD_TYPES,
   type RunRecord,
@@ -168,5 +169,17 @@ describe('tool output refs (seed 001)', () => {
     const cacheId = toolOutputCacheId(id);
     expect(cacheId).toMatch(/^[A-Za-z0-9_-]*$/);
     expect(cacheId.length).toBe(id.length);
+  });
+});
+
+describe('nearKnownRunRecordType', () => {
+  it('takes a name one edit from a known type for a typo, and anything further for a newer type', () => {
+    expect(nearKnownRunRecordType('run.strat')).toBe('run.start');
+    expect(nearKnownRunRecordType('llm.reqest')).toBe('llm.request');
+    expect(nearKnownRunRecordType('run.ends')).toBe('run.end');
+    expect(nearKnownRunRecordType('tool.outpt')).toBe('tool.output');
+    expect(nearKnownRunRecordType('run.start')).toBeUndefined();
+    expect(nearKnownRunRecordType('run.plan')).toBeUndefined();
+    expect(nearKnownRunRecordType('llm.stream')).toBeUndefined();
   });
 });

@@ -49,6 +49,39 @@ export type RunOutcome = (typeof RUN_OUTCOMES)[number] | (string & {});
  */
 export const CUSTOM_RUN_RECORD_TYPE_PATTERN = /^x\.[A-Za-z0-9_-]+\.[A-Za-z0-9_.-]+$/;
 
+/**
+ * The shape of a seed record type name: lowercase words joined by dots (`run.start`,
+ * `llm.request`). A record of such a type that this version does not know was written by a newer
+ * version; stores accept it so that data written by a newer version is written back unchanged.
+ */
+export const LATER_RUN_RECORD_TYPE_PATTERN = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
+
+/** True when `left` becomes `right` by one insertion, deletion, substitution or swap of neighbours. */
+function oneEditApart(left: string, right: string): boolean {
+  if (left === right || Math.abs(left.length - right.length) > 1) return false;
+  let start = 0;
+  while (start < left.length && left[start] === right[start]) start++;
+  const restLeft = left.slice(start);
+  const restRight = right.slice(start);
+  return (
+    restLeft.slice(1) === restRight.slice(1) ||
+    restLeft.slice(1) === restRight ||
+    restLeft === restRight.slice(1) ||
+    (restLeft.length >= 2 &&
+      restLeft[0] === restRight[1] &&
+      restLeft[1] === restRight[0] &&
+      restLeft.slice(2) === restRight.slice(2))
+  );
+}
+
+/**
+ * The known record type `type` is one edit away from (`run.strat` → `run.start`), if any: such a
+ * name is taken for a typo, not for a newer type, and refused on append.
+ */
+export function nearKnownRunRecordType(type: string): KnownRunRecordType | undefined {
+  return RUN_RECORD_TYPES.find((known) => oneEditApart(type, known));
+}
+
 /** True for a custom record type such as `x.acme.checkpoint`. */
 export function isCustomRunRecordType(type: string): boolean {
   return CUSTOM_RUN_RECORD_TYPE_PATTERN.test(type);
@@ -242,6 +275,17 @@ export const customRunRecordSchema = z.looseObject({
   type: z
     .string()
     .regex(CUSTOM_RUN_RECORD_TYPE_PATTERN, 'must be namespaced as x.<org>.<name> (seed 001 §9)'),
+  ...recordBase,
+});
+
+/**
+ * A record of a seed-shaped type this version does not know (`run.plan` from a newer writer), as
+ * stores accept it back: `run_id` and `ts` like every non-header record, every other field kept.
+ */
+export const laterRunRecordSchema = z.looseObject({
+  type: z
+    .string()
+    .regex(LATER_RUN_RECORD_TYPE_PATTERN, 'must be lowercase words joined by dots (seed 001 §9)'),
   ...recordBase,
 });
 

@@ -237,9 +237,6 @@ export const taskIdInputSchema = z
   .describe('Name one task episode.');
 export type TaskIdInput = z.input<typeof taskIdInputSchema>;
 
-/** The most timeline entries one `get_episode_timeline` call returns. */
-export const TASK_TIMELINE_MAX_LIMIT = TASK_MAX_STEPS;
-
 /** `get_episode_timeline`: one task episode, and optionally one page of its steps. */
 export const taskTimelineInputSchema = z
   .strictObject({
@@ -254,9 +251,9 @@ export const taskTimelineInputSchema = z
       .number()
       .int()
       .min(1)
-      .max(TASK_TIMELINE_MAX_LIMIT)
+      .max(TASK_MAX_STEPS)
       .optional()
-      .describe(`At most this many steps (1–${TASK_TIMELINE_MAX_LIMIT}). Default: all of them.`),
+      .describe(`At most this many steps (1–${TASK_MAX_STEPS}). Default: all of them.`),
   })
   .describe(
     'Name one task episode; offset and limit return one page of its timeline (next_offset says where the next page starts).',

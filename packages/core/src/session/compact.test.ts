@@ -63,7 +63,9 @@ describe('compact', () => {
       revision: 3,
     });
     expect(session.log.size).toBe(7);
-    expect((await store.load(session.id))?.episodic).toContain('"covers":{"fromId":1,"toId":6}');
+    expect(JSON.stringify((await store.load(session.id))?.episodes)).toContain(
+      '"covers":{"fromId":1,"toId":6}',
+    );
 
     expect(events).toEqual([
       { type: 'compaction_start', session_id: session.id, from_id: 1, to_id: 6, episode_count: 6 },

@@ -121,8 +121,8 @@ describe('optimistic concurrency', () => {
     // The first writer's turn stays; the second's episodes were not merged anywhere.
     const saved = await store.load(first.id);
     expect(saved?.revision).toBe(2);
-    expect(saved?.episodic).toContain('from the first object');
-    expect(saved?.episodic).not.toContain('from the second object');
+    expect(JSON.stringify(saved?.episodes)).toContain('from the first object');
+    expect(JSON.stringify(saved?.episodes)).not.toContain('from the second object');
     expect(second.revision).toBe(1);
     expect(second.log.toJSONL()).not.toContain('from the second object');
 
@@ -130,7 +130,9 @@ describe('optimistic concurrency', () => {
     const reloaded = await loadSession(store, first.id, { now: fixedClock });
     const retried = await reloaded.runTurn('from the second object', echoModel);
     expect(retried.revision).toBe(3);
-    expect((await store.load(first.id))?.episodic).toContain('from the first object');
+    expect(JSON.stringify((await store.load(first.id))?.episodes)).toContain(
+      'from the first object',
+    );
   });
 
   it('lets exactly one of two racing commits win', async () => {
@@ -157,21 +159,21 @@ describe('optimistic concurrency', () => {
     const duplicate = newSession({ id: session.id }, store).session;
     const error = await rejection(duplicate.runTurn('y', echoModel));
     expect(error.code).toBe('CONFLICT');
-    expect((await store.load(session.id))?.episodic).not.toContain('"y"');
+    expect(JSON.stringify(await store.load(session.id))).not.toContain('"y"');
   });
 
   it('leaves the session unchanged when the store fails to save', async () => {
     const { session, store } = newSession();
     await session.runTurn('x', echoModel);
-    const save = store.save.bind(store);
-    store.save = async () => {
+    const commit = store.commit.bind(store);
+    store.commit = async () => {
       throw new Error('disk full');
     };
     const error = await failure(session.runTurn('y', echoModel));
     expect(error.message).toBe('disk full');
     expect(session.revision).toBe(1);
     expect(session.log.size).toBe(3);
-    store.save = save;
+    store.commit = commit;
     expect((await session.runTurn('z', echoModel)).revision).toBe(2);
   });
 });

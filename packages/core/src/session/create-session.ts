@@ -9,6 +9,7 @@ import type { AssemblyManifest } from '../assembly/manifest.js';
 import { type AssemblyPlugin, pluginsSchema } from '../assembly/plugin.js';
 import { createEpisodic, type Episodic } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
+import { lastUserMessageOfEpisodes } from '../messages/last-user-message.js';
 import type {
   BoundaryEpisode,
   Episode,
@@ -17,7 +18,7 @@ import type {
   TurnUsage,
 } from '../schema/episode.js';
 import { type FunctionCallItem, type InputItem, inputItemSchema } from '../schema/input-item.js';
-import { uuidSchema } from '../schema/session-state.js';
+import { type SessionDelta, uuidSchema } from '../schema/session-state.js';
 import type { SessionStore } from '../store/session-store.js';
 import { frozenJsonCopy } from '../util/json.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
@@ -397,6 +398,12 @@ export interface SessionSeed {
   readonly revision: number | null;
   readonly invokeSeq: number;
   readonly carried: Readonly<Record<string, unknown>>;
+  /**
+   * False when the stored base is an older format (a version 1 or seed 001 snapshot): the next
+   * commit then folds, so the session is stored as a current base from then on.
+   * @default true
+   */
+  readonly baseCurrent?: boolean;
 }
 
 /** Validates the behaviour options shared by `createSession` and `loadSession`. */
@@ -504,7 +511,12 @@ class SessionImpl implements Session {
   private committedLog: Episodic;
   private committedRevision: number;
   private saved: boolean;
+  private baseCurrent: boolean;
   private contextValue: SessionContext;
+  /** The context as last committed (a commit stores the context only when it changed). */
+  private committedContext: SessionContext;
+  /** Seed 001's `last_user_message` of the committed log, once a commit needed it. */
+  private lastUserText: { value: string | undefined } | undefined;
   private carried: Record<string, unknown>;
   private invokeCount: number;
   private readonly queue = new MutationQueue();
@@ -519,7 +531,9 @@ class SessionImpl implements Session {
     this.committedLog = seed.committed;
     this.committedRevision = seed.revision ?? 0;
     this.saved = seed.revision !== null;
+    this.baseCurrent = seed.baseCurrent ?? true;
     this.contextValue = seed.context;
+    this.committedContext = seed.context;
     this.carried = { ...seed.carried };
     this.invokeCount = seed.invokeSeq;
     const self = this;
@@ -658,7 +672,7 @@ class SessionImpl implements Session {
     this.assertOpen();
     return this.exclusive(async () => {
       const empty = createEpisodic(undefined, { now: this.config.now });
-      const revision = await this.persist(empty);
+      const revision = await this.persist(empty, undefined, true);
       this.committedLog = empty;
       return revision;
     });
@@ -908,37 +922,63 @@ class SessionImpl implements Session {
   }
 
   /**
-   * Saves `log` as the next revision, expecting the revision this session last committed. Only
-   * after the store accepted it does the in-memory state move on, so a `CONFLICT` or a storage
-   * failure leaves the session exactly as it was.
+   * Commits `log` as the next revision, expecting the revision this session last committed: one
+   * delta with the episodes it holds beyond the committed log (all of them after `reset`, which
+   * empties the log first), the context when it changed, and the run and invocation counters. Its
+   * cost is the new episodes', whatever the session's size; the store builds a whole base only
+   * for a new session or to fold. Only after the store accepted it does the in-memory state move
+   * on, so a `CONFLICT` or a storage failure leaves the session exactly as it was.
    */
-  private async persist(log: Episodic, runId?: string): Promise<number> {
+  private async persist(log: Episodic, runId?: string, reset = false): Promise<number> {
     const revision = this.committedRevision + 1;
+    const invokeSeq =
+      this.invokeCount > 0 || this.carried.invoke_seq !== undefined ? this.invokeCount : undefined;
     const carried = {
       ...this.carried,
       ...(runId === undefined ? {} : { run_id: runId }),
-      ...(this.invokeCount > 0 || this.carried.invoke_seq !== undefined
-        ? { invoke_seq: this.invokeCount }
-        : {}),
+      ...(invokeSeq === undefined ? {} : { invoke_seq: invokeSeq }),
     };
-    const updatedAt = this.config.now();
-    if (!(updatedAt instanceof Date) || Number.isNaN(updatedAt.getTime())) {
-      throw invalidField('session options', 'now', updatedAt, 'must return a valid Date');
+    const now = this.config.now();
+    if (!(now instanceof Date) || Number.isNaN(now.getTime())) {
+      throw invalidField('session options', 'now', now, 'must return a valid Date');
     }
-    const state = buildSnapshot({
-      sessionId: this.id,
-      log,
-      context: this.contextValue,
+    const updatedAt = now.toISOString();
+    const context = this.contextValue;
+    const episodes = log.read({ fromId: reset ? 0 : this.committedLog.lastId });
+    // Carried by every commit, so a session list shows it from the last commit alone.
+    let lastUser = lastUserMessageOfEpisodes(episodes);
+    if (lastUser === undefined && !reset) {
+      this.lastUserText ??= {
+        value: lastUserMessageOfEpisodes(this.committedLog.read({ fromId: 0 })),
+      };
+      lastUser = this.lastUserText.value;
+    }
+    const delta: SessionDelta = {
       revision,
-      updatedAt: updatedAt.toISOString(),
-      carried,
-    });
-    await this.config.store.save(state, {
+      updated_at: updatedAt,
+      ...(reset ? { reset: true } : {}),
+      ...(episodes.length === 0 ? {} : { episodes: episodes.slice() }),
+      ...(context === this.committedContext ? {} : { context: { ...context } }),
+      ...(runId === undefined ? {} : { run_id: runId }),
+      ...(invokeSeq === undefined || invokeSeq === this.carried.invoke_seq
+        ? {}
+        : { invoke_seq: invokeSeq }),
+      episode_count: log.size,
+      ...(lastUser === undefined ? {} : { last_user_message: lastUser }),
+    };
+    await this.config.store.commit({
+      sessionId: this.id,
       expectedRevision: this.saved ? this.committedRevision : null,
+      delta,
+      base: () => buildSnapshot({ sessionId: this.id, log, context, revision, updatedAt, carried }),
+      fold: !this.baseCurrent,
     });
     this.committedRevision = revision;
     this.saved = true;
+    this.baseCurrent = true;
     this.carried = carried;
+    this.committedContext = context;
+    this.lastUserText = { value: lastUser };
     return revision;
   }
 

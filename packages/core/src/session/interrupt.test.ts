@@ -55,7 +55,9 @@ describe('interrupt', () => {
       'boundary',
     ]);
     expect(session.revision).toBe(2);
-    expect((await store.load(session.id))?.episodic).toContain('The user pressed stop.');
+    expect(JSON.stringify((await store.load(session.id))?.episodes)).toContain(
+      'The user pressed stop.',
+    );
     expect(session.activeTurnId).toBeNull();
 
     // A model call that ignores the signal is abandoned: its late answer changes nothing.
@@ -152,7 +154,7 @@ describe('interrupt', () => {
       session.log.read({ fromId: 0 }).every((episode) => episode.meta.turnId === 'turn-1'),
     ).toBe(true);
     expect(session.revision).toBe(1);
-    expect((await store.load(session.id))?.episodic).toContain('delete_files');
+    expect(JSON.stringify((await store.load(session.id))?.episodes)).toContain('delete_files');
 
     // The next model input pairs the unfinished call with a synthetic output: no provider error.
     const next = scriptedModel({ output: [say('assistant', 'ok')] });
@@ -259,11 +261,11 @@ describe('abort', () => {
     const { session, store } = newSession();
     const entered = deferred<void>();
     const saving = deferred<void>();
-    const save = store.save.bind(store);
-    store.save = async (state, options) => {
+    const commit = store.commit.bind(store);
+    store.commit = async (input) => {
       entered.resolve();
       await saving.promise;
-      return save(state, options);
+      return commit(input);
     };
     const turn = session.runTurn('x', echoModel);
     await entered.promise;

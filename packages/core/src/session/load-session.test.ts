@@ -136,7 +136,7 @@ describe('clear and remove', () => {
     expect(session.log.size).toBe(0);
     expect(session.context).toEqual({ keep: true });
     expect(await store.load(session.id)).toMatchObject({
-      episodic: '',
+      episodes: [],
       messages: [],
       revision: 2,
       context: { keep: true },

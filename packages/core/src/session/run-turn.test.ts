@@ -59,20 +59,20 @@ describe('runTurn', () => {
 
     const saved = await store.load(session.id);
     expect(saved).toEqual({
-      schema_version: 1,
-      session_id: session.id,
-      updated_at: '2026-02-03T12:00:00.000Z',
       run_id: 'run-1',
       invoke_seq: 1,
+      schema_version: 2,
+      session_id: session.id,
+      updated_at: '2026-02-03T12:00:00.000Z',
+      context: { user: 'ada' },
+      revision: 1,
+      episodes: session.log.read({ fromId: 0 }),
       messages: [
         { role: 'user', content: 'Hi!', message_ts: '2026-02-03T12:00:00.000Z' },
         { role: 'assistant', content: 'Hello, Ada.', message_ts: '2026-02-03T12:00:00.000Z' },
       ],
-      context: { user: 'ada' },
-      episodic: session.log.toJSONL(),
-      revision: 1,
     });
-    expect(createEpisodic(saved?.episodic).read({ fromId: 0 })).toEqual(result.episodes);
+    expect(createEpisodic(saved?.episodes).read({ fromId: 0 })).toEqual(result.episodes);
   });
 
   it('accepts one item or several items as input', async () => {
@@ -293,7 +293,7 @@ describe('runTurn: plugins', () => {
     ]);
     expect(requests[0]?.manifest.items[1]).toMatchObject({ plugin: 'journal' });
     const saved = await store.load(session.id);
-    expect(saved?.episodic).not.toContain('Journal');
+    expect(JSON.stringify(saved?.episodes)).not.toContain('Journal');
     expect(JSON.stringify(saved?.messages)).not.toContain('Journal');
     expect(session.log.toJSONL()).not.toContain('Journal');
     expect(result.episodes).toHaveLength(2);

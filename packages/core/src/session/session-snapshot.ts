@@ -1,8 +1,5 @@
-import { createEpisodic, type Episodic } from '../episodic/create-episodic.js';
-import { episodesToMessages } from '../messages/items-to-messages.js';
-import { messagesToItems } from '../messages/messages-to-items.js';
-import type { EpisodeSource } from '../schema/episode.js';
-import type { InputItem } from '../schema/input-item.js';
+import type { Episodic } from '../episodic/create-episodic.js';
+import { snapshotMessages } from '../messages/snapshot-messages.js';
 import { SESSION_STATE_SCHEMA_VERSION, type SessionState } from '../schema/session-state.js';
 
 /** The snapshot fields a session writes itself; everything else in a loaded snapshot is kept. */
@@ -13,6 +10,9 @@ const OWN_FIELDS = [
   'messages',
   'context',
   'episodic',
+  'episodes',
+  'episode_count',
+  'message_count',
   'revision',
 ] as const;
 
@@ -26,46 +26,29 @@ export interface SnapshotInput {
   readonly carried: Readonly<Record<string, unknown>>;
 }
 
-/** The `SessionState` for a committed log: seed 001's fields plus seed 000's context and JSONL. */
+/**
+ * The whole `SessionState` (schema_version 2) of a committed log: seed 001's fields, the context,
+ * the revision, every episode, and the seed 001 `messages` view of them (healed: no unpaired call,
+ * no orphan tool message; see `snapshotMessages`). What a store writes as a session's base (a new
+ * session, or a fold).
+ */
 export function buildSnapshot(input: SnapshotInput): SessionState {
+  const episodes = input.log.read({ fromId: 0 });
   return {
     ...input.carried,
     schema_version: SESSION_STATE_SCHEMA_VERSION,
     session_id: input.sessionId,
     updated_at: input.updatedAt,
-    messages: episodesToMessages(input.log.read({ fromId: 0 })),
     context: { ...input.context },
-    episodic: input.log.toJSONL(),
     revision: input.revision,
+    episodes: episodes.slice(),
+    messages: snapshotMessages(episodes),
   };
 }
 
 /** The fields of a loaded snapshot that the session does not write itself. */
-export function carriedFields(state: SessionState): Record<string, unknown> {
+export function carriedFields(state: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const carried: Record<string, unknown> = { ...state };
   for (const field of OWN_FIELDS) delete carried[field];
   return carried;
-}
-
-function sourceOf(item: InputItem): EpisodeSource {
-  if (item.type === 'function_call_output') return 'tool';
-  if (item.type === 'message') {
-    if (item.role === 'user') return 'user';
-    if (item.role === 'assistant') return 'model';
-    return 'runtime';
-  }
-  return 'model';
-}
-
-/**
- * The committed log of a snapshot: its `episodic` JSONL (damaged lines are skipped and reported by
- * one `error.parse` episode), or, for a seed 001 snapshot without one, its `messages` as items.
- */
-export function restoreLog(state: SessionState, now: () => Date): Episodic {
-  if (typeof state.episodic === 'string') return createEpisodic(state.episodic, { now });
-  const log = createEpisodic(undefined, { now });
-  for (const item of messagesToItems(state.messages)) {
-    log.append({ type: 'item', meta: { source: sourceOf(item) }, payload: { item } });
-  }
-  return log;
 }

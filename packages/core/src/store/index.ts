@@ -10,18 +10,44 @@ export {
 } from './memory-session-store.js';
 export * from './run-store.js';
 export type {
+  DecodedSessionBase,
+  SessionHead,
+} from './session-format.js';
+export {
+  applyDeltaFields,
+  decodeSessionBase,
+  decodeSessionDeltas,
+  encodeSessionBase,
+  encodeSessionDelta,
+} from './session-format.js';
+export type {
   SaveSessionOptions,
+  SessionAdapterCommit,
+  SessionCommit,
+  SessionCommitReceipt,
+  SessionCommitSizes,
+  SessionFoldPolicy,
+  SessionFoldReceipt,
   SessionRedactReceipt,
   SessionStore,
   SessionStoreAdapter,
   SessionStoreCapabilities,
+  SessionStoreOptions,
   SessionSummary,
+  StoredSession,
+  StoredSessionHead,
+  StoredSessionLines,
 } from './session-store.js';
 export {
   assertExpectedRevision,
+  assertReplaceable,
+  baseEpisodes,
   compareSessionSummaries,
   createSessionStore,
   revisionOf,
+  sessionEpisodes,
+  snapshotEpisodes,
+  storedSessionRevision,
   summarizeSession,
 } from './session-store.js';
 export { callAdapter, toStorageError } from './storage-error.js';

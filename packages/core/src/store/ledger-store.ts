@@ -3,7 +3,12 @@ import * as z from 'zod';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { DEFAULT_CONTENT_RULES } from '../ledger/content-rules.js';
-import { type LedgerRow, type NewLedgerRow, rowToLedgerEvent } from '../ledger/ledger-row.js';
+import {
+  damagedRowOf,
+  type LedgerRow,
+  type NewLedgerRow,
+  rowToLedgerEvent,
+} from '../ledger/ledger-row.js';
 import {
   isSameLedgerEvent,
   type LedgerCaps,
@@ -24,6 +29,7 @@ import {
   LEDGER_MAX_LIMIT,
   type LedgerAppendOptions,
   type LedgerAppendReceipt,
+  type LedgerDamagedRow,
   type LedgerEvent,
   type LedgerEventType,
   type LedgerGcOptions,
@@ -36,7 +42,6 @@ import {
   type LedgerReplayOptions,
   ledgerAppendOptionsSchema,
   ledgerGcOptionsSchema,
-  ledgerIdentifierSchema,
   ledgerQuerySchema,
   ledgerRedactOptionsSchema,
   ledgerRedactTargetSchema,
@@ -45,6 +50,7 @@ import {
   type RetentionPolicy,
   type RetentionPolicyInput,
   retentionPolicySchema,
+  storedSessionIdSchema,
 } from '../schema/ledger-event.js';
 import { safeJsonParse } from '../util/json.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
@@ -215,7 +221,7 @@ const optionsSchema = z.strictObject({
 
 // Reads and appends parse their options on every call: compiled once, on first use.
 const compiledQuery = lazyCompiled(ledgerQuerySchema);
-const compiledIdentifier = lazyCompiled(ledgerIdentifierSchema);
+const compiledSessionId = lazyCompiled(storedSessionIdSchema);
 const compiledReplayOptions = lazyCompiled(ledgerReplayOptionsSchema);
 const compiledAppendOptions = lazyCompiled(ledgerAppendOptionsSchema);
 
@@ -297,13 +303,25 @@ function metadataOf(row: LedgerRow): unknown {
 
 function pageOf(rows: LedgerRow[], limit: number, includePayload: boolean): LedgerPage {
   const count = Math.min(limit, rows.length);
-  const events: LedgerEvent[] = new Array(count);
-  for (let index = 0; index < count; index++)
-    events[index] = rowToLedgerEvent(rows[index] as LedgerRow, includePayload);
-  const last = events[count - 1];
+  const events: LedgerEvent[] = [];
+  let damaged: LedgerDamagedRow[] | undefined;
+  for (let index = 0; index < count; index++) {
+    const row = rows[index] as LedgerRow;
+    try {
+      events.push(rowToLedgerEvent(row, includePayload));
+    } catch (error) {
+      // A row another tool wrote that does not parse is reported once; the rest of the page reads.
+      const report = damagedRowOf(row, error);
+      if (report === null) throw error;
+      damaged ??= [];
+      damaged.push(report);
+    }
+  }
+  const last = rows[count - 1];
   return {
     events,
     next_after_id: rows.length > limit && last !== undefined ? last.event_id : null,
+    ...(damaged === undefined ? {} : { damaged }),
   };
 }
 
@@ -511,7 +529,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
     },
 
     async replay(sessionId, replayOptions) {
-      const session = parseInput(compiledIdentifier(), sessionId, 'replay session id');
+      const session = parseInput(compiledSessionId(), sessionId, 'replay session id');
       const parsed = parseInput(compiledReplayOptions(), replayOptions, 'replay options');
       const { scope } = resolveScopeSelector(parsed, 'replay');
       const after =

@@ -1,49 +1,91 @@
-import type { SessionState } from '../schema/session-state.js';
+import { EpisodicError } from '../errors/episodic-error.js';
 import {
   assertExpectedRevision,
-  compareSessionSummaries,
+  assertReplaceable,
   createSessionStore,
-  revisionOf,
   type SessionStore,
   type SessionStoreAdapter,
-  summarizeSession,
+  type SessionStoreOptions,
+  storedSessionRevision,
 } from './session-store.js';
 
+/** One stored session: its base's lines and its delta lines. */
+interface StoredLines {
+  base: string[];
+  deltas: string[];
+  baseBytes: number;
+  deltaBytes: number;
+}
+
+const bytesOf = (lines: readonly string[]) =>
+  lines.reduce((total, line) => total + line.length + 1, 0);
+
 /**
- * The in-memory reference session store. Snapshots are kept as JSON text, so what a caller reads
- * back is always a fresh copy, exactly as from disk.
+ * The in-memory reference session store: each session is kept as the lines a file store writes
+ * (a base and its deltas), so what a caller reads back is always a fresh copy, exactly as from disk.
  */
 export function createMemorySessionStoreAdapter(): SessionStoreAdapter {
-  const snapshots = new Map<string, string>();
-  const read = (sessionId: string): SessionState | null => {
-    const text = snapshots.get(sessionId);
-    return text === undefined ? null : (JSON.parse(text) as SessionState);
+  const sessions = new Map<string, StoredLines>();
+  /** The stored session's revision; null for an unreadable one (it may only be replaced). */
+  const revisionOfStored = (sessionId: string, stored: StoredLines): number | null => {
+    try {
+      return storedSessionRevision(sessionId, stored.base[0] ?? '', stored.deltas.at(-1) ?? null);
+    } catch (error) {
+      if (EpisodicError.hasCode(error, 'CORRUPT_DATA')) return null;
+      throw error;
+    }
   };
   return {
-    specificationVersion: 'v1',
+    specificationVersion: 'v2',
     name: 'memory',
     capabilities: { atomicSave: true, crossProcessConflicts: false },
-    load: read,
-    save(state, expectedRevision) {
-      assertExpectedRevision(
-        state.session_id,
-        revisionOf(read(state.session_id)),
-        expectedRevision,
+    load(sessionId) {
+      const stored = sessions.get(sessionId);
+      return stored === undefined ? null : { base: [...stored.base], deltas: [...stored.deltas] };
+    },
+    commit(sessionId, commit) {
+      const stored = sessions.get(sessionId);
+      if (stored === undefined) {
+        assertExpectedRevision(sessionId, null, commit.expectedRevision);
+        const base = [...commit.base()];
+        sessions.set(sessionId, { base, deltas: [], baseBytes: bytesOf(base), deltaBytes: 0 });
+        return { deltaCount: 0, deltaBytes: 0, baseBytes: bytesOf(base) };
+      }
+      const current = storedSessionRevision(
+        sessionId,
+        stored.base[0] ?? '',
+        stored.deltas.at(-1) ?? null,
       );
-      snapshots.set(state.session_id, JSON.stringify(state));
+      assertExpectedRevision(sessionId, current, commit.expectedRevision);
+      stored.deltas.push(commit.delta);
+      stored.deltaBytes += commit.delta.length + 1;
+      return {
+        deltaCount: stored.deltas.length,
+        deltaBytes: stored.deltaBytes,
+        baseBytes: stored.baseBytes,
+      };
+    },
+    replace(sessionId, lines, revision, expectedRevision) {
+      const stored = sessions.get(sessionId);
+      const current = stored === undefined ? null : revisionOfStored(sessionId, stored);
+      assertReplaceable(sessionId, current, revision, expectedRevision);
+      const base = [...lines];
+      sessions.set(sessionId, { base, deltas: [], baseBytes: bytesOf(base), deltaBytes: 0 });
     },
     list() {
-      return [...snapshots.keys()]
-        .map((sessionId) => summarizeSession(read(sessionId) as SessionState))
-        .sort(compareSessionSummaries);
+      return [...sessions].map(([sessionId, stored]) => ({
+        sessionId,
+        base: stored.base[0] ?? '',
+        lastDelta: stored.deltas.at(-1) ?? null,
+      }));
     },
     delete(sessionId) {
-      return snapshots.delete(sessionId);
+      return sessions.delete(sessionId);
     },
   };
 }
 
 /** An in-memory `SessionStore` (for tests, examples and short-lived agents). */
-export function createMemorySessionStore(): SessionStore {
-  return createSessionStore(createMemorySessionStoreAdapter());
+export function createMemorySessionStore(options?: SessionStoreOptions): SessionStore {
+  return createSessionStore(createMemorySessionStoreAdapter(), options);
 }

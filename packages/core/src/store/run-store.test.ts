@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { RunHeader, RunRecord } from '../schema/run-record.js';
 import { uuidSchema } from '../schema/session-state.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { createMemoryRunStoreAdapter } from './memory-run-store.js';
 import {
   compareRunSummaries,
   createRunStore,
   hasLoneSurrogateEscape,
-  jsonEqual,
   parseRunId,
   planRunAppend,
   prepareRunRecords,

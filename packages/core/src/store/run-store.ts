@@ -6,6 +6,9 @@ import {
   customRunRecordSchema,
   isKnownRunRecordType,
   isSupportedRunSchemaVersion,
+  LATER_RUN_RECORD_TYPE_PATTERN,
+  laterRunRecordSchema,
+  nearKnownRunRecordType,
   RUN_RECORD_SCHEMA_VERSION,
   type RunHeader,
   type RunModelInfo,
@@ -16,6 +19,7 @@ import {
 } from '../schema/run-record.js';
 import { UUID_PATTERN, uuidSchema } from '../schema/session-state.js';
 import { safeJsonParse } from '../util/json.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { describeValue } from '../validation/describe-value.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
@@ -378,6 +382,7 @@ const tailOptionsSchema = z
   .optional();
 
 const customRecord = lazyCompiled(customRunRecordSchema);
+const laterRecord = lazyCompiled(laterRunRecordSchema);
 
 function checkAdapter(adapter: RunStoreAdapter): void {
   if (adapter?.specificationVersion !== 'v1') {
@@ -459,12 +464,22 @@ export function prepareRunRecords(runId: string, records: unknown): RunRecordEnt
       schema = runRecordSchemaFor(type);
     } else if (typeof type === 'string' && CUSTOM_RUN_RECORD_TYPE_PATTERN.test(type)) {
       schema = customRecord();
+    } else if (
+      typeof type === 'string' &&
+      LATER_RUN_RECORD_TYPE_PATTERN.test(type) &&
+      nearKnownRunRecordType(type) === undefined
+    ) {
+      // A seed type newer than this version (written back from an export or a newer writer's file).
+      schema = laterRecord();
     } else {
+      const near = typeof type === 'string' ? nearKnownRunRecordType(type) : undefined;
       throw invalidField(
         recordSubject(index),
         'type',
         type,
-        'must be a seed 001 record type (header, run.start, run.context, agent.event, tool.output, llm.request, llm.response, run.status, run.error, run.end) or a custom type namespaced as x.<org>.<name>',
+        near === undefined
+          ? 'must be a seed 001 record type (header, run.start, run.context, agent.event, tool.output, llm.request, llm.response, run.status, run.error, run.end), a custom type namespaced as x.<org>.<name>, or a newer seed type (lowercase words joined by dots, e.g. run.plan)'
+          : `must be a seed 001 record type: did you mean "${near}"?`,
       );
     }
     // Validated without copying and stored as given (no defaults filled in); the JSON is taken
@@ -670,32 +685,6 @@ export function planRunAppend(
     message: `Run ${runId} already exists with ${storedHeader === null ? 'an unreadable header' : 'a different header'}; a run's header is written once and never rewritten. Append the other records without a header, or start a new run with a new id.`,
     details: { runId },
   });
-}
-
-/** Deep equality of two JSON values, ignoring object key order. */
-export function jsonEqual(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null)
-    return false;
-  if (Array.isArray(left) !== Array.isArray(right)) return false;
-  if (Array.isArray(left)) {
-    const other = right as unknown[];
-    return (
-      left.length === other.length && left.every((value, index) => jsonEqual(value, other[index]))
-    );
-  }
-  const leftKeys = Object.keys(left).filter(
-    (key) => (left as Record<string, unknown>)[key] !== undefined,
-  );
-  const rightKeys = Object.keys(right).filter(
-    (key) => (right as Record<string, unknown>)[key] !== undefined,
-  );
-  if (leftKeys.length !== rightKeys.length) return false;
-  return leftKeys.every(
-    (key) =>
-      Object.hasOwn(right, key) &&
-      jsonEqual((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]),
-  );
 }
 
 /** The summary `list()` reports for a run, from its header. */

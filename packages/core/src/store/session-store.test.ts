@@ -51,21 +51,23 @@ describe('createSessionStore', () => {
 
   it('turns backend failures into STORAGE_ERROR and refuses adapters of another specification', async () => {
     const broken: SessionStoreAdapter = {
-      specificationVersion: 'v1',
+      specificationVersion: 'v2',
       name: 'broken',
       capabilities: { atomicSave: false, crossProcessConflicts: false },
       load: () => {
         throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
       },
-      save: () => undefined,
+      commit: () => ({ deltaCount: 0, deltaBytes: 0, baseBytes: 0 }),
+      replace: () => undefined,
       list: () => [],
       delete: () => false,
     };
     const error = await rejection(createSessionStore(broken).load(id));
     expect(error.code).toBe('STORAGE_ERROR');
     expect(error.details).toMatchObject({ store: 'broken', backendCode: 'EIO' });
-    expect(() => createSessionStore({ ...broken, specificationVersion: 'v2' as 'v1' })).toThrow(
-      /specification v2/,
+    // A store package written for the first contract (whole snapshots) is refused, saying why.
+    expect(() => createSessionStore({ ...broken, specificationVersion: 'v1' as 'v2' })).toThrow(
+      /specification v1.*needs 'v2'/,
     );
   });
 });

@@ -1,8 +1,30 @@
 import * as z from 'zod';
+import { createEpisodic } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
-import { type SessionState, sessionStateSchema, uuidSchema } from '../schema/session-state.js';
+import { lastUserMessage } from '../messages/last-user-message.js';
+import { messagesToEpisodes } from '../messages/message-episodes.js';
+import { snapshotMessages } from '../messages/snapshot-messages.js';
+import {
+  SESSION_STATE_SCHEMA_VERSION,
+  type SessionDelta,
+  type SessionState,
+  sessionDeltaSchema,
+  sessionStateSchema,
+  uuidSchema,
+} from '../schema/session-state.js';
+import { safeJsonParse } from '../util/json.js';
 import { parseInput } from '../validation/parse-input.js';
 import type { MaybePromise } from './maybe-promise.js';
+import {
+  applyDeltaFields,
+  baseRevisionOf,
+  type DecodedSessionBase,
+  decodeSessionBase,
+  decodeSessionDeltas,
+  encodeSessionBase,
+  encodeSessionDelta,
+  type SessionHead,
+} from './session-format.js';
 import { callAdapter } from './storage-error.js';
 import {
   createStoredRedactor,
@@ -11,9 +33,13 @@ import {
   type StoredRedactionOptions,
 } from './stored-redaction.js';
 
+// ---------------------------------------------------------------------------------------------
+// The contract
+// ---------------------------------------------------------------------------------------------
+
 /** What a session store backend can promise, declared as data. */
 export interface SessionStoreCapabilities {
-  /** A save is all-or-nothing: a crash leaves the previous snapshot or the new one, never a mix. */
+  /** A save or commit is all-or-nothing: a crash leaves the previous revision or the new one. */
   readonly atomicSave: boolean;
   /** `expectedRevision` is enforced across processes, not only within one. */
   readonly crossProcessConflicts: boolean;
@@ -23,32 +49,106 @@ export interface SessionStoreCapabilities {
 export interface SessionSummary {
   sessionId: string;
   updatedAt: string;
+  /** The revision of the last commit. */
   revision: number;
   runId?: string;
+  /** Episodes in the committed log, when the stored form records it (every version 2 session). */
+  episodeCount?: number;
+  /** Messages in the base snapshot's seed 001 `messages` (as of `baseRevision`). */
   messageCount: number;
+  /** The revision of the base snapshot: the last fold (or save). */
+  baseRevision: number;
+  /**
+   * Seed 001's `last_user_message`: the last user message's content as Codelia's session list shows
+   * it (see `lastUserMessage`); absent when there is none.
+   */
+  lastUserMessage?: string;
+}
+
+/** A stored session as raw lines, for core to decode (see `session-format.ts`). */
+export interface StoredSessionLines {
+  /**
+   * The base snapshot, line by line, read lazily: core stops reading at its `messages` (close
+   * whatever backs it in the iterator's `return`).
+   */
+  base: Iterable<string>;
+  /** The delta lines, in stored order. A last line cut short by a crash is allowed. */
+  deltas: Iterable<string>;
+}
+
+/** One stored session as `list()` sees it: its base's first line and its last delta line. */
+export interface StoredSessionHead {
+  sessionId: string;
+  /** The first line of the base (the whole base for a version 1 or seed 001 snapshot). */
+  base: string;
+  /** The last complete delta line, or null when there is none. */
+  lastDelta: string | null;
+}
+
+/** What an adapter reports after a commit, for the fold policy. */
+export interface SessionCommitSizes {
+  /** Delta lines stored after the base, this commit's included. */
+  deltaCount: number;
+  /** Bytes of those lines. */
+  deltaBytes: number;
+  /** Bytes of the base. */
+  baseBytes: number;
+}
+
+/** One commit as an adapter receives it. */
+export interface SessionAdapterCommit {
+  /** The revision the commit makes (`expectedRevision + 1`, or 1 for a new session). */
+  revision: number;
+  /** The revision the session must be at; null when it must not exist yet. */
+  expectedRevision: number | null;
+  /** The delta line to append (JSON, without a newline). */
+  delta: string;
+  /** The session's whole base as of `revision` (lines): what a new session is stored as. */
+  base(): readonly string[];
 }
 
 /**
- * The adapter a session store backend implements (seed 001 `sessions/state/<session_id>.json`).
- * Small on purpose: core's `createSessionStore` wraps it with validation and domain errors.
+ * The adapter a session store backend implements. Small on purpose: core's
+ * `createSessionStore` encodes and decodes every line, validates input and applies the fold
+ * policy; the adapter stores lines and makes each write atomic and compare-and-set.
  */
 export interface SessionStoreAdapter {
   /** The contract version this adapter implements. */
-  readonly specificationVersion: 'v1';
+  readonly specificationVersion: 'v2';
   /** A short backend name for messages, e.g. `fs` or `sqlite`. */
   readonly name: string;
   readonly capabilities: SessionStoreCapabilities;
-  /** The snapshot, or null when there is none. Unreadable data throws `CORRUPT_DATA`. */
-  load(sessionId: string): MaybePromise<SessionState | null>;
   /**
-   * Stores `state` atomically. When `expectedRevision` is a number, the stored snapshot's revision
-   * (0 when it has none) must equal it; when it is null, no snapshot may exist yet. A mismatch throws
-   * `CONFLICT` (use `assertExpectedRevision`) and stores nothing. Undefined skips the check.
+   * The session's stored lines, or null when there is none. The base and the deltas must be one
+   * consistent pair: a fold that lands while they are read must not yield an older base with its
+   * deltas dropped (read again when the base changed meanwhile).
    */
-  save(state: SessionState, expectedRevision: number | null | undefined): MaybePromise<void>;
-  /** Every stored snapshot's summary (unreadable snapshots are left out, never fatal). */
-  list(): MaybePromise<SessionSummary[]>;
-  /** Deletes the snapshot; false when there was none. */
+  load(sessionId: string): MaybePromise<StoredSessionLines | null>;
+  /**
+   * Compare-and-append of one commit, as one atomic step (across processes when
+   * `crossProcessConflicts` is declared). When the session exists and its revision (see
+   * `storedSessionRevision`) equals `expectedRevision`, appends `delta` as one line; when it does
+   * not exist and `expectedRevision` is null, stores `base()` as its base. Anything else throws
+   * `assertExpectedRevision`'s `CONFLICT` and stores nothing. A last delta line a crash left
+   * incomplete is removed first (that commit was never acknowledged).
+   */
+  commit(sessionId: string, commit: SessionAdapterCommit): MaybePromise<SessionCommitSizes>;
+  /**
+   * Replaces the session's base with `lines` (a state as of `revision`) and drops its deltas, as
+   * one atomic step: when the session's revision is `expectedRevision` (null: it must not exist);
+   * with `expectedRevision` undefined, unless that would move the revision back (`CONFLICT`; an
+   * unreadable stored session may be replaced). The new base must be durable before any delta is
+   * dropped (a loader ignores deltas at or below the base's revision).
+   */
+  replace(
+    sessionId: string,
+    lines: readonly string[],
+    revision: number,
+    expectedRevision: number | null | undefined,
+  ): MaybePromise<void>;
+  /** Every stored session's head (sessions whose base cannot be read at all are left out). */
+  list(): MaybePromise<StoredSessionHead[]>;
+  /** Deletes the session (base and deltas); false when there was none. */
   delete(sessionId: string): MaybePromise<boolean>;
   /**
    * Drops copies of replaced or deleted snapshots that the backend still keeps in its files (e.g.
@@ -58,28 +158,117 @@ export interface SessionStoreAdapter {
   close?(): MaybePromise<void>;
 }
 
+/** A session as stored, decoded as far as resuming it needs. */
+export interface StoredSession {
+  /** The state its last commit left, without the log and messages. */
+  state: SessionHead;
+  /** The base snapshot (its log, or for a seed 001 snapshot its messages). */
+  base: DecodedSessionBase;
+  /** The commits since the base, in order. */
+  deltas: SessionDelta[];
+  /** The base's revision. */
+  baseRevision: number;
+}
+
+/** One commit (see `SessionStore.commit`). */
+export interface SessionCommit {
+  sessionId: string;
+  /** The revision the caller last saw; null for a new session. */
+  expectedRevision: number | null;
+  /** What the commit changes; `delta.revision` must be `expectedRevision + 1` (1 when new). */
+  delta: SessionDelta;
+  /**
+   * The whole state as of `delta.revision` (schema_version 2, with `episodes` and `messages`),
+   * built only when it is needed: to store a new session, or to fold.
+   */
+  base: () => SessionState;
+  /** Fold right after this commit (e.g. the stored base is an older version). @default false */
+  fold?: boolean;
+}
+
+/** What `commit()` did. */
+export interface SessionCommitReceipt {
+  sessionId: string;
+  revision: number;
+  /** True when the commit also folded the deltas into a new base. */
+  folded: boolean;
+}
+
+/** What `fold()` did. */
+export interface SessionFoldReceipt {
+  sessionId: string;
+  revision: number;
+  /** How many deltas the new base took in (0: the base was already current). */
+  folded: number;
+}
+
 export interface SaveSessionOptions {
   /**
    * The revision the caller last saw: the save fails with `CONFLICT` if another save landed since.
-   * `null` means "this session must be new". Omit to save unconditionally.
+   * `null` means "this session must be new". Omit to save whatever is stored (a save never moves
+   * a session's revision back, though).
    */
   expectedRevision?: number | null;
+}
+
+/** When a store folds a session's deltas into a new base. */
+export interface SessionFoldPolicy {
+  /**
+   * Fold once the deltas take this share of the base's bytes: the write cost per commit stays
+   * proportional to the commit (at most `1 + 1/share` times its bytes on average) and a load reads
+   * at most `1 + share` times the base.
+   * @default 0.5
+   */
+  share?: number;
+  /**
+   * ...but never for fewer delta bytes than this: a small session is not rewritten every other
+   * commit (reading its deltas costs next to nothing).
+   * @default 65536
+   */
+  minBytes?: number;
+  /** Fold once this many deltas follow the base, whatever their size. @default 100000 */
+  deltas?: number;
+}
+
+/** Options of `createSessionStore`. */
+export interface SessionStoreOptions {
+  /** When to fold deltas into a new base (see `SessionFoldPolicy`). */
+  fold?: SessionFoldPolicy;
 }
 
 /** The session store callers use: always promises, validated input, domain errors. */
 export interface SessionStore {
   readonly name: string;
   readonly capabilities: SessionStoreCapabilities;
+  /**
+   * The whole current state as one snapshot: a base without deltas as it was stored (version 1
+   * and seed 001 snapshots unchanged); with deltas, a version 2 state with every episode and the
+   * seed 001 `messages` rebuilt from them. null when there is none; `CORRUPT_DATA` when unreadable.
+   */
   load(sessionId: string): Promise<SessionState | null>;
+  /** The stored session decoded as far as resuming it needs (what `loadSession` reads). */
+  read(sessionId: string): Promise<StoredSession | null>;
+  /**
+   * Appends one commit, guarded by `expectedRevision` (`CONFLICT` when another commit landed
+   * first; nothing is stored). Costs the commit's size, not the session's: a new base is written
+   * only for a new session and, every so often, to fold the deltas (the fold policy).
+   */
+  commit(commit: SessionCommit): Promise<SessionCommitReceipt>;
+  /** Replaces the whole stored session with `state` (a base, dropping any deltas). */
   save(state: SessionState, options?: SaveSessionOptions): Promise<void>;
+  /**
+   * Folds the session's deltas into a new base now, so the base (what seed 001 readers see) is
+   * up to date. `NOT_FOUND` when there is no session.
+   */
+  fold(sessionId: string): Promise<SessionFoldReceipt>;
   list(): Promise<SessionSummary[]>;
   delete(sessionId: string): Promise<boolean>;
   /**
    * Scrubs a stored snapshot (see `StoredRedactionOptions`): by default every secret the ledger's
    * content detectors find is replaced by a typed placeholder; `mode: 'content'` replaces all text.
-   * A changed snapshot is saved as the next revision (so a session still holding the old one gets
-   * `CONFLICT` instead of writing it back) and the backend drops its old copy. `NOT_FOUND` when
-   * there is no snapshot.
+   * A changed session is saved as the next revision (a new base: so a session still holding the
+   * old one gets `CONFLICT` instead of writing it back) and the backend drops its old copy.
+   * `NOT_FOUND` when there is no snapshot.
    */
   redact(sessionId: string, options?: StoredRedactionOptions): Promise<SessionRedactReceipt>;
   close(): Promise<void>;
@@ -98,12 +287,39 @@ export interface SessionRedactReceipt {
   revision: number;
 }
 
-/** How often `redact()` retries when a save lands between its load and its save. */
+/** How often `redact()` retries when a commit lands between its load and its save. */
 const REDACT_ATTEMPTS = 5;
+const DEFAULT_FOLD_SHARE = 0.5;
+const DEFAULT_FOLD_DELTAS = 100_000;
+const DEFAULT_FOLD_MIN_BYTES = 64 * 1024;
 
 const saveOptionsSchema = z
   .strictObject({ expectedRevision: z.number().int().nonnegative().nullable().optional() })
   .optional();
+
+const storeOptionsSchema = z
+  .strictObject({
+    fold: z
+      .strictObject({
+        share: z.number().positive().max(1000).optional(),
+        minBytes: z.number().int().nonnegative().optional(),
+        deltas: z.number().int().positive().optional(),
+      })
+      .optional(),
+  })
+  .optional();
+
+const commitSchema = z.strictObject({
+  sessionId: uuidSchema,
+  expectedRevision: z.number().int().nonnegative().nullable(),
+  delta: sessionDeltaSchema,
+  base: z.custom<() => SessionState>((value) => typeof value === 'function', 'must be a function'),
+  fold: z.boolean().optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Rules shared by every adapter
+// ---------------------------------------------------------------------------------------------
 
 /** Throws `CONFLICT` unless `currentRevision` (null: no snapshot) matches `expectedRevision`. */
 export function assertExpectedRevision(
@@ -122,54 +338,351 @@ export function assertExpectedRevision(
   });
 }
 
+/**
+ * The checks of `replace`: `expectedRevision` when given; otherwise only that the revision never
+ * moves back (`currentRevision` null: no session, or an unreadable one).
+ */
+export function assertReplaceable(
+  sessionId: string,
+  currentRevision: number | null,
+  revision: number,
+  expectedRevision: number | null | undefined,
+): void {
+  if (expectedRevision !== undefined) {
+    assertExpectedRevision(sessionId, currentRevision, expectedRevision);
+    return;
+  }
+  if (currentRevision === null || currentRevision <= revision) return;
+  throw new EpisodicError({
+    code: 'CONFLICT',
+    message: `Session ${sessionId} is at revision ${currentRevision}; saving revision ${revision} would move it back, which a save never does. Load the session and save a revision of at least ${currentRevision}, or delete it first.`,
+    details: { sessionId, revision, currentRevision },
+  });
+}
+
+/** The revision a base's first line records, or null when it cannot be read. */
+function baseLineRevision(firstLine: string): number | null {
+  let line = firstLine;
+  if (line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+  const text = line.endsWith(',"episodes":[') ? `${line.slice(0, -13)}}` : line;
+  const parsed = safeJsonParse(text);
+  if (!parsed.success || typeof parsed.value !== 'object' || parsed.value === null) return null;
+  const revision = (parsed.value as { revision?: unknown }).revision;
+  return typeof revision === 'number' && Number.isSafeInteger(revision) && revision >= 0
+    ? revision
+    : 0;
+}
+
+/**
+ * The revision a stored session is at, from its base's first line and its last complete delta
+ * line: the later of the two (a delta at or below the base's revision is one a fold covered).
+ * null when the base cannot be read; `CORRUPT_DATA` when the last delta line is damaged.
+ */
+export function storedSessionRevision(
+  sessionId: string,
+  baseFirstLine: string,
+  lastDelta: string | null,
+): number | null {
+  const base = baseLineRevision(baseFirstLine);
+  if (base === null) return null;
+  if (lastDelta === null || lastDelta.trim() === '') return base;
+  const parsed = safeJsonParse(lastDelta);
+  const delta = parsed.success ? sessionDeltaSchema.safeParse(parsed.value) : null;
+  if (delta === null || !delta.success) {
+    throw new EpisodicError({
+      code: 'CORRUPT_DATA',
+      message: `The last stored commit of session ${sessionId} is damaged, so no commit can follow it safely. Inspect it with "episodic doctor", or save the session anew.`,
+      details: { sessionId },
+    });
+  }
+  return Math.max(base, delta.data.revision);
+}
+
 /** The revision of a stored snapshot (0 when it predates revisions). */
 export function revisionOf(state: SessionState | null): number | null {
   return state === null ? null : (state.revision ?? 0);
 }
 
+/** The summary `list()` reports for a session, from its head; null when its base is unreadable. */
+export function summarizeSession(head: StoredSessionHead): SessionSummary | null {
+  let first = head.base;
+  if (first.charCodeAt(0) === 0xfeff) first = first.slice(1);
+  const streamable = first.endsWith(',"episodes":[');
+  const parsed = safeJsonParse(streamable ? `${first.slice(0, -13)}}` : first);
+  if (!parsed.success) return null;
+  const checked = sessionStateSchema.safeParse(
+    streamable ? { ...(parsed.value as object), messages: [] } : parsed.value,
+  );
+  if (!checked.success || checked.data.session_id.toLowerCase() !== head.sessionId) return null;
+  const state = checked.data as SessionState & {
+    message_count?: unknown;
+    episode_count?: unknown;
+    last_user_message?: unknown;
+  };
+  const summary: SessionSummary = {
+    sessionId: state.session_id,
+    updatedAt: state.updated_at,
+    revision: state.revision ?? 0,
+    ...(state.run_id === undefined ? {} : { runId: state.run_id }),
+    messageCount:
+      typeof state.message_count === 'number' ? state.message_count : state.messages.length,
+    baseRevision: state.revision ?? 0,
+  };
+  const lastUser =
+    typeof state.last_user_message === 'string'
+      ? state.last_user_message
+      : lastUserMessage(state.messages);
+  if (lastUser !== undefined) summary.lastUserMessage = lastUser;
+  if (typeof state.episode_count === 'number') summary.episodeCount = state.episode_count;
+  else if (typeof state.episodic === 'string') {
+    summary.episodeCount = state.episodic.split('\n').filter((line) => line.trim() !== '').length;
+  } else if (Array.isArray(state.episodes)) summary.episodeCount = state.episodes.length;
+  if (head.lastDelta !== null) {
+    const parsedDelta = safeJsonParse(head.lastDelta);
+    const delta = sessionDeltaSchema.safeParse(parsedDelta.success ? parsedDelta.value : null);
+    if (delta.success && delta.data.revision > summary.revision) {
+      summary.revision = delta.data.revision;
+      summary.updatedAt = delta.data.updated_at;
+      if (delta.data.run_id !== undefined) summary.runId = delta.data.run_id;
+      const count = (delta.data as { episode_count?: unknown }).episode_count;
+      if (typeof count === 'number') summary.episodeCount = count;
+      const lastUserText = (delta.data as { last_user_message?: unknown }).last_user_message;
+      if (typeof lastUserText === 'string') summary.lastUserMessage = lastUserText;
+    }
+  }
+  return summary;
+}
+
+/** Newest first, then by id: the order every store's `list()` returns. */
+export function compareSessionSummaries(left: SessionSummary, right: SessionSummary): number {
+  if (left.updatedAt !== right.updatedAt) return left.updatedAt < right.updatedAt ? 1 : -1;
+  return left.sessionId < right.sessionId ? -1 : left.sessionId > right.sessionId ? 1 : 0;
+}
+
 function checkAdapter(adapter: SessionStoreAdapter): void {
-  if (adapter?.specificationVersion !== 'v1') {
+  if (adapter?.specificationVersion !== 'v2') {
     throw new EpisodicError({
       code: 'UNSUPPORTED',
-      message: `This session store adapter implements specification ${String(adapter?.specificationVersion)}, but @episodic/core needs 'v1'. Upgrade the store package to match @episodic/core.`,
+      message: `This session store adapter implements specification ${String(adapter?.specificationVersion)}, but @episodic/core needs 'v2' (sessions stored as a base plus deltas). Upgrade the store package to match @episodic/core.`,
       details: { specificationVersion: adapter?.specificationVersion },
     });
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The wrapper
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The episodes of a stored session's base, as parsed objects (validated only when a log is
+ * restored from them): a version 2 base's `episodes`, a version 1 base's JSONL, or the episodes a
+ * seed 001 snapshot's `messages` convert to.
+ */
+export function baseEpisodes(base: DecodedSessionBase): unknown[] {
+  const { log } = base;
+  if (log !== null && 'episodes' in log) return log.episodes;
+  const restored =
+    log === null
+      ? createEpisodic(
+          messagesToEpisodes(base.messages ?? []).map((episode, index) => ({
+            ...episode,
+            id: index + 1,
+          })),
+        )
+      : createEpisodic(log.jsonl);
+  return restored.read({ fromId: 0 }).slice();
+}
+
+/**
+ * The episodes of a whole snapshot (what `SessionStore.load` returns, or an exported one): its
+ * `episodes` (version 2), its `episodic` JSONL (version 1), or those its seed 001 `messages`
+ * convert to. Restore a log with `createEpisodic(snapshotEpisodes(state))`.
+ */
+export function snapshotEpisodes(state: SessionState): unknown[] {
+  if (state.episodes !== undefined) return state.episodes;
+  const { messages, episodic, episodes: _episodes, ...head } = state;
+  return baseEpisodes({
+    head,
+    log: typeof episodic === 'string' ? { jsonl: episodic } : null,
+    messages,
+    whole: state,
+  });
+}
+
+/**
+ * The episodes of a stored session, base and deltas joined (see `baseEpisodes`): what its
+ * committed log is restored from.
+ */
+export function sessionEpisodes(stored: StoredSession): unknown[] {
+  let episodes = baseEpisodes(stored.base);
+  for (const delta of stored.deltas) {
+    if (delta.reset === true) episodes = [];
+    if (delta.episodes !== undefined) episodes = episodes.concat(delta.episodes);
+  }
+  return episodes;
+}
+
 /** Wraps an adapter into the `SessionStore` callers use. */
-export function createSessionStore(adapter: SessionStoreAdapter): SessionStore {
+export function createSessionStore(
+  adapter: SessionStoreAdapter,
+  options?: SessionStoreOptions,
+): SessionStore {
   checkAdapter(adapter);
+  const checkedOptions = parseInput(storeOptionsSchema, options, 'session store options') ?? {};
+  const foldShare = checkedOptions.fold?.share ?? DEFAULT_FOLD_SHARE;
+  const foldDeltas = checkedOptions.fold?.deltas ?? DEFAULT_FOLD_DELTAS;
+  const foldMinBytes = checkedOptions.fold?.minBytes ?? DEFAULT_FOLD_MIN_BYTES;
   const name = adapter.name;
-  const sessionId = (value: unknown) => parseInput(uuidSchema, value, 'session id');
+  const sessionId = (value: unknown) => parseInput(uuidSchema, value, 'session id').toLowerCase();
+
+  const read = async (id: string, withMessages: boolean): Promise<StoredSession | null> => {
+    const lines = await callAdapter(name, `load session ${id}`, () => adapter.load(id));
+    if (lines === null) return null;
+    const base = decodeSessionBase(id, lines.base, withMessages);
+    const baseRevision = baseRevisionOf(base.head);
+    const deltas = decodeSessionDeltas(id, lines.deltas, baseRevision);
+    return { state: applyDeltaFields(base.head, deltas), base, deltas, baseRevision };
+  };
+
+  /** The whole state of a stored session as one version 2 snapshot. */
+  const materialize = (stored: StoredSession): SessionState => {
+    const all = createEpisodic(sessionEpisodes(stored)).read({ fromId: 0 });
+    return {
+      ...stored.state,
+      schema_version: SESSION_STATE_SCHEMA_VERSION,
+      episodes: all.slice(),
+      messages: snapshotMessages(all),
+    };
+  };
+
+  const replace = (state: SessionState, expectedRevision: number | null | undefined) =>
+    callAdapter(name, `save session ${state.session_id}`, () =>
+      adapter.replace(
+        state.session_id.toLowerCase(),
+        encodeSessionBase(state),
+        state.revision ?? 0,
+        expectedRevision,
+      ),
+    );
+
   return {
     name,
     capabilities: adapter.capabilities,
     async load(id) {
       const checked = sessionId(id);
-      return callAdapter(name, `load session ${checked}`, () => adapter.load(checked));
+      const stored = await read(checked, true);
+      if (stored === null) return null;
+      if (stored.deltas.length > 0) return materialize(stored);
+      // No commit since the base: the base exactly as stored.
+      if (stored.base.whole !== null) return stored.base.whole;
+      const { log, messages } = stored.base;
+      return {
+        ...stored.state,
+        episodes: log !== null && 'episodes' in log ? log.episodes : [],
+        messages: messages ?? [],
+      };
     },
-    async save(state, options) {
-      const checked = parseInput(sessionStateSchema, state, 'session state');
-      const { expectedRevision } = parseInput(saveOptionsSchema, options, 'save options') ?? {};
-      await callAdapter(name, `save session ${checked.session_id}`, () =>
-        adapter.save(checked, expectedRevision),
+    async read(id) {
+      return read(sessionId(id), false);
+    },
+    async commit(input) {
+      const commit = parseInput(commitSchema, input, 'session commit');
+      const id = commit.sessionId.toLowerCase();
+      const expected = commit.expectedRevision;
+      const revision = (expected ?? 0) + 1;
+      if (commit.delta.revision !== revision) {
+        throw new EpisodicError({
+          code: 'VALIDATION_ERROR',
+          message: `Invalid session commit: delta.revision is ${commit.delta.revision}, but a commit expecting ${expected === null ? 'a new session' : `revision ${expected}`} makes revision ${revision}. Set delta.revision to ${revision}.`,
+          details: {
+            subject: 'session commit',
+            issues: [
+              {
+                field: 'delta.revision',
+                message: `must be ${revision}`,
+                value: String(commit.delta.revision),
+              },
+            ],
+          },
+        });
+      }
+      let built: readonly string[] | undefined;
+      const baseLines = () => {
+        built ??= encodeSessionBase(
+          parseInput(sessionStateSchema, commit.base(), 'session commit base'),
+        );
+        return built;
+      };
+      const sizes = await callAdapter(name, `commit session ${id}`, () =>
+        adapter.commit(id, {
+          revision,
+          expectedRevision: expected,
+          delta: encodeSessionDelta(commit.delta),
+          base: baseLines,
+        }),
       );
+      const due =
+        expected !== null &&
+        (commit.fold === true ||
+          sizes.deltaCount >= foldDeltas ||
+          sizes.deltaBytes >= Math.max(foldMinBytes, foldShare * sizes.baseBytes));
+      if (!due) return { sessionId: id, revision, folded: false };
+      try {
+        await callAdapter(name, `fold session ${id}`, () =>
+          adapter.replace(id, baseLines(), revision, revision),
+        );
+      } catch (error) {
+        // Another commit landed meanwhile: it will fold when its turn comes.
+        if (EpisodicError.hasCode(error, 'CONFLICT'))
+          return { sessionId: id, revision, folded: false };
+        throw error;
+      }
+      return { sessionId: id, revision, folded: true };
+    },
+    async save(state, saveOptions) {
+      const checked = parseInput(sessionStateSchema, state, 'session state');
+      const { expectedRevision } = parseInput(saveOptionsSchema, saveOptions, 'save options') ?? {};
+      await replace(checked, expectedRevision);
+    },
+    async fold(id) {
+      const checked = sessionId(id);
+      for (let attempt = 1; ; attempt++) {
+        const stored = await read(checked, false);
+        if (stored === null) {
+          throw new EpisodicError({
+            code: 'NOT_FOUND',
+            message: `Session ${checked} is not in the ${name} store, so there is nothing to fold. Check the id (list sessions to see the ones stored).`,
+            details: { sessionId: checked, store: name },
+          });
+        }
+        const revision = stored.state.revision ?? 0;
+        try {
+          await replace(materialize(stored), revision);
+        } catch (error) {
+          if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
+          throw error;
+        }
+        return { sessionId: checked, revision, folded: stored.deltas.length };
+      }
     },
     async list() {
-      return callAdapter(name, 'list sessions', () => adapter.list());
+      const heads = await callAdapter(name, 'list sessions', () => adapter.list());
+      const summaries: SessionSummary[] = [];
+      for (const head of heads) {
+        const summary = summarizeSession(head);
+        if (summary !== null) summaries.push(summary);
+      }
+      return summaries.sort(compareSessionSummaries);
     },
     async delete(id) {
       const checked = sessionId(id);
       return callAdapter(name, `delete session ${checked}`, () => adapter.delete(checked));
     },
-    async redact(id, options) {
+    async redact(id, redactOptions) {
       const checked = sessionId(id);
-      const redaction = parseStoredRedactionOptions(options, 'session redaction options');
+      const redaction = parseStoredRedactionOptions(redactOptions, 'session redaction options');
       for (let attempt = 1; ; attempt++) {
-        const state = await callAdapter(name, `load session ${checked}`, () =>
-          adapter.load(checked),
-        );
+        const state = await this.load(checked);
         if (state === null) {
           throw new EpisodicError({
             code: 'NOT_FOUND',
@@ -190,7 +703,7 @@ export function createSessionStore(adapter: SessionStoreAdapter): SessionStore {
           'redacted session state',
         );
         try {
-          await callAdapter(name, `save session ${checked}`, () => adapter.save(next, current));
+          await replace(next, current);
         } catch (error) {
           if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
           throw error;
@@ -208,21 +721,4 @@ export function createSessionStore(adapter: SessionStoreAdapter): SessionStore {
       await callAdapter(name, 'close', () => adapter.close?.());
     },
   };
-}
-
-/** The summary `list()` reports for a snapshot. */
-export function summarizeSession(state: SessionState): SessionSummary {
-  return {
-    sessionId: state.session_id,
-    updatedAt: state.updated_at,
-    revision: state.revision ?? 0,
-    ...(state.run_id === undefined ? {} : { runId: state.run_id }),
-    messageCount: state.messages.length,
-  };
-}
-
-/** Newest first, then by id: the order every store's `list()` returns. */
-export function compareSessionSummaries(left: SessionSummary, right: SessionSummary): number {
-  if (left.updatedAt !== right.updatedAt) return left.updatedAt < right.updatedAt ? 1 : -1;
-  return left.sessionId < right.sessionId ? -1 : left.sessionId > right.sessionId ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { RunStore } from '../store/run-store.js';
-import type { SessionStore } from '../store/session-store.js';
+import { type SessionStore, sessionEpisodes } from '../store/session-store.js';
+import { messageEpisode, SESSION_TS, sessionBase } from './session-fixtures.js';
 
 /**
  * Work the conformance suite runs in another process, against the same stores as the test, to
@@ -8,16 +9,30 @@ import type { SessionStore } from '../store/session-store.js';
  * declares `capabilities.crossProcess` implements `StoreHarness.runInChild` by spawning a real
  * child process that opens the same stores and calls `runConformanceChild` with the task.
  */
-export type ConformanceChildTask = {
-  /** Compare-and-append `count` records to an existing run, re-reading and retrying on CONFLICT. */
-  kind: 'run-append-race';
-  runId: string;
-  /** This writer's number (recorded in each record, so the test can tell writers apart). */
-  writer: number;
-  count: number;
-};
+export type ConformanceChildTask =
+  | {
+      /** Compare-and-append `count` records to an existing run, re-reading and retrying on CONFLICT. */
+      kind: 'run-append-race';
+      runId: string;
+      /** This writer's number (recorded in each record, so the test can tell writers apart). */
+      writer: number;
+      count: number;
+    }
+  | {
+      /**
+       * Commit `count` turns (one episode each) to an existing session, each expecting the
+       * revision last read, re-reading and retrying on CONFLICT.
+       */
+      kind: 'session-commit-race';
+      sessionId: string;
+      writer: number;
+      count: number;
+    };
 
-/** What a child did: one entry per acknowledged write, in the order they were acknowledged. */
+/**
+ * What a child did: one entry per acknowledged write, in the order they were acknowledged, with
+ * the run position or session revision the write took.
+ */
 export interface ConformanceChildResult {
   acknowledged: Array<{ n: number; position: number }>;
   /** How many attempts lost a race (`CONFLICT`) and were retried. */
@@ -49,6 +64,7 @@ export async function runConformanceChild(
   stores: ConformanceChildStores,
   task: ConformanceChildTask,
 ): Promise<ConformanceChildResult> {
+  if (task.kind === 'session-commit-race') return sessionCommitRace(stores, task);
   const { runs } = stores;
   if (runs === undefined) throw new Error('run-append-race needs the harness to open `runs`');
   const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
@@ -68,6 +84,49 @@ export async function runConformanceChild(
         if (!EpisodicError.hasCode(error, 'CONFLICT')) throw error;
         result.conflicts++;
         position = (await runs.readAfter(task.runId, position)).position;
+      }
+    }
+  }
+  return result;
+}
+
+/** The text of the episode a racing session writer commits as its `n`-th turn. */
+export function raceTurn(writer: number, n: number): string {
+  return `writer ${writer} turn ${n}`;
+}
+
+async function sessionCommitRace(
+  stores: ConformanceChildStores,
+  task: Extract<ConformanceChildTask, { kind: 'session-commit-race' }>,
+): Promise<ConformanceChildResult> {
+  const { sessions } = stores;
+  if (sessions === undefined) throw new Error('session-commit-race needs `sessions`');
+  const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
+  const reload = async () => {
+    const stored = await sessions.read(task.sessionId);
+    if (stored === null) throw new Error(`session ${task.sessionId} does not exist`);
+    return { revision: stored.state.revision ?? 0, episodes: sessionEpisodes(stored) };
+  };
+  let { revision, episodes } = await reload();
+  for (let n = 0; n < task.count; n++) {
+    for (;;) {
+      const episode = messageEpisode(episodes.length + 1, raceTurn(task.writer, n));
+      const all = [...episodes, episode];
+      try {
+        await sessions.commit({
+          sessionId: task.sessionId,
+          expectedRevision: revision,
+          delta: { revision: revision + 1, updated_at: SESSION_TS, episodes: [episode] },
+          base: () => sessionBase(task.sessionId, revision + 1, all),
+        });
+        revision += 1;
+        episodes = all;
+        result.acknowledged.push({ n, position: revision });
+        break;
+      } catch (error) {
+        if (!EpisodicError.hasCode(error, 'CONFLICT')) throw error;
+        result.conflicts++;
+        ({ revision, episodes } = await reload());
       }
     }
   }

@@ -632,9 +632,18 @@ export function describeLedgerSuite(
       expect(override.policy_days['tool.result']).toBeNull();
       await expectEpisodicError(ledger.gc({ nowMs: now } as never), 'SCOPE_REQUIRED');
       await expectEpisodicError(
-        ledger.gc({ scope: 'project-a', policy: { 'tool.result': 0 } }),
+        ledger.gc({ scope: 'project-a', policy: { 'tool.result': -1 } }),
         'VALIDATION_ERROR',
       );
+      // One rule for days: 0 expires every event older than now (here: every tool.result).
+      const zero = await ledger.gc({
+        scope: 'project-a',
+        nowMs: now,
+        policy: { 'tool.result': 0 },
+        dryRun: true,
+      });
+      expect(zero.policy_days['tool.result']).toBe(0);
+      expect(zero.deleted_by_type['tool.result']).toBeGreaterThan(0);
       await expectEpisodicError(
         ledger.gc({ scope: 'project-a', policy: { 'tool.output': 1 } as never }),
         'VALIDATION_ERROR',

@@ -75,9 +75,16 @@ export function describeRunStoreSuite(
         label: 'custom',
       };
       const withExtra = { ...agentEvent(runId, 4), future_field: { nested: [1, 2] } };
+      // A seed type newer than this version (a file or export written by a newer Episodic).
+      const later: RunRecord = {
+        type: 'run.plan',
+        run_id: runId,
+        ts: '2026-02-03T12:02:30.000Z',
+        steps: ['a', 'b'],
+      };
       const receipt = await store.append(runId, records.slice(0, 3));
       expect(receipt).toMatchObject({ runId, appended: 3 });
-      await store.append(runId, [custom, withExtra]);
+      await store.append(runId, [custom, withExtra, later]);
       await store.append(runId, records.slice(3));
 
       const read = await store.read(runId);
@@ -90,6 +97,7 @@ export function describeRunStoreSuite(
         ...records.slice(0, 3),
         custom,
         withExtra,
+        later,
         ...records.slice(3),
       ]);
     });
@@ -179,6 +187,11 @@ export function describeRunStoreSuite(
           'an unnamespaced unknown type',
           runId,
           [{ type: 'checkpoint', run_id: runId, ts: '2026-02-03T12:00:00.000Z' }],
+        ],
+        [
+          'a typo of a seed type',
+          runId,
+          [{ type: 'run.strat', run_id: runId, ts: '2026-02-03T12:00:00.000Z' }],
         ],
         ['a bad timestamp', runId, [{ ...agentEvent(runId, 0), ts: 'yesterday' }]],
         [

@@ -16,6 +16,8 @@ export interface StoreDamageHooks {
   replaceRawRun?(runId: string, bytes: Uint8Array): Promise<void>;
   /** Writes raw bytes as a session's stored snapshot (creating or replacing it). */
   writeRawSnapshot?(sessionId: string, bytes: Uint8Array): Promise<void>;
+  /** Appends raw bytes after a session's stored deltas (a torn commit, garbage). */
+  appendRawToDeltas?(sessionId: string, bytes: Uint8Array): Promise<void>;
 }
 
 /**
@@ -53,6 +55,11 @@ export interface StoreConformanceCapabilities {
   readonly runDamage?: boolean;
   /** `damage.writeRawSnapshot` works: runs the damaged-snapshot tests. @default false */
   readonly snapshotDamage?: boolean;
+  /**
+   * Session deltas are stored as text lines (files) and `damage.appendRawToDeltas` works: runs
+   * the torn-commit tests. @default false
+   */
+  readonly deltaDamage?: boolean;
   /**
    * Runs are stored as text lines (run files, the memory store): a last line can lack its newline
    * (a torn write) and blank lines are no entries. Runs the torn-tail position test. @default false

@@ -34,10 +34,14 @@ function describeIssue(issue: ZodIssue, given: unknown): string {
         ? `must be ${quoteList(issue.values)}`
         : `must be one of ${quoteList(issue.values)}`;
     case 'too_big':
+      // A bound given with its own message (e.g. 'must not be blank') says it best.
+      if (!issue.message.startsWith('Too big')) return issue.message;
       return `must be at most ${String(issue.maximum)}${unitOf(issue.origin)}`;
     case 'too_small':
-      return given === undefined
-        ? 'is required'
+      if (given === undefined) return 'is required';
+      if (!issue.message.startsWith('Too small')) return issue.message;
+      return issue.inclusive === false
+        ? `must be more than ${String(issue.minimum)}${unitOf(issue.origin)}`
         : `must be at least ${String(issue.minimum)}${unitOf(issue.origin)}`;
     case 'unrecognized_keys':
       return `has unknown key${issue.keys.length > 1 ? 's' : ''} ${quoteList(issue.keys)}: remove ${issue.keys.length > 1 ? 'them' : 'it'}`;

@@ -66,7 +66,10 @@ export interface RunningMcpServer {
   readonly scopes: readonly string[];
   /** Resolves once the server has stopped and the stores are closed (stdin ended, or `close()`). */
   readonly closed: Promise<void>;
-  /** Stops serving and closes the stores. Idempotent. */
+  /**
+   * Stops serving and closes the stores. Idempotent. Over stdio, the tool calls in flight are
+   * answered first, and requests arriving meanwhile get a "shutting down" error (`-32000`).
+   */
   close(): Promise<void>;
 }
 
@@ -152,21 +155,27 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
       input: stdin,
       ...(output === undefined ? {} : { output }),
     });
+    let resolveStdioClosed: () => void = () => {};
+    const closed = new Promise<void>((resolve) => {
+      resolveStdioClosed = resolve;
+    });
     let closing: Promise<void> | undefined;
+    // `closed` settles on every way out: stdin ending, and `close()` (a signal), which first lets
+    // the calls in flight be answered. Before, only stdin ending settled it, so a process awaiting
+    // it after a signal had nothing left to run and Node exited with status 13.
     const close = () => {
       closing ??= (async () => {
         try {
           await served.close();
         } finally {
           await closeStores();
+          resolveStdioClosed();
         }
       })();
       return closing;
     };
-    const closed = new Promise<void>((resolve) => {
-      stdin.once('end', () => void close().then(resolve, resolve));
-      stdin.once('close', () => void close().then(resolve, resolve));
-    });
+    stdin.once('end', () => void close().catch(() => {}));
+    stdin.once('close', () => void close().catch(() => {}));
     logger({
       level: 'info',
       message: `serving scope "${scope}" over stdio (database ${location.database}, runs in ${location.store})`,

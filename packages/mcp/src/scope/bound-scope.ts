@@ -10,15 +10,16 @@ export const DEFAULT_SCOPE = 'default';
 export const BOUND_SCOPE_MAX_LENGTH = 128;
 
 /**
- * Normalizes the scope a server or token is bound to (`"My Project"` → `my-project`). `global` is
- * reserved for reading across scopes and cannot be bound: a server never reads across scopes.
+ * Normalizes the scope a server or token is bound to (`"My Project"` → `my-project`). `global` (the
+ * scope where openclaw-mem puts untagged events) cannot be bound: a server writes to its scope, and
+ * Episodic never writes there.
  */
 export function bindScope(scope: string | undefined, field = 'scope'): string {
   const normalized = normalizeScope(scope ?? DEFAULT_SCOPE);
   if (normalized === GLOBAL_SCOPE) {
     throw new EpisodicError({
       code: 'VALIDATION_ERROR',
-      message: `Invalid ${field} "global": it is reserved for reading across every scope, and an MCP server is bound to one scope. Use a project, tenant or team name.`,
+      message: `Invalid ${field} "global": it is reserved, for events another tool (openclaw-mem) stored without a scope; Episodic never writes there. Use a project, tenant or team name.`,
       details: { field, value: scope },
     });
   }

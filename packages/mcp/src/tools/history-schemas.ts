@@ -1,8 +1,9 @@
 import {
   LEDGER_EVENT_TYPES,
-  ledgerEventIdSchema,
-  ledgerIdentifierSchema,
+  LEDGER_STORED_ID_MAX,
   metadataFilterSchema,
+  storedEventIdSchema,
+  storedSessionIdSchema,
   TASK_PATTERN_TYPES,
   TASK_TYPES,
   tsMsSchema,
@@ -36,7 +37,7 @@ const instant = (what: string) =>
 export const memoryEpisodesQueryInputSchema = z
   .strictObject({
     scope: scopeArgument,
-    sessionId: ledgerIdentifierSchema
+    sessionId: storedSessionIdSchema
       .optional()
       .describe('Only events of this session (a run or conversation id).'),
     fromTs: instant('Only events at or after this time'),
@@ -67,7 +68,7 @@ export const memoryEpisodesQueryInputSchema = z
       .describe(
         'Only events whose metadata satisfies this filter, e.g. {"type": "and", "filters": [{"property_name": "priority", "comparison_operator": ">=", "property_value": 3}]}.',
       ),
-    afterId: ledgerEventIdSchema
+    afterId: storedEventIdSchema
       .optional()
       .describe('Continue after this event: pass the next_after_id of the previous page.'),
   })
@@ -79,7 +80,7 @@ export const replaySessionInputSchema = z
     session_id: z
       .string()
       .min(1)
-      .max(256)
+      .max(LEDGER_STORED_ID_MAX)
       .describe(
         'The session to replay. For source "runs" it must be the session UUID the runs were recorded with.',
       ),
@@ -101,7 +102,7 @@ export const replaySessionInputSchema = z
       .max(200)
       .default(100)
       .describe('For source "ledger": at most this many events per page (1 to 200, default 100).'),
-    after_id: ledgerEventIdSchema
+    after_id: storedEventIdSchema
       .optional()
       .describe('For source "ledger": continue after this event (the previous next_after_id).'),
     max_runs: z

@@ -1,11 +1,13 @@
 import {
   invalidField,
+  type LedgerDamagedRow,
   type LedgerEvent,
   type LedgerPage,
   type ReplayEvent,
   type RunReadResult,
   type RunRecord,
   replaySession as replayRuns,
+  stringifyJson,
   uuidSchema,
 } from '@episodic/core';
 import type { z } from 'zod';
@@ -42,6 +44,13 @@ function eventOutput(event: LedgerEvent, includePayload: boolean) {
   };
 }
 
+interface CollectedEvents {
+  events: LedgerEvent[];
+  next: string | null;
+  /** Rows that could not be read (reported only without an access policy: see below). */
+  damaged: LedgerDamagedRow[];
+}
+
 /**
  * Reads ledger pages until `limit` events visible under the context's policy are collected (one
  * page without a policy). Returns the events and the cursor after the last one, or null at the end.
@@ -51,22 +60,29 @@ async function collectEvents(
   limit: number,
   firstAfterId: string | undefined,
   readPage: (afterId: string | undefined) => Promise<LedgerPage>,
-): Promise<{ events: LedgerEvent[]; next: string | null }> {
+): Promise<CollectedEvents> {
   const events: LedgerEvent[] = [];
+  const damaged: LedgerDamagedRow[] = [];
   let afterId = firstAfterId;
   for (let pages = 1; ; pages++) {
     const page = await readPage(afterId);
+    // A damaged row's metadata cannot be read, so a policy-bound client is never told about it.
+    for (const row of page.damaged ?? []) {
+      if (context.policy === undefined) damaged.push(row);
+      else context.logger?.({ level: 'warn', message: `skipped damaged ledger row: ${row.error}` });
+    }
     for (const [index, event] of page.events.entries()) {
       if (!allowedByPolicy(context, event.metadata)) continue;
       events.push(event);
       if (events.length === limit) {
         const more = index < page.events.length - 1 || page.next_after_id !== null;
-        return { events, next: more ? event.event_id : null };
+        return { events, next: more ? event.event_id : null, damaged };
       }
     }
-    if (page.next_after_id === null) return { events, next: null };
+    if (page.next_after_id === null) return { events, next: null, damaged };
     afterId = page.next_after_id;
-    if (context.policy === undefined || pages >= MAX_POLICY_PAGES) return { events, next: afterId };
+    if (context.policy === undefined || pages >= MAX_POLICY_PAGES)
+      return { events, next: afterId, damaged };
   }
 }
 
@@ -85,7 +101,7 @@ function fitEvents(
   let used = 0;
   for (const event of events) {
     const output = sanitizeJson(eventOutput(event, includePayload), context.maxResultChars);
-    const size = JSON.stringify(output).length + 1;
+    const size = stringifyJson(output).length + 1;
     if (kept.length > 0 && used + size > budget) {
       const last = events[kept.length - 1] as LedgerEvent;
       return { events: kept, next_after_id: last.event_id, truncated: true };
@@ -123,18 +139,22 @@ async function memoryEpisodesQuery(
       'must not be after toTs',
     );
   }
-  const { events, next } = await collectEvents(context, args.limit, args.afterId, (afterId) =>
-    context.ledger.query({
-      scope: context.scope,
-      ...(args.sessionId === undefined ? {} : { sessionId: args.sessionId }),
-      ...(fromTsMs === undefined ? {} : { fromTsMs }),
-      ...(toTsMs === undefined ? {} : { toTsMs }),
-      ...(args.types === undefined ? {} : { types: args.types }),
-      ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
-      ...(afterId === undefined ? {} : { afterId }),
-      limit: args.limit,
-      includePayload: args.includePayload,
-    }),
+  const { events, next, damaged } = await collectEvents(
+    context,
+    args.limit,
+    args.afterId,
+    (afterId) =>
+      context.ledger.query({
+        scope: context.scope,
+        ...(args.sessionId === undefined ? {} : { sessionId: args.sessionId }),
+        ...(fromTsMs === undefined ? {} : { fromTsMs }),
+        ...(toTsMs === undefined ? {} : { toTsMs }),
+        ...(args.types === undefined ? {} : { types: args.types }),
+        ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+        ...(afterId === undefined ? {} : { afterId }),
+        limit: args.limit,
+        includePayload: args.includePayload,
+      }),
   );
   const fitted = fitEvents(context, events, next, args.includePayload);
   return {
@@ -144,6 +164,7 @@ async function memoryEpisodesQuery(
     events: fitted.events,
     next_after_id: fitted.next_after_id,
     ...(fitted.truncated ? { truncated: true } : {}),
+    ...(damaged.length === 0 ? {} : { damaged }),
   };
 }
 
@@ -190,13 +211,17 @@ async function replaySession(
       truncated: replay.truncated,
     };
   }
-  const { events, next } = await collectEvents(context, args.limit, args.after_id, (afterId) =>
-    context.ledger.replay(args.session_id, {
-      scope: context.scope,
-      limit: args.limit,
-      includePayload: args.include_payload,
-      ...(afterId === undefined ? {} : { afterId }),
-    }),
+  const { events, next, damaged } = await collectEvents(
+    context,
+    args.limit,
+    args.after_id,
+    (afterId) =>
+      context.ledger.replay(args.session_id, {
+        scope: context.scope,
+        limit: args.limit,
+        includePayload: args.include_payload,
+        ...(afterId === undefined ? {} : { afterId }),
+      }),
   );
   const fitted = fitEvents(context, events, next, args.include_payload);
   return {
@@ -207,6 +232,7 @@ async function replaySession(
     events: fitted.events,
     next_after_id: fitted.next_after_id,
     ...(fitted.truncated ? { truncated: true } : {}),
+    ...(damaged.length === 0 ? {} : { damaged }),
   };
 }
 

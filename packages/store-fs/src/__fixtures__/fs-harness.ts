@@ -34,6 +34,11 @@ export function createFsHarness(
         fs.mkdirSync(directory, { recursive: true });
         fs.writeFileSync(join(directory, `${sessionId}.json`), bytes);
       },
+      appendRawToDeltas: async (sessionId, bytes) =>
+        fs.appendFileSync(
+          join(store.root, 'sessions', 'state', `${sessionId}.deltas.jsonl`),
+          bytes,
+        ),
     },
     async runInChild(task) {
       const child = spawnChild('conformance-child', {

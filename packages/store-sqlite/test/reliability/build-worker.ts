@@ -8,7 +8,11 @@ import { bundleWorker } from '../../../../test-support/bundle-worker.js';
  * `test-support/bundle-worker.ts`). Returns the bundle's path.
  */
 export function buildWorker(
-  name: 'ledger-worker' | 'disk-full-worker' | 'conformance-child' = 'ledger-worker',
+  name:
+    | 'ledger-worker'
+    | 'disk-full-worker'
+    | 'conformance-child'
+    | 'session-committer' = 'ledger-worker',
 ): Promise<string> {
   return bundleWorker(build as never, {
     packageRoot: fileURLToPath(new URL('../../', import.meta.url)),

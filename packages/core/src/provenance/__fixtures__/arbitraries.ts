@@ -53,7 +53,15 @@ export const conditionArbitrary: fc.Arbitrary<MetadataCondition> = fc.oneof(
     property_name: keyArbitrary,
     comparison_operator: fc.constant('CONTAINS' as const),
     property_value: fc.oneof(
-      fc.constantFrom('su', 'r', 'crm,su', ' upp , or '),
+      fc.array(scalarArbitrary, { minLength: 1, maxLength: 3 }),
+      fc.constantFrom('crm, support', 'su', 'a,b', 'auth ,api'),
+    ),
+  }),
+  fc.record({
+    property_name: keyArbitrary,
+    comparison_operator: fc.constant('HAS SUBSTRING' as const),
+    property_value: fc.oneof(
+      fc.constantFrom('su', 'r', 'crm,su', 'a,b', ' upp '),
       fc.array(fc.constantFrom('s', 'up', '\u{1F600}'), { minLength: 1, maxLength: 2 }),
     ),
   }),

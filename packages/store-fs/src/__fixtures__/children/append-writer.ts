@@ -15,6 +15,8 @@ interface Arguments {
   waitForGo?: boolean;
   /** Test hook: at this index, write half of the record and SIGKILL this process (a torn write). */
   tearAtIndex?: number;
+  /** Put this text (a secret, for the redaction tests) in a `note` field of every record. */
+  note?: string;
 }
 
 const argument = JSON.parse(process.argv[2] as string) as Arguments;
@@ -45,6 +47,7 @@ for (let index = 0; argument.count === undefined || index < argument.count; inde
     index,
     length,
     pad: pad.repeat(length),
+    ...(argument.note === undefined ? {} : { note: argument.note }),
   };
   if (argument.tearAtIndex === index) {
     const path = (await store.locateRun(argument.runId)) as string;

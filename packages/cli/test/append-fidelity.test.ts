@@ -1,0 +1,206 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  episodesAppendReceiptSchema,
+  episodesGcReceiptSchema,
+  episodesQueryReceiptSchema,
+} from '../src/receipts/index.js';
+import {
+  appendArgs,
+  episodic,
+  episodicJson,
+  expectError,
+  ledgerRows,
+  temporaryDirectory,
+  temporaryHome,
+} from './helpers.js';
+
+/** The stored payload and refs text of every row, read from the database itself. */
+function storedJson(
+  home: string,
+): Array<{ payload_json: string | null; refs_json: string | null }> {
+  return (ledgerRows(home) ?? []) as Array<{
+    payload_json: string | null;
+    refs_json: string | null;
+  }>;
+}
+
+describe('episodes append never changes what it stores without saying so', () => {
+  it('keeps 12345678901234567890 in a payload and in refs digit for digit (it read back …567000)', () => {
+    const home = temporaryHome();
+    const directory = temporaryDirectory();
+    const refsFile = join(directory, 'refs.json');
+    writeFileSync(refsFile, '{"ticket": 98765432109876543210}');
+    const appended = episodicJson(
+      appendArgs(home, {}, [
+        '--payload-json',
+        '{"order_id":12345678901234567890}',
+        '--refs-file',
+        refsFile,
+      ]),
+    );
+    expect(appended.status, appended.stdout).toBe(0);
+    expect(storedJson(home)[0]).toMatchObject({
+      payload_json: '{"order_id":12345678901234567890}',
+      refs_json: '{"ticket":98765432109876543210}',
+    });
+    const query = episodic([
+      '--home',
+      home,
+      'episodes',
+      'query',
+      '--scope',
+      'proj',
+      '--include-payload',
+      '--json',
+    ]);
+    expect(query.stdout).toContain('"payload":{"order_id":12345678901234567890}');
+    expect(query.stdout).toContain('"refs":{"ticket":98765432109876543210}');
+  });
+
+  it('refuses a decimal a double cannot hold (exit 2) instead of rounding it', () => {
+    const home = temporaryHome();
+    const message = expectError(
+      episodicJson(
+        appendArgs(home, {}, ['--payload-json', '{"ratio":0.1000000000000000055511151231257827}']),
+      ),
+      2,
+      'VALIDATION_ERROR',
+    );
+    expect(message).toContain('--payload-json holds a number that would not be stored as written');
+    expect(message).toContain('it would become 0.1');
+    expect(ledgerRows(home)).toBeNull();
+  });
+
+  it('refuses invalid UTF-8 in --payload-file and --refs-file with exit 2 naming the byte offset (it stored U+FFFD)', () => {
+    const home = temporaryHome();
+    const directory = temporaryDirectory();
+    const file = join(directory, 'latin1.json');
+    // "café" written in Latin-1: 0xE9 at byte offset 12 does not start a UTF-8 character.
+    writeFileSync(
+      file,
+      Buffer.concat([Buffer.from('{"note":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]),
+    );
+    for (const option of ['--payload-file', '--refs-file']) {
+      const message = expectError(
+        episodicJson(appendArgs(home, {}, [option, file])),
+        2,
+        'VALIDATION_ERROR',
+      );
+      expect(message).toContain(`${option} "${file}" is not valid UTF-8`);
+      expect(message).toContain('offset 12 (0xe9 0x22 0x7d)');
+    }
+    const truncated = join(directory, 'cut.json');
+    writeFileSync(truncated, Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x82])]));
+    expect(
+      expectError(
+        episodicJson(appendArgs(home, {}, ['--payload-file', truncated])),
+        2,
+        'VALIDATION_ERROR',
+      ),
+    ).toContain('offset 6 (0xe2 0x82)');
+    expect(ledgerRows(home)).toBeNull();
+  });
+});
+
+describe("episodes follows seed 002's input normalization", () => {
+  it('trims the session id, agent id and summary', () => {
+    const home = temporaryHome();
+    const result = episodicJson(
+      appendArgs(home, {
+        'session-id': '  sess-1 ',
+        'agent-id': '\tlyria ',
+        summary: '  Asked for status  ',
+      }),
+    );
+    expect(result.status, result.stdout).toBe(0);
+    expect(episodesAppendReceiptSchema.parse(result.receipt).event).toMatchObject({
+      session_id: 'sess-1',
+      agent_id: 'lyria',
+      summary: 'Asked for status',
+    });
+    const replay = episodicJson([
+      '--home',
+      home,
+      'episodes',
+      'replay',
+      ' sess-1 ',
+      '--scope',
+      'proj',
+    ]);
+    expect(replay.receipt.count).toBe(1);
+  });
+
+  it('refuses a whitespace-only summary, session id or agent id (exit 2)', () => {
+    const home = temporaryHome();
+    for (const [field, value] of [
+      ['summary', '   '],
+      ['session-id', ' \t '],
+      ['agent-id', ' '],
+    ] as const) {
+      const message = expectError(
+        episodicJson(appendArgs(home, { [field]: value })),
+        2,
+        'VALIDATION_ERROR',
+      );
+      expect(message).toContain(`${field.replace('-', '_')} must not be blank`);
+    }
+    expect(ledgerRows(home)).toBeNull();
+  });
+
+  it('refuses --ts-ms 0', () => {
+    const home = temporaryHome();
+    const message = expectError(
+      episodicJson(appendArgs(home, { 'ts-ms': '0' })),
+      2,
+      'VALIDATION_ERROR',
+    );
+    expect(message).toContain('--ts-ms "0"');
+    expect(ledgerRows(home)).toBeNull();
+  });
+
+  it('folds --type case the same way in append, query and gc policies; receipts keep the types in the order given', () => {
+    const home = temporaryHome();
+    const now = 1_800_000_000_000;
+    const day = 86_400_000;
+    const appended = episodicJson(
+      appendArgs(home, { type: 'Tool.Call', 'ts-ms': String(now - 2 * day) }),
+    );
+    expect(appended.status, appended.stdout).toBe(0);
+    expect(appended.receipt.event).toMatchObject({ type: 'tool.call' });
+    expect(
+      episodicJson(appendArgs(home, { type: ' CONVERSATION.USER ', 'ts-ms': String(now - day) }))
+        .status,
+    ).toBe(0);
+    const query = episodicJson([
+      '--home',
+      home,
+      'episodes',
+      'query',
+      '--scope',
+      'proj',
+      '--type',
+      'Tool.Call, conversation.USER',
+      '--type',
+      'tool.call',
+    ]);
+    const receipt = episodesQueryReceiptSchema.parse(query.receipt);
+    expect(receipt.filters.types).toEqual(['tool.call', 'conversation.user']);
+    expect(receipt.count).toBe(2);
+    // A dry run of gc at `now` with these --policy entries.
+    const gcDryRun = (...policies: string[]) =>
+      episodesGcReceiptSchema.parse(
+        episodicJson([
+          ...['--home', home, 'episodes', 'gc', '--scope', 'proj', '--now-ts-ms', String(now)],
+          ...policies.flatMap((policy) => ['--policy', policy]),
+          '--dry-run',
+        ]).receipt,
+      );
+    const counts = gcDryRun('Tool.Call=1.5', 'CONVERSATION.user=inf');
+    expect(counts.policy_days).toMatchObject({ 'tool.call': 1.5, 'conversation.user': null });
+    expect(counts.deleted_by_type).toMatchObject({ 'tool.call': 1, 'conversation.user': 0 });
+    const zero = gcDryRun('conversation.user=0');
+    expect(zero.deleted_by_type['conversation.user']).toBe(1);
+  });
+});

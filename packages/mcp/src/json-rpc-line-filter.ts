@@ -1,0 +1,136 @@
+import { type Readable, Transform } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+
+/** A JSON-RPC error response the filter answers with itself. */
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  error: { code: number; message: string };
+}
+
+/** JSON-RPC's codes for what never reaches the server (the SDK would silently skip it). */
+export const JSON_RPC_PARSE_ERROR = -32700;
+export const JSON_RPC_INVALID_REQUEST = -32600;
+/** Implementation-defined: the server is stopping and did not run the request. */
+export const JSON_RPC_SHUTTING_DOWN = -32000;
+
+/** The longest line read; the SDK's own read buffer holds 10 MiB. */
+const MAX_LINE_CHARS = 10 * 1024 * 1024;
+
+/** The stdin side of the stdio server, between the process's stdin and the SDK's transport. */
+export interface JsonRpcLineFilter {
+  /** What the SDK transport reads: the well-formed JSON-RPC lines only. */
+  readonly stream: Readable;
+  /**
+   * From now on requests are answered with `-32000` ("shutting down") instead of being passed on;
+   * responses and notifications still pass (a client may answer the server or cancel a call).
+   */
+  stopAccepting(): void;
+  /** Stops reading the source (so a process holding nothing else open can exit). */
+  detach(): void;
+}
+
+function idOf(message: unknown): string | number | null {
+  const id = (message as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+function isJsonRpcMessage(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
+  const record = message as Record<string, unknown>;
+  if (record.jsonrpc !== '2.0') return false;
+  if (typeof record.method === 'string') return true;
+  return 'id' in record && ('result' in record || 'error' in record);
+}
+
+/**
+ * Reads newline-delimited JSON-RPC from `source` and passes each well-formed message on, unchanged.
+ * A line that is not JSON is answered with a `-32700` parse error, and JSON that is not a JSON-RPC
+ * message with `-32600`, as the JSON-RPC spec asks (the SDK's transport would skip such lines
+ * without a word, leaving a client waiting). `reply` writes those answers to stdout.
+ */
+export function createJsonRpcLineFilter(
+  source: Readable,
+  reply: (response: JsonRpcErrorResponse) => void,
+): JsonRpcLineFilter {
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  let skipping = false;
+  let accepting = true;
+  const answer = (id: string | number | null, code: number, message: string) =>
+    reply({ jsonrpc: '2.0', id, error: { code, message } });
+
+  const handle = (stream: Transform, raw: string) => {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() === '') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (error) {
+      answer(
+        null,
+        JSON_RPC_PARSE_ERROR,
+        `Parse error: the line is not JSON (${(error as Error).message}). Send one JSON-RPC message per line.`,
+      );
+      return;
+    }
+    if (!isJsonRpcMessage(message)) {
+      answer(
+        idOf(message),
+        JSON_RPC_INVALID_REQUEST,
+        'Invalid Request: expected a JSON-RPC 2.0 message ({"jsonrpc": "2.0", "method": …} or a response).',
+      );
+      return;
+    }
+    const record = message as Record<string, unknown>;
+    if (!accepting && typeof record.method === 'string' && 'id' in record) {
+      answer(
+        idOf(message),
+        JSON_RPC_SHUTTING_DOWN,
+        'The server is shutting down: this request was not run. Start the server again and repeat it.',
+      );
+      return;
+    }
+    stream.push(Buffer.from(`${line}\n`, 'utf8'));
+  };
+
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      pending += decoder.write(chunk);
+      for (let index = pending.indexOf('\n'); index !== -1; index = pending.indexOf('\n')) {
+        const line = pending.slice(0, index);
+        pending = pending.slice(index + 1);
+        if (skipping) skipping = false;
+        else handle(this, line);
+      }
+      if (pending.length > MAX_LINE_CHARS) {
+        // Too long to be a message: answered once, and the rest of the line is dropped.
+        answer(
+          null,
+          JSON_RPC_INVALID_REQUEST,
+          'Invalid Request: the message is larger than 10 MiB.',
+        );
+        pending = '';
+        skipping = true;
+      }
+      done();
+    },
+    flush(done) {
+      pending += decoder.end();
+      // A last line without its newline is incomplete: it is not a message (nor an error to answer).
+      pending = '';
+      done();
+    },
+  });
+  source.pipe(stream);
+  return {
+    stream,
+    stopAccepting() {
+      accepting = false;
+    },
+    detach() {
+      source.unpipe(stream);
+      source.pause();
+    },
+  };
+}

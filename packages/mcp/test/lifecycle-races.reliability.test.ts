@@ -1,0 +1,161 @@
+// Several MCP servers on one history: 4 real `episodic-mcp` processes (the BUILT bin, run `npx
+// tsup` first) on one home, each driven by its own client, add steps to the same task while each
+// also tries to complete it. Whatever the interleaving: every acknowledged step is stored exactly
+// once, step numbers increase in storage order, exactly one completion is acknowledged and no step
+// is stored after it. Once with run files, once with the SQLite database.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunRecord, RunStore } from '@episodic/core';
+import { createFsStore } from '@episodic/store-fs';
+import { createSqliteStore } from '@episodic/store-sqlite';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const FULL = process.env.RELIABILITY_FULL === '1';
+const SERVERS = 4;
+const ROUNDS = FULL ? 100 : 3;
+const STEPS = FULL ? 250 : 25;
+
+const bin = fileURLToPath(new URL('../dist/bin/episodic-mcp.js', import.meta.url));
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0))
+    rmSync(directory, { recursive: true, force: true });
+});
+
+interface Server {
+  call(
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ ok: boolean; body: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+async function startServer(home: string, store: 'fs' | 'sqlite'): Promise<Server> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, '--scope', 'races', ...(store === 'fs' ? ['--store', 'fs'] : [])],
+    env: { PATH: process.env.PATH ?? '', EPISODIC_HOME: home },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'episodic-races', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    async call(name, args) {
+      const result = await client.callTool({ name, arguments: args });
+      const text = (result.content as Array<{ text: string }>)[0]?.text ?? '';
+      return { ok: result.isError !== true, body: JSON.parse(text) as Record<string, unknown> };
+    },
+    close: () => client.close(),
+  };
+}
+
+/** The task's stored records, read straight from the store the servers share. */
+async function storedRecords(
+  home: string,
+  store: 'fs' | 'sqlite',
+  id: string,
+): Promise<RunRecord[]> {
+  const opened =
+    store === 'fs'
+      ? createFsStore({ root: home })
+      : createSqliteStore({ filename: join(home, 'episodic.db') });
+  const runs: RunStore = opened.runs;
+  try {
+    const read = await runs.read(id);
+    expect(read.errors).toEqual([]);
+    return read.records;
+  } finally {
+    await opened.close();
+  }
+}
+
+describe('the task lifecycle across MCP server processes', () => {
+  for (const store of ['fs', 'sqlite'] as const) {
+    it(`${SERVERS} episodic-mcp processes on one ${store} home: each acknowledged step stored once, increasing; one completion; no step after it`, async () => {
+      expect(existsSync(bin), 'build the package first: npx tsup').toBe(true);
+      const home = mkdtempSync(join(tmpdir(), `episodic-races-${store}-`));
+      directories.push(home);
+      const servers = await Promise.all(
+        Array.from({ length: SERVERS }, () => startServer(home, store)),
+      );
+      let stepsAcknowledged = 0;
+      let stepsRefused = 0;
+      try {
+        for (let round = 0; round < ROUNDS; round++) {
+          const created = await servers[round % SERVERS]?.call('create_episode', {
+            task_description: `race round ${round}`,
+            domain: 'reliability',
+            task_type: 'debugging',
+          });
+          expect(created?.ok).toBe(true);
+          const id = created?.body.episode_id as string;
+          const acknowledged = new Set<number>();
+          const completions: string[] = [];
+          await Promise.all(
+            servers.map(async (server, writer) => {
+              // Each writer tries to complete once, towards the end of the round, at its own point,
+              // so completions race each other and the other writers' last steps.
+              const completeAt =
+                STEPS - 1 - ((writer + round) % SERVERS) * Math.max(1, Math.floor(STEPS / 25));
+              for (let index = 0; index < STEPS; index++) {
+                // Numbers unique to this writer and increasing, interleaved with the others'.
+                const stepNumber = index * SERVERS + writer + 1;
+                const added = await server.call('add_episode_step', {
+                  episode_id: id,
+                  step_number: stepNumber,
+                  tool: `writer-${writer}`,
+                  action: `step ${stepNumber}`,
+                  result: { type: 'success' },
+                });
+                if (added.ok) {
+                  acknowledged.add(stepNumber);
+                  stepsAcknowledged++;
+                } else {
+                  expect(added.body.code).toBe('CONFLICT');
+                  stepsRefused++;
+                }
+                if (index === completeAt) {
+                  const outcome =
+                    writer % 2 === 0
+                      ? { outcome_type: 'success', verdict: `writer ${writer} finished` }
+                      : { outcome_type: 'failure', reason: `writer ${writer} gave up` };
+                  const completed = await server.call('complete_episode', {
+                    episode_id: id,
+                    ...outcome,
+                  });
+                  if (completed.ok) completions.push(`writer ${writer}`);
+                  else expect(completed.body.code).toBe('CONFLICT');
+                }
+              }
+            }),
+          );
+          expect(completions).toHaveLength(1);
+          const records = await storedRecords(home, store, id);
+          const events = records.filter((record) => record.type === 'agent.event') as Array<
+            RunRecord & { event: { type: string; step_number?: number } }
+          >;
+          const completedAt = events.findIndex((record) => record.event.type === 'task_completed');
+          expect(completedAt).toBeGreaterThanOrEqual(0);
+          expect(events.filter((record) => record.event.type === 'task_completed')).toHaveLength(1);
+          // Nothing after the completion but its terminal records.
+          expect(events.slice(completedAt + 1)).toEqual([]);
+          const stored = events
+            .slice(0, completedAt)
+            .map((record) => record.event.step_number as number);
+          expect(stored).toEqual([...stored].sort((left, right) => left - right));
+          expect(new Set(stored).size).toBe(stored.length);
+          expect(new Set(stored)).toEqual(acknowledged);
+        }
+      } finally {
+        await Promise.all(servers.map((server) => server.close()));
+      }
+      console.log(
+        `[figures] lifecycle races (${store}): ${SERVERS} MCP servers × ${ROUNDS} rounds × ${STEPS} steps each: ${stepsAcknowledged} steps acknowledged (each stored once, increasing), ${stepsRefused} refused with CONFLICT, ${ROUNDS} completions acknowledged (1 per round), 0 steps after a completion`,
+      );
+    }, 600_000);
+  }
+});

@@ -1,0 +1,201 @@
+// The BUILT bin (npx tsup first) over stdio, as a client application runs it: a signal stops the
+// server with status 0 once the calls in flight are answered, and a line that is not JSON gets a
+// JSON-RPC -32700 answer (the README's promise) instead of silence.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../dist/bin/episodic-mcp.js', import.meta.url));
+
+const directories: string[] = [];
+const children: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const directory of directories.splice(0))
+    rmSync(directory, { recursive: true, force: true });
+});
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 't', version: '1' },
+  },
+};
+
+interface Message {
+  id?: unknown;
+  result?: { content?: Array<{ text: string }>; isError?: boolean };
+  error?: { code: number; message: string };
+}
+
+/** Starts `node <script> ...args` as an MCP server over stdio with a fresh home. */
+function startStdioServer(script: string, args: string[]) {
+  const home = mkdtempSync(join(tmpdir(), 'episodic-signals-'));
+  directories.push(home);
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { PATH: process.env.PATH ?? '', EPISODIC_HOME: home, HOME: home },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const messages = () =>
+    stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Message);
+  const waitFor = async (predicate: () => boolean, what: string) => {
+    for (let attempt = 0; attempt < 400 && !predicate(); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(predicate(), `${what}; stdout: ${stdout.slice(-500)}; stderr: ${stderr}`).toBe(true);
+  };
+  const send = (value: unknown) =>
+    child.stdin.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+  const initialize = async () => {
+    send(INITIALIZE);
+    await waitFor(() => messages().some((message) => message.id === 0), 'initialize answered');
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  };
+  const call = (id: number, name: string, args: Record<string, unknown>) =>
+    send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  return { child, exited, messages, waitFor, send, initialize, call, stderr: () => stderr };
+}
+
+/**
+ * Pipelines `count` calls, sends `signal` right behind them, and checks the shutdown: every request
+ * is answered exactly once (its result, or -32000 when it arrived after the signal) and the process
+ * exits with status 0.
+ */
+async function expectGracefulStop(
+  server: ReturnType<typeof startStdioServer>,
+  signal: NodeJS.Signals,
+  count = 100,
+) {
+  await server.initialize();
+  server.call(1, 'create_episode', {
+    task_description: 'load',
+    domain: 'signals',
+    task_type: 'testing',
+  });
+  await server.waitFor(() => server.messages().some((message) => message.id === 1), 'created');
+  for (let index = 0; index < count; index++) {
+    server.call(100 + index, index % 2 === 0 ? 'list_runs' : 'memory_episodes_query', {
+      limit: 50,
+    });
+  }
+  server.child.kill(signal);
+  const { code } = await server.exited;
+  expect(code, server.stderr()).toBe(0);
+  const answers = server
+    .messages()
+    .filter((message) => typeof message.id === 'number' && message.id >= 100);
+  expect(answers.map((message) => message.id).sort((a, b) => Number(a) - Number(b))).toEqual(
+    Array.from({ length: count }, (_, index) => 100 + index),
+  );
+  for (const answer of answers) {
+    if (answer.error !== undefined) expect(answer.error.code).toBe(-32000);
+    else expect(answer.result?.isError, JSON.stringify(answer)).not.toBe(true);
+  }
+}
+
+describe('episodic-mcp over stdio (built bin)', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`exits 0 on ${signal} once the calls in flight are answered`, async () => {
+      const server = startStdioServer(bin, ['--scope', 'signals', '--store', 'fs']);
+      await expectGracefulStop(server, signal);
+    });
+  }
+
+  it('answers a call that is still waiting for the stores to open when SIGTERM arrives, then exits 0', async () => {
+    const server = startStdioServer(bin, ['--scope', 'signals']);
+    await server.waitFor(() => server.stderr().includes('serving scope'), 'listening');
+    // initialize, initialized and a call in one write, and the signal right behind them: the call
+    // waits for the stores, which open only after initialize, so it is in flight at the signal.
+    server.send(
+      [
+        INITIALIZE,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'create_episode',
+            arguments: { task_description: 'late', domain: 'signals', task_type: 'testing' },
+          },
+        },
+      ]
+        .map((message) => JSON.stringify(message))
+        .join('\n'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    server.child.kill('SIGTERM');
+    const { code } = await server.exited;
+    expect(code, server.stderr()).toBe(0);
+    // Normally the call was read and is answered with its result (stderr then says "answering the
+    // 1 call(s) in flight first"); on a slow machine the signal can come before the lines were
+    // read, and then each request is answered with -32000 instead. Never silence.
+    for (const id of [0, 1]) {
+      const answers = server.messages().filter((message) => message.id === id);
+      expect(answers, server.stderr()).toHaveLength(1);
+      const [answer] = answers;
+      if (answer?.error !== undefined) expect(answer.error.code).toBe(-32000);
+      else if (id === 1) {
+        expect(JSON.parse(answer?.result?.content?.[0]?.text ?? '{}')).toMatchObject({
+          success: true,
+        });
+      }
+    }
+  });
+
+  it('answers a line that is not JSON with -32700 and JSON that is not JSON-RPC with -32600, then goes on', async () => {
+    const server = startStdioServer(bin, ['--scope', 'signals']);
+    await server.initialize();
+    server.send('{"jsonrpc": "2.0", "id": 7, "method": "tools/list"');
+    server.send('not json at all');
+    server.send({ id: 8, hello: 'world' });
+    server.send('');
+    server.send({ jsonrpc: '2.0', id: 9, method: 'tools/list' });
+    await server.waitFor(
+      () => server.messages().some((message) => message.id === 9),
+      'tools/list answered',
+    );
+    const errors = server.messages().filter((message) => message.error !== undefined);
+    expect(errors).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: expect.stringContaining('Parse error') },
+      },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: expect.stringContaining('Parse error') },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        error: { code: -32600, message: expect.stringContaining('Invalid Request') },
+      },
+    ]);
+    server.child.stdin.end();
+    expect((await server.exited).code).toBe(0);
+  });
+});
