@@ -1,4 +1,4 @@
-import { EpisodicError } from '@episodic/core';
+import { EpisodicError, summarizeSession } from '@episodic/core';
 import type pg from 'pg';
 import type { StoreTables } from './postgres-database.js';
 import { codeOf } from './postgres-errors.js';
@@ -9,6 +9,40 @@ interface Migration {
   readonly version: number;
   readonly description: string;
   sql(tables: StoreTables): string;
+  /** Work after the SQL that needs core's code (e.g. summaries of stored rows), same transaction. */
+  after?(client: pg.PoolClient, tables: StoreTables): Promise<void>;
+}
+
+/** Rows per batch when a migration step reads stored sessions. */
+const SESSION_BATCH = 100;
+
+/**
+ * Migration 5's data step: the summary columns `list()` reads (so it never reads a base) for the
+ * sessions stored before. Sessions are read in batches of their id, so a large table is never held
+ * in memory at once.
+ */
+async function summarizeStoredSessions(client: pg.PoolClient, tables: StoreTables): Promise<void> {
+  let after = '';
+  for (;;) {
+    const { rows } = await client.query<{ session_id: string; state_json: string }>(
+      `SELECT session_id, state_json FROM ${tables.sessions} WHERE session_id > $1 ORDER BY session_id LIMIT ${SESSION_BATCH}`,
+      [after],
+    );
+    if (rows.length === 0) return;
+    for (const row of rows) {
+      const summary = summarizeSession({
+        sessionId: row.session_id,
+        base: row.state_json,
+        lastDelta: null,
+      });
+      if (summary === null) continue;
+      await client.query(
+        `UPDATE ${tables.sessions} SET last_user_message = $2, episode_count = $3 WHERE session_id = $1`,
+        [row.session_id, summary.lastUserMessage ?? null, summary.episodeCount ?? null],
+      );
+    }
+    after = rows[rows.length - 1]?.session_id ?? after;
+  }
 }
 
 /**
@@ -84,6 +118,37 @@ CREATE TABLE IF NOT EXISTS ${tables.episodeMetadata} (
   metadata_json TEXT NOT NULL
 );`,
   },
+  {
+    version: 5,
+    description: 'sessions as a base plus deltas',
+    // A session is its base (episodic_sessions.state_json, rewritten only by a fold or a save) plus
+    // one row per commit since. The sizes row is what every commit locks and updates: the
+    // session's revision and what the fold policy needs, in a narrow row of its own (a row update
+    // writes a new version of the whole row; fillfactor leaves room for HOT updates in place).
+    // Session ids were stored as given before; the store now keys them in lowercase.
+    sql: (tables) => `ALTER TABLE ${tables.sessions} ADD COLUMN IF NOT EXISTS episode_count BIGINT;
+ALTER TABLE ${tables.sessions} ADD COLUMN IF NOT EXISTS last_user_message TEXT;
+UPDATE ${tables.sessions} s SET session_id = lower(s.session_id)
+WHERE s.session_id <> lower(s.session_id)
+  AND NOT EXISTS (SELECT 1 FROM ${tables.sessions} t WHERE t.session_id = lower(s.session_id));
+CREATE TABLE IF NOT EXISTS ${tables.sessionDeltas} (
+  session_id TEXT COLLATE "C" NOT NULL,
+  revision BIGINT NOT NULL,
+  line TEXT NOT NULL,
+  PRIMARY KEY (session_id, revision)
+);
+CREATE TABLE IF NOT EXISTS ${tables.sessionSizes} (
+  session_id TEXT COLLATE "C" PRIMARY KEY,
+  revision BIGINT NOT NULL,
+  base_bytes BIGINT NOT NULL,
+  delta_count BIGINT NOT NULL,
+  delta_bytes BIGINT NOT NULL
+) WITH (fillfactor = 50);
+INSERT INTO ${tables.sessionSizes} (session_id, revision, base_bytes, delta_count, delta_bytes)
+SELECT session_id, revision, octet_length(state_json), 0, 0 FROM ${tables.sessions}
+ON CONFLICT (session_id) DO NOTHING;`,
+    after: summarizeStoredSessions,
+  },
 ];
 
 /** The schema version this package writes. */
@@ -145,6 +210,7 @@ export async function migrate(pool: pg.Pool, tables: StoreTables, schema: string
       for (const migration of MIGRATIONS) {
         if (migration.version <= current) continue;
         await client.query(migration.sql(tables));
+        await migration.after?.(client, tables);
         await client.query(
           `INSERT INTO ${tables.migrations} (version, description) VALUES ($1, $2)`,
           [migration.version, migration.description],

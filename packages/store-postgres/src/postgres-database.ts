@@ -14,6 +14,8 @@ export interface StoreTables {
   readonly runs: string;
   readonly runRecords: string;
   readonly sessions: string;
+  readonly sessionDeltas: string;
+  readonly sessionSizes: string;
   readonly artifacts: string;
   readonly artifactEpisodes: string;
   readonly episodeMetadata: string;
@@ -29,6 +31,8 @@ export function tablesOf(schema: string): StoreTables {
     runs: q('episodic_runs'),
     runRecords: q('episodic_run_records'),
     sessions: q('episodic_sessions'),
+    sessionDeltas: q('episodic_session_deltas'),
+    sessionSizes: q('episodic_session_sizes'),
     artifacts: q('episodic_artifacts'),
     artifactEpisodes: q('episodic_artifact_episodes'),
     episodeMetadata: q('episodic_episode_metadata'),

@@ -62,9 +62,12 @@ describeStoreConformance(
         appendRawToRun: (runId, bytes) => writeLines(runId.toLowerCase(), bytes, false),
         replaceRawRun: (runId, bytes) => writeLines(runId.toLowerCase(), bytes, true),
         writeRawSnapshot: async (sessionId, bytes) => {
+          // The base row as a damaged write would leave it: unreadable text, no summary.
           await pool.query(
             `INSERT INTO ${table('episodic_sessions')} (session_id, revision, updated_at, run_id, message_count, state_json)
-             VALUES ($1, 0, '', NULL, 0, $2) ON CONFLICT (session_id) DO UPDATE SET state_json = excluded.state_json`,
+             VALUES ($1, 0, '', NULL, 0, $2) ON CONFLICT (session_id) DO UPDATE SET state_json = excluded.state_json,
+             revision = 0, updated_at = '', run_id = NULL, message_count = 0, episode_count = NULL,
+             last_user_message = NULL`,
             [sessionId, new TextDecoder().decode(bytes)],
           );
         },

@@ -11,6 +11,7 @@ import {
   type LedgerRow,
   parseInput,
   type RunStore,
+  type SessionFoldPolicy,
   type SessionStore,
 } from '@episodic/core';
 import pg from 'pg';
@@ -71,6 +72,11 @@ export interface PostgresStoreOptions {
    * that may (a deploy step) to create or upgrade it. @default true
    */
   migrate?: boolean;
+  /**
+   * When a session's deltas are folded into a new base. @default
+   * `{ share: 0.5, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   */
+  fold?: SessionFoldPolicy;
 }
 
 /** The ledger, sessions, runs and artifacts in one PostgreSQL schema. */
@@ -130,6 +136,7 @@ const optionsSchema = z.strictObject({
   batchSize: z.number().int().min(1).max(100_000).optional(),
   scrubAfterErase: z.boolean().optional(),
   migrate: z.boolean().optional(),
+  fold: z.record(z.string(), z.unknown()).optional(),
 });
 
 /**
@@ -177,26 +184,32 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   pool.on('error', onIdleError);
   const owned = given === undefined;
   const database: PostgresDatabase = createPostgresDatabase(pool, schema, server);
+  const scrubber = createScrubber(pool, checked.scrubAfterErase ?? true);
+  // The contracts check their own options (ledger caps, fold policy…) before any query.
+  const contracts = () => ({
+    ledger: createLedger(
+      createPostgresLedgerAdapter(database, scrubber, {
+        ...(checked.batchSize === undefined ? {} : { batchSize: checked.batchSize }),
+      }),
+      options.ledger,
+    ),
+    sessions: createSessionStore(
+      createPostgresSessionStoreAdapter(database, scrubber),
+      options.fold === undefined ? undefined : { fold: options.fold },
+    ),
+    runs: createRunStore(createPostgresRunStoreAdapter(database, scrubber)),
+    artifacts: createArtifactStore(createPostgresArtifactStoreAdapter(database), options.artifacts),
+  });
+  let stores: ReturnType<typeof contracts>;
   try {
+    stores = contracts();
     if (checked.migrate !== false) await migrate(pool, database.tables, schema);
   } catch (error) {
     if (owned) await pool.end().catch(() => undefined);
     else pool.off('error', onIdleError);
     throw toEpisodicError(error, `prepare schema ${schema}`, server);
   }
-  const scrubber = createScrubber(pool, checked.scrubAfterErase ?? true);
-  const ledger = createLedger(
-    createPostgresLedgerAdapter(database, scrubber, {
-      ...(checked.batchSize === undefined ? {} : { batchSize: checked.batchSize }),
-    }),
-    options.ledger,
-  );
-  const sessions = createSessionStore(createPostgresSessionStoreAdapter(database, scrubber));
-  const runs = createRunStore(createPostgresRunStoreAdapter(database, scrubber));
-  const artifacts = createArtifactStore(
-    createPostgresArtifactStoreAdapter(database),
-    options.artifacts,
-  );
+  const { ledger, sessions, runs, artifacts } = stores;
   let closing: Promise<void> | undefined;
   const { tables } = database;
   return {
@@ -214,6 +227,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           tables.runRecords,
           tables.runs,
           tables.sessions,
+          tables.sessionDeltas,
+          tables.sessionSizes,
           tables.artifacts,
           tables.artifactEpisodes,
           tables.episodeMetadata,
