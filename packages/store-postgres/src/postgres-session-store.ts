@@ -156,7 +156,11 @@ FROM ${tables.sessions} s`,
 
   const revisionOf = async (sessionId: string, on: Queryable, lock: boolean) => {
     const row = (
-      await database.query<{ revision: string }>(lock ? lockRevision : selectRevision, [sessionId], on)
+      await database.query<{ revision: string }>(
+        lock ? lockRevision : selectRevision,
+        [sessionId],
+        on,
+      )
     ).rows[0];
     return row === undefined ? null : Number(row.revision);
   };
@@ -214,40 +218,43 @@ FROM ${tables.sessions} s`,
       });
     },
     commit(sessionId, commit) {
-      return database.guard(`commit session ${sessionId}`, async (): Promise<SessionCommitSizes> => {
-        if (commit.expectedRevision === null) {
-          const row = baseRow(sessionId, commit.base());
-          return database.transaction(async (client) => {
-            await claim(client, sessionId, commit.revision, row.bytes, (current) =>
-              assertExpectedRevision(sessionId, current, null),
-            );
-            await writeBase(client, sessionId, row, commit.revision, true);
-            return { deltaCount: 0, deltaBytes: 0, baseBytes: row.bytes };
-          });
-        }
-        const values = [
-          sessionId,
-          commit.expectedRevision,
-          commit.revision,
-          Buffer.byteLength(commit.delta, 'utf8') + 1,
-          commit.delta,
-        ];
-        for (let attempt = 1; ; attempt++) {
-          const sizes = (await database.query<SizesRow>(commitDelta, values)).rows[0];
-          if (sizes !== undefined) {
-            return {
-              deltaCount: Number(sizes.delta_count),
-              deltaBytes: Number(sizes.delta_bytes),
-              baseBytes: Number(sizes.base_bytes),
-            };
+      return database.guard(
+        `commit session ${sessionId}`,
+        async (): Promise<SessionCommitSizes> => {
+          if (commit.expectedRevision === null) {
+            const row = baseRow(sessionId, commit.base());
+            return database.transaction(async (client) => {
+              await claim(client, sessionId, commit.revision, row.bytes, (current) =>
+                assertExpectedRevision(sessionId, current, null),
+              );
+              await writeBase(client, sessionId, row, commit.revision, true);
+              return { deltaCount: 0, deltaBytes: 0, baseBytes: row.bytes };
+            });
           }
-          const current = await revisionOf(sessionId, database.pool, false);
-          assertExpectedRevision(sessionId, current, commit.expectedRevision);
-          // The revision matched by the time it was read again (the session was deleted and
-          // created anew meanwhile): run the commit again, a few times at most.
-          if (attempt === ATTEMPTS) throw churning(sessionId);
-        }
-      });
+          const values = [
+            sessionId,
+            commit.expectedRevision,
+            commit.revision,
+            Buffer.byteLength(commit.delta, 'utf8') + 1,
+            commit.delta,
+          ];
+          for (let attempt = 1; ; attempt++) {
+            const sizes = (await database.query<SizesRow>(commitDelta, values)).rows[0];
+            if (sizes !== undefined) {
+              return {
+                deltaCount: Number(sizes.delta_count),
+                deltaBytes: Number(sizes.delta_bytes),
+                baseBytes: Number(sizes.base_bytes),
+              };
+            }
+            const current = await revisionOf(sessionId, database.pool, false);
+            assertExpectedRevision(sessionId, current, commit.expectedRevision);
+            // The revision matched by the time it was read again (the session was deleted and
+            // created anew meanwhile): run the commit again, a few times at most.
+            if (attempt === ATTEMPTS) throw churning(sessionId);
+          }
+        },
+      );
     },
     replace(sessionId, lines, revision, expectedRevision) {
       return database.guard(`save session ${sessionId}`, async () => {

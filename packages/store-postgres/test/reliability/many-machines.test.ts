@@ -1,8 +1,9 @@
 // Guarantee ("many machines, simulated here"): 4 processes, each with its own connection pool,
-// race compare-and-appends to one ledger session, steps on one task and commits to one session
-// snapshot, then race to complete the task, against one server: every acknowledged write is
+// race compare-and-appends to one ledger session, steps on one task and turns committed to one
+// session (deltas, folded every 8 by whoever commits), then race to complete the task, against one server: every acknowledged write is
 // stored exactly once (0 lost, 0 duplicated), ledger positions and step numbers increase in
-// storage order, the session's revision counts every acknowledged commit, exactly one completion
+// storage order, the session's revision counts every acknowledged commit and revision r holds
+// the turn acknowledged as r, exactly one completion
 // is acknowledged, and every lost race was a CONFLICT (any other error fails the test).
 // Source: issue 16 ("Many machines, simulated here"), QUALITY.md (reliability table, "several
 // processes on one task … and on one database").
@@ -36,9 +37,10 @@ describe('many machines on one PostgreSQL server', () => {
       task_type: 'testing',
     });
     await store.sessions.save({
-      schema_version: 1,
+      schema_version: 2,
       session_id: SESSION,
       updated_at: '2026-02-03T12:00:00.000Z',
+      episodes: [],
       messages: [],
       revision: 0,
     });
@@ -109,14 +111,24 @@ describe('many machines on one PostgreSQL server', () => {
     expect(read.outcome).not.toBeNull();
     expect(read.end_time).not.toBeNull();
 
-    // The session: one message per acknowledged commit, each once, and the revision counts them.
+    // The session: one turn per acknowledged commit, each once, the r-th turn acknowledged as
+    // revision r, and the revision counts them.
     const commits = lines.filter((line) => line.startsWith('session '));
     expect(commits).toHaveLength(MACHINES * ROUNDS);
     const session = await store.sessions.load(SESSION);
     expect(session?.revision).toBe(MACHINES * ROUNDS);
-    const messages = (session?.messages ?? []).map((message) => message.content);
-    expect(new Set(messages).size).toBe(messages.length);
-    expect(messages.sort()).toEqual(commits.map((line) => line.split(' ')[1]).sort());
+    const inputs = (session?.episodes ?? [])
+      .filter((episode) => (episode as { meta: { source: string } }).meta.source === 'user')
+      .map(
+        (episode) => (episode as { payload: { item: { content: string } } }).payload.item.content,
+      );
+    expect(inputs).toHaveLength(MACHINES * ROUNDS);
+    for (const line of commits) {
+      const [, turn, revision] = line.split(' ');
+      expect(inputs[Number(revision) - 1], line).toBe(turn);
+    }
+    const folds = (await store.sessions.read(SESSION))?.baseRevision ?? 0;
+    expect(folds).toBeGreaterThan(0);
 
     const conflicts = lines
       .filter((line) => line.startsWith('conflicts '))

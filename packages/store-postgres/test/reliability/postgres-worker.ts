@@ -2,11 +2,29 @@
 // (as another machine would), drives it, and reports each acknowledged operation as one line on
 // stdout. Bundled by `build-worker.ts` before the tests run.
 import { existsSync } from 'node:fs';
-import { createTaskLifecycle, EpisodicError, type SessionState } from '@episodic/core';
+import {
+  createSession,
+  createTaskLifecycle,
+  EpisodicError,
+  loadSession,
+  type ModelCall,
+  type Session,
+  type SessionStore,
+} from '@episodic/core';
+import { commitForever, type SessionApi } from '../../../../test-support/session-commit-steps.js';
 import { createPostgresStore } from '../../src/postgres-store.js';
 
 const [mode = '', url = '', schema = '', ...rest] = process.argv.slice(2);
-const store = await createPostgresStore({ connectionString: url, schema, poolSize: 2 });
+// Sessions fold often (every few deltas), so folds race commits and kills land in folds too.
+const foldEvery = mode === 'session-commit' ? Number(rest[1] ?? 3) : 8;
+const store = await createPostgresStore({
+  connectionString: url,
+  schema,
+  poolSize: 2,
+  // Tests wait for a killed worker's connections to end by this name (see worker-setup.ts).
+  applicationName: `reliability-${process.pid}`,
+  fold: { deltas: foldEvery, minBytes: 0 },
+});
 const ledger = store.ledger;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
@@ -95,7 +113,8 @@ async function killLoop(size: number, prefix: string): Promise<void> {
 
 /**
  * One "machine" of the many-machines test: rounds of a compare-and-append to a shared ledger
- * session, a step on a shared task, and a commit to a shared session snapshot, each retried after
+ * session, a step on a shared task, and a turn committed to a shared session (a delta; folds race
+ * the commits), each retried after
  * a CONFLICT with what the conflict says or a fresh read; then one attempt to complete the task.
  * Every acknowledged write is printed; any error other than CONFLICT is printed as `error`.
  */
@@ -110,7 +129,10 @@ async function machine(
   const conflicts = { ledger: 0, step: 0, session: 0 };
   let position = 0;
   let step = 0;
-  let session: SessionState | null = null;
+  let session: Session | null = null;
+  const echo: ModelCall = async () => ({
+    output: [{ type: 'message', role: 'assistant', content: `noted by machine ${writer}` }],
+  });
   await waitForGo(goFile);
   const attempt = async (
     kind: keyof typeof conflicts,
@@ -170,19 +192,12 @@ async function machine(
     await attempt(
       'session',
       async () => {
-        session ??= await store.sessions.load(sessionId);
-        const current = session as SessionState;
-        const next: SessionState = {
-          ...current,
-          revision: (current.revision ?? 0) + 1,
-          messages: [...current.messages, { role: 'user', content: `${writer}-${round}` }],
-        };
-        await store.sessions.save(next, { expectedRevision: current.revision ?? 0 });
-        session = next;
-        say(`session ${writer}-${round} ${next.revision}`);
+        session ??= await loadSession(store.sessions, sessionId);
+        const { revision } = await session.runTurn(`${writer}-${round}`, echo);
+        say(`session ${writer}-${round} ${revision}`);
       },
       async () => {
-        session = await store.sessions.load(sessionId);
+        session = await loadSession(store.sessions, sessionId);
       },
     );
   }
@@ -242,6 +257,14 @@ const main: Record<string, () => Promise<void>> = {
   machine: () =>
     machine(rest[0] ?? '0', Number(rest[1]), rest[2] ?? '', rest[3] ?? '', rest[4] ?? ''),
   restart: () => restartWriter(rest[0] ?? 'e', rest[1] ?? ''),
+  // Turns on one session until killed, `ack <revision>` after each commit (session kill -9 test).
+  'session-commit': () =>
+    commitForever(
+      { createSession, loadSession } as unknown as SessionApi<SessionStore>,
+      store.sessions,
+      rest[0] ?? '',
+      say,
+    ),
   // Opening the store migrated its schema (the concurrent-migration test).
   open: async () => {
     say('opened');
