@@ -7,7 +7,13 @@
 // test-support/postgres-server.ts) unless EPISODIC_TEST_POSTGRES_URL names one.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTaskLifecycle, type RunRecord } from '@episodic/core';
+import {
+  createSession,
+  createTaskLifecycle,
+  loadSession,
+  type ModelCall,
+  type RunRecord,
+} from '@episodic/core';
 import { openEpisodicStores } from '@episodic/mcp/stores';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -54,6 +60,11 @@ const password = () => new URL(base).password || PASSWORD;
 
 const RUN = '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
 const SESSION = '4d3c2b1a-0f9e-4d8c-8b7a-6f5e4d3c2b1a';
+/** A session of turns: a base and deltas in the home. */
+const TURNS = '6e5d4c3b-2a19-4f8e-9d7c-6b5a49382716';
+const echo: ModelCall = async (request) => ({
+  output: [{ type: 'message', role: 'assistant', content: `seen ${request.items.length} items` }],
+});
 const TS = '2026-01-10T10:00:00.000Z';
 
 async function seed(home: string, store: 'sqlite' | 'fs'): Promise<void> {
@@ -81,6 +92,10 @@ async function seed(home: string, store: 'sqlite' | 'fs'): Promise<void> {
       revision: 3,
       future_field: { kept: true },
     } as never);
+    const turns = createSession({ store: stores.sessions, id: TURNS });
+    for (const input of ['first question', 'second question', 'third question'])
+      await turns.runTurn(input, echo);
+    expect((await stores.sessions.read(TURNS))?.deltas).toHaveLength(2);
     const event = (index: number, session: string) => ({
       scope: 'proj',
       session_id: session,
@@ -166,7 +181,7 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
     const migrated = episodicJson(['--home', home, '--store', store, 'migrate', '--to', url]);
     expect(migrated.status, migrated.stderr).toBe(0);
     const receipt = migrateReceiptSchema.parse(migrated.receipt);
-    expect(receipt.copied).toMatchObject({ sessions: 1, runs: 2, events: 5 });
+    expect(receipt.copied).toMatchObject({ sessions: 2, runs: 2, events: 5 });
     expect(receipt.copied.artifacts).toBeGreaterThan(0);
     expect(receipt.copied.metadata).toBeGreaterThan(0);
     expect(receipt.to).not.toContain(password());
@@ -183,7 +198,7 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
       artifacts: 0,
       metadata: 0,
     });
-    expect(again.skipped).toMatchObject({ sessions: 1, runs: 2, events: 5 });
+    expect(again.skipped).toMatchObject({ sessions: 2, runs: 2, events: 5 });
 
     const fromHome = exportOf(['--home', home, '--store', store]);
     const fromPostgres = exportOf(['--home', temporaryHome(), '--db', url]);
@@ -192,6 +207,34 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
     expect(await snapshot({ db: url })).toEqual(await snapshot({ home, store }));
     for (const output of [migrated.stdout, migrated.stderr])
       expect(output).not.toContain(password());
+
+    // The session of turns arrived folded (one base at its last revision) and takes commits
+    // there; "sessions fold" folds them on PostgreSQL.
+    const target = await openEpisodicStores({ db: url, env: {} });
+    try {
+      const stored = await target.sessions.read(TURNS);
+      expect(stored).toMatchObject({ baseRevision: 3, deltas: [] });
+      const session = await loadSession(target.sessions, TURNS);
+      await session.runTurn('asked on PostgreSQL', echo);
+      expect((await target.sessions.read(TURNS))?.deltas).toHaveLength(1);
+    } finally {
+      await target.close();
+    }
+    const fold = episodicJson(['--home', temporaryHome(), '--db', url, 'sessions', 'fold', TURNS]);
+    expect(fold.status, fold.stderr).toBe(0);
+    expect(fold.receipt).toMatchObject({ session_id: TURNS, revision: 4, folded: 1 });
+    expect(JSON.stringify(fold.receipt)).not.toContain(password());
+    const listed = episodicJson(['--home', temporaryHome(), '--db', url, 'sessions', 'list']);
+    expect(listed.receipt).toMatchObject({
+      sessions: expect.arrayContaining([
+        expect.objectContaining({
+          session_id: TURNS,
+          revision: 4,
+          base_revision: 4,
+          last_user_message: 'asked on PostgreSQL',
+        }),
+      ]),
+    });
   }, 120_000);
 });
 

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scanText } from '@episodic/core';
+import { createSession, type ModelCall, scanText } from '@episodic/core';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/postgres-store.js';
 import {
@@ -76,6 +76,8 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       const ledgerSecrets = Array.from({ length: 6 }, awsKey);
       const runSecret = awsKey();
       const sessionSecret = awsKey();
+      const baseSecret = awsKey();
+      const deltaSecret = awsKey();
       const expiredSecret = awsKey();
       for (const secret of [...ledgerSecrets, runSecret]) expect(scanText(secret)).not.toEqual([]);
       // Ledger: a redacted session (small and TOASTed payloads), one redacted event, one expired.
@@ -130,7 +132,23 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
         messages: [{ role: 'user', content: `the key is ${sessionSecret}` }],
         revision: 1,
       });
-      const all = [...ledgerSecrets, runSecret, sessionSecret, expiredSecret];
+      // A session of turns: its base holds one secret, a commit's delta row the other.
+      const turnsId = '5f4e3d2c-1b0a-4f9e-8d7c-6b5a4f3e2d1c';
+      const echo: ModelCall = async () => ({
+        output: [{ type: 'message', role: 'assistant', content: 'noted' }],
+      });
+      const turns = createSession({ store: store.sessions, id: turnsId });
+      await turns.runTurn(`use ${baseSecret}`, echo);
+      await turns.runTurn(`then ${deltaSecret}`, echo);
+      expect((await store.sessions.read(turnsId))?.deltas).toHaveLength(1);
+      const all = [
+        ...ledgerSecrets,
+        runSecret,
+        sessionSecret,
+        baseSecret,
+        deltaSecret,
+        expiredSecret,
+      ];
       await checkpoint();
       // The test can fail: before the redaction every secret is in the files.
       expect(Object.keys(residue(all).inFiles).sort()).toEqual([...all].sort());
@@ -142,6 +160,7 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       expect((await store.ledger.gc({ scope: 'residue' })).deleted_total).toBe(1);
       expect((await store.runs.redact(runId)).changedLines).toBe(1);
       expect((await store.sessions.redact(sessionId)).changed).toBe(true);
+      expect((await store.sessions.redact(turnsId)).changed).toBe(true);
       await checkpoint();
       const after = residue(all);
       expect(after.inFiles).toEqual({});
@@ -157,6 +176,9 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
         '[REDACTED:aws_key]',
       );
       expect((await store.sessions.load(sessionId))?.revision).toBe(2);
+      const scrubbed = await store.sessions.load(turnsId);
+      expect(scrubbed?.revision).toBe(3);
+      expect(JSON.stringify(scrubbed)).toContain('[REDACTED:aws_key]');
     } finally {
       await store.close();
       await dropSchema(url, schema);
