@@ -6,6 +6,7 @@ import { ledgerInsertModule } from './ledger-insert.js';
 import { ledgerQueryModule } from './ledger-query.js';
 import { mcpModule } from './mcp.js';
 import { postgresModule } from './postgres.js';
+import { postgresSessionsModule } from './postgres-sessions.js';
 import { runAppendModule } from './run-append.js';
 import { runReadModule } from './run-read.js';
 
@@ -18,6 +19,7 @@ export const MODULES: readonly RowModule[] = [
   ledgerQueryModule,
   ledgerGcModule,
   postgresModule,
+  postgresSessionsModule,
   cliStartModule,
   mcpModule,
 ];

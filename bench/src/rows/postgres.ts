@@ -4,10 +4,6 @@ import type { LedgerQueryInput, NewLedgerEvent } from '@episodic/core';
 import { createPostgresStore, type PostgresStore } from '@episodic/store-postgres';
 import pg from 'pg';
 import {
-  startTestPostgres,
-  type TestPostgresServer,
-} from '../../../test-support/postgres-server.js';
-import {
   intervalMs,
   LEDGER_T0,
   ledgerEventAt,
@@ -16,6 +12,7 @@ import {
   REPLAY_SESSION,
 } from '../data/ledger-events.js';
 import { createRandom } from '../data/text.js';
+import { benchServer, serverName } from '../lib/bench-postgres.js';
 import { alternate, check, compareRow, type Round } from '../lib/compare.js';
 import type { BenchContext } from '../lib/context.js';
 import { formatCount } from '../lib/context.js';
@@ -27,14 +24,6 @@ const COLUMNS =
   'id, event_id, ts_ms, scope, session_id, agent_id, type, summary, refs_json, redacted, schema_version, created_at, metadata_json, position';
 const INSERT_COLUMNS =
   'event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position';
-
-/** The server: the one EPISODIC_BENCH_POSTGRES_URL names, else a throwaway one like the tests'. */
-async function benchServer(): Promise<{ url: string; server?: TestPostgresServer }> {
-  const given = process.env.EPISODIC_BENCH_POSTGRES_URL;
-  if (given !== undefined && given !== '') return { url: given };
-  const server = await startTestPostgres();
-  return { url: server.url, server };
-}
 
 /**
  * The raw probe: one `pg.Client` (no pool), the product's table in its own schema, one prepared
@@ -184,10 +173,7 @@ export const postgresModule: RowModule = {
       stores.push(store);
       return store;
     };
-    const where =
-      server === undefined
-        ? 'the server at EPISODIC_BENCH_POSTGRES_URL'
-        : 'a throwaway local server (fsync on)';
+    const where = serverName(server);
     try {
       // --- inserts ------------------------------------------------------------------------------
       {
