@@ -6,6 +6,8 @@ import {
   type SessionStoreAdapter,
   type StoredSessionHead,
   summarizeSession,
+  summaryBaseLine,
+  textLines,
 } from '@episodic/core';
 import type pg from 'pg';
 import type { PostgresDatabase, Queryable } from './postgres-database.js';
@@ -38,17 +40,6 @@ function churning(sessionId: string): EpisodicError {
     message: `Session ${sessionId} was created or deleted by other writers ${ATTEMPTS} times while this write ran. Nothing was written; reload the session and retry.`,
     details: { sessionId },
   });
-}
-
-/** The lines of a stored base, split lazily (a loader stops before its messages). */
-function* linesOf(text: string): Generator<string, void, undefined> {
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    yield text.slice(start, end);
-    start = end + 1;
-  }
 }
 
 /** A base as stored: its lines with a newline each, its summary columns and its size. */
@@ -214,7 +205,7 @@ FROM ${tables.sessions} s`,
         const deltas: string[] = new Array(rows.length - 1);
         for (let index = 1; index < rows.length; index++)
           deltas[index - 1] = (rows[index] as { text: string }).text;
-        return { base: { [Symbol.iterator]: () => linesOf(base.text) }, deltas };
+        return { base: textLines(base.text), deltas };
       });
     },
     commit(sessionId, commit) {
@@ -273,18 +264,14 @@ FROM ${tables.sessions} s`,
         (await database.query<HeadRow>(heads)).rows.map(
           (row): StoredSessionHead => ({
             sessionId: row.session_id,
-            base: JSON.stringify({
-              schema_version: 2,
-              session_id: row.session_id,
-              updated_at: row.updated_at,
+            base: summaryBaseLine({
+              sessionId: row.session_id,
               revision: Number(row.revision),
-              ...(row.run_id === null ? {} : { run_id: row.run_id }),
-              message_count: Number(row.message_count),
-              ...(row.episode_count === null ? {} : { episode_count: Number(row.episode_count) }),
-              ...(row.last_user_message === null
-                ? {}
-                : { last_user_message: row.last_user_message }),
-              messages: [],
+              updatedAt: row.updated_at,
+              runId: row.run_id,
+              messageCount: Number(row.message_count),
+              episodeCount: row.episode_count === null ? null : Number(row.episode_count),
+              lastUserMessage: row.last_user_message,
             }),
             lastDelta: row.last_delta,
           }),
