@@ -13,6 +13,14 @@ const sourceAliases = [
   { find: /^@episodic\/core$/, replacement: `${root}packages/core/src/index.ts` },
   { find: /^@episodic\/store-fs$/, replacement: `${root}packages/store-fs/src/index.ts` },
   { find: /^@episodic\/store-sqlite$/, replacement: `${root}packages/store-sqlite/src/index.ts` },
+  {
+    find: /^@episodic\/store-postgres\/url$/,
+    replacement: `${root}packages/store-postgres/src/url.ts`,
+  },
+  {
+    find: /^@episodic\/store-postgres$/,
+    replacement: `${root}packages/store-postgres/src/index.ts`,
+  },
   { find: /^@episodic\/interop\/node$/, replacement: `${root}packages/interop/src/node.ts` },
   { find: /^@episodic\/interop$/, replacement: `${root}packages/interop/src/index.ts` },
   { find: /^@episodic\/mcp\/stores$/, replacement: `${root}packages/mcp/src/stores.ts` },

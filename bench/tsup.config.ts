@@ -8,6 +8,7 @@ export default defineConfig([
       main: 'src/main.ts',
       worker: 'src/worker.ts',
       'probes/lock-writer': 'src/probes/lock-writer.ts',
+      'probes/postgres-writer': 'src/probes/postgres-writer.ts',
     },
     format: ['esm'],
     target: 'node20',

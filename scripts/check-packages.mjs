@@ -9,6 +9,7 @@ const published = [
   'core',
   'store-fs',
   'store-sqlite',
+  'store-postgres',
   'mcp',
   'interop',
   'ui',

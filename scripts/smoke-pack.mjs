@@ -38,6 +38,7 @@ const PUBLISHED = [
   'core',
   'store-fs',
   'store-sqlite',
+  'store-postgres',
   'mcp',
   'interop',
   'ui',

@@ -13,6 +13,8 @@ const sources = {
   '@episodic/core': `${packages}core/src/index.ts`,
   '@episodic/store-fs': `${packages}store-fs/src/index.ts`,
   '@episodic/store-sqlite': `${packages}store-sqlite/src/index.ts`,
+  '@episodic/store-postgres/url': `${packages}store-postgres/src/url.ts`,
+  '@episodic/store-postgres': `${packages}store-postgres/src/index.ts`,
   '@episodic/interop': `${packages}interop/src/index.ts`,
   '@episodic/interop/node': `${packages}interop/src/node.ts`,
   '@episodic/mcp/stores': `${packages}mcp/src/stores.ts`,
@@ -31,6 +33,7 @@ const COMMAND_MODULES = [
   'doctor',
   'transfer',
   'ui',
+  'migrate',
   'import-transcripts',
   'scopes',
 ];
@@ -45,7 +48,7 @@ const bin: Options = {
   sourcemap: false,
   noExternal: [/^@episodic\/(?!ui$)/, 'zod', 'ulid', /^@modelcontextprotocol\//],
   // @episodic/ui stays its own package: its server finds the browser app in its own dist.
-  external: ['better-sqlite3', '@episodic/ui'],
+  external: ['better-sqlite3', 'pg', '@episodic/ui'],
   define,
   esbuildOptions(options) {
     options.alias = sources;

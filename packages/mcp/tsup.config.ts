@@ -13,6 +13,8 @@ const sources = {
   '@episodic/core': `${packages}core/src/index.ts`,
   '@episodic/store-fs': `${packages}store-fs/src/index.ts`,
   '@episodic/store-sqlite': `${packages}store-sqlite/src/index.ts`,
+  '@episodic/store-postgres/url': `${packages}store-postgres/src/url.ts`,
+  '@episodic/store-postgres': `${packages}store-postgres/src/index.ts`,
 };
 
 export default defineConfig([
@@ -44,7 +46,7 @@ export default defineConfig([
     sourcemap: false,
     clean: true,
     noExternal: [/^@modelcontextprotocol\//, /^@episodic\//, 'zod'],
-    external: ['better-sqlite3'],
+    external: ['better-sqlite3', 'pg'],
     define,
     esbuildOptions(options) {
       options.alias = sources;

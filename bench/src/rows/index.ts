@@ -8,6 +8,8 @@ import { ledgerNodeSqliteModule } from './ledger-node-sqlite.js';
 import { ledgerQueryModule } from './ledger-query.js';
 import { mcpModule } from './mcp.js';
 import { peersModule } from './peers.js';
+import { postgresModule } from './postgres.js';
+import { postgresSessionsModule } from './postgres-sessions.js';
 import { runAppendModule } from './run-append.js';
 import { runReadModule } from './run-read.js';
 import { sessionModule } from './session.js';
@@ -26,6 +28,8 @@ export const MODULES: readonly RowModule[] = [
   ledgerQueryModule,
   ledgerNodeSqliteModule,
   ledgerGcModule,
+  postgresModule,
+  postgresSessionsModule,
   cliStartModule,
   mcpModule,
   uiPagesModule,

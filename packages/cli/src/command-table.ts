@@ -12,8 +12,9 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   },
   db: {
     type: 'string',
-    value: 'PATH',
-    description: 'the SQLite database (default: $EPISODIC_DB, else <home>/episodic.db)',
+    value: 'PATH|URL',
+    description:
+      'the database: a SQLite file or a postgres:// URL (default: $EPISODIC_DB, else <home>/episodic.db)',
   },
   store: {
     type: 'string',
@@ -131,6 +132,7 @@ const patterns = () => import('./commands/patterns.js');
 const mcp = () => import('./commands/mcp.js');
 const doctor = () => import('./commands/doctor.js');
 const transfer = () => import('./commands/transfer.js');
+const migrate = () => import('./commands/migrate.js');
 const importTranscripts = () => import('./commands/import-transcripts.js');
 const scopes = () => import('./commands/scopes.js');
 const completion = () => import('./completion/completion-command.js');
@@ -1118,6 +1120,27 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     load: transfer,
     handler: 'importCommand',
+  },
+  {
+    path: ['migrate'],
+    summary: 'copy this home into a PostgreSQL database',
+    usage: 'episodic migrate --to postgres://USER@HOST/DB[?schema=NAME]',
+    description:
+      'Copies everything this home holds into one schema of a PostgreSQL database (@episodic/store-postgres): session snapshots, runs (from the database or from run files), ledger events exactly as stored (ids, times, positions, redactions), session heads, artifacts with their associations and times, and episode metadata. Objects already there with the same content are skipped, so an interrupted migration can be run again; other content under the same id stops it with a conflict. Damaged run lines cannot be copied and are reported. Afterwards use the URL as --db (or $EPISODIC_DB). Put the password in $PGPASSWORD or ~/.pgpass rather than on the command line; it never appears in the output.',
+    options: {
+      to: {
+        type: 'string',
+        value: 'URL',
+        description:
+          'the PostgreSQL database (postgres:// or postgresql://; ?schema=NAME, default episodic); $EPISODIC_MIGRATE_TO',
+      },
+    },
+    examples: [
+      'episodic migrate --to postgres://episodic@db.internal/episodic',
+      'PGPASSWORD=… episodic migrate --home ./agent-data --to "postgres://agent@localhost/team?schema=agents" --json',
+    ],
+    load: migrate,
+    handler: 'migrate',
   },
   importTranscriptCommand(
     'claude-code',

@@ -1,5 +1,9 @@
 import type { Ledger } from '@episodic/core';
-import { type EpisodicLedger, openEpisodicLedger } from '@episodic/mcp/stores';
+import {
+  type EpisodicLedger,
+  openEpisodicLedger,
+  resolveEpisodicLocation,
+} from '@episodic/mcp/stores';
 import type { CommandContext } from './command-spec.js';
 import { storeOptions } from './store-options.js';
 import type { StoreAccess } from './stores.js';
@@ -12,10 +16,23 @@ import type { StoreAccess } from './stores.js';
  */
 export async function withLedger<Result>(
   context: CommandContext,
-  work: (ledger: Ledger, opened: EpisodicLedger) => Promise<Result>,
+  work: (
+    ledger: Ledger,
+    opened: Pick<EpisodicLedger, 'location'> & Partial<Pick<EpisodicLedger, 'database'>>,
+  ) => Promise<Result>,
   access: StoreAccess = {},
 ): Promise<Result> {
-  const opened = openEpisodicLedger(storeOptions(context, access));
+  const options = storeOptions(context, access);
+  if (resolveEpisodicLocation(options).databaseKind === 'postgres') {
+    // PostgreSQL opens asynchronously, through the full store (loaded only for a postgres:// URL).
+    const { withStores } = await import('./stores.js');
+    return withStores(
+      context,
+      (stores) => work(stores.ledger, { location: stores.location }),
+      access,
+    );
+  }
+  const opened = openEpisodicLedger(options);
   try {
     return await work(opened.ledger, opened);
   } finally {

@@ -12,7 +12,9 @@ export function writeNotes(context: CommandContext, notes: readonly string[]): v
 
 /** Where the ledger was looked for: "the ledger in /h/episodic.db". */
 export function describeLedger(location: EpisodicLocation): string {
-  return existsSync(location.database) || location.database === ':memory:'
+  return location.databaseKind === 'postgres' ||
+    existsSync(location.database) ||
+    location.database === ':memory:'
     ? `the ledger in ${location.database}`
     : `the ledger in ${location.database}, which does not exist (nothing was created)`;
 }

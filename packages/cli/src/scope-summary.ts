@@ -1,4 +1,4 @@
-import type { EpisodicLedger } from '@episodic/mcp/stores';
+import type { EpisodicLedger, EpisodicStores } from '@episodic/mcp/stores';
 
 /** The native connection of the ledger's database. */
 type LedgerDatabase = EpisodicLedger['database'];
@@ -38,7 +38,12 @@ export function ledgerScopes(database: LedgerDatabase): LedgerScopeCount[] {
 }
 
 /** A note naming the scopes that hold events, when a query of `scope` found none. */
-export function otherScopesNote(opened: EpisodicLedger, scope: string | null): string | null {
+export function otherScopesNote(
+  opened: Partial<Pick<EpisodicLedger, 'database'>>,
+  scope: string | null,
+): string | null {
+  // Named from the SQLite file only; on PostgreSQL the note is left out (`scopes list` has them).
+  if (opened.database === undefined) return null;
   const scopes = ledgerScopes(opened.database).filter((entry) => entry.scope !== scope);
   if (scopes.length === 0) return null;
   const shown = scopes
@@ -47,4 +52,32 @@ export function otherScopesNote(opened: EpisodicLedger, scope: string | null): s
     .map((entry) => `${entry.scope} (${entry.events} event${entry.events === 1 ? '' : 's'})`);
   const more = scopes.length > 5 ? ` and ${scopes.length - 5} more` : '';
   return `Scopes with events: ${shown.join(', ')}${more}. List them all with "episodic scopes list".`;
+}
+
+/** `ledgerScopes` on PostgreSQL: the same two passes over the store's schema. */
+export async function postgresLedgerScopes(
+  store: NonNullable<EpisodicStores['postgres']>,
+): Promise<LedgerScopeCount[]> {
+  const schema = `"${store.schema.replaceAll('"', '""')}"`;
+  const events = await store.pool.query<{
+    scope: string;
+    events: string;
+    first_ts_ms: string;
+    last_ts_ms: string;
+  }>(
+    `SELECT scope, count(*) AS events, min(ts_ms) AS first_ts_ms, max(ts_ms) AS last_ts_ms FROM ${schema}.episodic_events GROUP BY scope`,
+  );
+  const heads = await store.pool.query<{ scope: string; sessions: string }>(
+    `SELECT scope, count(*) AS sessions FROM ${schema}.episodic_session_heads GROUP BY scope`,
+  );
+  const sessions = new Map(heads.rows.map((row) => [row.scope, Number(row.sessions)]));
+  return events.rows
+    .map((row) => ({
+      scope: row.scope,
+      events: Number(row.events),
+      sessions: sessions.get(row.scope) ?? 0,
+      first_ts_ms: Number(row.first_ts_ms),
+      last_ts_ms: Number(row.last_ts_ms),
+    }))
+    .sort((left, right) => (left.scope < right.scope ? -1 : left.scope > right.scope ? 1 : 0));
 }

@@ -11,6 +11,7 @@ import {
 } from '@episodic/core';
 import type { EpisodicStores } from '@episodic/mcp/stores';
 import type { OptionValues } from './command-spec.js';
+import { readLedgerEventRow } from './ledger-event-row.js';
 import { listOption, optionalChoice } from './option-values.js';
 import { UsageError } from './usage-error.js';
 
@@ -102,10 +103,7 @@ export async function findRedactionSources(
     for (const run of (await stores.runs.list({ sessionId: id })).runs) runIds.add(run.runId);
   };
   if (target.eventId !== undefined) {
-    // The ledger has no read by event id; its row is read directly (the CLI owns this database).
-    const row = stores.sqlite.database
-      .prepare('SELECT scope, session_id, refs_json FROM episodic_events WHERE event_id = ?')
-      .get(target.eventId) as { scope: string; session_id: string; refs_json: string | null };
+    const row = await readLedgerEventRow(stores, target.eventId);
     if (row === undefined || (scope !== null && row.scope !== scope)) {
       return { runIds, sessionIds };
     }

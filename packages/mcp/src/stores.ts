@@ -17,6 +17,7 @@ export type {
 export { createScopedRunView, RUN_SCOPE_FIELD, scopeOfRun } from './scope/scoped-run-store.js';
 export { databaseHoldsRuns } from './stores/detect-run-store.js';
 export type {
+  EpisodicDatabaseKind,
   EpisodicLocation,
   EpisodicRunStoreKind,
   EpisodicStoreSource,

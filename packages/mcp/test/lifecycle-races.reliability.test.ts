@@ -2,17 +2,23 @@
 // tsup` first) on one home, each driven by its own client, add steps to the same task while each
 // also tries to complete it. Whatever the interleaving: every acknowledged step is stored exactly
 // once, step numbers increase in storage order, exactly one completion is acknowledged and no step
-// is stored after it. Once with run files, once with the SQLite database.
+// is stored after it. Once with run files, once with the SQLite database, once with a PostgreSQL
+// database (a throwaway server, or EPISODIC_TEST_POSTGRES_URL's).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunRecord, RunStore } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
+import { createPostgresStore, schemaOfUrl } from '@episodic/store-postgres';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import {
+  startTestPostgres,
+  type TestPostgresServer,
+} from '../../../test-support/postgres-server.js';
 
 const FULL = process.env.RELIABILITY_FULL === '1';
 const SERVERS = 4;
@@ -26,6 +32,39 @@ afterEach(() => {
     rmSync(directory, { recursive: true, force: true });
 });
 
+type StoreKind = 'fs' | 'sqlite' | 'postgres';
+let server: TestPostgresServer | undefined;
+let schemas = 0;
+/** A fresh schema on the test server (started on first use) for one postgres case. */
+async function postgresUrl(): Promise<string> {
+  let base = process.env.EPISODIC_TEST_POSTGRES_URL ?? '';
+  if (base === '') {
+    server ??= await startTestPostgres();
+    base = server.url;
+  }
+  const url = new URL(base);
+  url.searchParams.set('schema', `races_${process.pid}_${++schemas}`);
+  created.push(url.toString());
+  return url.toString();
+}
+const created: string[] = [];
+afterAll(async () => {
+  // A given server keeps running: drop the schemas these cases created there.
+  for (const db of created) {
+    const { url, schema } = schemaOfUrl(db);
+    const store = await createPostgresStore({ connectionString: url, schema, migrate: false });
+    await store.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await store.close();
+  }
+  await server?.destroy();
+});
+
+/** Where the servers of one case keep their history: a home, and for postgres a database URL. */
+interface History {
+  home: string;
+  db?: string;
+}
+
 interface Server {
   call(
     name: string,
@@ -34,11 +73,15 @@ interface Server {
   close(): Promise<void>;
 }
 
-async function startServer(home: string, store: 'fs' | 'sqlite'): Promise<Server> {
+async function startServer(history: History, store: StoreKind): Promise<Server> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, '--scope', 'races', ...(store === 'fs' ? ['--store', 'fs'] : [])],
-    env: { PATH: process.env.PATH ?? '', EPISODIC_HOME: home },
+    env: {
+      PATH: process.env.PATH ?? '',
+      EPISODIC_HOME: history.home,
+      ...(history.db === undefined ? {} : { EPISODIC_DB: history.db }),
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'episodic-races', version: '1.0.0' });
@@ -54,15 +97,16 @@ async function startServer(home: string, store: 'fs' | 'sqlite'): Promise<Server
 }
 
 /** The task's stored records, read straight from the store the servers share. */
-async function storedRecords(
-  home: string,
-  store: 'fs' | 'sqlite',
-  id: string,
-): Promise<RunRecord[]> {
+async function storedRecords(history: History, store: StoreKind, id: string): Promise<RunRecord[]> {
   const opened =
     store === 'fs'
-      ? createFsStore({ root: home })
-      : createSqliteStore({ filename: join(home, 'episodic.db') });
+      ? createFsStore({ root: history.home })
+      : store === 'sqlite'
+        ? createSqliteStore({ filename: join(history.home, 'episodic.db') })
+        : await createPostgresStore({
+            connectionString: schemaOfUrl(history.db as string).url,
+            schema: schemaOfUrl(history.db as string).schema as string,
+          });
   const runs: RunStore = opened.runs;
   try {
     const read = await runs.read(id);
@@ -74,13 +118,14 @@ async function storedRecords(
 }
 
 describe('the task lifecycle across MCP server processes', () => {
-  for (const store of ['fs', 'sqlite'] as const) {
+  for (const store of ['fs', 'sqlite', 'postgres'] as const) {
     it(`${SERVERS} episodic-mcp processes on one ${store} home: each acknowledged step stored once, increasing; one completion; no step after it`, async () => {
       expect(existsSync(bin), 'build the package first: npx tsup').toBe(true);
       const home = mkdtempSync(join(tmpdir(), `episodic-races-${store}-`));
       directories.push(home);
+      const history: History = store === 'postgres' ? { home, db: await postgresUrl() } : { home };
       const servers = await Promise.all(
-        Array.from({ length: SERVERS }, () => startServer(home, store)),
+        Array.from({ length: SERVERS }, () => startServer(history, store)),
       );
       let stepsAcknowledged = 0;
       let stepsRefused = 0;
@@ -134,7 +179,7 @@ describe('the task lifecycle across MCP server processes', () => {
             }),
           );
           expect(completions).toHaveLength(1);
-          const records = await storedRecords(home, store, id);
+          const records = await storedRecords(history, store, id);
           const events = records.filter((record) => record.type === 'agent.event') as Array<
             RunRecord & { event: { type: string; step_number?: number } }
           >;

@@ -4,6 +4,8 @@ import {
   type SessionStoreAdapter,
   type StoredSessionHead,
   summarizeSession,
+  summaryBaseLine,
+  textLines,
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
 import { truncateWal } from './sqlite-run-store.js';
@@ -23,17 +25,6 @@ interface SizesRow {
   base_bytes: number;
   delta_count: number;
   delta_bytes: number;
-}
-
-/** The lines of a stored base, split lazily (a loader stops before its messages). */
-function* linesOf(text: string): Generator<string, void, undefined> {
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    yield text.slice(start, end);
-    start = end + 1;
-  }
 }
 
 /**
@@ -112,7 +103,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     const base = selectBase.get(sessionId) as string | undefined;
     if (base === undefined) return null;
     return {
-      base: { [Symbol.iterator]: () => linesOf(base) },
+      base: textLines(base),
       deltas: selectDeltas.all(sessionId) as string[],
     };
   });
@@ -170,16 +161,14 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       return (heads.all() as HeadRow[]).map(
         (row): StoredSessionHead => ({
           sessionId: row.session_id,
-          base: JSON.stringify({
-            schema_version: 2,
-            session_id: row.session_id,
-            updated_at: row.updated_at,
+          base: summaryBaseLine({
+            sessionId: row.session_id,
             revision: row.revision,
-            ...(row.run_id === null ? {} : { run_id: row.run_id }),
-            message_count: row.message_count,
-            ...(row.episode_count === null ? {} : { episode_count: row.episode_count }),
-            ...(row.last_user_message === null ? {} : { last_user_message: row.last_user_message }),
-            messages: [],
+            updatedAt: row.updated_at,
+            runId: row.run_id,
+            messageCount: row.message_count,
+            episodeCount: row.episode_count,
+            lastUserMessage: row.last_user_message,
           }),
           lastDelta: row.last_delta,
         }),

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeStoreConformance } from '@episodic/core/testing';
+import { startWorker } from '../../../test-support/worker-process.js';
 import { buildWorker } from '../test/reliability/build-worker.js';
-import { startWorker } from '../test/reliability/worker-process.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 /** The bundled child of the cross-process cases, built once for this file. */

@@ -130,7 +130,7 @@ function renderPage(
  */
 async function emptyNotes(
   ledger: Ledger,
-  opened: EpisodicLedger,
+  opened: Pick<EpisodicLedger, 'location'> & Partial<Pick<EpisodicLedger, 'database'>>,
   selector: { scope: string } | { global: true },
   sessionId?: string,
 ): Promise<string[]> {

@@ -18,9 +18,20 @@ export interface DatabaseCheck {
   readonly problems: DatabaseProblem[];
 }
 
+function sqliteOf(stores: EpisodicStores) {
+  if (stores.sqlite === undefined) {
+    throw new EpisodicError({
+      code: 'UNSUPPORTED',
+      message:
+        'doctor checks SQLite files; this database is PostgreSQL (check it with the server’s own tools, e.g. amcheck).',
+    });
+  }
+  return stores.sqlite;
+}
+
 function rows<Row>(stores: EpisodicStores, sql: string): Row[] {
   try {
-    return stores.sqlite.database.prepare(sql).all() as Row[];
+    return sqliteOf(stores).database.prepare(sql).all() as Row[];
   } catch {
     // A table this version does not have yet (an older file): nothing to check there.
     return [];
@@ -36,7 +47,8 @@ export async function checkDatabase(
   onRun: (done: number, total: number) => void,
 ): Promise<DatabaseCheck> {
   const problems: DatabaseProblem[] = [];
-  const database = stores.sqlite.database;
+  const sqlite = sqliteOf(stores);
+  const database = sqlite.database;
   const integrityRows = database.prepare('PRAGMA integrity_check').pluck().all() as string[];
   const integrity = integrityRows.length === 1 && integrityRows[0] === 'ok' ? 'ok' : 'damaged';
   if (integrity !== 'ok') {
@@ -71,13 +83,13 @@ export async function checkDatabase(
   );
   for (const { session_id: sessionId } of sessionIds) {
     try {
-      await stores.sqlite.sessions.load(sessionId);
+      await sqlite.sessions.load(sessionId);
     } catch (error) {
       const message = EpisodicError.isInstance(error) ? error.message : String(error);
       problems.push({ subject: `session ${sessionId}`, message });
     }
   }
-  const listed = await stores.sqlite.runs.list();
+  const listed = await sqlite.runs.list();
   for (const error of listed.errors) {
     problems.push({
       subject: error.runId === undefined ? error.location : `run ${error.runId}`,
@@ -86,7 +98,7 @@ export async function checkDatabase(
   }
   for (const [index, summary] of listed.runs.entries()) {
     onRun(index, listed.runs.length);
-    const run = await stores.sqlite.runs.read(summary.runId);
+    const run = await sqlite.runs.read(summary.runId);
     for (const damage of run.errors) {
       problems.push({
         subject: `run ${summary.runId}`,

@@ -52,5 +52,9 @@ export {
   tasksStepReceiptSchema,
   tasksTimelineReceiptSchema,
 } from './tasks-receipts.js';
-export { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';
+export {
+  exportReceiptSchema,
+  importReceiptSchema,
+  migrateReceiptSchema,
+} from './transfer-receipts.js';
 export { uiReceiptSchema } from './ui-receipt.js';

@@ -36,7 +36,11 @@ import {
   tasksStepReceiptSchema,
   tasksTimelineReceiptSchema,
 } from './tasks-receipts.js';
-import { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';
+import {
+  exportReceiptSchema,
+  importReceiptSchema,
+  migrateReceiptSchema,
+} from './transfer-receipts.js';
 import { uiReceiptSchema } from './ui-receipt.js';
 
 /** The schema of every successful receipt, by `kind` (errors use `errorReceiptSchema`). */
@@ -69,6 +73,7 @@ export const RECEIPT_SCHEMAS = {
   /** An Episodic export (`-o FILE`), or traces (`--otel FILE`: `format: "otlp-json"`). */
   'episodic.export.v1': z.union([exportReceiptSchema, exportOtelReceiptSchema]),
   'episodic.import.v1': importReceiptSchema,
+  'episodic.migrate.v1': migrateReceiptSchema,
   'episodic.import.claude-code.v1': importClaudeCodeReceiptSchema,
   'episodic.import.codex.v1': importCodexReceiptSchema,
   'episodic.import.openai.v1': importOpenAIReceiptSchema,

@@ -52,3 +52,29 @@ export const importReceiptSchema = successReceiptSchema('episodic.import.v1', {
   /** What was already present with the same content. */
   skipped: counts,
 });
+
+const migrateCounts = z.object({
+  sessions: z.number().int().nonnegative(),
+  runs: z.number().int().nonnegative(),
+  records: z.number().int().nonnegative(),
+  events: z.number().int().nonnegative(),
+  artifacts: z.number().int().nonnegative(),
+  metadata: z.number().int().nonnegative(),
+});
+
+/** `migrate --json`. */
+export const migrateReceiptSchema = successReceiptSchema('episodic.migrate.v1', {
+  /** The home that was copied. */
+  from: z.object({ home: z.string(), database: z.string(), store: z.enum(['sqlite', 'fs']) }),
+  /** The PostgreSQL server, without credentials. */
+  to: z.string(),
+  /** The schema written. */
+  schema: z.string(),
+  /** What was written. */
+  copied: migrateCounts,
+  /** What was already there with the same content. */
+  skipped: migrateCounts,
+  /** Damaged run lines that could not be copied (see `episodic doctor`). */
+  skipped_damaged_lines: z.number().int().nonnegative(),
+  warnings: z.array(z.string()),
+});

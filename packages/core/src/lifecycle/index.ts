@@ -1,4 +1,6 @@
 // Public exports of this area, listed by name.
+export type { KeyedQueue } from './keyed-queue.js';
+export { createKeyedQueue } from './keyed-queue.js';
 export type {
   DeleteTaskReceipt,
   TaskLifecycle,

@@ -12,6 +12,7 @@ export * from './run-store.js';
 export type {
   DecodedSessionBase,
   SessionHead,
+  SessionSummaryColumns,
 } from './session-format.js';
 export {
   applyDeltaFields,
@@ -19,6 +20,8 @@ export {
   decodeSessionDeltas,
   encodeSessionBase,
   encodeSessionDelta,
+  summaryBaseLine,
+  textLines,
 } from './session-format.js';
 export type {
   SaveSessionOptions,

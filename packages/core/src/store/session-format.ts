@@ -294,3 +294,51 @@ export function applyDeltaFields(head: SessionHead, deltas: readonly SessionDelt
   next.schema_version = SESSION_STATE_SCHEMA_VERSION;
   return next as SessionHead;
 }
+
+/**
+ * The lines of a base a store keeps as one text (its lines joined by `\n`), split lazily: a loader
+ * stops at the messages, so the rest of a large base is never split.
+ */
+export function textLines(text: string): Iterable<string> {
+  return {
+    *[Symbol.iterator]() {
+      let start = 0;
+      while (start < text.length) {
+        let end = text.indexOf('\n', start);
+        if (end === -1) end = text.length;
+        yield text.slice(start, end);
+        start = end + 1;
+      }
+    },
+  };
+}
+
+/** The summary a table store keeps beside each base (`summarizeSession` of its first line). */
+export interface SessionSummaryColumns {
+  sessionId: string;
+  /** The base's revision. */
+  revision: number;
+  updatedAt: string;
+  runId: string | null;
+  messageCount: number;
+  episodeCount: number | null;
+  lastUserMessage: string | null;
+}
+
+/**
+ * A first line standing in for a base, built from its summary columns: what a table store's
+ * `list()` hands core (`StoredSessionHead.base`), so listing never reads a base.
+ */
+export function summaryBaseLine(columns: SessionSummaryColumns): string {
+  return JSON.stringify({
+    schema_version: SESSION_STATE_SCHEMA_VERSION,
+    session_id: columns.sessionId,
+    updated_at: columns.updatedAt,
+    revision: columns.revision,
+    ...(columns.runId === null ? {} : { run_id: columns.runId }),
+    message_count: columns.messageCount,
+    ...(columns.episodeCount === null ? {} : { episode_count: columns.episodeCount }),
+    ...(columns.lastUserMessage === null ? {} : { last_user_message: columns.lastUserMessage }),
+    messages: [],
+  });
+}

@@ -16,7 +16,7 @@ default or over Streamable HTTP with --http. Logs go to stderr.
 
 Options:
   --home DIR             Episodic home (default: $EPISODIC_HOME, else ~/.episodic)
-  --db FILE              SQLite database (default: $EPISODIC_DB, else <home>/episodic.db)
+  --db FILE|URL          SQLite file or postgres:// URL (default: $EPISODIC_DB, else <home>/episodic.db)
   --store sqlite|fs      where runs and sessions live (default: $EPISODIC_STORE, else sqlite)
   --scope NAME           the scope this server is bound to (default: $EPISODIC_SCOPE, else default)
   --policy JSON          access policy, e.g. '{"required":{"tenant":"acme"}}' ($EPISODIC_MCP_POLICY)

@@ -8,11 +8,12 @@ import {
   type RunDurability,
 } from '@episodic/core';
 import { resolveEpisodicHome } from '@episodic/store-fs';
+import { describeConnection, isPostgresUrl } from '@episodic/store-postgres/url';
 import * as z from 'zod';
 import { detectRunStore } from './detect-run-store.js';
 import { writeHomeConfig } from './home-config.js';
 
-/** Where runs and sessions live: in the SQLite file (default) or as store-fs files under the home. */
+/** Where runs and sessions live: in the database (default) or as store-fs files under the home. */
 export type EpisodicRunStoreKind = 'sqlite' | 'fs';
 
 /**
@@ -21,6 +22,9 @@ export type EpisodicRunStoreKind = 'sqlite' | 'fs';
  * the default (`sqlite`, for a home that holds no runs or sessions yet).
  */
 export type EpisodicStoreSource = 'option' | 'environment' | 'home-config' | 'detected' | 'default';
+
+/** The database behind the ledger and the artifacts: a SQLite file or a PostgreSQL server. */
+export type EpisodicDatabaseKind = 'sqlite' | 'postgres';
 
 /** The environment variables `openEpisodicStores` reads. */
 export type EpisodicStoresEnv = Readonly<Record<string, string | undefined>>;
@@ -33,9 +37,10 @@ export interface OpenEpisodicStoresOptions {
    */
   home?: string | undefined;
   /**
-   * The SQLite database file that holds the ledger and the artifacts (and the runs and sessions
-   * unless `store` is `fs`). A relative path is resolved against the working directory;
-   * `:memory:` opens a private in-memory database.
+   * The database that holds the ledger and the artifacts (and the runs and sessions unless
+   * `store` is `fs`): a SQLite file (a relative path is resolved against the working directory;
+   * `:memory:` opens a private in-memory database) or a `postgres://` / `postgresql://` URL
+   * (`?schema=NAME` picks the schema, default `episodic`; credentials never appear in messages).
    * @default `EPISODIC_DB`, else `<home>/episodic.db`
    */
   db?: string | undefined;
@@ -77,8 +82,13 @@ export interface OpenEpisodicStoresOptions {
 export interface EpisodicLocation {
   /** The Episodic home (absolute). */
   home: string;
-  /** The SQLite database file (absolute), or `:memory:`. */
+  /**
+   * The SQLite database file (absolute), or `:memory:`; for PostgreSQL, the server's URL without
+   * its credentials (safe to print).
+   */
   database: string;
+  /** Which kind of database `database` is. */
+  databaseKind: EpisodicDatabaseKind;
   /** Where runs and sessions live. */
   store: EpisodicRunStoreKind;
   /** The database file for `sqlite`, the home directory for `fs`. */
@@ -147,7 +157,12 @@ export function resolveEpisodicLocation(options?: OpenEpisodicStoresOptions): Ep
   const dbField = checked.db === undefined ? 'EPISODIC_DB' : 'db';
   const dbValue = checked.db ?? (env.EPISODIC_DB === '' ? undefined : env.EPISODIC_DB);
   let database = resolve(home, 'episodic.db');
-  if (dbValue !== undefined) {
+  let databaseKind: EpisodicDatabaseKind = 'sqlite';
+  if (dbValue !== undefined && isPostgresUrl(dbValue)) {
+    // Only the credential-free form is kept: `location` is printed, logged and put in receipts.
+    database = describeConnection(dbValue);
+    databaseKind = 'postgres';
+  } else if (dbValue !== undefined) {
     if (dbValue.trim() === '' || dbValue.includes('\0')) {
       throw invalidSetting(dbField, dbValue, 'give a file path without NUL bytes, or ":memory:"');
     }
@@ -165,6 +180,7 @@ export function resolveEpisodicLocation(options?: OpenEpisodicStoresOptions): Ep
   return {
     home,
     database,
+    databaseKind,
     store,
     runs: store === 'sqlite' ? database : home,
     storeSource: source as EpisodicStoreSource,
@@ -181,6 +197,16 @@ function isNewHome(path: string): boolean {
 }
 
 /**
+ * The PostgreSQL URL the options select (`db`, else `EPISODIC_DB`), credentials included: for
+ * opening the connection only, never for output. Undefined when the database is a SQLite file.
+ */
+export function postgresUrlOf(options?: OpenEpisodicStoresOptions): string | undefined {
+  const env = options?.env ?? process.env;
+  const value = options?.db ?? (env.EPISODIC_DB === '' ? undefined : env.EPISODIC_DB);
+  return value !== undefined && isPostgresUrl(value) ? value : undefined;
+}
+
+/**
  * Creates the Episodic home (mode 0700) and the database's directory, or throws `STORAGE_ERROR`
  * saying which path failed and how to choose another. A home created here (missing or empty) gets
  * its config, which records where it keeps runs and sessions.
@@ -189,7 +215,7 @@ export function createEpisodicHome(location: EpisodicLocation): void {
   const created = isNewHome(location.home);
   try {
     mkdirSync(location.home, { recursive: true, mode: 0o700 });
-    if (location.database !== ':memory:')
+    if (location.databaseKind === 'sqlite' && location.database !== ':memory:')
       mkdirSync(dirname(location.database), { recursive: true });
   } catch (error) {
     throw new EpisodicError({

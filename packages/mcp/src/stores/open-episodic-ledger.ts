@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createLedger, type Ledger } from '@episodic/core';
+import { createLedger, EpisodicError, type Ledger } from '@episodic/core';
 import {
   createSqliteLedgerAdapter,
   openSqliteDatabase,
@@ -12,7 +12,7 @@ import {
   resolveEpisodicLocation,
 } from './episodic-location.js';
 
-/** The ledger under the Episodic home, opened on its own. */
+/** The ledger under the Episodic home, opened on its own (SQLite only). */
 export interface EpisodicLedger {
   /** The scoped ledger in the SQLite file. */
   readonly ledger: Ledger;
@@ -43,6 +43,13 @@ export interface EpisodicLedger {
  */
 export function openEpisodicLedger(options?: OpenEpisodicStoresOptions): EpisodicLedger {
   const location = resolveEpisodicLocation(options);
+  if (location.databaseKind === 'postgres') {
+    throw new EpisodicError({
+      code: 'UNSUPPORTED',
+      message: `openEpisodicLedger opens a SQLite file; ${location.database} is a PostgreSQL server. Use openEpisodicStores, which opens PostgreSQL too.`,
+      details: { database: location.database },
+    });
+  }
   const checked = options ?? {};
   const readOnly = checked.readOnly === true;
   if (!readOnly) createEpisodicHome(location);

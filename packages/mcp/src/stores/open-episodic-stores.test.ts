@@ -33,6 +33,7 @@ describe('resolveEpisodicLocation', () => {
     expect(resolveEpisodicLocation({ env: { EPISODIC_HOME: '/srv/episodic' } })).toEqual({
       home: '/srv/episodic',
       database: '/srv/episodic/episodic.db',
+      databaseKind: 'sqlite',
       store: 'sqlite',
       runs: '/srv/episodic/episodic.db',
       storeSource: 'default',
@@ -40,6 +41,7 @@ describe('resolveEpisodicLocation', () => {
     expect(resolveEpisodicLocation({ env })).toEqual({
       home: '/srv/episodic',
       database: '/data/e.db',
+      databaseKind: 'sqlite',
       store: 'fs',
       runs: '/srv/episodic',
       storeSource: 'environment',
@@ -49,6 +51,7 @@ describe('resolveEpisodicLocation', () => {
     ).toEqual({
       home: '/other',
       database: '/x/y.db',
+      databaseKind: 'sqlite',
       store: 'sqlite',
       runs: '/x/y.db',
       storeSource: 'option',
@@ -110,7 +113,7 @@ describe('openEpisodicStores', () => {
         summary: 'x',
       });
       await stores.artifacts.setEpisodeMetadata(`task:${RUN_ID}`, { tenant: 'acme' });
-      const tables = stores.sqlite.database
+      const tables = stores.sqlite?.database
         .prepare('SELECT count(*) FROM episodic_runs')
         .pluck()
         .get();
@@ -141,6 +144,7 @@ describe('openEpisodicStores', () => {
       expect(stores.location).toEqual({
         home,
         database,
+        databaseKind: 'sqlite',
         store: 'fs',
         runs: home,
         storeSource: 'environment',
@@ -149,7 +153,7 @@ describe('openEpisodicStores', () => {
       expect(existsSync(join(home, 'sessions', '2026', '01', '21', `${RUN_ID}.jsonl`))).toBe(true);
       expect(existsSync(database)).toBe(true);
       expect(
-        stores.sqlite.database.prepare('SELECT count(*) FROM episodic_runs').pluck().get(),
+        stores.sqlite?.database.prepare('SELECT count(*) FROM episodic_runs').pluck().get(),
       ).toBe(0);
     } finally {
       await stores.close();

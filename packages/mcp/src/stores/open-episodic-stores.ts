@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { ArtifactStore, Ledger, RunStore, SessionStore } from '@episodic/core';
+import type { PostgresStore } from '@episodic/store-postgres';
 import { createSqliteStore, type SqliteStore } from '@episodic/store-sqlite';
 import {
   createEpisodicHome,
@@ -7,25 +8,29 @@ import {
   type OpenEpisodicStoresOptions,
   resolveEpisodicLocation,
 } from './episodic-location.js';
+import { openPostgresStores } from './open-postgres-stores.js';
 import { openRunFiles } from './open-run-files.js';
 
 /** The stores under the Episodic home, opened together. */
 export interface EpisodicStores {
-  /** The scoped ledger (always in the SQLite file). */
+  /** The scoped ledger (always in the database: the SQLite file or PostgreSQL). */
   readonly ledger: Ledger;
-  /** Runs (and task episodes): in the SQLite file, or run files under the home. */
+  /** Runs (and task episodes): in the database, or run files under the home. */
   readonly runs: RunStore;
-  /** Session snapshots: in the SQLite file, or snapshot files under the home. */
+  /** Session snapshots: in the database, or snapshot files under the home. */
   readonly sessions: SessionStore;
-  /** Artifacts, associations and episode metadata (always in the SQLite file). */
+  /** Artifacts, associations and episode metadata (always in the database). */
   readonly artifacts: ArtifactStore;
   /** Where everything is. */
   readonly location: EpisodicLocation;
   /**
-   * The SQLite store, with its native connection (for backups, `integrity_check`, doctor tools).
-   * Opened with `readOnly` on a home without a database, it is an empty in-memory database.
+   * The SQLite store, with its native connection (for backups, `integrity_check`, doctor tools);
+   * absent when the database is PostgreSQL. Opened with `readOnly` on a home without a database, it
+   * is an empty in-memory database.
    */
-  readonly sqlite: SqliteStore;
+  readonly sqlite?: SqliteStore;
+  /** The PostgreSQL store, with its pool; present when the database is PostgreSQL. */
+  readonly postgres?: PostgresStore;
   /** Closes every store: pending run appends are finished first. Idempotent. */
   close(): Promise<void>;
 }
@@ -53,7 +58,9 @@ export function openSqliteOf(
  * Opens the stores under the Episodic home, as the `episodic` CLI and the `episodic-mcp` server do:
  * the ledger and the artifacts in the SQLite file, runs and sessions in that file too or as
  * store-fs files under the home (`store: 'fs'`; by default, where the home keeps them: see
- * `resolveEpisodicLocation`). With `readOnly`, nothing is created or changed.
+ * `resolveEpisodicLocation`). With a `postgres://` URL as `db` (or `EPISODIC_DB`), the database is
+ * PostgreSQL (`@episodic/store-postgres`, loaded only then). With `readOnly`, nothing is created
+ * or changed.
  *
  * ```ts
  * const stores = await openEpisodicStores({ home: '/tmp/demo' });
@@ -65,6 +72,7 @@ export async function openEpisodicStores(
   options?: OpenEpisodicStoresOptions,
 ): Promise<EpisodicStores> {
   const location = resolveEpisodicLocation(options);
+  if (location.databaseKind === 'postgres') return openPostgresStores(location, options);
   const checked = options ?? {};
   if (checked.readOnly !== true) createEpisodicHome(location);
   const sqlite = openSqliteOf(location, checked);

@@ -5,9 +5,9 @@
 // findings 4 and 7, experiment E5, tests T14 and T16.
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
 import { openSqliteDatabase } from '../../src/open-database.js';
 import { buildWorker } from './build-worker.js';
-import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
 
 const PER_WRITER = FULL ? 2000 : 300;
 let worker = '';

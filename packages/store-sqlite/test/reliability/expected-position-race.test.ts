@@ -5,9 +5,9 @@
 import { writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
 import { openSqliteDatabase } from '../../src/open-database.js';
 import { buildWorker } from './build-worker.js';
-import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
 
 const RACES = FULL ? 1000 : 200;
 let worker = '';

@@ -3,9 +3,9 @@
 // Source: QUALITY.md (reliability table, "idempotent append: retry with the same event id"),
 // research/reliability.md §4 (event-id dedupe in EventStoreDB/KurrentDB), test T19.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
 import { createSqliteStore } from '../../src/sqlite-store.js';
 import { buildWorker } from './build-worker.js';
-import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
 
 const RETRIES = FULL ? 50 : 10;
 let worker = '';

@@ -3,9 +3,9 @@
 // Source: QUALITY.md (reliability table, "ledger killed 150× mid-transaction"),
 // research/reliability.md §0 finding 5, experiment E6, test T17.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
 import { createSqliteStore } from '../../src/sqlite-store.js';
 import { buildWorker } from './build-worker.js';
-import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
 
 const KILLS = FULL ? 150 : 20;
 const BATCH = 20;

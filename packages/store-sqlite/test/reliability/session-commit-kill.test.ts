@@ -6,9 +6,9 @@
 import { createSession, loadSession, type SessionStore } from '@episodic/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { committedTurns, type SessionApi } from '../../../../test-support/session-commit-steps.js';
+import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
 import { createSqliteStore } from '../../src/sqlite-store.js';
 import { buildWorker } from './build-worker.js';
-import { FULL, startWorker, temporaryDirectory } from './worker-process.js';
 
 const KILLS = FULL ? 400 : 30;
 const SESSION_ID = '4d5e6f70-8192-4b3c-8d4e-5f6071829304';

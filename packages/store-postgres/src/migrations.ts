@@ -1,0 +1,232 @@
+import { EpisodicError, summarizeSession } from '@episodic/core';
+import type pg from 'pg';
+import type { StoreTables } from './postgres-database.js';
+import { codeOf } from './postgres-errors.js';
+import { seedEventsDdl } from './schema-sql.js';
+
+/** One schema step: it runs once, inside the migration transaction, and is recorded by version. */
+interface Migration {
+  readonly version: number;
+  readonly description: string;
+  sql(tables: StoreTables): string;
+  /** Work after the SQL that needs core's code (e.g. summaries of stored rows), same transaction. */
+  after?(client: pg.PoolClient, tables: StoreTables): Promise<void>;
+}
+
+/** Rows per batch when a migration step reads stored sessions. */
+const SESSION_BATCH = 100;
+
+/**
+ * Migration 5's data step: the summary columns `list()` reads (so it never reads a base) for the
+ * sessions stored before. Sessions are read in batches of their id, so a large table is never held
+ * in memory at once.
+ */
+async function summarizeStoredSessions(client: pg.PoolClient, tables: StoreTables): Promise<void> {
+  let after = '';
+  for (;;) {
+    const { rows } = await client.query<{ session_id: string; state_json: string }>(
+      `SELECT session_id, state_json FROM ${tables.sessions} WHERE session_id > $1 ORDER BY session_id LIMIT ${SESSION_BATCH}`,
+      [after],
+    );
+    if (rows.length === 0) return;
+    for (const row of rows) {
+      const summary = summarizeSession({
+        sessionId: row.session_id,
+        base: row.state_json,
+        lastDelta: null,
+      });
+      if (summary === null) continue;
+      await client.query(
+        `UPDATE ${tables.sessions} SET last_user_message = $2, episode_count = $3 WHERE session_id = $1`,
+        [row.session_id, summary.lastUserMessage ?? null, summary.episodeCount ?? null],
+      );
+    }
+    after = rows[rows.length - 1]?.session_id ?? after;
+  }
+}
+
+/**
+ * The schema history, one version table per schema (`episodic_schema_migrations`). The same steps
+ * as store-sqlite's, in the same order, so the two stores hold the same data in the same shapes.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'seed 002 episodic_events + positions, metadata and session heads',
+    sql: seedEventsDdl,
+  },
+  {
+    version: 2,
+    description: 'session state snapshots',
+    sql: (tables) => `CREATE TABLE IF NOT EXISTS ${tables.sessions} (
+  session_id TEXT COLLATE "C" PRIMARY KEY,
+  revision BIGINT NOT NULL,
+  updated_at TEXT COLLATE "C" NOT NULL,
+  run_id TEXT,
+  message_count BIGINT NOT NULL,
+  state_json TEXT NOT NULL
+);
+CREATE OR REPLACE FUNCTION ${tables.schema}.episodic_json_valid(text) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  PERFORM $1::json;
+  RETURN true;
+EXCEPTION WHEN others THEN
+  RETURN false;
+END
+$$;`,
+  },
+  {
+    version: 3,
+    description: 'runs and run records',
+    // Lines are stored as bytes: a run copied from files may hold what text columns refuse (NUL
+    // runs, invalid UTF-8 in a damaged line), and reads decode them like a run file's.
+    sql: (tables) => `CREATE TABLE IF NOT EXISTS ${tables.runs} (
+  run_id TEXT COLLATE "C" PRIMARY KEY,
+  header_json BYTEA NOT NULL,
+  session_id TEXT,
+  record_count BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS idx_episodic_runs_session ON ${tables.runs} (lower(session_id));
+CREATE TABLE IF NOT EXISTS ${tables.runRecords} (
+  run_id TEXT COLLATE "C" NOT NULL,
+  seq BIGINT NOT NULL,
+  json BYTEA NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);`,
+  },
+  {
+    version: 4,
+    description: 'artifacts, their episode associations and episode metadata',
+    sql: (tables) => `CREATE TABLE IF NOT EXISTS ${tables.artifacts} (
+  key TEXT COLLATE "C" PRIMARY KEY,
+  kind TEXT COLLATE "C" NOT NULL,
+  content_json TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_episodic_artifacts_kind ON ${tables.artifacts} (kind, key);
+CREATE TABLE IF NOT EXISTS ${tables.artifactEpisodes} (
+  artifact_key TEXT COLLATE "C" NOT NULL REFERENCES ${tables.artifacts} (key) ON DELETE CASCADE,
+  episode_ref TEXT COLLATE "C" NOT NULL,
+  ordinal BIGINT NOT NULL,
+  PRIMARY KEY (artifact_key, episode_ref)
+);
+CREATE INDEX IF NOT EXISTS idx_episodic_artifact_episodes_ref ON ${tables.artifactEpisodes} (episode_ref, artifact_key);
+CREATE TABLE IF NOT EXISTS ${tables.episodeMetadata} (
+  episode_ref TEXT COLLATE "C" PRIMARY KEY,
+  metadata_json TEXT NOT NULL
+);`,
+  },
+  {
+    version: 5,
+    description: 'sessions as a base plus deltas',
+    // A session is its base (episodic_sessions.state_json, rewritten only by a fold or a save) plus
+    // one row per commit since. The sizes row is what every commit locks and updates: the
+    // session's revision and what the fold policy needs, in a narrow row of its own (a row update
+    // writes a new version of the whole row; fillfactor leaves room for HOT updates in place).
+    // Session ids were stored as given before; the store now keys them in lowercase.
+    sql: (tables) => `ALTER TABLE ${tables.sessions} ADD COLUMN IF NOT EXISTS episode_count BIGINT;
+ALTER TABLE ${tables.sessions} ADD COLUMN IF NOT EXISTS last_user_message TEXT;
+UPDATE ${tables.sessions} s SET session_id = lower(s.session_id)
+WHERE s.session_id <> lower(s.session_id)
+  AND NOT EXISTS (SELECT 1 FROM ${tables.sessions} t WHERE t.session_id = lower(s.session_id));
+CREATE TABLE IF NOT EXISTS ${tables.sessionDeltas} (
+  session_id TEXT COLLATE "C" NOT NULL,
+  revision BIGINT NOT NULL,
+  line TEXT NOT NULL,
+  PRIMARY KEY (session_id, revision)
+);
+CREATE TABLE IF NOT EXISTS ${tables.sessionSizes} (
+  session_id TEXT COLLATE "C" PRIMARY KEY,
+  revision BIGINT NOT NULL,
+  base_bytes BIGINT NOT NULL,
+  delta_count BIGINT NOT NULL,
+  delta_bytes BIGINT NOT NULL
+) WITH (fillfactor = 50);
+INSERT INTO ${tables.sessionSizes} (session_id, revision, base_bytes, delta_count, delta_bytes)
+SELECT session_id, revision, octet_length(state_json), 0, 0 FROM ${tables.sessions}
+ON CONFLICT (session_id) DO NOTHING;`,
+    after: summarizeStoredSessions,
+  },
+];
+
+/** The schema version this package writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+/** Advisory lock keys: one class for Episodic's migrations, one key per schema. */
+const LOCK_CLASS = 0x45504953; // "EPIS"
+
+async function versionOf(client: pg.PoolClient, tables: StoreTables): Promise<number> {
+  try {
+    const result = await client.query<{ version: number | null }>(
+      `SELECT max(version)::integer AS version FROM ${tables.migrations}`,
+    );
+    return result.rows[0]?.version ?? 0;
+  } catch (error) {
+    // 42P01: no version table yet; 3F000: no schema yet.
+    if (codeOf(error) === '42P01' || codeOf(error) === '3F000') return 0;
+    throw error;
+  }
+}
+
+function tooNew(current: number): EpisodicError {
+  return new EpisodicError({
+    code: 'UNSUPPORTED',
+    message: `This PostgreSQL schema has Episodic schema version ${current}, newer than the ${SCHEMA_VERSION} this @episodic/store-postgres understands. Upgrade @episodic/store-postgres; the database was not changed.`,
+    details: { schemaVersion: current, supported: SCHEMA_VERSION },
+  });
+}
+
+/**
+ * Brings the schema up to date and returns its version. Already current: one read, no lock.
+ * Otherwise every missing step runs in ONE transaction holding a transaction-level advisory lock
+ * for this schema, re-reading the version under it, so any number of processes opening an old or
+ * empty schema at once migrate it exactly once (PostgreSQL's DDL is transactional: a failed step
+ * leaves nothing behind). A schema from a newer version of this package is refused (`UNSUPPORTED`).
+ */
+export async function migrate(pool: pg.Pool, tables: StoreTables, schema: string): Promise<number> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const seen = await versionOf(client, tables);
+    if (seen > SCHEMA_VERSION) throw tooNew(seen);
+    if (seen === SCHEMA_VERSION) return seen;
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock($1::integer, hashtext($2))', [
+        LOCK_CLASS,
+        schema,
+      ]);
+      const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${tables.schema}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${tables.migrations} (
+  version INTEGER PRIMARY KEY,
+  description TEXT NOT NULL,
+  applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)`);
+      const current = await versionOf(client, tables);
+      if (current > SCHEMA_VERSION) throw tooNew(current);
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= current) continue;
+        await client.query(migration.sql(tables));
+        await migration.after?.(client, tables);
+        await client.query(
+          `INSERT INTO ${tables.migrations} (version, description) VALUES ($1, $2)`,
+          [migration.version, migration.description],
+        );
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackError) {
+        broken = rollbackError as Error;
+      }
+      throw error;
+    }
+    return SCHEMA_VERSION;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,505 @@
+import {
+  assertExpectedPosition,
+  createKeyedQueue,
+  duplicateEventIdsError,
+  type LedgerAdapter,
+  type LedgerEventType,
+  type LedgerGcPlan,
+  type LedgerQueryPlan,
+  type LedgerRow,
+  type NewLedgerRow,
+} from '@episodic/core';
+import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
+import { isUniqueViolation } from './postgres-errors.js';
+import type { Scrubber } from './scrub.js';
+
+/** Options of the PostgreSQL ledger adapter. */
+export interface PostgresLedgerAdapterOptions {
+  /**
+   * The most rows deleted (GC) or rewritten (redaction) per transaction. Each batch locks only the
+   * rows it changes, which no appender touches, so writers never wait for a GC. @default 1000
+   */
+  batchSize?: number;
+}
+
+interface StoredRow {
+  id: number | string;
+  event_id: string;
+  ts_ms: number | string;
+  scope: string;
+  session_id: string;
+  agent_id: string;
+  type: string;
+  summary: string;
+  payload_json?: string | null;
+  refs_json: string | null;
+  redacted: number;
+  schema_version: string;
+  created_at: string;
+  metadata_json: string | null;
+  position: number | string | null;
+}
+
+const BASE_COLUMNS =
+  'id, event_id, ts_ms, scope, session_id, agent_id, type, summary, refs_json, redacted, schema_version, created_at, metadata_json, position';
+const INSERT_COLUMNS =
+  'event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position';
+
+/**
+ * The row as core expects it, converted in place: `BIGINT` columns as numbers (the driver reads
+ * them as text unless told otherwise), `redacted` as a boolean, `position` 0 for rows without one,
+ * `sequence` from `id`.
+ */
+function toRow(stored: StoredRow): LedgerRow {
+  const row = stored as unknown as {
+    redacted: boolean;
+    position: number;
+    sequence: number;
+    ts_ms: number;
+  };
+  row.redacted = stored.redacted !== 0;
+  row.position = stored.position === null ? 0 : Number(stored.position);
+  row.ts_ms = Number(stored.ts_ms);
+  row.sequence = Number(stored.id);
+  delete (row as { id?: unknown }).id;
+  return row as unknown as LedgerRow;
+}
+
+/**
+ * The SQL of one ledger query and its parameters. Scope + session reads use
+ * `idx_episodic_session_ts`, scope reads `idx_episodic_scope_ts`, and scope + types reads one
+ * ordered, limited `idx_episodic_scope_type_ts` range per type, merged by the outer
+ * `ORDER BY ts_ms, id LIMIT` (a Merge Append: no scan of the scope). Exported for the plan tests.
+ */
+export function buildLedgerQuery(
+  tables: StoreTables,
+  plan: LedgerQueryPlan,
+): { text: string; values: unknown[] } {
+  const columns = plan.includePayload ? `${BASE_COLUMNS}, payload_json` : BASE_COLUMNS;
+  const values: unknown[] = [];
+  const parameter = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const common = (): string[] => {
+    const where: string[] = [];
+    if (plan.fromTsMs !== undefined) where.push(`ts_ms >= ${parameter(plan.fromTsMs)}`);
+    if (plan.toTsMs !== undefined) where.push(`ts_ms <= ${parameter(plan.toTsMs)}`);
+    if (plan.after !== undefined) {
+      where.push(
+        `(ts_ms, id) > (${parameter(plan.after.tsMs)}, ${parameter(plan.after.sequence)})`,
+      );
+    }
+    return where;
+  };
+  const types = plan.types;
+  if (plan.sessionId === undefined && plan.scope !== null && types !== undefined) {
+    const scope = parameter(plan.scope);
+    const limit = parameter(plan.limit);
+    const shared = common();
+    const arms = types.map((type) => {
+      const where = [`scope = ${scope}`, `type = ${parameter(type)}`, ...shared].join(' AND ');
+      return `(SELECT ${columns} FROM ${tables.events} WHERE ${where} ORDER BY ts_ms, id LIMIT ${limit})`;
+    });
+    return { text: `${arms.join(' UNION ALL ')} ORDER BY ts_ms, id LIMIT ${limit}`, values };
+  }
+  const where: string[] = [];
+  if (plan.sessionId !== undefined) where.push(`session_id = ${parameter(plan.sessionId)}`);
+  if (plan.scope !== null) where.push(`scope = ${parameter(plan.scope)}`);
+  if (types !== undefined) {
+    where.push(
+      types.length === 1
+        ? `type = ${parameter(types[0])}`
+        : `type = ANY(${parameter(types)}::text[])`,
+    );
+  }
+  where.push(...common());
+  const filter = where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`;
+  return {
+    text: `SELECT ${columns} FROM ${tables.events}${filter} ORDER BY ts_ms, id LIMIT ${parameter(plan.limit)}`,
+    values,
+  };
+}
+
+/** Column arrays for an `unnest` insert of `rows`. */
+function columnsOf(rows: readonly NewLedgerRow[]) {
+  const count = rows.length;
+  const columns = {
+    eventId: new Array<string>(count),
+    tsMs: new Array<number>(count),
+    scope: new Array<string>(count),
+    sessionId: new Array<string>(count),
+    agentId: new Array<string>(count),
+    type: new Array<string>(count),
+    summary: new Array<string>(count),
+    payload: new Array<string | null>(count),
+    refs: new Array<string | null>(count),
+    schemaVersion: new Array<string>(count),
+    createdAt: new Array<string>(count),
+    metadata: new Array<string | null>(count),
+  };
+  rows.forEach((row, index) => {
+    columns.eventId[index] = row.event_id;
+    columns.tsMs[index] = row.ts_ms;
+    columns.scope[index] = row.scope;
+    columns.sessionId[index] = row.session_id;
+    columns.agentId[index] = row.agent_id;
+    columns.type[index] = row.type;
+    columns.summary[index] = row.summary;
+    columns.payload[index] = row.payload_json;
+    columns.refs[index] = row.refs_json;
+    columns.schemaVersion[index] = row.schema_version;
+    columns.createdAt[index] = row.created_at;
+    columns.metadata[index] = row.metadata_json;
+  });
+  return [
+    columns.eventId,
+    columns.tsMs,
+    columns.scope,
+    columns.sessionId,
+    columns.agentId,
+    columns.type,
+    columns.summary,
+    columns.payload,
+    columns.refs,
+    columns.schemaVersion,
+    columns.createdAt,
+    columns.metadata,
+  ];
+}
+
+const UNNEST_ROWS =
+  'unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS r(event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, schema_version, created_at, metadata_json, ord)';
+
+function storedOf(row: NewLedgerRow, position: number, sequence: number | string): LedgerRow {
+  return {
+    event_id: row.event_id,
+    ts_ms: row.ts_ms,
+    scope: row.scope,
+    session_id: row.session_id,
+    agent_id: row.agent_id,
+    type: row.type,
+    summary: row.summary,
+    payload_json: row.payload_json,
+    refs_json: row.refs_json,
+    redacted: row.redacted,
+    schema_version: row.schema_version,
+    created_at: row.created_at,
+    metadata_json: row.metadata_json,
+    position,
+    sequence: Number(sequence),
+  };
+}
+
+/**
+ * The ledger adapter over one schema. An append is one statement: the session heads are advanced
+ * (`INSERT … ON CONFLICT DO UPDATE`, which holds each head's row lock until commit, so positions
+ * are gapless and in commit order across any number of processes and machines) and the rows are
+ * inserted with their positions, all or nothing. An append with an expected position checks and
+ * advances the head in one conditional `UPDATE` inside a transaction. Queries read the seed's
+ * indexes; a multi-type query merges one ordered index range per type.
+ */
+export function createPostgresLedgerAdapter(
+  database: PostgresDatabase,
+  scrubber: Scrubber,
+  options: PostgresLedgerAdapterOptions = {},
+): LedgerAdapter {
+  const { tables } = database;
+  const batchSize = options.batchSize ?? 1000;
+
+  const appendOne = database.statement(
+    'ledger_append_one',
+    `WITH head AS (
+  INSERT INTO ${tables.heads} AS h (scope, session_id, position) VALUES ($3, $4, 1)
+  ON CONFLICT (scope, session_id) DO UPDATE SET position = h.position + 1
+  RETURNING position
+)
+INSERT INTO ${tables.events} (${INSERT_COLUMNS})
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, head.position FROM head
+RETURNING id, position`,
+  );
+  const appendMany = database.statement(
+    'ledger_append_many',
+    `WITH counts AS (
+  SELECT * FROM unnest($13::text[], $14::text[], $15::bigint[]) AS c(scope, session_id, n)
+), head AS (
+  INSERT INTO ${tables.heads} AS h (scope, session_id, position)
+  SELECT scope, session_id, n FROM counts
+  ON CONFLICT (scope, session_id) DO UPDATE SET position = h.position + excluded.position
+  RETURNING scope, session_id, position
+)
+INSERT INTO ${tables.events} (${INSERT_COLUMNS})
+SELECT r.event_id, r.ts_ms, r.scope, r.session_id, r.agent_id, r.type, r.summary, r.payload_json,
+  r.refs_json, 0, r.schema_version, r.created_at, r.metadata_json,
+  head.position - c.n + row_number() OVER (PARTITION BY r.scope, r.session_id ORDER BY r.ord)
+FROM ${UNNEST_ROWS}
+JOIN counts c ON c.scope = r.scope AND c.session_id = r.session_id
+JOIN head ON head.scope = r.scope AND head.session_id = r.session_id
+ORDER BY r.ord
+RETURNING id, event_id, position`,
+  );
+  const appendAt = database.statement(
+    'ledger_append_at',
+    `INSERT INTO ${tables.events} (${INSERT_COLUMNS})
+SELECT r.event_id, r.ts_ms, r.scope, r.session_id, r.agent_id, r.type, r.summary, r.payload_json,
+  r.refs_json, 0, r.schema_version, r.created_at, r.metadata_json, $13::bigint + r.ord
+FROM ${UNNEST_ROWS}
+ORDER BY r.ord
+RETURNING id, event_id, position`,
+  );
+  const advanceFrom = database.statement(
+    'ledger_advance_from',
+    `UPDATE ${tables.heads} SET position = position + $4 WHERE scope = $1 AND session_id = $2 AND position = $3 RETURNING position`,
+  );
+  const startHead = database.statement(
+    'ledger_start_head',
+    `INSERT INTO ${tables.heads} (scope, session_id, position) VALUES ($1, $2, $3) ON CONFLICT (scope, session_id) DO NOTHING RETURNING position`,
+  );
+  const readHead = database.statement(
+    'ledger_read_head',
+    `SELECT position FROM ${tables.heads} WHERE scope = $1 AND session_id = $2`,
+  );
+  const existing = database.statement(
+    'ledger_existing',
+    `SELECT event_id FROM ${tables.events} WHERE event_id = ANY($1::text[])`,
+  );
+  const byEventIds = database.statement(
+    'ledger_by_event_ids',
+    `SELECT ${BASE_COLUMNS}, payload_json FROM ${tables.events} WHERE event_id = ANY($1::text[])`,
+  );
+  const nextScope = database.statement(
+    'ledger_next_scope',
+    `SELECT min(scope) AS scope FROM ${tables.events} WHERE scope > $1`,
+  );
+  const gcCount = database.statement(
+    'ledger_gc_count',
+    `SELECT count(*)::bigint AS count FROM ${tables.events} WHERE scope = $1 AND type = $2 AND ts_ms < $3`,
+  );
+  const gcDelete = database.statement(
+    'ledger_gc_delete',
+    `DELETE FROM ${tables.events} WHERE id IN (SELECT id FROM ${tables.events} WHERE scope = $1 AND type = $2 AND ts_ms < $3 LIMIT $4)`,
+  );
+  const redactBatch = database.statement(
+    'ledger_redact_batch',
+    `UPDATE ${tables.events} SET summary = $1, payload_json = $2, refs_json = NULL, redacted = 1 WHERE id = ANY($3::bigint[])`,
+  );
+
+  const findDuplicates = async (rows: readonly NewLedgerRow[], on?: Queryable) =>
+    (
+      await database.query<{ event_id: string }>(existing, [rows.map((row) => row.event_id)], on)
+    ).rows.map((row) => row.event_id);
+
+  const appendUnchecked = async (rows: readonly NewLedgerRow[]): Promise<LedgerRow[]> => {
+    if (rows.length === 1) {
+      const row = rows[0] as NewLedgerRow;
+      const result = await database.query<{ id: string; position: string }>(appendOne, [
+        row.event_id,
+        row.ts_ms,
+        row.scope,
+        row.session_id,
+        row.agent_id,
+        row.type,
+        row.summary,
+        row.payload_json,
+        row.refs_json,
+        row.schema_version,
+        row.created_at,
+        row.metadata_json,
+      ]);
+      const stored = result.rows[0] as { id: string; position: string };
+      return [storedOf(row, Number(stored.position), stored.id)];
+    }
+    // One head per session, locked in a fixed order so two multi-session batches never deadlock.
+    const counts = new Map<string, { scope: string; session: string; count: number }>();
+    for (const row of rows) {
+      const key = `${row.scope}\u0000${row.session_id}`;
+      const entry = counts.get(key);
+      if (entry === undefined)
+        counts.set(key, { scope: row.scope, session: row.session_id, count: 1 });
+      else entry.count++;
+    }
+    const heads = [...counts.entries()].sort(([left], [right]) => (left < right ? -1 : 1));
+    const result = await database.query<{ id: string; event_id: string; position: string }>(
+      appendMany,
+      [
+        ...columnsOf(rows),
+        heads.map(([, head]) => head.scope),
+        heads.map(([, head]) => head.session),
+        heads.map(([, head]) => head.count),
+      ],
+    );
+    return collect(rows, result.rows);
+  };
+
+  const appendExpected = (rows: readonly NewLedgerRow[], expectedPosition: number) =>
+    database.transaction(async (client) => {
+      // Duplicates first: a retried append must return its original, not a stale-position CONFLICT.
+      const duplicates = await findDuplicates(rows, client);
+      if (duplicates.length > 0) throw duplicateEventIdsError(duplicates);
+      const first = rows[0] as NewLedgerRow;
+      const key = [first.scope, first.session_id];
+      let advanced = await database.query(
+        advanceFrom,
+        [...key, expectedPosition, rows.length],
+        client,
+      );
+      if (advanced.rowCount === 0 && expectedPosition === 0) {
+        advanced = await database.query(startHead, [...key, rows.length], client);
+      }
+      if (advanced.rowCount === 0) {
+        const head = await database.query<{ position: string }>(readHead, key, client);
+        assertExpectedPosition(
+          first.scope,
+          first.session_id,
+          Number(head.rows[0]?.position ?? 0),
+          expectedPosition,
+        );
+      }
+      const result = await database.query<{ id: string; event_id: string; position: string }>(
+        appendAt,
+        [...columnsOf(rows), expectedPosition],
+        client,
+      );
+      return collect(rows, result.rows);
+    });
+
+  const queue = createKeyedQueue();
+  const appendRows = (rows: readonly NewLedgerRow[], expectedPosition: number | undefined) =>
+    database.guard('append to the ledger', async () => {
+      try {
+        return expectedPosition === undefined
+          ? await appendUnchecked(rows)
+          : await appendExpected(rows, expectedPosition);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const duplicates = await findDuplicates(rows);
+        // A unique violation with no duplicate left means it was removed meanwhile: report the
+        // batch's ids so the caller re-checks and retries.
+        throw duplicateEventIdsError(
+          duplicates.length > 0 ? duplicates : rows.map((row) => row.event_id),
+        );
+      }
+    });
+
+  return {
+    specificationVersion: 'v1',
+    name: 'postgres',
+    capabilities: {
+      atomicBatch: true,
+      crossProcessConflicts: true,
+      secureDelete: scrubber.enabled,
+      persistent: true,
+    },
+    append(rows, expectedPosition) {
+      const first = rows[0] as NewLedgerRow;
+      // In call order per session within this process (across processes: the head's row lock).
+      return queue.run(`${first.scope}\u0000${first.session_id}`, () =>
+        appendRows(rows, expectedPosition),
+      );
+    },
+    getEvents(eventIds) {
+      return database.guard('read ledger events', async () => {
+        const result = await database.query<StoredRow>(byEventIds, [eventIds]);
+        const byId = new Map(result.rows.map((row) => [row.event_id, toRow(row)]));
+        return eventIds.flatMap((eventId) => {
+          const row = byId.get(eventId);
+          return row === undefined ? [] : [row];
+        });
+      });
+    },
+    query(plan) {
+      return database.guard('query the ledger', async () => {
+        const { text, values } = buildLedgerQuery(tables, plan);
+        const result = await database.query<StoredRow>(database.prepared(text), values);
+        return result.rows.map(toRow);
+      });
+    },
+    redact(plan) {
+      return database.guard('redact ledger events', async () => {
+        const where: string[] = [];
+        const values: unknown[] = [];
+        const add = (column: string, value: unknown) => {
+          values.push(value);
+          where.push(`${column} = $${values.length}`);
+        };
+        if (plan.eventId !== undefined) add('event_id', plan.eventId);
+        if (plan.sessionId !== undefined) add('session_id', plan.sessionId);
+        if (plan.scope !== null) add('scope', plan.scope);
+        const ids = (
+          await database.query<{ id: string }>(
+            `SELECT id FROM ${tables.events} WHERE ${where.join(' AND ')} ORDER BY id`,
+            values,
+          )
+        ).rows.map((row) => row.id);
+        let count = 0;
+        // Short batches keep each transaction brief even for a session of many thousand events.
+        for (let start = 0; start < ids.length; start += batchSize) {
+          const result = await database.query(redactBatch, [
+            plan.summary,
+            plan.payloadJson,
+            ids.slice(start, start + batchSize),
+          ]);
+          count += result.rowCount ?? 0;
+        }
+        if (count > 0) await scrubber.scrub([tables.events]);
+        return count;
+      });
+    },
+    gc(plan: LedgerGcPlan) {
+      return database.guard(
+        plan.dryRun ? 'count expired events' : 'delete expired events',
+        async () => {
+          const scopes: string[] = [];
+          if (plan.scope !== null) scopes.push(plan.scope);
+          else {
+            for (let current = ''; ; ) {
+              const next = (await database.query<{ scope: string | null }>(nextScope, [current]))
+                .rows[0]?.scope;
+              if (next === null || next === undefined) break;
+              scopes.push(next);
+              current = next;
+            }
+          }
+          const counts: Partial<Record<LedgerEventType, number>> = {};
+          let changed = 0;
+          for (const scope of scopes) {
+            for (const [type, cutoff] of Object.entries(plan.cutoffs) as Array<
+              [LedgerEventType, number]
+            >) {
+              let count = 0;
+              if (plan.dryRun) {
+                count = Number(
+                  (await database.query<{ count: string }>(gcCount, [scope, type, cutoff])).rows[0]
+                    ?.count ?? 0,
+                );
+              } else {
+                for (;;) {
+                  const deleted =
+                    (await database.query(gcDelete, [scope, type, cutoff, batchSize])).rowCount ??
+                    0;
+                  count += deleted;
+                  if (deleted < batchSize) break;
+                }
+              }
+              counts[type] = (counts[type] ?? 0) + count;
+              changed += count;
+            }
+          }
+          if (!plan.dryRun && changed > 0) await scrubber.scrub([tables.events]);
+          return counts;
+        },
+      );
+    },
+  };
+}
+
+function collect(
+  rows: readonly NewLedgerRow[],
+  stored: ReadonlyArray<{ id: string; event_id: string; position: string }>,
+): LedgerRow[] {
+  const byId = new Map(stored.map((row) => [row.event_id, row]));
+  return rows.map((row) => {
+    const written = byId.get(row.event_id) as { id: string; position: string };
+    return storedOf(row, Number(written.position), written.id);
+  });
+}

@@ -1,0 +1,247 @@
+import {
+  type ArtifactStore,
+  type ArtifactStoreOptions,
+  createArtifactStore,
+  createLedger,
+  createRunStore,
+  createSessionStore,
+  EpisodicError,
+  type Ledger,
+  type LedgerOptions,
+  type LedgerRow,
+  parseInput,
+  type RunStore,
+  type SessionFoldPolicy,
+  type SessionStore,
+} from '@episodic/core';
+import pg from 'pg';
+import * as z from 'zod';
+import { checkConnectionUrl, describeConnection } from './connection-url.js';
+import {
+  importLedgerRows,
+  importSessionHeads,
+  type LedgerImportReceipt,
+  type SessionHead,
+} from './ledger-import.js';
+import { migrate } from './migrations.js';
+import { createPostgresArtifactStoreAdapter } from './postgres-artifact-store.js';
+import { createPostgresDatabase, type PostgresDatabase } from './postgres-database.js';
+import { toEpisodicError } from './postgres-errors.js';
+import { createPostgresLedgerAdapter } from './postgres-ledger.js';
+import { createPostgresRunStoreAdapter } from './postgres-run-store.js';
+import { createPostgresSessionStoreAdapter } from './postgres-session-store.js';
+import { createScrubber } from './scrub.js';
+
+/** Options of `createPostgresStore`. Give exactly one of `connectionString` and `pool`. */
+export interface PostgresStoreOptions {
+  /**
+   * A `postgres://` or `postgresql://` URL (`postgres://user:password@host:5432/database`, with
+   * any libpq parameter the `pg` driver understands, e.g. `?sslmode=require`). Never shown in
+   * messages: they name the server as `describeConnection` prints it, without the password.
+   */
+  connectionString?: string;
+  /** A `pg` pool to use instead; `close()` then leaves it open. */
+  pool?: pg.Pool;
+  /**
+   * The schema that holds the store's tables (created on first use). One schema is one store:
+   * tenants, environments or tests can share a database in separate schemas.
+   * @default 'episodic'
+   */
+  schema?: string;
+  /** The most connections the store's own pool opens. @default 10 */
+  poolSize?: number;
+  /** How long to wait for a connection before failing with `STORAGE_ERROR`. @default 10000 */
+  connectionTimeoutMs?: number;
+  /** `application_name` of the store's connections (shown in `pg_stat_activity`). @default 'episodic' */
+  applicationName?: string;
+  /** Ledger rules: clock, id generator, caps, content guards, retention. @default core's defaults */
+  ledger?: LedgerOptions;
+  /** Artifact store options: the clock that stamps `createdAt` / `updatedAt`. @default core's defaults */
+  artifacts?: ArtifactStoreOptions;
+  /** The most rows per transaction in GC and ledger redaction. @default 1000 */
+  batchSize?: number;
+  /**
+   * After a redaction or a GC that changed rows, rewrite the affected tables with `VACUUM (FULL)`
+   * so no copy of the erased bytes stays in the server's table files. It locks the table while it
+   * runs; turn it off to schedule the rewrite yourself (`store.scrub()`). @default true
+   */
+  scrubAfterErase?: boolean;
+  /**
+   * Create or upgrade the schema on open (under an advisory lock, safe from many processes).
+   * Turn off where the application's role may not run DDL, and open the store once with a role
+   * that may (a deploy step) to create or upgrade it. @default true
+   */
+  migrate?: boolean;
+  /**
+   * When a session's deltas are folded into a new base. @default
+   * `{ share: 0.5, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   */
+  fold?: SessionFoldPolicy;
+}
+
+/** The ledger, sessions, runs and artifacts in one PostgreSQL schema. */
+export interface PostgresStore {
+  /** The `pg` pool (for custom reads, `EXPLAIN`, health checks). */
+  readonly pool: pg.Pool;
+  /** The schema the tables live in. */
+  readonly schema: string;
+  /** The server, without credentials (`postgres://alice@db:5432/episodic`). */
+  readonly server: string;
+  readonly ledger: Ledger;
+  readonly sessions: SessionStore;
+  readonly runs: RunStore;
+  /** Artifacts (patterns, reflections…), their episode associations and episode metadata. */
+  readonly artifacts: ArtifactStore;
+  /**
+   * Rewrites every table of the store with `VACUUM (FULL)`, leaving no copy of redacted or
+   * deleted rows in its files (what `scrubAfterErase` does after each erase, on demand).
+   */
+  scrub(): Promise<void>;
+  /**
+   * For migrations from another backend (`episodic migrate`): writes ledger rows exactly as they
+   * were stored there (ids, times, positions, redaction, schema version, payload text), in order,
+   * in one transaction. Rows already stored alike are skipped; other content under a stored id is
+   * `CONFLICT` and nothing is written.
+   */
+  importLedgerRows(rows: readonly LedgerRow[]): Promise<LedgerImportReceipt>;
+  /** For migrations: raises session heads to at least these positions (see `importLedgerRows`). */
+  importSessionHeads(heads: readonly SessionHead[]): Promise<void>;
+  /** Closes the pool if this store created it. Idempotent. */
+  close(): Promise<void>;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+const optionsSchema = z.strictObject({
+  connectionString: z.string().optional(),
+  pool: z
+    .custom<pg.Pool>(
+      (value) =>
+        typeof value === 'object' && value !== null && 'connect' in value && 'query' in value,
+      'must be a pg Pool',
+    )
+    .optional(),
+  schema: z
+    .string()
+    .regex(
+      SCHEMA_NAME,
+      'must be a lowercase identifier: a-z, 0-9 and _, not starting with a digit, at most 63 characters',
+    )
+    .optional(),
+  poolSize: z.number().int().min(1).max(1000).optional(),
+  connectionTimeoutMs: z.number().int().min(1).optional(),
+  applicationName: z.string().max(63).optional(),
+  ledger: z.record(z.string(), z.unknown()).optional(),
+  artifacts: z.record(z.string(), z.unknown()).optional(),
+  batchSize: z.number().int().min(1).max(100_000).optional(),
+  scrubAfterErase: z.boolean().optional(),
+  migrate: z.boolean().optional(),
+  fold: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * Connects to PostgreSQL (or adopts a pool), creates or upgrades the schema, and returns the
+ * ledger, session store, run store and artifact store over it: the same semantics as
+ * `@episodic/store-sqlite`, for any number of processes on any number of machines.
+ *
+ * ```ts
+ * const store = await createPostgresStore({ connectionString: process.env.DATABASE_URL });
+ * await store.ledger.append({ scope: 'my-project', session_id: 's-1', agent_id: 'planner', type: 'conversation.user', summary: 'Asked for status' });
+ * const page = await store.ledger.query({ scope: 'my-project', sessionId: 's-1' });
+ * await store.close();
+ * ```
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const checked = parseInput(optionsSchema, options, 'PostgreSQL store options');
+  const given = checked.pool;
+  if ((checked.connectionString === undefined) === (given === undefined)) {
+    throw new EpisodicError({
+      code: 'VALIDATION_ERROR',
+      message:
+        'Invalid PostgreSQL store options: give exactly one of connectionString (a postgres:// URL) and pool (a pg Pool). Nothing was opened.',
+      details: { field: 'connectionString' },
+    });
+  }
+  const schema = checked.schema ?? 'episodic';
+  let server: string;
+  let pool: pg.Pool;
+  if (given === undefined) {
+    const url = checkConnectionUrl(checked.connectionString);
+    server = describeConnection(url);
+    pool = new pg.Pool({
+      connectionString: url,
+      max: checked.poolSize ?? 10,
+      connectionTimeoutMillis: checked.connectionTimeoutMs ?? 10_000,
+      application_name: checked.applicationName ?? 'episodic',
+    });
+  } else {
+    pool = given;
+    server = 'the given pool';
+  }
+  // An idle connection the server closed (a restart, a failover) is reported by the pool as an
+  // event: without a listener it would crash the process. The next query reconnects or fails typed.
+  const onIdleError = () => undefined;
+  pool.on('error', onIdleError);
+  const owned = given === undefined;
+  const database: PostgresDatabase = createPostgresDatabase(pool, schema, server);
+  const scrubber = createScrubber(pool, checked.scrubAfterErase ?? true);
+  // The contracts check their own options (ledger caps, fold policy…) before any query.
+  const contracts = () => ({
+    ledger: createLedger(
+      createPostgresLedgerAdapter(database, scrubber, {
+        ...(checked.batchSize === undefined ? {} : { batchSize: checked.batchSize }),
+      }),
+      options.ledger,
+    ),
+    sessions: createSessionStore(
+      createPostgresSessionStoreAdapter(database, scrubber),
+      options.fold === undefined ? undefined : { fold: options.fold },
+    ),
+    runs: createRunStore(createPostgresRunStoreAdapter(database, scrubber)),
+    artifacts: createArtifactStore(createPostgresArtifactStoreAdapter(database), options.artifacts),
+  });
+  let stores: ReturnType<typeof contracts>;
+  try {
+    stores = contracts();
+    if (checked.migrate !== false) await migrate(pool, database.tables, schema);
+  } catch (error) {
+    if (owned) await pool.end().catch(() => undefined);
+    else pool.off('error', onIdleError);
+    throw toEpisodicError(error, `prepare schema ${schema}`, server);
+  }
+  const { ledger, sessions, runs, artifacts } = stores;
+  let closing: Promise<void> | undefined;
+  const { tables } = database;
+  return {
+    pool,
+    schema,
+    server,
+    ledger,
+    sessions,
+    runs,
+    artifacts,
+    scrub() {
+      return database.guard('rewrite its tables', () =>
+        createScrubber(pool, true).scrub([
+          tables.events,
+          tables.runRecords,
+          tables.runs,
+          tables.sessions,
+          tables.sessionDeltas,
+          tables.sessionSizes,
+          tables.artifacts,
+          tables.artifactEpisodes,
+          tables.episodeMetadata,
+        ]),
+      );
+    },
+    importLedgerRows: (rows) => importLedgerRows(database, rows),
+    importSessionHeads: (heads) => importSessionHeads(database, heads),
+    close() {
+      closing ??= owned
+        ? pool.end()
+        : Promise.resolve(pool.off('error', onIdleError)).then(() => undefined);
+      return closing;
+    },
+  };
+}
