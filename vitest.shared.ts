@@ -20,6 +20,8 @@ const sourceAliases = [
   { find: /^@episodic\/mcp\/stdio$/, replacement: `${root}packages/mcp/src/stdio.ts` },
   { find: /^@episodic\/mcp\/http$/, replacement: `${root}packages/mcp/src/http.ts` },
   { find: /^@episodic\/mcp$/, replacement: `${root}packages/mcp/src/index.ts` },
+  { find: /^@episodic\/ai-sdk$/, replacement: `${root}packages/ai-sdk/src/index.ts` },
+  { find: /^@episodic\/langgraph$/, replacement: `${root}packages/langgraph/src/index.ts` },
 ];
 
 /** Every test run gets a private temporary folder and fails if it leaves anything there. */

@@ -5,9 +5,17 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const published = ['core', 'store-fs', 'store-sqlite', 'mcp', 'interop', 'cli'].map(
-  (name) => `packages/${name}`,
-);
+const published = [
+  'core',
+  'store-fs',
+  'store-sqlite',
+  'mcp',
+  'interop',
+  'ui',
+  'cli',
+  'ai-sdk',
+  'langgraph',
+].map((name) => `packages/${name}`);
 const all = [...published, 'apps/demo'];
 const requiredScripts = ['build', 'dev', 'clean', 'typecheck', 'test', 'lint'];
 const problems = [];

@@ -14,7 +14,7 @@
 //    version, type-checks against the built .d.ts with skipLibCheck: false (the workspace's
 //    TypeScript), runs `episodic --version` and a ledger round trip from the installed bin, and
 //    starts the installed `episodic-mcp` bin over stdio with the official MCP client and lists
-//    its tools.
+//    its tools, and starts the installed `episodic ui` and loads its page, app and API.
 //
 // Usage: node scripts/smoke-pack.mjs [--keep]   (pnpm smoke:pack builds first)
 import { spawnSync } from 'node:child_process';
@@ -34,7 +34,21 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
-const PUBLISHED = ['core', 'store-fs', 'store-sqlite', 'mcp', 'interop', 'cli'];
+const PUBLISHED = [
+  'core',
+  'store-fs',
+  'store-sqlite',
+  'mcp',
+  'interop',
+  'ui',
+  'cli',
+  'ai-sdk',
+  'langgraph',
+];
+/** The frameworks the adapter packages take as peer dependencies, installed as a user would. */
+const FRAMEWORK_PEERS = ['ai', '@langchain/core', '@langchain/langgraph-checkpoint'];
+/** The packages whose types include a framework's (checked with skipLibCheck on, in use). */
+const ADAPTERS = ['@episodic/ai-sdk', '@episodic/langgraph'];
 /** The MCP tools `episodic-mcp` must list (packages/mcp/README.md). */
 const EXPECTED_TOOLS = [
   'create_episode',
@@ -224,20 +238,40 @@ try {
 } finally {
   sqlite.close();
 }
-console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; JSON Schemas shipped; importer ok; SQLite ledger ok\`);
+// The adapters work against their installed frameworks.
+const { createSession, createMemorySessionStore } = await import('@episodic/core');
+const { episodicMiddleware, sessionMessages } = await import('@episodic/ai-sdk');
+const { generateText, wrapLanguageModel } = await import('ai');
+const { MockLanguageModelV3 } = await import('ai/test');
+const session = createSession({ store: createMemorySessionStore() });
+const middleware = episodicMiddleware({ session, runs: createMemoryRunStore() });
+const usage = { inputTokens: { total: 1, noCache: 1 }, outputTokens: { total: 1, text: 1 } };
+const mock = new MockLanguageModelV3({ doGenerate: { content: [{ type: 'text', text: 'hi' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] } });
+const answer = await generateText({ model: wrapLanguageModel({ model: mock, middleware }), messages: await sessionMessages(session, { input: 'hello' }), onFinish: middleware.onFinish });
+if (answer.text !== 'hi' || session.log.size !== 3) throw new Error(\`@episodic/ai-sdk recorded \${session.log.size} episodes, expected 3\`);
+const { EpisodicSaver } = await import('@episodic/langgraph');
+const { emptyCheckpoint, uuid6 } = await import('@langchain/langgraph-checkpoint');
+const saver = new EpisodicSaver({ runs: createMemoryRunStore() });
+const saved = await saver.put({ configurable: { thread_id: 'smoke' } }, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: [1] }, channel_versions: { a: 1 } }, { source: 'input', step: -1, parents: {} }, { a: 1 });
+const tuple = await saver.getTuple(saved);
+if (JSON.stringify(tuple?.checkpoint.channel_values) !== '{"a":[1]}') throw new Error('@episodic/langgraph did not read its checkpoint back');
+console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; JSON Schemas shipped; importer ok; SQLite ledger ok; ai-sdk and langgraph adapters ok\`);
 `,
   );
   // Types: the built .d.ts of every entry point, checked as a strict consumer with skipLibCheck off.
+  // The adapters' types include their frameworks' (ai, LangChain), whose own .d.ts do not pass
+  // skipLibCheck: false with exactOptionalPropertyTypes: they are checked in use, below.
+  const strictEntries = entries.filter((entry) => !ADAPTERS.some((name) => entry.startsWith(name)));
   writeFileSync(
     join(project, 'types.ts'),
-    `${entries.map((entry, index) => `import * as entry${index} from '${entry}';`).join('\n')}
+    `${strictEntries.map((entry, index) => `import * as entry${index} from '${entry}';`).join('\n')}
 import { createRunRecorder, createMemoryRunStore, EpisodicError, type RunHeader } from '@episodic/core';
 import { describeStoreConformance } from '@episodic/core/testing';
 import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore, type SqliteStoreOptions } from '@episodic/store-sqlite';
 import { createEpisodicMcpServer } from '@episodic/mcp';
 
-export const entries: readonly object[] = [${entries.map((_, index) => `entry${index}`).join(', ')}];
+export const entries: readonly object[] = [${strictEntries.map((_, index) => `entry${index}`).join(', ')}];
 export const version: string = entry0.VERSION;
 export async function header(): Promise<RunHeader> {
   const recorder = createRunRecorder({ store: createMemoryRunStore() });
@@ -265,6 +299,42 @@ export const isEpisodicError = (value: unknown): boolean => EpisodicError.isInst
           types: ['node'],
         },
         files: ['types.ts'],
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  // The adapters in use, typed against the installed frameworks as their users type them.
+  writeFileSync(
+    join(project, 'adapters.ts'),
+    `import { episodicMiddleware, sessionMessages } from '@episodic/ai-sdk';
+import { createMemoryRunStore, createMemorySessionStore, createSession } from '@episodic/core';
+import { EpisodicSaver } from '@episodic/langgraph';
+import { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { generateText, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+
+const session = createSession({ store: createMemorySessionStore() });
+const middleware = episodicMiddleware({ session, runs: createMemoryRunStore() });
+export const asMiddleware: LanguageModelMiddleware = middleware;
+export async function call(model: MockLanguageModelV3): Promise<string> {
+  const result = await generateText({
+    model: wrapLanguageModel({ model, middleware }),
+    messages: await sessionMessages(session, { input: 'hello', maxTokens: 1000 }),
+    onFinish: middleware.onFinish,
+  });
+  return result.text;
+}
+export const saver: BaseCheckpointSaver = new EpisodicSaver({ runs: createMemoryRunStore() });
+`,
+  );
+  writeFileSync(
+    join(project, 'tsconfig.adapters.json'),
+    `${JSON.stringify(
+      {
+        extends: './tsconfig.json',
+        compilerOptions: { skipLibCheck: true },
+        files: ['adapters.ts'],
       },
       null,
       2,
@@ -374,6 +444,48 @@ try {
   );
 }
 
+/** Starts the installed `episodic ui`, loads its page, its browser app and one API answer. */
+function writeUiClient(project) {
+  writeFileSync(
+    join(project, 'ui-client.mjs'),
+    `import { spawn } from 'node:child_process';
+
+const [bin, home] = process.argv.slice(2);
+const child = spawn(bin, ['ui', '--home', home, '--port', '0', '--no-open', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+let stderr = '';
+child.stderr.on('data', (chunk) => { stderr += chunk; });
+const timer = setTimeout(() => { console.error(\`episodic ui printed no URL in 60 s:\\n\${stderr}\`); child.kill(); process.exit(1); }, 60_000);
+try {
+  const line = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => { out += chunk; if (out.includes('\\n')) resolve(out.split('\\n')[0]); });
+    child.on('exit', (code) => reject(new Error(\`episodic ui exited with \${code}: \${stderr}\`)));
+  });
+  const { url, origin } = JSON.parse(line);
+  const first = await fetch(url, { redirect: 'manual' });
+  const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0];
+  if (first.status !== 303 || cookie === '') throw new Error(\`the printed URL answered \${first.status} without a cookie\`);
+  const page = await fetch(\`\${origin}/runs\`, { headers: { cookie } });
+  const html = await page.text();
+  const script = /src="(\\/assets\\/[^"]+\\.js)"/.exec(html)?.[1];
+  if (page.status !== 200 || script === undefined) throw new Error(\`the page answered \${page.status} without the browser app: \${html.slice(0, 200)}\`);
+  const app = await fetch(\`\${origin}\${script}\`, { headers: { cookie } });
+  if (app.status !== 200) throw new Error(\`the browser app \${script} answered \${app.status}\`);
+  const overview = await (await fetch(\`\${origin}/api/overview\`, { headers: { cookie } })).json();
+  const refused = await fetch(\`\${origin}/api/overview\`);
+  if (refused.status !== 401) throw new Error(\`a request without the token answered \${refused.status}, expected 401\`);
+  console.log(\`\${origin}: page, browser app (\${(await app.text()).length} bytes) and /api/overview (\${overview.store} store) ok; no token → 401\`);
+} catch (error) {
+  console.error(\`\${error instanceof Error ? error.message : String(error)}\\nepisodic ui stderr:\\n\${stderr}\`);
+  process.exitCode = 1;
+} finally {
+  clearTimeout(timer);
+  child.kill('SIGINT');
+}
+`,
+  );
+}
+
 async function main() {
   const manifests = PUBLISHED.map((name) => readJson(join(root, 'packages', name, 'package.json')));
   const version = manifests[0].version;
@@ -444,7 +556,13 @@ async function main() {
 
     // 2. Install with npm, as a user would.
     const catalog = readCatalog();
-    for (const dependency of ['zod', '@modelcontextprotocol/client', '@types/node', 'vitest']) {
+    for (const dependency of [
+      'zod',
+      '@modelcontextprotocol/client',
+      '@types/node',
+      'vitest',
+      ...FRAMEWORK_PEERS,
+    ]) {
       check(catalog[dependency], `pnpm-workspace.yaml's catalog has no ${dependency}`);
     }
     writeFileSync(
@@ -462,6 +580,7 @@ async function main() {
             // The packages accept better-sqlite3 12 or 13 and npm picks 13, which needs Node-API
             // 10 (Node >= 22.14): on an older Node, pin 12 as the store-sqlite README says.
             ...(OLD_NODE_API ? { 'better-sqlite3': '^12.11.1' } : {}),
+            ...Object.fromEntries(FRAMEWORK_PEERS.map((name) => [name, catalog[name]])),
           },
           // A store author's test runner: @episodic/core/testing registers vitest suites.
           devDependencies: { '@types/node': catalog['@types/node'], vitest: catalog.vitest },
@@ -496,8 +615,11 @@ async function main() {
     run(process.execPath, [join(typescript, 'bin', 'tsc'), '-p', 'tsconfig.json'], {
       cwd: project,
     });
+    run(process.execPath, [join(typescript, 'bin', 'tsc'), '-p', 'tsconfig.adapters.json'], {
+      cwd: project,
+    });
     log(
-      `types: ${entries.length} entry points type-check (TypeScript ${tsVersion}, skipLibCheck: false)`,
+      `types: ${entries.length - ADAPTERS.length} entry points type-check (TypeScript ${tsVersion}, skipLibCheck: false); the ${ADAPTERS.length} adapters type-check in use against ai and LangGraph`,
     );
 
     // 3b. A CommonJS consumer: compiled by TypeScript (nodenext), then run with require().
@@ -569,6 +691,10 @@ async function main() {
       { cwd: project },
     );
     log(`mcp: ${listed.stdout.trim()}`);
+
+    writeUiClient(project);
+    const served = run(process.execPath, ['ui-client.mjs', episodic, home], { cwd: project });
+    log(`ui: ${served.stdout.trim()}`);
     failed = false;
   } finally {
     if (keep || failed) log(`left the temp project in ${work}`);

@@ -30,6 +30,7 @@ const COMMAND_MODULES = [
   'mcp',
   'doctor',
   'transfer',
+  'ui',
   'import-transcripts',
   'scopes',
 ];
@@ -42,8 +43,9 @@ const bin: Options = {
   // No maps in the published bin: they were half of the package (5.5 MB), and Node reads them
   // only under --enable-source-maps.
   sourcemap: false,
-  noExternal: [/^@episodic\//, 'zod', 'ulid', /^@modelcontextprotocol\//],
-  external: ['better-sqlite3'],
+  noExternal: [/^@episodic\/(?!ui$)/, 'zod', 'ulid', /^@modelcontextprotocol\//],
+  // @episodic/ui stays its own package: its server finds the browser app in its own dist.
+  external: ['better-sqlite3', '@episodic/ui'],
   define,
   esbuildOptions(options) {
     options.alias = sources;

@@ -8,8 +8,17 @@ describe('parseArguments', () => {
       home: null,
       model: 'built-in',
       json: false,
+      aiSdk: false,
       session: null,
       input: null,
+    });
+  });
+
+  it('reads --ai-sdk for the scripted demo', () => {
+    expect(parseArguments(['--ai-sdk', '--json'])).toMatchObject({
+      command: 'run',
+      aiSdk: true,
+      json: true,
     });
   });
 
@@ -43,6 +52,7 @@ describe('parseArguments', () => {
     [['--session', 'x'], '--session and --input belong to the resume command'],
     [['verify', '--model', 'openai:m'], 'verify checks the files only'],
     [['chat', '--json'], 'chat is interactive'],
+    [['chat', '--ai-sdk'], '--ai-sdk belongs to the scripted demo'],
   ])('refuses %j', (argv, message) => {
     expect(() => parseArguments(argv)).toThrow(message);
   });

@@ -12,6 +12,8 @@ export interface DemoArguments {
   /** `--model`: `built-in` or `openai:<name>`. */
   readonly model: string;
   readonly json: boolean;
+  /** `--ai-sdk`: run T1 through the Vercel AI SDK and `@episodic/ai-sdk`. */
+  readonly aiSdk: boolean;
   /** `resume --session ID`. */
   readonly session: string | null;
   /** `resume --input TEXT`. */
@@ -26,6 +28,7 @@ export function parseArguments(argv: readonly string[]): DemoArguments {
   let command: DemoCommand | null = null;
   const values = new Map<string, string>();
   let json = false;
+  let aiSdk = false;
   let help = false;
   let version = false;
   for (let index = 0; index < argv.length; index++) {
@@ -40,6 +43,10 @@ export function parseArguments(argv: readonly string[]): DemoArguments {
     }
     if (argument === '--json') {
       json = true;
+      continue;
+    }
+    if (argument === '--ai-sdk') {
+      aiSdk = true;
       continue;
     }
     const equals = argument.indexOf('=');
@@ -81,6 +88,9 @@ export function parseArguments(argv: readonly string[]): DemoArguments {
   if (resolved === 'verify' && values.has('--model')) {
     throw new UsageError('verify checks the files only and takes no --model.');
   }
+  if (aiSdk && resolved !== 'run') {
+    throw new UsageError('--ai-sdk belongs to the scripted demo (no command): pnpm demo --ai-sdk.');
+  }
   if (resolved === 'chat' && json) {
     throw new UsageError('chat is interactive and has no --json output.');
   }
@@ -89,6 +99,7 @@ export function parseArguments(argv: readonly string[]): DemoArguments {
     home: values.get('--home') ?? null,
     model: values.get('--model') ?? DEFAULT_MODEL,
     json,
+    aiSdk,
     session,
     input,
   };
@@ -119,6 +130,9 @@ Options:
                     Chat Completions endpoint: set OPENAI_API_KEY, and OPENAI_BASE_URL for an
                     endpoint other than https://api.openai.com/v1
   --json            print one JSON document on stdout (the report) and nothing else
+  --ai-sdk          run T1 through the Vercel AI SDK: generateText with the model wrapped by
+                    @episodic/ai-sdk's middleware (offline: the AI SDK's mock model answering
+                    with the built-in one), recorded as a run and committed to the same session
   -h, --help        show this help
   -v, --version     print the version
 
@@ -126,6 +140,7 @@ Examples:
   pnpm demo
   pnpm demo --json > report.json
   pnpm demo --home /tmp/episodic-demo
+  pnpm demo --ai-sdk
   OPENAI_API_KEY=sk-… pnpm demo --model openai:gpt-4o-mini
   OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_API_KEY=local pnpm demo --model openai:llama3.1
   pnpm demo chat

@@ -706,6 +706,68 @@ async function checkTask(context: CheckContext): Promise<Outcome> {
   return `task ${task.episodeId.slice(0, 8)}: ${episode.outcome.type}, ${episode.steps.length} steps, reward_score ${episode.reward_score.toFixed(3)}, ${episode.patterns.length} patterns (${[...new Set(episode.patterns.map((pattern) => pattern.type))].join(', ')})`;
 }
 
+async function checkAiSdkTurn(context: CheckContext, view: DiskView): Promise<Outcome> {
+  const { report } = context;
+  const scenario = report.scenarios.aiSdk;
+  assert(scenario !== null, 'the report has no AI SDK turn, although the demo ran with --ai-sdk');
+  const { read } = await view.run(scenario.runId);
+  const client = (read.header?.client as { name?: string } | undefined)?.name;
+  assert(
+    client === '@episodic/ai-sdk',
+    `run ${scenario.runId} was written by ${String(client)}, not @episodic/ai-sdk`,
+  );
+  const requests = recordsOf(read, 'llm.request').map((record) => Number(record.seq));
+  const responses = recordsOf(read, 'llm.response').map((record) => Number(record.seq));
+  assert(
+    requests.length > 1 && JSON.stringify(requests) === JSON.stringify(responses),
+    `run ${scenario.runId}: llm.request seqs ${requests.join(', ')} are not answered one to one (llm.response ${responses.join(', ')})`,
+  );
+  const outputs = recordsOf(read, 'tool.output');
+  assert(outputs.length > 0, `run ${scenario.runId} has no tool.output`);
+  const end = recordsOf(read, 'run.end')[0];
+  assert(end?.outcome === 'completed', `run ${scenario.runId} ended "${String(end?.outcome)}"`);
+
+  const log = await view.log(report.session.id);
+  const ofTurn = log.filter((episode) => episode.meta.turnId === scenario.turnId);
+  const kinds = ofTurn.map((episode) =>
+    episode.type === 'item'
+      ? `${episode.meta.source}:${String((episode.payload.item as { type: string }).type)}`
+      : `${episode.meta.source}:${episode.type}`,
+  );
+  const calls = ofTurn.flatMap((episode) =>
+    episode.type === 'item' && episode.payload.item.type === 'function_call'
+      ? [String(episode.payload.item.call_id)]
+      : [],
+  );
+  const answered = ofTurn.flatMap((episode) =>
+    episode.type === 'item' && episode.payload.item.type === 'function_call_output'
+      ? [String(episode.payload.item.call_id)]
+      : [],
+  );
+  assert(
+    kinds[0] === 'user:message' &&
+      kinds.at(-2) === 'model:message' &&
+      kinds.at(-1) === 'runtime:meta',
+    `the session holds ${scenario.turn} as ${kinds.join(', ') || 'nothing'}: expected the user's message first and the model's answer and its usage last`,
+  );
+  assert(
+    calls.length === outputs.length && calls.every((call) => answered.includes(call)),
+    `the session holds ${scenario.turn}'s calls ${calls.join(', ')} with outputs ${answered.join(', ')}: each call needs its output`,
+  );
+  // The next turn, run by the session itself, is sent the AI SDK turn as history.
+  const next = report.turns.find((turn) => turn.label === scenario.nextTurn);
+  assert(next !== undefined, `the turn after ${scenario.turn} is missing from the report`);
+  const nextRequest = recordsOf((await view.run(next.runId)).read, 'llm.request')[0];
+  const sent = nextRequest === undefined ? [] : requestMessages(nextRequest);
+  assert(
+    calls.every((call) =>
+      sent.some((message) => message.role === 'tool' && message.tool_call_id === call),
+    ),
+    `the first model input of ${next.label} does not hold ${scenario.turn}'s tool outputs`,
+  );
+  return `${scenario.turn} ran through the AI SDK: run ${scenario.runId.slice(0, 8)}… by @episodic/ai-sdk (${requests.length} model calls, ${outputs.length} tool outputs, completed); ${ofTurn.length} episodes of one turn in the session (${kinds.join(', ')}); ${next.label}'s input holds them`;
+}
+
 /** The checks, in the order they run and print. */
 const CHECKS: ReadonlyArray<
   readonly [string, (context: CheckContext, view: DiskView) => Promise<Outcome>]
@@ -729,11 +791,18 @@ const CHECKS: ReadonlyArray<
 /** The names of the checks, in order. */
 export const CHECK_NAMES: readonly string[] = CHECKS.map(([name]) => name);
 
+/** The check a demo run with `--ai-sdk` adds (after the others). */
+export const AI_SDK_CHECK = 'ai-sdk-turn';
+
 /** Runs every check; one failing never stops the others. */
 export async function runChecks(context: CheckContext): Promise<CheckResult[]> {
   const view = new DiskView(context);
   const results: CheckResult[] = [];
-  for (const [name, check] of CHECKS) {
+  const checks =
+    context.report.scenarios.aiSdk === undefined || context.report.scenarios.aiSdk === null
+      ? CHECKS
+      : [...CHECKS, [AI_SDK_CHECK, checkAiSdkTurn] as const];
+  for (const [name, check] of checks) {
     try {
       const outcome = await check(context, view);
       results.push(

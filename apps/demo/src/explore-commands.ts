@@ -17,6 +17,8 @@ export interface ExploreIds {
   readonly forkId: string | null;
   readonly failedRunId: string | null;
   readonly taskId: string | null;
+  /** The run of the turn recorded through the AI SDK adapter (`--ai-sdk`). */
+  readonly aiSdkRunId?: string | null;
 }
 
 /** Quotes an argument for a POSIX shell when it needs it. */
@@ -51,6 +53,12 @@ export function exploreCommands(ids: ExploreIds): ExploreCommand[] {
     commands.push({
       what: 'the failed turn: recorded in its run file, absent from the session',
       argv: ['runs', 'show', ids.failedRunId, ...files],
+    });
+  }
+  if (ids.aiSdkRunId !== undefined && ids.aiSdkRunId !== null) {
+    commands.push({
+      what: 'the turn run through the Vercel AI SDK: every step recorded by @episodic/ai-sdk',
+      argv: ['runs', 'show', ids.aiSdkRunId, ...files],
     });
   }
   if (ids.forkId !== null) {

@@ -81,6 +81,7 @@ async function main(argv: readonly string[]): Promise<number> {
     modelSpec: args.model,
     entry: ownEntry(),
     progress: args.json ? () => {} : print,
+    aiSdk: args.aiSdk,
   });
   if (args.json) {
     print(JSON.stringify(report, null, 2));

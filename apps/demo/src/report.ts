@@ -170,6 +170,14 @@ export interface DemoReport {
       readonly forkId: string;
       readonly forkedAtEpisode: number;
     } | null;
+    /** The turn run through the Vercel AI SDK (`--ai-sdk`), or null. */
+    aiSdk: {
+      readonly turn: string;
+      readonly runId: string;
+      readonly turnId: string;
+      /** The turn after it, run by the session itself: its input must hold this turn. */
+      readonly nextTurn: string | null;
+    } | null;
   };
   timeline: TimelineEntry[];
   ledger: {

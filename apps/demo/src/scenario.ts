@@ -10,6 +10,7 @@ import {
 } from '@episodic/core';
 import { createFsStore, type FsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
+import { runAiSdkTurn } from './agent/ai-sdk-turn.js';
 import { type DemoAgent, openDemoAgent, type TurnOptions } from './agent/demo-agent.js';
 import { runChecks } from './checks.js';
 import { type DemoHomeLayout, deltasPath, recreateDemoHome, snapshotPath } from './demo-home.js';
@@ -95,6 +96,8 @@ export interface DemoOptions {
   readonly entry: string;
   /** Progress lines (nothing is printed when this is a no-op, as with `--json`). */
   readonly progress: (line: string) => void;
+  /** Runs T1 through the Vercel AI SDK and `@episodic/ai-sdk` (`--ai-sdk`). @default false */
+  readonly aiSdk?: boolean;
 }
 
 /** The sha256 of everything stored for a session: its base file, then its deltas file if any. */
@@ -240,7 +243,28 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       return summary;
     };
 
-    await run(SCRIPT.list, agent);
+    let aiSdkTurn: TurnSummary | null = null;
+    if (options.aiSdk === true) {
+      // T1 through the AI SDK: generateText, the model wrapped by @episodic/ai-sdk's middleware.
+      const record = await runAiSdkTurn(SCRIPT.list.input, {
+        session: agent.session,
+        model,
+        store,
+        workspace: layout.workspace,
+        tracker,
+        title: `${SCRIPT.list.label}: ${SCRIPT.list.input}`,
+      });
+      aiSdkTurn = summarizeTurn(
+        record,
+        SCRIPT.list.label,
+        `${SCRIPT.list.shows}, through the Vercel AI SDK (generateText + @episodic/ai-sdk)`,
+        'main',
+      );
+      turns.push(aiSdkTurn);
+      for (const line of renderTurn(aiSdkTurn)) progress(line);
+    } else {
+      await run(SCRIPT.list, agent);
+    }
     await run(SCRIPT.invoice, agent);
     await run(SCRIPT.everyFile, agent);
     const interruptReason = 'The user pressed Ctrl-C while the agent was working (simulated).';
@@ -548,6 +572,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
           forkTurn === undefined
             ? null
             : { turn: forkTurn.label, forkId: forkAgent.session.id, forkedAtEpisode },
+        aiSdk:
+          aiSdkTurn === null
+            ? null
+            : {
+                turn: aiSdkTurn.label,
+                runId: aiSdkTurn.runId,
+                turnId: aiSdkTurn.turnId,
+                nextTurn: turns[turns.indexOf(aiSdkTurn) + 1]?.label ?? null,
+              },
       },
       timeline: buildTimeline(
         mainEpisodes,
@@ -578,6 +611,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         forkId: forkAgent.session.id,
         failedRunId: failed.outcome === 'failed' ? failed.runId : null,
         taskId: tracker.episodeId,
+        aiSdkRunId: aiSdkTurn?.runId ?? null,
       }),
       checks: [],
     };

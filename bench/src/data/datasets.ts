@@ -10,9 +10,16 @@ import { ledgerEventAt } from './ledger-events.js';
 import { ensurePeerThreads } from './peer-threads.js';
 import { benchRunId, runHeader, runRecords } from './run-records.js';
 import { ensureSessionDataset, SESSION_BACKENDS, SMALL_SESSION_EPISODES } from './sessions.js';
+import { ensureUiHome } from './ui-home.js';
 import { DATA_VERSION } from './version.js';
 
-export type DatasetName = 'run-files' | 'ledger' | 'episodes' | 'sessions' | 'peer-threads';
+export type DatasetName =
+  | 'run-files'
+  | 'ledger'
+  | 'episodes'
+  | 'sessions'
+  | 'peer-threads'
+  | 'ui-home';
 
 /** A run file in the fs store under `runFilesRoot`. */
 export interface RunFileInfo {
@@ -162,5 +169,6 @@ export async function ensureDataset(context: BenchContext, name: DatasetName): P
         }
       }
     }
-  } else await ensurePeerThreads(context);
+  } else if (name === 'ui-home') await ensureUiHome(context);
+  else await ensurePeerThreads(context);
 }

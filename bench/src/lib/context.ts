@@ -14,6 +14,8 @@ export interface Sizes {
   sessionEpisodes: number;
   /** Thread lengths (messages) of the peer comparison. */
   peerThreads: readonly number[];
+  /** Run files in the UI's home (`ui` rows). */
+  uiRuns: number;
   /** Measured rounds per row (each round runs the product and the probe once). */
   rounds: number;
   /** Unrecorded warm-up runs of each side. */
@@ -27,6 +29,7 @@ export const FULL_SIZES: Sizes = {
   episodes: 1_000_000,
   sessionEpisodes: 1_000_000,
   peerThreads: [1000, 10_000, 100_000],
+  uiRuns: 10_000,
   rounds: 5,
   warmup: 1,
 };
@@ -38,6 +41,7 @@ export const QUICK_SIZES: Sizes = {
   episodes: 100_000,
   sessionEpisodes: 100_000,
   peerThreads: [1000, 10_000],
+  uiRuns: 1_000,
   rounds: 3,
   warmup: 1,
 };

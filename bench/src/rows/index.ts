@@ -1,6 +1,7 @@
 import type { RowModule } from '../lib/row-module.js';
 import { cliStartModule } from './cli-start.js';
 import { episodicLogModule } from './episodic-log.js';
+import { langgraphModule } from './langgraph.js';
 import { ledgerGcModule } from './ledger-gc.js';
 import { ledgerInsertModule } from './ledger-insert.js';
 import { ledgerNodeSqliteModule } from './ledger-node-sqlite.js';
@@ -11,6 +12,7 @@ import { runAppendModule } from './run-append.js';
 import { runReadModule } from './run-read.js';
 import { sessionModule } from './session.js';
 import { taskModule } from './task.js';
+import { uiPagesModule } from './ui-pages.js';
 
 /** Every row module, in QUALITY.md's table order. */
 export const MODULES: readonly RowModule[] = [
@@ -26,4 +28,6 @@ export const MODULES: readonly RowModule[] = [
   ledgerGcModule,
   cliStartModule,
   mcpModule,
+  uiPagesModule,
+  langgraphModule,
 ];

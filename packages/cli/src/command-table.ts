@@ -134,6 +134,7 @@ const transfer = () => import('./commands/transfer.js');
 const importTranscripts = () => import('./commands/import-transcripts.js');
 const scopes = () => import('./commands/scopes.js');
 const completion = () => import('./completion/completion-command.js');
+const ui = () => import('./commands/ui.js');
 
 /** The command groups, in the order help lists them. */
 export const GROUPS: readonly GroupSpec[] = [
@@ -995,6 +996,39 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     load: mcp,
     handler: 'mcp',
+  },
+  {
+    path: ['ui'],
+    summary: 'browse runs, sessions, task episodes and the ledger in a local, read-only web app',
+    usage:
+      'episodic ui [--port N] [--host HOST] [--no-open] [--home DIR] [--db PATH] [--store fs|sqlite]',
+    description:
+      "Serves a web app over the same stores as every other command and prints its URL, which carries a random token (EPISODIC_UI_TOKEN fixes it). Views: runs and sessions, a session's timeline (turns, boundaries, checkpoints, forks, failed turns), a run's records with tool calls paired, each model input's assembly manifest, task episodes with their reward, the ledger and artifacts; a running run updates live. It binds 127.0.0.1 by default, refuses requests whose Host or Origin is not this machine, and has no write action. It runs until interrupted (Ctrl-C).",
+    options: {
+      port: {
+        type: 'string',
+        value: 'N',
+        description: 'the port to listen on (default 0: any free port)',
+      },
+      host: {
+        type: 'string',
+        value: 'HOST',
+        description:
+          'the address to bind (default 127.0.0.1); another address lets other machines reach it (the token still guards it)',
+      },
+      'no-open': {
+        type: 'boolean',
+        description: 'do not open a browser (it opens only when stdout is a terminal)',
+      },
+    },
+    examples: [
+      'episodic ui',
+      'episodic ui --home apps/demo/.episodic-demo --store fs',
+      'episodic ui --port 8765 --no-open',
+      'episodic ui --db ./agent.db --json   # one JSON line with the URL, then it serves',
+    ],
+    load: ui,
+    handler: 'ui',
   },
   {
     path: ['doctor'],

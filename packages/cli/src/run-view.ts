@@ -62,7 +62,8 @@ export function describeRecord(record: RunRecord): string {
     case 'run.end':
       return `${text(value.outcome)}${value.final === undefined ? '' : `: ${text(value.final)}`}`;
     default:
-      return '';
+      // A custom record (x.<org>.<name>) may describe itself, e.g. @episodic/langgraph's checkpoints.
+      return typeof value.summary === 'string' ? value.summary : '';
   }
 }
 

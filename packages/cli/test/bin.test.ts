@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, GROUPS } from '../src/command-table.js';
+import { uiReceiptSchema } from '../src/receipts/index.js';
 import {
   BIN,
   cleanEnv,
@@ -145,7 +146,8 @@ describe('episodic binary', () => {
 describe('start-up: what each command loads', () => {
   // A module hook records every module Node resolves, in the real process: ES modules through the
   // resolve hook, CommonJS ones (better-sqlite3 is required, not imported) through the CJS resolver.
-  function loadedModules(args: string[]): { urls: string[]; code: string } {
+  /** Writes a module hook that logs every module Node resolves; `--import register` installs it. */
+  function moduleLog(): { log: string; register: string } {
     const directory = temporaryDirectory();
     const log = join(directory, 'modules.log');
     writeFileSync(log, '');
@@ -175,6 +177,11 @@ Module._resolveFilename = function (...args) {
 };
 `,
     );
+    return { log, register };
+  }
+
+  function loadedModules(args: string[]): { urls: string[]; code: string } {
+    const { log, register } = moduleLog();
     const result = spawnSync(
       process.execPath,
       ['--import', pathToFileURL(register).href, BIN, ...args],
@@ -241,5 +248,65 @@ Module._resolveFilename = function (...args) {
     const { urls, code } = loadedModules(['--home', home, 'episodes', 'query', '--scope', 'x']);
     expect(urls.some((url) => url.includes('better-sqlite3'))).toBe(true);
     expect(code.includes('ZodError')).toBe(true);
+  });
+
+  it('only "episodic ui" loads @episodic/ui and its server: every other command starts as before', () => {
+    const home = temporaryHome();
+    const isUi = (url: string) =>
+      /node_modules\/@episodic\/ui\/|packages\/ui\/dist\/|node_modules\/hono\/|\/hono@|\/@hono\//.test(
+        url,
+      );
+    for (const args of [
+      ['--version'],
+      ['--help'],
+      ['ui', '--help'],
+      ['--home', home, 'episodes', 'query', '--scope', 'x'],
+      ['--home', home, '--store', 'fs', 'runs', 'list'],
+    ]) {
+      const { urls } = loadedModules(args);
+      expect(urls.filter(isUi), args.join(' ')).toEqual([]);
+    }
+  });
+
+  it('"episodic ui" does load it (the check above can fail)', async () => {
+    const home = temporaryHome();
+    const { log, register } = moduleLog();
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(register).href,
+        BIN,
+        'ui',
+        '--home',
+        home,
+        '--port',
+        '0',
+        '--no-open',
+        '--json',
+      ],
+      { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(out.split('\n')[0] as string);
+      });
+      child.on('exit', (code) => reject(new Error(`episodic ui exited with ${code}`)));
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    await exited;
+    const receipt = uiReceiptSchema.parse(JSON.parse(line));
+    expect(receipt).toMatchObject({
+      kind: 'episodic.ui.v1',
+      ok: true,
+      host: '127.0.0.1',
+      store: 'sqlite',
+    });
+    const urls = readFileSync(log, 'utf8').split('\n');
+    expect(urls.some((url) => /@episodic\/ui\/dist|packages\/ui\/dist/.test(url))).toBe(true);
+    expect(urls.some((url) => /\/hono\//.test(url))).toBe(true);
   });
 });

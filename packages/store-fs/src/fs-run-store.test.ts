@@ -423,6 +423,39 @@ describe('reading only what is needed', () => {
     expect(counters.opened).toBe(6);
   });
 
+  it('lists given run ids by opening only their files, even when other files are damaged', async () => {
+    const { io, counters } = countingIo();
+    const { store, root } = open({ io, durability: 'none' });
+    for (let index = 0; index < 40; index++) {
+      const runId = runIdFor(200 + index);
+      await store.runs.append(runId, [
+        headerFor(runId, new Date(Date.UTC(2026, 0, 1 + (index % 10), 12, index)).toISOString()),
+      ]);
+    }
+    // Another run whose file lost its header: a list that opened it would report it.
+    const damaged = runIdFor(299);
+    fs.writeFileSync(join(root, 'sessions', '2026', '01', '03', `${damaged}.jsonl`), '{"type":');
+    expect((await store.runs.list()).errors).toMatchObject([{ runId: damaged }]);
+    counters.opened = 0;
+    const wanted = [runIdFor(203), runIdFor(217).toUpperCase(), runIdFor(239), runIdFor(404)];
+    const listed = await store.runs.list({ runIds: wanted });
+    expect(listed).toEqual({
+      runs: [runIdFor(239), runIdFor(217), runIdFor(203)].map((runId) =>
+        expect.objectContaining({ runId }),
+      ),
+      errors: [],
+    });
+    expect(counters.opened).toBe(3);
+    counters.opened = 0;
+    const ofSession = await store.runs.list({ runIds: [runIdFor(203)], sessionId: SESSION_ID });
+    expect(ofSession.runs.map((run) => run.runId)).toEqual([runIdFor(203)]);
+    expect(counters.opened).toBe(1);
+    expect((await store.runs.list({ runIds: [] })).runs).toEqual([]);
+    await expect(store.runs.list({ runIds: ['run-1'] })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+  });
+
   it('lists thousands of runs', async () => {
     const { store } = open({ durability: 'none' });
     for (let index = 0; index < 3_000; index++) {

@@ -480,7 +480,10 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
         ms === undefined ? undefined : dayComponents(new Date(ms).toISOString(), now).join('/');
       const days = dayDirectories(dayOf(filter.fromMs), dayOf(filter.toMs));
       let datedMatches = 0;
+      // With `runIds`, only those files are opened, and the walk ends once each one is found.
+      const wanted = filter.runIds === undefined ? undefined : new Set(filter.runIds);
       for (const { path: directory } of days) {
+        if (wanted?.size === 0) break;
         let entries: fs.Dirent[];
         try {
           entries = fs.readdirSync(directory, { withFileTypes: true });
@@ -493,6 +496,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
           const path = join(directory, entry.name);
           const location = root.relative(path);
           const runId = entry.name.slice(0, -RUN_SUFFIX.length);
+          if (wanted !== undefined && !wanted.delete(runId)) continue;
           const fail = (message: string) =>
             errors.push({ ...(isPathId(runId) ? { runId } : {}), location, message });
           if (!isPathId(runId)) {

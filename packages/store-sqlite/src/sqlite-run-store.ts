@@ -63,6 +63,9 @@ export function createSqliteRunStoreAdapter(
     'SELECT seq, json FROM episodic_run_records WHERE run_id = ? ORDER BY seq DESC',
   );
   const runs = database.prepare('SELECT run_id, header_json FROM episodic_runs');
+  const runById = database.prepare(
+    'SELECT run_id, header_json FROM episodic_runs WHERE run_id = ?',
+  );
   const runsOfSession = database.prepare(
     'SELECT run_id, header_json FROM episodic_runs WHERE lower(session_id) = ?',
   );
@@ -186,8 +189,13 @@ export function createSqliteRunStoreAdapter(
     list(filter) {
       const summaries: RunSummary[] = [];
       const errors: RunListError[] = [];
+      // Given run ids are looked up one by one (the primary key), whatever the table's size.
       const rows = (
-        filter.sessionId === undefined ? runs.all() : runsOfSession.all(filter.sessionId)
+        filter.runIds !== undefined
+          ? [...filter.runIds].map((runId) => runById.get(runId)).filter((row) => row !== undefined)
+          : filter.sessionId === undefined
+            ? runs.all()
+            : runsOfSession.all(filter.sessionId)
       ) as Array<{ run_id: string; header_json: string }>;
       for (const row of rows) {
         const parsed = readRunHeaderLine(row.header_json);

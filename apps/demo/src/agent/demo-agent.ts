@@ -217,6 +217,41 @@ function preview(text: string, max = 400): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** The task step that reports how a turn ended. */
+export function turnStep(
+  action: string,
+  outcome: TurnOutcome,
+  answer: string | null,
+  error: string | null,
+): TaskStepReport {
+  return {
+    tool: 'agent_turn',
+    action,
+    result:
+      outcome === 'completed'
+        ? { type: 'success', output: preview(answer ?? '(no answer)') }
+        : outcome === 'step-limit'
+          ? {
+              type: 'success',
+              output: `stopped at the step limit of ${AGENT_LIMITS.maxModelCalls} model calls`,
+            }
+          : { type: 'error', message: preview(error ?? outcome) },
+  };
+}
+
+/** The task step that reports one finished tool call. */
+export function toolStep(record: ToolCallRecord): TaskStepReport {
+  const output = record.output ?? '';
+  return {
+    tool: record.name,
+    action: `${record.name} ${preview(record.arguments, 200)}`,
+    result: record.isError
+      ? { type: 'error', message: preview(output) }
+      : { type: 'success', output: preview(output) },
+    latency_ms: record.latencyMs,
+  };
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -423,14 +458,7 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
           output_chars: run.output.length,
         });
         options.onEvent?.({ type: 'tool-end', call, record });
-        step({
-          tool: call.name,
-          action: `${call.name} ${preview(call.arguments, 200)}`,
-          result: run.isError
-            ? { type: 'error', message: preview(run.output) }
-            : { type: 'success', output: preview(run.output) },
-          latency_ms: record.latencyMs,
-        });
+        step(toolStep(record));
         return run.output;
       } catch (error) {
         const latencyMs = Math.round(performance.now() - started);
@@ -533,19 +561,7 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
       slot.current = null;
       turnRunning = false;
     }
-    step({
-      tool: 'agent_turn',
-      action: turnOptions.title ?? input,
-      result:
-        outcome === 'completed'
-          ? { type: 'success', output: preview(answer ?? '(no answer)') }
-          : outcome === 'step-limit'
-            ? {
-                type: 'success',
-                output: `stopped at the step limit of ${AGENT_LIMITS.maxModelCalls} model calls`,
-              }
-            : { type: 'error', message: preview(error ?? outcome) },
-    });
+    step(turnStep(turnOptions.title ?? input, outcome, answer, error));
     await Promise.all(steps);
     const lastId = session.log.lastId;
     return {

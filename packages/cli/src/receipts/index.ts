@@ -53,3 +53,4 @@ export {
   tasksTimelineReceiptSchema,
 } from './tasks-receipts.js';
 export { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';
+export { uiReceiptSchema } from './ui-receipt.js';

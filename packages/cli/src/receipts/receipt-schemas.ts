@@ -37,6 +37,7 @@ import {
   tasksTimelineReceiptSchema,
 } from './tasks-receipts.js';
 import { exportReceiptSchema, importReceiptSchema } from './transfer-receipts.js';
+import { uiReceiptSchema } from './ui-receipt.js';
 
 /** The schema of every successful receipt, by `kind` (errors use `errorReceiptSchema`). */
 export const RECEIPT_SCHEMAS = {
@@ -72,6 +73,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.import.codex.v1': importCodexReceiptSchema,
   'episodic.import.openai.v1': importOpenAIReceiptSchema,
   'episodic.completion.v1': completionReceiptSchema,
+  'episodic.ui.v1': uiReceiptSchema,
 } as const;
 
 /** The kind of a successful receipt. */

@@ -28,6 +28,7 @@ import type { ArtifactStore, DeleteEpisodeReceipt } from '../store/artifact-stor
 import type { RunStore } from '../store/run-store.js';
 import { frozenJsonCopy } from '../util/json.js';
 import { jsonEqual } from '../util/json-equal.js';
+import { pauseAfterLostRace } from '../util/lost-race-pause.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import { EPISODIC_SERVER_INFO } from '../version.js';
 import { createKeyedQueue } from './keyed-queue.js';
@@ -192,13 +193,6 @@ function tooBusy(episodeId: string, attempts: number): EpisodicError {
     message: `Task episode ${episodeId} kept changing underneath this call: ${attempts} attempts each lost the race to another writer. Nothing was recorded by this call; retry it.`,
     details: { episode_id: episodeId, attempts },
   });
-}
-
-/** A short random pause after a few lost races, so competing writers stop colliding in step. */
-function pause(attempt: number): Promise<void> {
-  if (attempt < 3) return Promise.resolve();
-  const ms = Math.random() * Math.min(50, attempt * 2);
-  return new Promise((resolve) => globalThis.setTimeout(resolve, ms));
 }
 
 /**
@@ -441,7 +435,7 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
             event: { type: TASK_STEP_EVENT, ...fields },
           };
           if (await appendAt(episodeId, view, [record])) return step;
-          await pause(attempt);
+          await pauseAfterLostRace(attempt);
         }
         throw tooBusy(episodeId, MAX_ATTEMPTS);
       });
@@ -529,7 +523,7 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
             await storeLearning(episodeId, outcome.type, learning);
             return view.fold.task().task;
           }
-          await pause(attempt);
+          await pauseAfterLostRace(attempt);
         }
         throw tooBusy(episodeId, MAX_ATTEMPTS);
       });

@@ -19,7 +19,7 @@ import type {
 } from '../schema/episode.js';
 import { type FunctionCallItem, type InputItem, inputItemSchema } from '../schema/input-item.js';
 import { type SessionDelta, uuidSchema } from '../schema/session-state.js';
-import type { SessionStore } from '../store/session-store.js';
+import { type SessionStore, type StoredSession, sessionEpisodes } from '../store/session-store.js';
 import { frozenJsonCopy } from '../util/json.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import { raceAbort, throwIfAborted, turnAbortedError } from './abortable.js';
@@ -30,7 +30,7 @@ import {
   toolOutputSchema,
 } from './model-call.js';
 import { MutationQueue } from './mutation-queue.js';
-import { buildSnapshot } from './session-snapshot.js';
+import { buildSnapshot, carriedFields } from './session-snapshot.js';
 
 /** The session context: a JSON object the agent keeps with the session (seed 000 `AgentContext`). */
 export type SessionContext = Readonly<Record<string, unknown>>;
@@ -264,7 +264,12 @@ export interface SessionInternals {
   committed(): Episodic;
   assertOpen(): void;
   exclusive<T>(task: () => Promise<T>): Promise<T>;
-  appendCommitted(episodes: readonly NewEpisode[]): Promise<Episode[]>;
+  appendCommitted(
+    episodes: readonly NewEpisode[],
+    options?: { runId?: string; modelCalls?: number },
+  ): Promise<Episode[]>;
+  /** Catches up with the store in place (call inside `exclusive`); `NOT_FOUND` when deleted. */
+  reload(): Promise<void>;
 }
 
 const internals = new WeakMap<object, SessionInternals>();
@@ -430,6 +435,24 @@ export function freezeContext(value: unknown, subject: string): SessionContext {
   return frozenJsonCopy(parsed, subject);
 }
 
+/**
+ * The starting state of a stored session (what `loadSession` opens and a reload catches up to):
+ * the committed log from the base and the commits since, the context, the revision, seed 001's
+ * `invoke_seq` and the fields a session carries over.
+ */
+export function storedSessionSeed(stored: StoredSession, now: () => Date): SessionSeed {
+  const { state } = stored;
+  return {
+    id: state.session_id,
+    committed: createEpisodic(sessionEpisodes(stored), { now }),
+    context: freezeContext(state.context ?? {}, `context of stored session ${state.session_id}`),
+    revision: state.revision ?? 0,
+    invokeSeq: typeof state.invoke_seq === 'number' ? state.invoke_seq : 0,
+    carried: carriedFields(state),
+    baseCurrent: stored.base.log !== null && 'episodes' in stored.base.log,
+  };
+}
+
 /** A fresh session id from `generateId`, checked to be a UUID. */
 export function newSessionId(generateId: () => string, subject: string): string {
   const id = generateId();
@@ -578,7 +601,8 @@ class SessionImpl implements Session {
       committed: () => this.committedLog,
       assertOpen: () => this.assertOpen(),
       exclusive: (task) => this.exclusive(task),
-      appendCommitted: (episodes) => this.appendCommitted(episodes),
+      appendCommitted: (episodes, options) => this.appendCommitted(episodes, options),
+      reload: () => this.reload(),
     };
   }
 
@@ -912,13 +936,54 @@ class SessionImpl implements Session {
     }
   }
 
-  /** Appends episodes to the committed log through a working fork: saved first, merged after. */
-  private async appendCommitted(episodes: readonly NewEpisode[]): Promise<Episode[]> {
+  /**
+   * Appends episodes to the committed log through a working fork: saved first, merged after.
+   * `modelCalls` advances the invocation count (a framework's own model calls, see
+   * `commitEpisodes`); it moves back when the save fails, so a failed commit changes nothing.
+   */
+  private async appendCommitted(
+    episodes: readonly NewEpisode[],
+    options: { runId?: string; modelCalls?: number } = {},
+  ): Promise<Episode[]> {
     const startId = this.committedLog.lastId;
     const working = this.committedLog.fork();
     for (const episode of episodes) working.append(episode);
-    await this.persist(working);
+    const invokeCount = this.invokeCount;
+    this.invokeCount += options.modelCalls ?? 0;
+    try {
+      await this.persist(working, options.runId);
+    } catch (error) {
+      this.invokeCount = invokeCount;
+      throw error;
+    }
     return this.merge(working, startId);
+  }
+
+  /**
+   * Brings the session up to date with its store, in place: the committed log, context, revision
+   * and seed 001 fields as the store now holds them (commits other writers made since this
+   * session's revision included). A context update applied but not committed yet is kept (its
+   * commit follows). Runs inside the mutation queue, so no turn is running.
+   */
+  private async reload(): Promise<void> {
+    const stored = await this.config.store.read(this.id);
+    if (stored === null) {
+      throw new EpisodicError({
+        code: 'NOT_FOUND',
+        message: `Session ${this.id} is no longer in the ${this.config.store.name} store: another writer deleted it. Create a new session.`,
+        details: { sessionId: this.id, store: this.config.store.name },
+      });
+    }
+    const seed = storedSessionSeed(stored, this.config.now);
+    this.committedLog = seed.committed;
+    this.committedRevision = seed.revision ?? 0;
+    this.saved = true;
+    this.baseCurrent = seed.baseCurrent ?? true;
+    if (this.contextValue === this.committedContext) this.contextValue = seed.context;
+    this.committedContext = seed.context;
+    this.carried = { ...seed.carried };
+    this.invokeCount = seed.invokeSeq;
+    this.lastUserText = undefined;
   }
 
   /**

@@ -1,4 +1,6 @@
 // Public exports of this area, listed by name.
+export type { CommitEpisodesOptions, CommitEpisodesResult } from './commit-episodes.js';
+export { commitEpisodes } from './commit-episodes.js';
 export type {
   CompactOptions,
   CompactResult,

@@ -1,20 +1,17 @@
 import { z } from 'zod';
-import { createEpisodic } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { SessionStore } from '../store/session-store.js';
-import { sessionEpisodes } from '../store/session-store.js';
 import { parseInput } from '../validation/parse-input.js';
 import {
-  freezeContext,
   openSession,
   type Session,
   type SessionOptions,
   sessionBehaviourShape,
   sessionIdSchema,
+  storedSessionSeed,
   storeSchema,
   toSessionConfig,
 } from './create-session.js';
-import { carriedFields } from './session-snapshot.js';
 
 /** Options for `loadSession`: the session behaviour; the id, context and history come from the snapshot. */
 export type LoadSessionOptions = Omit<SessionOptions, 'store' | 'id' | 'context'>;
@@ -45,15 +42,5 @@ export async function loadSession(
       details: { sessionId: id, store: store.name },
     });
   }
-  const { state } = stored;
-  const invokeSeq = typeof state.invoke_seq === 'number' ? state.invoke_seq : 0;
-  return openSession(config, {
-    id: state.session_id,
-    committed: createEpisodic(sessionEpisodes(stored), { now: config.now }),
-    context: freezeContext(state.context ?? {}, `context of stored session ${id}`),
-    revision: state.revision ?? 0,
-    invokeSeq,
-    carried: carriedFields(state),
-    baseCurrent: stored.base.log !== null && 'episodes' in stored.base.log,
-  });
+  return openSession(config, storedSessionSeed(stored, config.now));
 }

@@ -167,6 +167,12 @@ export interface RunListResult {
 export interface RunListQuery {
   /** Only runs whose header names this session. */
   sessionId?: string;
+  /**
+   * Only these runs (case-insensitive; at most 10,000). A backend reads only their headers, so
+   * the cost grows with this list, not with the store: e.g. the runs a session's commits name.
+   * Ids that match no run are left out.
+   */
+  runIds?: readonly string[];
   /** Only runs that started at or after this instant (ISO 8601). */
   from?: string;
   /** Only runs that started at or before this instant (ISO 8601). */
@@ -246,6 +252,8 @@ export interface RunRecordEntry {
 /** A normalized `list()` query as adapters receive it (ids lowercase, bounds as epoch ms). */
 export interface RunListFilter {
   sessionId?: string;
+  /** Only these runs (lowercase ids). A backend should skip every other run before reading it. */
+  runIds?: ReadonlySet<string>;
   /** Inclusive lower bound on the start time, in epoch milliseconds. */
   fromMs?: number;
   /** Inclusive upper bound on the start time, in epoch milliseconds. */
@@ -358,6 +366,8 @@ export interface RunStore {
 export const DEFAULT_TAIL_COUNT = 100;
 /** The most records one `tail()` may ask for. */
 export const MAX_TAIL_COUNT = 100_000;
+/** The most run ids one `list({ runIds })` may ask for. */
+const MAX_LISTED_RUN_IDS = 10_000;
 
 // ---------------------------------------------------------------------------------------------
 // The wrapper
@@ -366,6 +376,7 @@ export const MAX_TAIL_COUNT = 100_000;
 const listQuerySchema = z
   .strictObject({
     sessionId: uuidSchema.optional(),
+    runIds: z.array(uuidSchema).max(MAX_LISTED_RUN_IDS).optional(),
     from: runTimestampSchema.optional(),
     to: runTimestampSchema.optional(),
     limit: z.number().int().positive().optional(),
@@ -618,6 +629,9 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
       const checked = parseInput(listQuerySchema, query, 'run list query') ?? {};
       const filter: RunListFilter = {};
       if (checked.sessionId !== undefined) filter.sessionId = checked.sessionId.toLowerCase();
+      if (checked.runIds !== undefined) {
+        filter.runIds = new Set(checked.runIds.map((runId) => runId.toLowerCase()));
+      }
       if (checked.from !== undefined) filter.fromMs = Date.parse(checked.from);
       if (checked.to !== undefined) filter.toMs = Date.parse(checked.to);
       if (checked.limit !== undefined) filter.limit = checked.limit;
@@ -710,6 +724,7 @@ export function runStartMs(summary: Pick<RunSummary, 'startedAt'>): number {
 export function matchesRunListFilter(summary: RunSummary, filter: RunListFilter): boolean {
   if (filter.sessionId !== undefined && summary.sessionId?.toLowerCase() !== filter.sessionId)
     return false;
+  if (filter.runIds !== undefined && !filter.runIds.has(summary.runId)) return false;
   if (filter.fromMs === undefined && filter.toMs === undefined) return true;
   const startMs = runStartMs(summary);
   if (Number.isNaN(startMs)) return false;

@@ -211,6 +211,7 @@ export function describeRunStoreSuite(
       await expectEpisodicError(store.tail(runId, { count: 0 }), 'VALIDATION_ERROR');
       await expectEpisodicError(store.list({ sessionId: 'nope' }), 'VALIDATION_ERROR');
       await expectEpisodicError(store.list({ limit: 0 }), 'VALIDATION_ERROR');
+      await expectEpisodicError(store.list({ runIds: ['not-a-uuid'] }), 'VALIDATION_ERROR');
       await expectEpisodicError(
         store.list({ from: '2026-02-05T00:00:00.000Z', to: '2026-02-04T00:00:00.000Z' }),
         'VALIDATION_ERROR',
@@ -258,7 +259,7 @@ export function describeRunStoreSuite(
       expect((await store.tail(runId, { count: 10_000 })).records).toEqual(records);
     });
 
-    it('lists runs newest first, by session, by inclusive time range and with a limit', async (context) => {
+    it('lists runs newest first, by session, by run ids, by inclusive time range and with a limit', async (context) => {
       const { store } = await open(context);
       const starts = [
         '2026-01-31T23:59:59.000Z',
@@ -293,6 +294,16 @@ export function describeRunStoreSuite(
       expect(limited.runs.map((run) => run.runId)).toEqual([runIdFor(23), runIdFor(22)]);
       const combined = await store.list({ sessionId: SESSION_B, from: starts[0], limit: 1 });
       expect(combined.runs.map((run) => run.runId)).toEqual([runIdFor(23)]);
+      const named = await store.list({
+        runIds: [runIdFor(20), runIdFor(23).toUpperCase(), runIdFor(99)],
+      });
+      expect(named.runs.map((run) => run.runId)).toEqual([runIdFor(23), runIdFor(20)]);
+      const namedOfSession = await store.list({
+        runIds: [runIdFor(20), runIdFor(21), runIdFor(23)],
+        sessionId: SESSION_A,
+      });
+      expect(namedOfSession.runs.map((run) => run.runId)).toEqual([runIdFor(20)]);
+      expect((await store.list({ runIds: [] })).runs).toEqual([]);
     });
 
     it('deletes a run once: then it is NOT_FOUND and no longer listed', async (context) => {

@@ -1,0 +1,10 @@
+/**
+ * A short random pause before the next attempt of a compare-and-set that lost the race to another
+ * writer: none for the first few attempts, then up to `min(50, attempt * 2)` ms, so competing
+ * writers stop colliding in step.
+ */
+export function pauseAfterLostRace(attempt: number): Promise<void> {
+  if (attempt < 3) return Promise.resolve();
+  const ms = Math.random() * Math.min(50, attempt * 2);
+  return new Promise((resolve) => globalThis.setTimeout(resolve, ms));
+}

@@ -1,0 +1,236 @@
+import { useState } from 'preact/hooks';
+import type {
+  LedgerEventResponse,
+  LedgerPageResponse,
+  LedgerRow,
+} from '../../../src/api/api-types.js';
+import { getJson, useApi, useOverview } from '../api.js';
+import { JsonBlock, Loading, Pager, Time } from '../components/bits.js';
+import { Link } from '../components/link.js';
+import { href, navigate, type Route } from '../router.js';
+
+function LedgerRowView(props: {
+  row: LedgerRow;
+  filters: Record<string, string>;
+  before: string | null;
+}) {
+  const { row } = props;
+  const [payload, setPayload] = useState<LedgerEventResponse | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  return (
+    <>
+      <tr
+        class={row.redacted ? 'row-redacted' : row.type === 'ops.alert' ? 'row-error' : undefined}
+      >
+        <td>
+          <Time value={row.ts_ms} />
+        </td>
+        <td>
+          <span class="kind">{row.type}</span>
+        </td>
+        <td>
+          <code title={row.session_id}>
+            {row.session_id.length > 12 ? `${row.session_id.slice(0, 8)}…` : row.session_id}
+          </code>
+        </td>
+        <td>{row.agent_id}</td>
+        <td class="number">{row.position}</td>
+        <td class="wrap">
+          {row.redacted && <span class="badge redacted">redacted</span>} {row.summary}
+        </td>
+        <td>
+          {payload === null ? (
+            <button
+              type="button"
+              class="small"
+              aria-label={`Payload of event ${row.event_id}`}
+              onClick={() =>
+                getJson<LedgerEventResponse>(
+                  href('ledger/event', {
+                    ...props.filters,
+                    cursor: props.before,
+                    event: row.event_id,
+                  }),
+                ).then(setPayload, (error: Error) => setFailed(error.message))
+              }
+            >
+              Payload
+            </button>
+          ) : (
+            <button type="button" class="small" onClick={() => setPayload(null)}>
+              Hide
+            </button>
+          )}
+          {failed !== null && <span role="alert"> {failed}</span>}
+        </td>
+      </tr>
+      {payload !== null && (
+        <tr class="payload-row">
+          <td colSpan={7}>
+            <JsonBlock
+              value={{
+                event_id: payload.event.event_id,
+                payload: payload.event.payload,
+                refs: payload.event.refs,
+                metadata: payload.event.metadata,
+              }}
+              label={`Payload of event ${row.event_id}`}
+            />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/** Ledger explorer: one scope (or every scope, asked for explicitly), filters, paging, payloads on demand. */
+export function LedgerView(props: { route: Route }) {
+  const query = props.route.query;
+  const overview = useOverview();
+  const scopes = overview.state === 'ready' ? overview.data.scopes : [];
+  const global = query.get('global') === '1';
+  const scope = query.get('scope') ?? (global ? '' : (scopes[0] ?? ''));
+  const filters: Record<string, string> = {
+    ...(global ? { global: '1' } : { scope }),
+    type: query.get('type') ?? '',
+    session: query.get('session') ?? '',
+    agent: query.get('agent') ?? '',
+    from: query.get('from') ?? '',
+    to: query.get('to') ?? '',
+  };
+  for (const key of Object.keys(filters)) if (filters[key] === '') delete filters[key];
+  const cursor = query.get('cursor');
+  const ready = global || scope !== '';
+  const loaded = useApi<LedgerPageResponse>(ready ? href('ledger', { ...filters, cursor }) : null);
+  const chosenTypes = new Set((query.get('type') ?? '').split(',').filter((type) => type !== ''));
+  return (
+    <>
+      <h1>Ledger</h1>
+      <form
+        class="filters"
+        aria-label="Filter ledger events"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = new FormData(event.currentTarget);
+          const chosen = String(form.get('scope') ?? '');
+          navigate(
+            href('/ledger', {
+              ...(chosen === '*' ? { global: '1' } : { scope: chosen }),
+              type: form.getAll('type').join(','),
+              session: String(form.get('session') ?? '').trim(),
+              agent: String(form.get('agent') ?? '').trim(),
+              from: String(form.get('from') ?? ''),
+              to: String(form.get('to') ?? ''),
+            }),
+          );
+        }}
+      >
+        <label>
+          Scope
+          <select
+            name="scope"
+            key={`${scope}-${global}-${scopes.length}`}
+            defaultValue={global ? '*' : scope}
+          >
+            {scopes.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+            {scope !== '' && !scopes.includes(scope) && <option value={scope}>{scope}</option>}
+            <option value="*">every scope (global)</option>
+          </select>
+        </label>
+        <fieldset>
+          <legend>Types</legend>
+          {(overview.state === 'ready' ? overview.data.ledger_types : []).map((type) => (
+            <label key={type} class="check">
+              <input
+                type="checkbox"
+                name="type"
+                value={type}
+                defaultChecked={chosenTypes.has(type)}
+              />{' '}
+              {type}
+            </label>
+          ))}
+        </fieldset>
+        <label>
+          Session
+          <input type="text" name="session" defaultValue={query.get('session') ?? ''} />
+        </label>
+        <label>
+          Agent
+          <input type="text" name="agent" defaultValue={query.get('agent') ?? ''} />
+        </label>
+        <label>
+          From
+          <input type="date" name="from" defaultValue={query.get('from') ?? ''} />
+        </label>
+        <label>
+          To
+          <input type="date" name="to" defaultValue={query.get('to') ?? ''} />
+        </label>
+        <button type="submit">Apply filters</button>
+        <Link href="/ledger">Clear</Link>
+      </form>
+      {!ready ? (
+        <p>{overview.state === 'loading' ? 'Loading scopes…' : 'The ledger has no events yet.'}</p>
+      ) : (
+        <Loading loaded={loaded}>
+          {(data) => (
+            <>
+              {data.events.length === 0 ? (
+                <p>No events match.</p>
+              ) : (
+                <table class="list">
+                  <caption class="visually-hidden">Ledger events, oldest first</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Time</th>
+                      <th scope="col">Type</th>
+                      <th scope="col">Session</th>
+                      <th scope="col">Agent</th>
+                      <th scope="col" class="number">
+                        Pos.
+                      </th>
+                      <th scope="col">Summary</th>
+                      <th scope="col">
+                        <span class="visually-hidden">Payload</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.events.map((row, index) => (
+                      <LedgerRowView
+                        key={row.event_id}
+                        row={row}
+                        filters={filters}
+                        before={index === 0 ? cursor : (data.events[index - 1]?.event_id ?? null)}
+                      />
+                    ))}
+                  </tbody>
+                </table>
+              )}
+              {data.scan_limited && (
+                <p class="muted" role="status">
+                  Read {data.scanned.toLocaleString()} events for this page; more may match further
+                  on.
+                </p>
+              )}
+              <Pager
+                label="Ledger"
+                first={cursor === null ? null : href('/ledger', filters)}
+                next={
+                  data.next_cursor === null
+                    ? null
+                    : href('/ledger', { ...filters, cursor: data.next_cursor })
+                }
+              />
+            </>
+          )}
+        </Loading>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,127 @@
+import { type Episode, EpisodicError, type RunStore, type SessionStore } from '@episodic/core';
+import * as z from 'zod';
+import type {
+  SessionRelativesResponse,
+  SessionTimelineResponse,
+  TimelineEpisode,
+  TimelineTurn,
+} from './api-types.js';
+import { timelineEpisode } from './episode-text.js';
+import { limitParam, parseQuery } from './query-params.js';
+import { runOfEpisode } from './run-of-episode.js';
+import type { RunStatusCache } from './run-status.js';
+import { parseSessionId } from './session-id.js';
+import type { RelativesFinder } from './session-relatives.js';
+import { readSession, runsNamedBy, timelineRuns } from './session-runs.js';
+
+const querySchema = z.strictObject({
+  from: z.coerce.number().int().min(0).default(0),
+  limit: limitParam(200, 1000),
+});
+
+/** The most boundaries the timeline lists (the newest). */
+export const TIMELINE_MAX_BOUNDARIES = 500;
+
+function turnsOf(episodes: readonly TimelineEpisode[]): Omit<TimelineTurn, 'run_id'>[] {
+  const turns: Omit<TimelineTurn, 'run_id'>[] = [];
+  for (const episode of episodes) {
+    const current = turns.at(-1);
+    if (current !== undefined && current.turn_id === episode.turn_id) {
+      current.last_id = episode.id;
+      continue;
+    }
+    turns.push({
+      turn_id: episode.turn_id,
+      first_id: episode.id,
+      last_id: episode.id,
+      started_at: episode.ts,
+    });
+  }
+  return turns;
+}
+
+/**
+ * `GET /api/sessions/:id`: a session's turns, boundaries and the runs it names. Its cost follows
+ * the session, not the home: the session is read once (`SessionStore.read`: its base and
+ * deltas), and only the headers and tails of the runs its commits name are read
+ * (`runs.list({ runIds })`). The session's other runs (failed turns, runs still going) are in
+ * `GET /api/sessions/:id/runs`, which the browser asks for next.
+ */
+export async function sessionTimeline(
+  deps: { sessions: SessionStore; runs: RunStore; statuses: RunStatusCache },
+  rawSessionId: string,
+  rawQuery: Record<string, string>,
+): Promise<SessionTimelineResponse> {
+  const sessionId = parseSessionId(rawSessionId);
+  const query = parseQuery(querySchema, rawQuery, 'session timeline query');
+  const read = await readSession(deps.sessions, sessionId);
+  const { episodes } = read;
+  const state = read.stored.state;
+  const pageStart = episodes.findIndex((episode) => episode.id > query.from);
+  const page = pageStart === -1 ? [] : episodes.slice(pageStart, pageStart + query.limit);
+  const pageEnd = pageStart === -1 ? episodes.length : pageStart + page.length;
+  const shown = page.map((episode) => timelineEpisode(episode));
+
+  const commits = runsNamedBy(read.stored);
+  const listed =
+    commits.named.length === 0 ? [] : (await deps.runs.list({ runIds: commits.named })).runs;
+  const runs = await timelineRuns(deps.statuses, listed, read, commits);
+  const boundaries = episodes
+    .filter((episode) => episode.type === 'boundary')
+    .slice(-TIMELINE_MAX_BOUNDARIES)
+    .map((episode) => timelineEpisode(episode));
+
+  return {
+    session_id: sessionId,
+    revision: state.revision ?? 0,
+    updated_at: state.updated_at,
+    last_run_id: state.run_id ?? null,
+    context: state.context ?? {},
+    episode_count: episodes.length,
+    last_id: episodes.at(-1)?.id ?? 0,
+    from: query.from,
+    next_from: pageEnd < episodes.length && page.length > 0 ? (page.at(-1) as Episode).id : null,
+    episodes: shown,
+    turns: turnsOf(shown).map((turn) => ({ ...turn, run_id: runOfEpisode(runs, turn.first_id) })),
+    boundaries,
+    runs,
+  };
+}
+
+/**
+ * `GET /api/sessions/:id/relatives`: the sessions that share history with this one (forks of it,
+ * the session it was forked from, siblings). Separate from the timeline because finding them loads
+ * every other snapshot once: the timeline shows first, the forks a moment later.
+ */
+export async function sessionRelatives(
+  deps: { sessions: SessionStore; relatives: RelativesFinder },
+  rawSessionId: string,
+): Promise<SessionRelativesResponse> {
+  const sessionId = parseSessionId(rawSessionId);
+  const { episodes } = await readSession(deps.sessions, sessionId);
+  return { session_id: sessionId, relatives: await deps.relatives.find(sessionId, episodes) };
+}
+
+/** `GET /api/sessions/:id/episodes/:episodeId`: one episode in full. */
+export async function sessionEpisode(
+  sessions: SessionStore,
+  rawSessionId: string,
+  rawEpisodeId: string,
+): Promise<{ episode: Episode }> {
+  const sessionId = parseSessionId(rawSessionId);
+  const id = parseQuery(
+    z.strictObject({ episode: z.coerce.number().int().min(1) }),
+    { episode: rawEpisodeId },
+    'episode id',
+  ).episode;
+  const { episodes } = await readSession(sessions, sessionId);
+  const episode = episodes.find((candidate) => candidate.id === id);
+  if (episode === undefined) {
+    throw new EpisodicError({
+      code: 'NOT_FOUND',
+      message: `Session ${sessionId} has no episode ${id} (its last episode is ${episodes.at(-1)?.id ?? 0}).`,
+      details: { sessionId, episodeId: id },
+    });
+  }
+  return { episode };
+}

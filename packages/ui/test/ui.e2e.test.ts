@@ -1,0 +1,332 @@
+// The UI in a real browser: the demo writes a home, the real `episodic ui` process serves it, and
+// Debian's Chromium (driven by playwright-core) clicks through every view and checks what a user
+// sees, with axe-core on each page. EPISODIC_UI_SCREENSHOTS=1 also writes the README screenshots.
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunRecord } from '@episodic/core';
+import { createFsStore } from '@episodic/store-fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, launchChromium } from './browser.js';
+import { CLI, type DemoHome, runDemoHome, runNode, startUi, type UiProcess } from './processes.js';
+
+const SCREENSHOTS = process.env.EPISODIC_UI_SCREENSHOTS === '1';
+const docs = fileURLToPath(new URL('../docs/', import.meta.url));
+
+let demo: DemoHome;
+let ui: UiProcess;
+let browser: Browser;
+let page: Page;
+let redactedEventId: string;
+
+const turn = (label: string) =>
+  demo.report.turns.find((entry) => entry.label === label)?.runId as string;
+
+async function open(path: string): Promise<void> {
+  await page.goto(`${ui.origin}${path}`);
+  await page.waitForSelector('main h1');
+  await page.waitForFunction(
+    () => document.querySelector('[role="status"]')?.textContent !== 'Loading…',
+  );
+}
+
+async function expectAccessible(name: string): Promise<void> {
+  const violations = await axeViolations(page);
+  expect(violations, `${name}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+}
+
+async function screenshot(name: string): Promise<void> {
+  if (SCREENSHOTS) await page.screenshot({ path: join(docs, `${name}.png`) });
+}
+
+beforeAll(async () => {
+  demo = await runDemoHome();
+  // A redacted ledger row, redacted with the real CLI as a user would.
+  const alerts = JSON.parse(
+    await runNode(CLI, [
+      'episodes',
+      'query',
+      '--scope',
+      'episodic-demo',
+      '--type',
+      'ops.alert',
+      '--json',
+      '--home',
+      demo.home,
+    ]),
+  ) as { events: Array<{ event_id: string }> };
+  redactedEventId = alerts.events[0]?.event_id as string;
+  await runNode(CLI, [
+    'episodes',
+    'redact',
+    '--event-id',
+    redactedEventId,
+    '--scope',
+    'episodic-demo',
+    '--runs',
+    'none',
+    '--home',
+    demo.home,
+  ]);
+  ui = await startUi(['--home', demo.home, '--store', 'fs']);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  // The printed URL: its token becomes a cookie, and the address bar loses it.
+  await page.goto(ui.url);
+  await page.waitForSelector('table.list');
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await ui?.stop();
+  // The demo's home lives in a folder of its own: remove it with everything the demo wrote.
+  if (demo !== undefined) rmSync(dirname(demo.home), { recursive: true, force: true });
+});
+
+describe('episodic ui in Chromium', () => {
+  it('opens on the runs: statuses, models, sizes; the failed turn is marked', async () => {
+    expect(new URL(page.url()).search).toBe('');
+    expect(new URL(page.url()).pathname).toBe('/runs');
+    const failedRow = page.locator('tr', { has: page.locator(`a[href="/runs/${turn('T7')}"]`) });
+    await expect(failedRow.locator('.badge').textContent()).resolves.toBe('failed');
+    await expect(page.locator('tbody tr').count()).resolves.toBe(10);
+    await expect(page.getByText('episodic-demo/scripted-v1').first().isVisible()).resolves.toBe(
+      true,
+    );
+    await screenshot('runs');
+    await expectAccessible('runs');
+  });
+
+  it('filters runs by status, in the URL, and a reload shows the same', async () => {
+    await page.getByLabel('failed').check();
+    await page.getByLabel('cancelled').check();
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/status=failed%2Ccancelled|status=failed,cancelled/);
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 2);
+    await page.reload();
+    await page.waitForSelector('tbody tr');
+    const ids = await page
+      .locator('tbody tr a[href^="/runs/"]')
+      .evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    expect(ids.sort()).toEqual([`/runs/${turn('T4')}`, `/runs/${turn('T7')}`].sort());
+    await expect(page.getByLabel('failed').isChecked()).resolves.toBe(true);
+  });
+
+  it('shows a session: runs, the failed turn absent from the session, the checkpoint and what it covers, the fork', async () => {
+    await open(`/sessions/${demo.report.session.id}`);
+    // The timeline shows the runs the session names at once; its failed turns, which only their
+    // run files record, follow.
+    await page.waitForSelector('text=/All \\d+ runs of this session/');
+    const failedRunRow = page.locator('tr.row-error', {
+      has: page.locator(`a[href="/runs/${turn('T7')}"]`),
+    });
+    await expect(failedRunRow.textContent()).resolves.toContain('failed turn');
+    const failed = page.locator('li.failed-turn');
+    await expect(failed.textContent()).resolves.toContain('HTTP 503 Service Unavailable');
+    await expect(failed.textContent()).resolves.toContain('nothing of it is in the session');
+    await expect(page.locator('ul.boundaries').textContent()).resolves.toMatch(
+      /checkpoint\s*covers #1–#40/,
+    );
+    await expect(page.locator('ul.boundaries').textContent()).resolves.toContain('interrupt');
+    // Forks load after the timeline.
+    await page.waitForSelector('text=Forked into');
+    await screenshot('session');
+    await expectAccessible('session');
+    await page
+      .getByRole('link', { name: demo.report.fork.id.slice(0, 8) })
+      .first()
+      .click();
+    await page.waitForURL(new RegExp(`/sessions/${demo.report.fork.id}$`));
+    await page.waitForSelector('text=Forked from');
+  });
+
+  it('shows a run: tool calls paired with outputs, the long output collapsed, its full text from the cache', async () => {
+    await open(`/runs/${turn('T5')}`);
+    await expect(page.locator('#tool-calls + table tbody tr').count()).resolves.toBe(2);
+    await expect(page.getByText('Long output: 13,936 characters').isVisible()).resolves.toBe(true);
+    await screenshot('run');
+    // A line from the middle of the log is not in the collapsed preview…
+    const log = readFileSync(join(demo.home, 'workspace', 'logs', 'server.log'), 'utf8');
+    const middle = log.split('\n')[Math.floor(log.split('\n').length / 2)] as string;
+    await expect(page.locator('.output').first().textContent()).resolves.not.toContain(middle);
+    await page.getByRole('button', { name: 'Show the full output' }).click();
+    await page.waitForSelector('text=Full output, 13,936 characters, from the tool-output cache');
+    // …and is in the full text, read from the tool-output cache.
+    await expect(page.locator('.full-output pre').textContent()).resolves.toContain(middle);
+    await expectAccessible('run');
+  });
+
+  it('highlights errors in a failed run', async () => {
+    await open(`/runs/${turn('T7')}`);
+    await expect(page.locator('li.record-error').first().textContent()).resolves.toContain(
+      'HTTP 503',
+    );
+    await expect(page.locator('h1 .badge').textContent()).resolves.toBe('failed');
+  });
+
+  it('answers "why did the model not see X?": the healed call, the truncated output, the budget cut', async () => {
+    await open(`/runs/${turn('T5')}/inputs`);
+    await expect(
+      page.locator('.badge.note-synthesized-output').first().textContent(),
+    ).resolves.toBe('healed call');
+    await expect(page.locator('.badge.note-truncated-output').first().textContent()).resolves.toBe(
+      'truncated output',
+    );
+    await expect(page.locator('.over-budget').first().textContent()).resolves.toContain(
+      'over budget',
+    );
+    await page.getByLabel(/Why did the model not see episode/).fill('20');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await page.waitForURL(/episode=20/);
+    await page.waitForSelector('.explanation');
+    const explanations = await page.locator('.explanation').allTextContents();
+    expect(explanations.at(-1)).toMatch(/^Episode 20 was not sent \(budget\)/);
+    await screenshot('model-inputs');
+    await expectAccessible('model inputs');
+    await page.reload();
+    await page.waitForSelector('.explanation');
+    await expect(page.locator('.explanation').count()).resolves.toBe(explanations.length);
+  });
+
+  it("shows the task episode: steps with latency bars, the outcome, the reward's factors, reflection, patterns", async () => {
+    await open('/tasks');
+    await page.getByRole('link', { name: demo.report.task.episodeId.slice(0, 8) }).click();
+    await page.waitForSelector('#reward');
+    await expect(page.locator('.reward-score').textContent()).resolves.toBe(
+      demo.report.task.episode.reward_score.toFixed(3),
+    );
+    await expect(page.locator('table.factors tbody tr').count()).resolves.toBe(6);
+    await expect(page.locator('table.steps tbody tr').count()).resolves.toBe(20);
+    await expect(page.locator('table.steps svg.bar').count()).resolves.toBeGreaterThan(0);
+    await expect(page.getByText('partial_success').first().isVisible()).resolves.toBe(true);
+    await expect(page.locator('#reflection').isVisible()).resolves.toBe(true);
+    await expect(
+      page.locator(`#patterns ~ table a[href="/tasks/${demo.report.task.episodeId}"]`).count(),
+    ).resolves.toBeGreaterThan(0);
+    await screenshot('task');
+    await expectAccessible('task');
+  });
+
+  it('explores the ledger: a scope, filters, a redacted row shown as such, a payload on demand', async () => {
+    await open('/ledger');
+    await page.waitForSelector('tbody tr');
+    await expect(page.getByLabel('Scope').inputValue()).resolves.toBe('episodic-demo');
+    await page.getByLabel('ops.alert').check();
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/type=ops.alert/);
+    await page.waitForSelector('tr.row-redacted');
+    const redacted = page.locator('tr.row-redacted').first();
+    await expect(redacted.textContent()).resolves.toContain('[REDACTED]');
+    await expect(redacted.locator('.badge.redacted').textContent()).resolves.toBe('redacted');
+    await redacted.getByRole('button', { name: `Payload of event ${redactedEventId}` }).click();
+    await page.waitForSelector('.payload-row pre');
+    await expect(page.locator('.payload-row pre').textContent()).resolves.toContain(
+      '"payload": "[REDACTED]"',
+    );
+    const other = page.locator('tbody tr:not(.row-redacted):not(.payload-row)').first();
+    await other.getByRole('button', { name: /Payload of event/ }).click();
+    await page.waitForFunction(() => document.querySelectorAll('.payload-row').length === 2);
+    await expect(page.locator('.payload-row').nth(1).textContent()).resolves.toContain('"payload"');
+    await screenshot('ledger');
+    await expectAccessible('ledger');
+  });
+
+  it('builds a seed 003 filter over artifacts and shows which episodes matched', async () => {
+    await open('/artifacts');
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Key').fill('model');
+    await page.getByLabel('Value').fill('built-in');
+    await page.getByRole('button', { name: 'Apply filter' }).click();
+    await page.waitForURL(/filter=/);
+    await page.waitForSelector('article.artifact');
+    await expect(page.locator('.matched-badge').first().textContent()).resolves.toBe('matched');
+    await expect(page.locator('li.matched a').first().getAttribute('href')).resolves.toBe(
+      `/tasks/${demo.report.task.episodeId}`,
+    );
+    await page.reload();
+    await page.waitForSelector('article.artifact');
+    await expect(page.getByLabel('Key').inputValue()).resolves.toBe('model');
+    await screenshot('artifacts');
+    await expectAccessible('artifacts');
+    await page.getByLabel('Value').fill('nobody');
+    await page.getByRole('button', { name: 'Apply filter' }).click();
+    await page.waitForSelector('text=No artifacts match.');
+  });
+
+  it("shows a running run's new records live (server-sent events), then its end", async () => {
+    const store = createFsStore({ root: demo.home, durability: 'none' });
+    const runId = '00000000-0000-4000-8000-00000000abcd';
+    const ts = () => new Date().toISOString();
+    try {
+      await store.runs.append(runId, [
+        {
+          type: 'header',
+          schema_version: 1,
+          run_id: runId,
+          started_at: ts(),
+          model: { provider: 'test', name: 'live' },
+        },
+        { type: 'run.start', run_id: runId, ts: ts(), input: { type: 'text', text: 'Watch me' } },
+      ] as RunRecord[]);
+      await open(`/runs/${runId}`);
+      await page.waitForSelector('.live-live');
+      await store.runs.append(runId, [
+        {
+          type: 'agent.event',
+          run_id: runId,
+          ts: ts(),
+          seq: 0,
+          event: { type: 'tool_call', tool: 'grep', args: '{}', tool_call_id: 'live_1' },
+        },
+        {
+          type: 'tool.output',
+          run_id: runId,
+          ts: ts(),
+          tool: 'grep',
+          tool_call_id: 'live_1',
+          result_raw: 'appeared without a reload',
+        },
+      ] as RunRecord[]);
+      await page.waitForSelector('text=appeared without a reload', { timeout: 15_000 });
+      await store.runs.append(runId, [
+        { type: 'run.end', run_id: runId, ts: ts(), outcome: 'completed' } as RunRecord,
+      ]);
+      await page.waitForSelector('.live-ended', { timeout: 15_000 });
+      await expect(page.locator('li.record').count()).resolves.toBe(5);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('the accessibility check can fail: axe reports a low-contrast, unlabelled element', async () => {
+    await open('/runs');
+    await page.evaluate(() => {
+      const bad = document.createElement('p');
+      bad.textContent = 'hard to read';
+      bad.style.color = '#eeeeee';
+      const input = document.createElement('input');
+      document.querySelector('main')?.append(bad, input);
+    });
+    const ids = (await axeViolations(page)).map((violation) => violation.id);
+    expect(ids).toEqual(expect.arrayContaining(['color-contrast', 'label']));
+  });
+
+  it('works from the keyboard: skip link, navigation, links and buttons', async () => {
+    await open('/runs');
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe(
+      'Skip to content',
+    );
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Runs');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/sessions$/);
+    await page.waitForSelector('tbody tr');
+    await expect(page.locator('a[aria-current="page"]').textContent()).resolves.toBe('Sessions');
+    await expectAccessible('sessions');
+    await page.goBack();
+    await page.waitForURL(/\/runs$/);
+  });
+});
