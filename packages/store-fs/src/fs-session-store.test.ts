@@ -189,7 +189,7 @@ describe('the fs session store', () => {
     expect(fs.existsSync(deltas)).toBe(false);
     const loaded = await store.sessions.load(SESSION_ID);
     expect(loaded?.revision).toBe(6);
-    expect(loaded?.episodes.map((episode) => episode.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(loaded?.episodes).toEqual([1, 2, 3, 4, 5, 6].map((n) => messageEpisode(n, `turn ${n}`)));
   });
 
   it('reads a base head longer than one read block, and guards commits on it', async () => {
