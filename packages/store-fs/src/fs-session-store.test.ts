@@ -40,6 +40,39 @@ function liveProcess(): number {
   return child.pid as number;
 }
 
+const SESSION_TS = '2026-02-03T12:00:00.000Z';
+const messageEpisode = (id: number, text: string) => ({
+  id,
+  type: 'item' as const,
+  meta: { source: 'user' as const, ts: SESSION_TS },
+  payload: { item: { type: 'message', role: 'user', content: text } },
+});
+
+/** Commits revision `revision` (one episode) of SESSION_ID, expecting `revision - 1`. */
+function commitTurn(
+  store: ReturnType<typeof open>,
+  revision: number,
+  context: Record<string, unknown> = {},
+) {
+  const episodes = Array.from({ length: revision }, (_, index) =>
+    messageEpisode(index + 1, `turn ${index + 1}`),
+  );
+  return store.sessions.commit({
+    sessionId: SESSION_ID,
+    expectedRevision: revision === 1 ? null : revision - 1,
+    delta: { revision, updated_at: SESSION_TS, episodes: episodes.slice(-1) },
+    base: () => ({
+      schema_version: 2,
+      session_id: SESSION_ID,
+      updated_at: SESSION_TS,
+      context,
+      revision,
+      episodes,
+      messages: [],
+    }),
+  });
+}
+
 describe('the fs session store', () => {
   it('writes sessions/state/<session_id>.json and finds it whatever the id’s case', async () => {
     const path = root();
@@ -121,6 +154,58 @@ describe('the fs session store', () => {
       message: expect.stringContaining('symbolic link'),
     });
     expect(await store.sessions.list()).toEqual([]);
+  });
+
+  it('folds after fold.deltas commits past the base, and counts them again from a new base', async () => {
+    const path = root();
+    const store = open(path, { fold: { deltas: 3, minBytes: 1e9, share: 1000 } });
+    const folded: boolean[] = [];
+    for (let revision = 1; revision <= 8; revision++) {
+      folded.push((await commitTurn(store, revision)).folded);
+    }
+    // Base at 1; deltas 2, 3, 4 fold into a base at 4; deltas 5, 6, 7 into one at 7.
+    expect(folded).toEqual([false, false, false, true, false, false, true, false]);
+    const stored = await store.sessions.read(SESSION_ID);
+    expect(stored?.baseRevision).toBe(7);
+    expect(stored?.deltas.map((delta) => delta.revision)).toEqual([8]);
+    expect((await store.sessions.load(SESSION_ID))?.episodes).toHaveLength(8);
+  });
+
+  it('commits after a fold that died before dropping its deltas: drops them, counts only new ones', async () => {
+    const path = root();
+    const store = open(path, { fold: { deltas: 3, minBytes: 1e9, share: 1000 } });
+    for (let revision = 1; revision <= 3; revision++) await commitTurn(store, revision);
+    const deltas = join(path, 'sessions', 'state', `${SESSION_ID}.deltas.jsonl`);
+    const covered = fs.readFileSync(deltas);
+    await store.sessions.fold(SESSION_ID);
+    // The fold's new base landed, its deltas (revisions 2 and 3) were not removed yet.
+    fs.writeFileSync(deltas, covered);
+    expect((await commitTurn(store, 4)).folded).toBe(false);
+    // The covered deltas went with that commit: the file holds only the deltas past the base.
+    const lines = fs.readFileSync(deltas, 'utf8').trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line).revision)).toEqual([4]);
+    expect((await commitTurn(store, 5)).folded).toBe(false);
+    expect((await commitTurn(store, 6)).folded).toBe(true);
+    expect(fs.existsSync(deltas)).toBe(false);
+    const loaded = await store.sessions.load(SESSION_ID);
+    expect(loaded?.revision).toBe(6);
+    expect(loaded?.episodes).toEqual([1, 2, 3, 4, 5, 6].map((n) => messageEpisode(n, `turn ${n}`)));
+  });
+
+  it('reads a base head longer than one read block, and guards commits on it', async () => {
+    const path = root();
+    const store = open(path);
+    // A context of 200 KiB (with multi-byte characters) makes the head span several reads.
+    const context = { notes: 'é€'.repeat(40_000) };
+    await commitTurn(store, 1, context);
+    await commitTurn(store, 2, context);
+    await expect(commitTurn(store, 2, context)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await store.sessions.fold(SESSION_ID);
+    await commitTurn(store, 3, context);
+    const loaded = await store.sessions.load(SESSION_ID);
+    expect(loaded).toMatchObject({ revision: 3, context });
+    expect(loaded?.episodes).toHaveLength(3);
+    expect(await store.sessions.list()).toMatchObject([{ sessionId: SESSION_ID, revision: 3 }]);
   });
 
   it('keeps a snapshot without fsync under durability none, still atomically', async () => {

@@ -34,6 +34,8 @@ const BASE_SUFFIX = '.json';
 const DELTAS_SUFFIX = '.deltas.jsonl';
 /** Bytes read per step from a base or deltas file. */
 const CHUNK = 1024 * 1024;
+/** Bytes read first from the start of a base for its head; doubled per step up to `CHUNK`. */
+const HEAD_BLOCK = 16 * 1024;
 /** Bytes read per step backwards from the end of a deltas file. */
 const TAIL_BLOCK = 64 * 1024;
 const NEWLINE = 0x0a;
@@ -46,12 +48,15 @@ const DELTA_FLAGS =
   fs.constants.O_CREAT |
   (fs.constants.O_NOFOLLOW ?? 0);
 
-/** The lines of an open file from its start, read in chunks; closes it when done or abandoned. */
-function* fileLines(fd: number): Generator<string, void, undefined> {
+/**
+ * The lines of an open file from byte `start` (its start by default), read in chunks; closes it
+ * when done or abandoned.
+ */
+function* fileLines(fd: number, start = 0): Generator<string, void, undefined> {
   try {
     const chunk = Buffer.allocUnsafe(CHUNK);
     let carry: Buffer[] = [];
-    for (let offset = 0; ; ) {
+    for (let offset = start; ; ) {
       const read = fs.readSync(fd, chunk, 0, CHUNK, offset);
       if (read === 0) break;
       offset += read;
@@ -81,6 +86,7 @@ function* fileLines(fd: number): Generator<string, void, undefined> {
  * What a base starts with, for revisions and summaries: the first line of a version 2 base (its
  * head, ending where its episodes start), or the whole file for anything else (a version 1 or seed
  * 001 snapshot, which seed 001's tools may also have pretty-printed). null when it is missing.
+ * A version 2 base costs the bytes of its head only, however many episodes follow it.
  */
 function baseHead(path: string): string | null {
   let fd: number;
@@ -90,17 +96,28 @@ function baseHead(path: string): string | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  const lines = fileLines(fd);
-  const first = lines.next();
-  if (first.done === true) {
-    lines.return();
-    return '';
+  let handedOver = false;
+  try {
+    const parts: Buffer[] = [];
+    let offset = 0;
+    let newline = -1;
+    for (let size = HEAD_BLOCK; newline === -1; size = Math.min(size * 2, CHUNK)) {
+      const block = Buffer.allocUnsafe(size);
+      const read = fs.readSync(fd, block, 0, size, offset);
+      if (read === 0) break;
+      const found = block.subarray(0, read).indexOf(NEWLINE);
+      parts.push(block.subarray(0, found === -1 ? read : found));
+      if (found !== -1) newline = offset + found;
+      offset += read;
+    }
+    const first = Buffer.concat(parts).toString('utf8');
+    if (newline === -1 || first.endsWith(STREAMED_HEAD_END)) return first;
+    // Not a streamed head: the rest of the file is part of what the caller needs.
+    handedOver = true;
+    return [first, ...fileLines(fd, newline + 1)].join('\n');
+  } finally {
+    if (!handedOver) fs.closeSync(fd);
   }
-  if (first.value.endsWith(STREAMED_HEAD_END)) {
-    lines.return();
-    return first.value;
-  }
-  return [first.value, ...lines].join('\n');
 }
 
 /**
@@ -268,20 +285,30 @@ export function createFsSessionStoreAdapter(
       const directory = stateDirectory(true) as string;
       const path = paths(directory, sessionId);
       return withFileLock(path.lock, lockOptions, () => {
-        if (baseHead(path.base) === null) {
+        const head = baseHead(path.base);
+        if (head === null) {
           assertExpectedRevision(sessionId, null, commit.expectedRevision);
           removeDeltas(directory, path.deltas);
           writeBase(directory, sessionId, commit.base());
           return { deltaCount: 0, deltaBytes: 0, baseBytes: fs.statSync(path.base).size };
         }
-        const fd = fs.openSync(path.deltas, DELTA_FLAGS, 0o644);
+        const baseRevision = storedSessionRevision(sessionId, head, null);
+        let fd = fs.openSync(path.deltas, DELTA_FLAGS, 0o644);
         try {
-          const tail = lastCompleteLine(fd);
-          assertExpectedRevision(
-            sessionId,
-            revisionNow(sessionId, path.base, tail.line),
-            commit.expectedRevision,
-          );
+          let tail = lastCompleteLine(fd);
+          const current = storedSessionRevision(sessionId, head, tail.line);
+          assertExpectedRevision(sessionId, current, commit.expectedRevision);
+          if (tail.line !== null && current !== null && current === baseRevision) {
+            // Every stored delta is one the base covers (a fold or save died before removing
+            // them): they go first, by unlinking, so that a loader holding the old file still
+            // reads a consistent pair. The deltas file then holds exactly the commits past the
+            // base, which is what the fold policy counts below.
+            fs.closeSync(fd);
+            fd = -1;
+            removeDeltas(directory, path.deltas);
+            fd = fs.openSync(path.deltas, DELTA_FLAGS, 0o644);
+            tail = { line: null, end: 0, size: 0 };
+          }
           // A torn last line is a commit that was never acknowledged: cut it off first.
           if (tail.end < tail.size) fs.ftruncateSync(fd, tail.end);
           const bytes = Buffer.from(`${commit.delta}\n`, 'utf8');
@@ -292,15 +319,20 @@ export function createFsSessionStoreAdapter(
               code: 'ENOSPC',
             });
           }
-          if (sync) fs.fdatasyncSync(fd);
-          const deltaBytes = tail.end + bytes.length;
+          if (sync) {
+            fs.fdatasyncSync(fd);
+            // A deltas file this commit created needs its directory entry durable too.
+            if (tail.size === 0) fsyncDirectory(directory);
+          }
+          // Commits make consecutive revisions and the file holds only those past the base, so
+          // their count is this revision minus the base's: no need to read the file.
           return {
-            deltaCount: countLines(fd, deltaBytes),
-            deltaBytes,
+            deltaCount: commit.revision - (baseRevision ?? 0),
+            deltaBytes: tail.end + bytes.length,
             baseBytes: fs.statSync(path.base).size,
           };
         } finally {
-          fs.closeSync(fd);
+          if (fd !== -1) fs.closeSync(fd);
         }
       });
     },
@@ -387,20 +419,4 @@ export function createFsSessionStoreAdapter(
       });
     },
   };
-}
-
-/** Newlines in the first `end` bytes of an open file: how many complete lines it holds. */
-function countLines(fd: number, end: number): number {
-  const chunk = Buffer.allocUnsafe(CHUNK);
-  let count = 0;
-  for (let offset = 0; offset < end; ) {
-    const read = fs.readSync(fd, chunk, 0, Math.min(CHUNK, end - offset), offset);
-    if (read === 0) break;
-    for (let index = chunk.indexOf(NEWLINE); index !== -1 && index < read; ) {
-      count++;
-      index = chunk.indexOf(NEWLINE, index + 1);
-    }
-    offset += read;
-  }
-  return count;
 }
