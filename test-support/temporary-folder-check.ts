@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -11,6 +11,9 @@ import { join } from 'node:path';
 export default function setup(): () => void {
   const previous = process.env.TMPDIR;
   const folder = mkdtempSync(join(tmpdir(), 'episodic-test-run-'));
+  // Others may pass through (not list): a test server run as another user (PostgreSQL's initdb
+  // as `postgres` under root) keeps its own folder in here.
+  chmodSync(folder, 0o711);
   process.env.TMPDIR = folder;
   return () => {
     const left = readdirSync(folder);

@@ -56,7 +56,7 @@ describe('pnpm demo --ai-sdk --json (offline)', () => {
     expect(command?.argv.slice(0, 2)).toEqual(['runs', 'show']);
     const shown = await runNode(CLI_MAIN, command?.argv ?? []);
     expect(shown.status, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/ended\s+yes/);
+    expect(shown.stdout).toMatch(/status\s+completed\n[\s\S]*ended\s+\d{4}-\d{2}-\d{2}/);
     expect(shown.stdout).toMatch(/run\.start\s+What files are in the workspace\?/);
     expect(shown.stdout).toMatch(/llm\.request\s+#1 user: What files are in the workspace\?/);
     expect(shown.stdout).toMatch(/tool\.output\s+list_files/);
