@@ -55,7 +55,14 @@ export async function withRunStores<Result>(
   work: (stores: EpisodicRunStores) => Promise<Result>,
   access: StoreAccess = {},
 ): Promise<Result> {
-  const stores = openEpisodicRunStores(storeOptions(context, access));
+  const options = storeOptions(context, access);
+  const location = resolveEpisodicLocation(options);
+  // PostgreSQL opens asynchronously, through the full store; run files on a PostgreSQL home
+  // (store fs) still never touch the database.
+  const stores: EpisodicRunStores =
+    location.databaseKind === 'postgres' && location.store === 'sqlite'
+      ? await openEpisodicStores(options)
+      : openEpisodicRunStores(options);
   try {
     return await work(stores);
   } finally {

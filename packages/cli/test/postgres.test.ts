@@ -264,9 +264,9 @@ describe('a postgres:// URL wherever a database is accepted', () => {
     run(['--db', url, ...append, '--summary', 'first']);
     run([...append, '--summary', 'second'], { EPISODIC_DB: url });
     const page = run(['--db', url, 'episodes', 'query', '--scope', 'proj']) as {
-      items: Array<{ summary: string; position: number }>;
+      events: Array<{ summary: string; position: number }>;
     };
-    expect(page.items.map((event) => [event.summary, event.position])).toEqual([
+    expect(page.events.map((event) => [event.summary, event.position])).toEqual([
       ['first', 1],
       ['second', 2],
     ]);

@@ -1,4 +1,4 @@
-import type { RunStore, SessionStore } from '@episodic/core';
+import { EpisodicError, type RunStore, type SessionStore } from '@episodic/core';
 import {
   createEpisodicHome,
   type EpisodicLocation,
@@ -33,6 +33,13 @@ export interface EpisodicRunStores {
  */
 export function openEpisodicRunStores(options?: OpenEpisodicStoresOptions): EpisodicRunStores {
   const location = resolveEpisodicLocation(options);
+  if (location.databaseKind === 'postgres' && location.store === 'sqlite') {
+    throw new EpisodicError({
+      code: 'UNSUPPORTED',
+      message: `openEpisodicRunStores opens a SQLite file or run files; ${location.database} is a PostgreSQL server. Use openEpisodicStores, which opens PostgreSQL too.`,
+      details: { database: location.database },
+    });
+  }
   const checked = options ?? {};
   if (checked.readOnly !== true) createEpisodicHome(location);
   const opened =
