@@ -4,7 +4,9 @@
 // touching this script) is written to its own module, type-checked with the workspace's TypeScript
 // against the BUILT packages (strict, as a user's project would be), then run with Node in a fresh
 // temporary folder. A block that must not run (it serves forever, or needs a service) is marked
-// ```ts no-run: it is still type-checked. `pnpm test` runs this after the packages' tests.
+// ```ts no-run: it is still type-checked. A block marked ```ts postgres runs with DATABASE_URL set
+// to a throwaway PostgreSQL server (started once, from test-support/postgres-server.ts, unless
+// EPISODIC_TEST_POSTGRES_URL names one). `pnpm test` runs this after the packages' tests.
 //
 // Usage: node scripts/readme-examples.mjs [--keep] [FILTER…]   (FILTER: part of a README path)
 import { spawnSync } from 'node:child_process';
@@ -22,6 +24,7 @@ import {
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = realpathSync(new URL('..', import.meta.url).pathname);
 const args = process.argv.slice(2);
@@ -55,7 +58,12 @@ function blocksOf(path) {
   for (let match = fence.exec(text); match !== null; match = fence.exec(text)) {
     const line = text.slice(0, match.index).split('\n').length;
     const flags = match[2].trim().split(/\s+/).filter(Boolean);
-    blocks.push({ line, code: match[3], run: !flags.includes('no-run') });
+    blocks.push({
+      line,
+      code: match[3],
+      run: !flags.includes('no-run'),
+      postgres: flags.includes('postgres'),
+    });
   }
   return blocks;
 }
@@ -77,7 +85,30 @@ function packageFolder(name, from) {
   }
 }
 
-function main() {
+/**
+ * A PostgreSQL URL for the blocks marked `postgres`: EPISODIC_TEST_POSTGRES_URL, or a throwaway
+ * server started with the tests' harness (its TypeScript transpiled on the fly; it imports only
+ * node: modules), stopped and removed when this script exits.
+ */
+async function postgresUrl(work) {
+  const given = process.env.EPISODIC_TEST_POSTGRES_URL;
+  if (given !== undefined && given !== '') return given;
+  const ts = createRequire(join(root, 'package.json'))('typescript');
+  const source = readFileSync(join(root, 'test-support', 'postgres-server.ts'), 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  const harness = join(work, 'postgres-server.mjs');
+  writeFileSync(harness, outputText);
+  const { startTestPostgres } = await import(pathToFileURL(harness).href);
+  const server = await startTestPostgres();
+  cleanups.push(() => server.destroy());
+  return server.url;
+}
+
+const cleanups = [];
+
+async function main() {
   const packages = workspacePackages().map((folder) => ({
     folder,
     manifest: JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')),
@@ -168,11 +199,13 @@ function main() {
   }
 
   const failures = [];
+  let databaseUrl;
   for (const example of examples) {
     if (!example.run) {
       console.log(`  type-checked ${example.label} (no-run)`);
       continue;
     }
+    if (example.postgres) databaseUrl ??= await postgresUrl(work);
     const cwd = mkdtempSync(join(tmpdir(), 'episodic-readme-'));
     const started = Date.now();
     const result = spawnSync(process.execPath, [join(work, 'out', `${example.name}.js`)], {
@@ -180,7 +213,12 @@ function main() {
       encoding: 'utf8',
       timeout: TIMEOUT_MS,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, EPISODIC_HOME: join(cwd, '.episodic'), NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        EPISODIC_HOME: join(cwd, '.episodic'),
+        NO_COLOR: '1',
+        ...(example.postgres ? { DATABASE_URL: databaseUrl } : {}),
+      },
     });
     rmSync(cwd, { recursive: true, force: true });
     if (result.status === 0) {
@@ -191,6 +229,7 @@ function main() {
       );
     }
   }
+  for (const cleanup of cleanups.splice(0)) await cleanup();
   if (failures.length > 0) fail(`README examples failed:\n\n${failures.join('\n\n')}`, work);
   if (!keep) rmSync(work, { recursive: true, force: true });
   console.log(`readme examples: ok (${examples.filter((example) => example.run).length} ran)`);
@@ -201,4 +240,4 @@ function fail(message, work) {
   process.exit(1);
 }
 
-main();
+await main();

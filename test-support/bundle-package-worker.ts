@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url';
 type Build = (options: Record<string, unknown>) => Promise<unknown>;
 
 const coreSource = fileURLToPath(new URL('../packages/core/src/index.ts', import.meta.url));
+const coreInternalSource = fileURLToPath(
+  new URL('../packages/core/src/internal.ts', import.meta.url),
+);
 const coreChildSource = fileURLToPath(
   new URL('../packages/core/src/testing/child.ts', import.meta.url),
 );
@@ -43,6 +46,7 @@ export async function bundlePackageWorker(
     esbuildOptions(esbuild: { alias?: Record<string, string> }) {
       esbuild.alias = {
         '@episodic/core/testing/child': coreChildSource,
+        '@episodic/core/internal': coreInternalSource,
         '@episodic/core': coreSource,
       };
     },

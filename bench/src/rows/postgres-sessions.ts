@@ -1,4 +1,5 @@
-import { type SessionDelta, type SessionState, snapshotMessages } from '@episodic/core';
+import type { SessionDelta, SessionState } from '@episodic/core';
+import { snapshotMessages } from '@episodic/core/internal';
 import { createPostgresStore, type PostgresStore } from '@episodic/store-postgres';
 import pg from 'pg';
 import { createRandom, prose } from '../data/text.js';

@@ -2,10 +2,10 @@ import {
   type AssembleOptions,
   type AssemblyManifest,
   assemble,
-  invalidField,
   parseInput,
   type Session,
 } from '@episodic/core';
+import { invalidField } from '@episodic/core/internal';
 import type { ModelMessage } from 'ai';
 import * as z from 'zod';
 import { EPISODIC_PROVIDER_KEY } from './convert/history-tag.js';

@@ -1,13 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import {
-  type RunReadError,
-  type RunRecord,
-  type RunTailResult,
-  readRunLine,
-  runLineExcerpt,
-} from '@episodic/core';
+import type { RunReadError, RunRecord, RunTailResult } from '@episodic/core';
+import { readRunLine, runLineExcerpt } from '@episodic/core/internal';
 import { nodeFsIo, tailRunFileAt } from '@episodic/store-fs';
 
 const NEWLINE = 0x0a;

@@ -6,9 +6,8 @@ import {
   type RunRedactReceipt,
   type SessionRedactReceipt,
   type StoredRedactionOptions,
-  safeJsonParse,
-  uuidSchema,
 } from '@episodic/core';
+import { safeJsonParse, uuidSchema } from '@episodic/core/internal';
 import type { EpisodicStores } from '@episodic/mcp/stores';
 import type { OptionValues } from './command-spec.js';
 import { readLedgerEventRow } from './ledger-event-row.js';

@@ -11,13 +11,8 @@
 // is not simply deleted at close. Before the redaction the same search must find every secret.
 import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type NewLedgerEvent,
-  projectRunRecords,
-  type RunRecord,
-  scanText,
-  toolOutputRefFor,
-} from '@episodic/core';
+import { type NewLedgerEvent, projectRunRecords, type RunRecord } from '@episodic/core';
+import { scanText, toolOutputRefFor } from '@episodic/core/internal';
 import { openEpisodicStores } from '@episodic/mcp/stores';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';

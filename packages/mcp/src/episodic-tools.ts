@@ -1,7 +1,6 @@
 import {
   type AccessPolicy,
   type ArtifactStore,
-  accessPolicySchema,
   compileAccessPolicy,
   createTaskLifecycle,
   EpisodicError,
@@ -11,6 +10,7 @@ import {
   type QualityGateOptions,
   type RunStore,
 } from '@episodic/core';
+import { accessPolicySchema } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { EpisodicMcpLogger } from './logger.js';
 import { MAX_TOOL_TEXT } from './sanitize-text.js';

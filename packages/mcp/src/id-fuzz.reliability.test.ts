@@ -8,12 +8,11 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createArtifactStore, createLedger } from '@episodic/core';
 import {
-  createArtifactStore,
-  createLedger,
   createMemoryArtifactStoreAdapter,
   createMemoryLedgerAdapter,
-} from '@episodic/core';
+} from '@episodic/core/internal';
 import { createFsStore, type FsIo, nodeFsIo } from '@episodic/store-fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';

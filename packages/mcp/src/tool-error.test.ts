@@ -1,4 +1,5 @@
-import { EpisodicError, parseInput, uuidSchema } from '@episodic/core';
+import { EpisodicError, parseInput } from '@episodic/core';
+import { uuidSchema } from '@episodic/core/internal';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -1,12 +1,10 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
-  assertExpectedRunPosition,
   EpisodicError,
   finishRunList,
   matchesRunListFilter,
   planRunAppend,
-  positionBeyondEnd,
   type RunDurability,
   type RunHeader,
   type RunListError,
@@ -15,12 +13,16 @@ import {
   type RunRedactStats,
   type RunStoreAdapter,
   type RunSummary,
-  readRunHeaderLine,
-  runNotFound,
   type StoredRedactor,
-  safeJsonParse,
   summarizeRun,
 } from '@episodic/core';
+import {
+  assertExpectedRunPosition,
+  positionBeyondEnd,
+  readRunHeaderLine,
+  runNotFound,
+  safeJsonParse,
+} from '@episodic/core/internal';
 import { sweepTempFiles, writeFileAtomic } from './atomic-file.js';
 import { type FileLockOptions, withFileLock } from './file-lock.js';
 import type { FsIo } from './fs-io.js';

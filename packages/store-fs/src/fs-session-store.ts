@@ -1,14 +1,16 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import {
-  assertExpectedRevision,
-  assertReplaceable,
   EpisodicError,
   type RunDurability,
   type SessionStoreAdapter,
   type StoredSessionHead,
-  storedSessionRevision,
 } from '@episodic/core';
+import {
+  assertExpectedRevision,
+  assertReplaceable,
+  storedSessionRevision,
+} from '@episodic/core/internal';
 import { replaceFileAtomic, sweepTempFiles } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
 import {

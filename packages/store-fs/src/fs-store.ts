@@ -2,12 +2,12 @@ import {
   createRunStore,
   createSessionStore,
   parseInput,
-  parseRunId,
   type RunDurability,
   type RunStore,
   type SessionFoldPolicy,
   type SessionStore,
 } from '@episodic/core';
+import { parseRunId } from '@episodic/core/internal';
 import * as z from 'zod';
 import { sweepTempFiles } from './atomic-file.js';
 import { resolveEpisodicHome } from './episodic-home.js';

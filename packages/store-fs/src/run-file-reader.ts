@@ -2,13 +2,12 @@ import { isUtf8 } from 'node:buffer';
 import {
   createRunReadCollector,
   createRunTailCollector,
-  isBlankRunLine,
   type RunReadAfterResult,
   type RunReadCollector,
   type RunReadResult,
   type RunTailResult,
-  runLineExcerpt,
 } from '@episodic/core';
+import { isBlankRunLine, runLineExcerpt } from '@episodic/core/internal';
 import type { FsIo } from './fs-io.js';
 import { READ_FLAGS } from './store-layout.js';
 

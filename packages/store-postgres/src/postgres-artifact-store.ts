@@ -3,13 +3,12 @@ import {
   type ArtifactRecord,
   type ArtifactScan,
   type ArtifactStoreAdapter,
-  assertSameArtifactKind,
   type DeleteEpisodeReceipt,
   EpisodicError,
   type JsonValue,
   type Metadata,
-  safeJsonParse,
 } from '@episodic/core';
+import { assertSameArtifactKind, safeJsonParse } from '@episodic/core/internal';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 
 interface ArtifactRow {

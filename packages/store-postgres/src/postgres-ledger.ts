@@ -1,14 +1,16 @@
+import type {
+  LedgerAdapter,
+  LedgerEventType,
+  LedgerGcPlan,
+  LedgerQueryPlan,
+  LedgerRow,
+  NewLedgerRow,
+} from '@episodic/core';
 import {
   assertExpectedPosition,
   createKeyedQueue,
   duplicateEventIdsError,
-  type LedgerAdapter,
-  type LedgerEventType,
-  type LedgerGcPlan,
-  type LedgerQueryPlan,
-  type LedgerRow,
-  type NewLedgerRow,
-} from '@episodic/core';
+} from '@episodic/core/internal';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 import { isUniqueViolation } from './postgres-errors.js';
 import type { Scrubber } from './scrub.js';

@@ -1,21 +1,23 @@
 import {
-  assertExpectedRunPosition,
-  createKeyedQueue,
   createRunReadCollector,
   createRunTailCollector,
   finishRunList,
   matchesRunListFilter,
   planRunAppend,
-  positionBeyondEnd,
   type RunHeader,
   type RunListError,
   type RunRecordEntry,
   type RunRedactStats,
   type RunStoreAdapter,
   type RunSummary,
-  readRunHeaderLine,
   summarizeRun,
 } from '@episodic/core';
+import {
+  assertExpectedRunPosition,
+  createKeyedQueue,
+  positionBeyondEnd,
+  readRunHeaderLine,
+} from '@episodic/core/internal';
 import type pg from 'pg';
 import type { PostgresDatabase } from './postgres-database.js';
 import type { Scrubber } from './scrub.js';

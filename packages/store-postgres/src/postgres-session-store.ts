@@ -1,6 +1,4 @@
 import {
-  assertExpectedRevision,
-  assertReplaceable,
   EpisodicError,
   type SessionCommitSizes,
   type SessionStoreAdapter,
@@ -9,6 +7,7 @@ import {
   summaryBaseLine,
   textLines,
 } from '@episodic/core';
+import { assertExpectedRevision, assertReplaceable } from '@episodic/core/internal';
 import type pg from 'pg';
 import type { PostgresDatabase, Queryable } from './postgres-database.js';
 import type { Scrubber } from './scrub.js';

@@ -4,14 +4,13 @@ import {
   type ArtifactScan,
   type ArtifactStoreAdapter,
   type ArtifactUpsert,
-  assertSameArtifactKind,
   type DeleteEpisodeReceipt,
   type EpisodeRef,
   EpisodicError,
   type JsonValue,
   type Metadata,
-  safeJsonParse,
 } from '@episodic/core';
+import { assertSameArtifactKind, safeJsonParse } from '@episodic/core/internal';
 import type Database from 'better-sqlite3';
 
 interface ArtifactRow {

@@ -1,13 +1,12 @@
-import {
-  assertExpectedPosition,
-  duplicateEventIdsError,
-  type LedgerAdapter,
-  type LedgerEventType,
-  type LedgerGcPlan,
-  type LedgerQueryPlan,
-  type LedgerRow,
-  type NewLedgerRow,
+import type {
+  LedgerAdapter,
+  LedgerEventType,
+  LedgerGcPlan,
+  LedgerQueryPlan,
+  LedgerRow,
+  NewLedgerRow,
 } from '@episodic/core';
+import { assertExpectedPosition, duplicateEventIdsError } from '@episodic/core/internal';
 import type Database from 'better-sqlite3';
 import { type BatchSizer, createBatchSizer } from './batch-sizer.js';
 import { withLockedDatabaseErrors } from './busy-error.js';

@@ -1,11 +1,9 @@
 import {
-  assertExpectedRunPosition,
   createRunReadCollector,
   createRunTailCollector,
   finishRunList,
   matchesRunListFilter,
   planRunAppend,
-  positionBeyondEnd,
   type RunDurability,
   type RunHeader,
   type RunListError,
@@ -13,10 +11,14 @@ import {
   type RunRedactStats,
   type RunStoreAdapter,
   type RunSummary,
-  readRunHeaderLine,
   type StoredRedactor,
   summarizeRun,
 } from '@episodic/core';
+import {
+  assertExpectedRunPosition,
+  positionBeyondEnd,
+  readRunHeaderLine,
+} from '@episodic/core/internal';
 import type Database from 'better-sqlite3';
 
 /**

@@ -1,12 +1,11 @@
 import {
-  assertExpectedRevision,
-  assertReplaceable,
   type SessionStoreAdapter,
   type StoredSessionHead,
   summarizeSession,
   summaryBaseLine,
   textLines,
 } from '@episodic/core';
+import { assertExpectedRevision, assertReplaceable } from '@episodic/core/internal';
 import type Database from 'better-sqlite3';
 import { truncateWal } from './sqlite-run-store.js';
 

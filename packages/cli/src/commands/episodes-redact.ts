@@ -1,12 +1,7 @@
 // `episodes redact` has its own bundle: it opens every store (runs and sessions are scrubbed too),
 // while the other `episodes` commands open only the ledger and so start faster.
-import {
-  type LedgerRedactTarget,
-  ledgerRedactOptionsSchema,
-  ledgerRedactTargetSchema,
-  parseInput,
-  resolveScopeSelector,
-} from '@episodic/core';
+import { type LedgerRedactTarget, ledgerRedactOptionsSchema, parseInput } from '@episodic/core';
+import { ledgerRedactTargetSchema, resolveScopeSelector } from '@episodic/core/internal';
 import type { CommandHandler } from '../command-spec.js';
 import { commandName, ledgerCommand, scopeFields } from '../ledger-command.js';
 import { optionalChoice, optionalString, scopeSelector } from '../option-values.js';

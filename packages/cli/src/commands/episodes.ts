@@ -12,9 +12,9 @@ import {
   type NewLedgerEvent,
   normalizeScope,
   type RetentionPolicyInput,
-  resolveRetentionPolicy,
   stringifyJson,
 } from '@episodic/core';
+import { resolveRetentionPolicy } from '@episodic/core/internal';
 import type { EpisodicLedger } from '@episodic/mcp/stores';
 import type { CommandContext, CommandHandler, OptionValues } from '../command-spec.js';
 import { foldEventType } from '../event-type.js';

@@ -1,4 +1,5 @@
-import { type AccessPolicy, accessPolicySchema, parseInput } from '@episodic/core';
+import { type AccessPolicy, parseInput } from '@episodic/core';
+import { accessPolicySchema } from '@episodic/core/internal';
 import { type RunMcpServerOptions, runMcpServer } from '@episodic/mcp/run';
 import type { CommandHandler } from '../command-spec.js';
 import { jsonArgument, optionalInteger, optionalString } from '../option-values.js';

@@ -1,11 +1,5 @@
-import {
-  EpisodicError,
-  jsonEqual,
-  type LedgerRow,
-  type Metadata,
-  type RunRecord,
-  safeJsonParse,
-} from '@episodic/core';
+import { EpisodicError, type LedgerRow, type Metadata, type RunRecord } from '@episodic/core';
+import { jsonEqual, safeJsonParse } from '@episodic/core/internal';
 import type { EpisodicStores } from '@episodic/mcp/stores';
 import type { PostgresStore } from '@episodic/store-postgres';
 import { createSqliteLedgerAdapter } from '@episodic/store-sqlite';

@@ -1,14 +1,11 @@
+import { type Artifact, compileMetadataFilter, EpisodicError, parseInput } from '@episodic/core';
 import {
-  type Artifact,
   artifactKeySchema,
   artifactKindSchema,
-  compileMetadataFilter,
-  EpisodicError,
-  parseInput,
   TASK_PATTERN_TYPES,
   taskEpisodeRef,
   uuidSchema,
-} from '@episodic/core';
+} from '@episodic/core/internal';
 import { otherPatternScopesNote } from '../artifact-scopes.js';
 import type { CommandHandler } from '../command-spec.js';
 import { localAndRelative } from '../human-time.js';

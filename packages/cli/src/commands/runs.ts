@@ -1,15 +1,13 @@
 import {
   EpisodicError,
   parseInput,
-  parseRunId,
   type RunReadError,
   type RunRecord,
   replayRun,
   replaySession,
-  runNotFound,
   type StoredRedactionOptions,
-  uuidSchema,
 } from '@episodic/core';
+import { parseRunId, runNotFound, uuidSchema } from '@episodic/core/internal';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
 import { writeNotes } from '../notes.js';

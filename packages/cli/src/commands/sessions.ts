@@ -5,8 +5,8 @@ import {
   parseInput,
   type StoredRedactionOptions,
   snapshotEpisodes,
-  uuidSchema,
 } from '@episodic/core';
+import { uuidSchema } from '@episodic/core/internal';
 import type { CommandHandler } from '../command-spec.js';
 import { localAndRelative, relativeTime } from '../human-time.js';
 import { writeNotes } from '../notes.js';

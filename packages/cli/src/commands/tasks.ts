@@ -5,12 +5,11 @@ import {
   createTaskLifecycle,
   EpisodicError,
   parseInput,
-  TASK_OUTCOME_TYPES,
   type TaskEpisode,
   taskFromRun,
   taskIdInputSchema,
-  uuidSchema,
 } from '@episodic/core';
+import { TASK_OUTCOME_TYPES, uuidSchema } from '@episodic/core/internal';
 import { createScopedRunView, type EpisodicStores, scopeOfRun } from '@episodic/mcp/stores';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';

@@ -1,16 +1,14 @@
 import { resolve } from 'node:path';
 import {
   EpisodicError,
-  jsonEqual,
   type Ledger,
   type LedgerEvent,
-  ledgerIdentifierSchema,
   normalizeScope,
   parseInput,
   type RunRecord,
   type SessionState,
-  uuidSchema,
 } from '@episodic/core';
+import { jsonEqual, ledgerIdentifierSchema, uuidSchema } from '@episodic/core/internal';
 import type { EpisodicStores } from '@episodic/mcp/stores';
 import type { CommandHandler } from '../command-spec.js';
 import {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { runLineExcerpt } from '@episodic/core';
+import { runLineExcerpt } from '@episodic/core/internal';
 import { classifyRunLine } from './classify-run-line.js';
 import { fileLines } from './file-lines.js';
 import type { Quarantine } from './quarantine.js';

@@ -1,12 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import {
-  decodeSessionBase,
-  decodeSessionDeltas,
-  EpisodicError,
-  safeJsonParse,
-  sessionStateSchema,
-} from '@episodic/core';
+import { EpisodicError, sessionStateSchema } from '@episodic/core';
+import { decodeSessionBase, decodeSessionDeltas, safeJsonParse } from '@episodic/core/internal';
 
 /** A problem with a file next to the run files: a snapshot, a temp file, a stray file. */
 export interface FileProblem {

@@ -1,13 +1,15 @@
 import {
-  ARTIFACT_MAX_EPISODES_PER_UPSERT,
   type Artifact,
   type ArtifactStore,
   type EpisodeRef,
-  jsonEqual,
   type Metadata,
   normalizeScope,
-  taskEpisodeRef,
 } from '@episodic/core';
+import {
+  ARTIFACT_MAX_EPISODES_PER_UPSERT,
+  jsonEqual,
+  taskEpisodeRef,
+} from '@episodic/core/internal';
 import { scopeOfArtifactKey } from '@episodic/mcp/stores';
 import { everyArtifact } from '../artifact-scopes.js';
 import type { ExportedArtifact } from './export-format.js';

@@ -1,4 +1,4 @@
-import { stableHash } from '@episodic/core';
+import { stableHash } from '@episodic/core/internal';
 import type { IdGenerator } from '@opentelemetry/sdk-trace';
 
 /**

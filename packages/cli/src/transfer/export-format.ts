@@ -1,16 +1,14 @@
+import { LEDGER_EVENT_TYPES, metadataSchema, sessionStateSchema } from '@episodic/core';
 import {
   artifactContentSchema,
   artifactKeySchema,
   artifactKindSchema,
   episodeRefSchema,
-  LEDGER_EVENT_TYPES,
   ledgerEventIdSchema,
   ledgerIdentifierSchema,
-  metadataSchema,
-  sessionStateSchema,
   tsMsSchema,
   uuidSchema,
-} from '@episodic/core';
+} from '@episodic/core/internal';
 import * as z from 'zod';
 
 /**

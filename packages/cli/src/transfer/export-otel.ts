@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { parseInput, type RunRecord, uuidSchema } from '@episodic/core';
+import { parseInput, type RunRecord } from '@episodic/core';
+import { uuidSchema } from '@episodic/core/internal';
 import { recordRunSpans } from '@episodic/interop';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';

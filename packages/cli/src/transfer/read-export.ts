@@ -3,11 +3,10 @@ import {
   createMemoryLedger,
   EpisodicError,
   type LedgerOptions,
-  prepareRunRecords,
   type RunRecord,
   type SessionState,
-  safeJsonParse,
 } from '@episodic/core';
+import { prepareRunRecords, safeJsonParse } from '@episodic/core/internal';
 import type { ExportedLearning } from './artifact-transfer.js';
 import {
   type ExportCounts,

@@ -143,7 +143,8 @@ export type BoundaryPayload = z.infer<typeof boundaryPayloadSchema>;
 export type MetaPayload = z.infer<typeof metaPayloadSchema>;
 export type TurnUsage = z.infer<typeof turnUsageSchema>;
 
-interface EpisodeCommon {
+/** What every episode has: its id, its meta and its optional metadata. */
+export interface EpisodeCommon {
   readonly id: number;
   readonly meta: Readonly<EpisodeMeta>;
   readonly metadata?: Readonly<Metadata>;
@@ -166,12 +167,16 @@ export interface MetaEpisode extends EpisodeCommon {
 /** One immutable event in a session log. */
 export type Episode = ItemEpisode | BoundaryEpisode | MetaEpisode;
 
-type NewOf<E extends Episode> = Omit<E, 'id' | 'meta' | 'metadata'> & {
+/** An episode of one type as `append` accepts it: no `id`, `meta` and `metadata` optional. */
+export type NewEpisodeOf<E extends Episode> = Omit<E, 'id' | 'meta' | 'metadata'> & {
   meta?: z.input<typeof episodeMetaSchema>;
   metadata?: z.input<typeof metadataSchema>;
 };
 /** What `append` accepts: an episode without `id`; `meta.source` defaults to `runtime`. */
-export type NewEpisode = NewOf<ItemEpisode> | NewOf<BoundaryEpisode> | NewOf<MetaEpisode>;
+export type NewEpisode =
+  | NewEpisodeOf<ItemEpisode>
+  | NewEpisodeOf<BoundaryEpisode>
+  | NewEpisodeOf<MetaEpisode>;
 
 /** Meta for `appendItems`: applied to every item appended. */
 export type NewEpisodeMeta = z.input<typeof episodeMetaSchema>;

@@ -7,6 +7,7 @@ export type {
   BoundaryReason,
   CheckpointPayload,
   Episode,
+  EpisodeCommon,
   EpisodeMeta,
   EpisodeSource,
   EpisodeType,
@@ -16,6 +17,7 @@ export type {
   MetaPayload,
   NewEpisode,
   NewEpisodeMeta,
+  NewEpisodeOf,
   TurnUsage,
 } from './episode.js';
 export {

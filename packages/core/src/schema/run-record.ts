@@ -331,7 +331,8 @@ export type RunRecordOfType<Type extends KnownRunRecordType> = Extract<
   { type: Type }
 >;
 
-const KNOWN_SCHEMAS = {
+/** The zod schema of each known record type. */
+export const runRecordSchemas = Object.freeze({
   header: runHeaderSchema,
   'run.start': runStartRecordSchema,
   'run.context': runContextRecordSchema,
@@ -342,12 +343,8 @@ const KNOWN_SCHEMAS = {
   'run.status': runStatusRecordSchema,
   'run.error': runErrorRecordSchema,
   'run.end': runEndRecordSchema,
-} as const satisfies Record<KnownRunRecordType, z.ZodType>;
-
-/** The zod schema of each known record type. */
-export const runRecordSchemas: Readonly<{
-  [Type in KnownRunRecordType]: (typeof KNOWN_SCHEMAS)[Type];
-}> = KNOWN_SCHEMAS;
+} as const) satisfies Record<KnownRunRecordType, z.ZodType>;
+const KNOWN_SCHEMAS = runRecordSchemas;
 
 /** Compiled on first use: the read path validates millions of records. */
 const COMPILED = Object.fromEntries(

@@ -1,4 +1,5 @@
-import { type InputItem, stableHash } from '@episodic/core';
+import type { InputItem } from '@episodic/core';
+import { stableHash } from '@episodic/core/internal';
 import {
   countAt,
   isRecord,

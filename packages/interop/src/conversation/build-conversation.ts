@@ -6,8 +6,8 @@ import {
   inputItemSchema,
   SESSION_STATE_SCHEMA_VERSION,
   type SessionState,
-  snapshotMessages,
 } from '@episodic/core';
+import { snapshotMessages } from '@episodic/core/internal';
 import { derivedUuid } from './derived-uuid.js';
 import type { ImportedConversation, ImportedRun } from './imported-conversation.js';
 import type { ImportProblem, SourceConversation, SourceEntry } from './source-conversation.js';

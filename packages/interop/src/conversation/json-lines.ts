@@ -1,4 +1,4 @@
-import { isNulRun, safeJsonParse, splitJsonlLines } from '@episodic/core';
+import { isNulRun, safeJsonParse, splitJsonlLines } from '@episodic/core/internal';
 import type { ImportProblem } from './source-conversation.js';
 
 /** One JSON object line of a JSONL source. */

@@ -1,11 +1,5 @@
-import {
-  type BaseMessage,
-  canonicalJson,
-  type InputItem,
-  messagesToItems,
-  safeJsonParse,
-  stableHash,
-} from '@episodic/core';
+import { type BaseMessage, canonicalJson, type InputItem, messagesToItems } from '@episodic/core';
+import { safeJsonParse, stableHash } from '@episodic/core/internal';
 import { isoUtc } from '../conversation/build-conversation.js';
 import {
   countAt,

@@ -3,7 +3,6 @@ import {
   createEpisodic,
   type Episode,
   EpisodicError,
-  jsonEqual,
   type Ledger,
   type NewLedgerEvent,
   normalizeScope,
@@ -15,6 +14,7 @@ import {
   type SessionStore,
   snapshotEpisodes,
 } from '@episodic/core';
+import { jsonEqual } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { ImportedConversation, ImportedRun } from '../conversation/imported-conversation.js';
 

@@ -2,13 +2,15 @@ import {
   type ArtifactStoreAdapter,
   createArtifactStore,
   createLedger,
-  createMemoryArtifactStoreAdapter,
-  createMemoryLedgerAdapter,
-  createMemoryRunStoreAdapter,
   createRunStore,
   type LedgerAdapter,
   type RunStoreAdapter,
 } from '@episodic/core';
+import {
+  createMemoryArtifactStoreAdapter,
+  createMemoryLedgerAdapter,
+  createMemoryRunStoreAdapter,
+} from '@episodic/core/internal';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { createEpisodicMcpServer, type EpisodicMcpServerOptions } from '../episodic-mcp-server.js';

@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import {
-  type AccessPolicy,
-  accessPolicySchema,
-  EpisodicError,
-  parseInput,
-  safeJsonParse,
-} from '@episodic/core';
+import { type AccessPolicy, EpisodicError, parseInput } from '@episodic/core';
+import { accessPolicySchema, safeJsonParse } from '@episodic/core/internal';
 import * as z from 'zod';
 
 /** The shortest bearer token accepted (a token is a password: make it long and random). */

@@ -1,11 +1,6 @@
 import { parseArgs } from 'node:util';
-import {
-  type AccessPolicy,
-  accessPolicySchema,
-  EpisodicError,
-  parseInput,
-  safeJsonParse,
-} from '@episodic/core';
+import { type AccessPolicy, EpisodicError, parseInput } from '@episodic/core';
+import { accessPolicySchema, safeJsonParse } from '@episodic/core/internal';
 import type { RunMcpServerOptions } from './run-mcp-server.js';
 
 /** The `episodic-mcp --help` text (also what `episodic mcp --help` can show). */

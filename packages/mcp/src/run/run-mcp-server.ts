@@ -1,11 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import {
-  type AccessPolicy,
-  accessPolicySchema,
-  EpisodicError,
-  parseInput,
-  safeJsonParse,
-} from '@episodic/core';
+import { type AccessPolicy, EpisodicError, parseInput } from '@episodic/core';
+import { accessPolicySchema, safeJsonParse } from '@episodic/core/internal';
 import type { EpisodicMcpStores } from '../episodic-tools.js';
 import type { EpisodicHttpToken } from '../http/bearer-tokens.js';
 import { type EpisodicMcpLogger, formatLogEntry } from '../logger.js';

@@ -1,14 +1,13 @@
 import {
   type AccessPredicate,
   effectiveMetadata,
-  parseRunId,
   type RunListQuery,
   type RunReadResult,
   type RunRecord,
   type RunStore,
   type RunSummary,
-  runNotFound,
 } from '@episodic/core';
+import { parseRunId, runNotFound } from '@episodic/core/internal';
 import { DEFAULT_SCOPE } from './bound-scope.js';
 
 /** The header field that records the scope a run belongs to. */

@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { EpisodicError, safeJsonParse } from '@episodic/core';
+import { EpisodicError } from '@episodic/core';
+import { safeJsonParse } from '@episodic/core/internal';
 import * as z from 'zod';
 import { VERSION } from '../version.js';
 

@@ -1,14 +1,12 @@
+import { LEDGER_EVENT_TYPES, metadataFilterSchema, TASK_TYPES } from '@episodic/core';
 import {
-  LEDGER_EVENT_TYPES,
   LEDGER_STORED_ID_MAX,
-  metadataFilterSchema,
   storedEventIdSchema,
   storedSessionIdSchema,
   TASK_PATTERN_TYPES,
-  TASK_TYPES,
   tsMsSchema,
   uuidSchema,
-} from '@episodic/core';
+} from '@episodic/core/internal';
 import * as z from 'zod';
 
 /**

@@ -1,6 +1,4 @@
 import {
-  invalidField,
-  type LedgerDamagedRow,
   type LedgerEvent,
   type LedgerPage,
   type ReplayEvent,
@@ -8,8 +6,8 @@ import {
   type RunRecord,
   replaySession as replayRuns,
   stringifyJson,
-  uuidSchema,
 } from '@episodic/core';
+import { invalidField, type LedgerDamagedRow, uuidSchema } from '@episodic/core/internal';
 import type { z } from 'zod';
 import { checkScopeArgument } from '../scope/bound-scope.js';
 import type { VisibleRun } from '../scope/scoped-run-store.js';

@@ -2,11 +2,11 @@ import {
   type AccessPolicy,
   type AddStepInput,
   type CompleteTaskInput,
-  type CreateTaskRequest,
   type DeleteTaskInput,
   EpisodicError,
   type TaskIdInput,
 } from '@episodic/core';
+import type { CreateTaskRequest } from '@episodic/core/internal';
 import { allowedByPolicy, type ToolContext, type ToolHandler } from './tool-context.js';
 
 function describePolicy(policy: AccessPolicy): string {

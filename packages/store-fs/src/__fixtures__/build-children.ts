@@ -5,6 +5,7 @@ import { CHILDREN_DIRECTORY } from './child-process.js';
 
 const sources = fileURLToPath(new URL('./children/', import.meta.url));
 const core = fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url));
+const coreInternal = fileURLToPath(new URL('../../../core/src/internal.ts', import.meta.url));
 const coreChild = fileURLToPath(new URL('../../../core/src/testing/child.ts', import.meta.url));
 
 /** Bundles the child scripts (with core and store-fs from source) so plain `node` can run them. */
@@ -31,7 +32,11 @@ export default async function setup(): Promise<void> {
     external: ['zod'],
     define: { __EPISODIC_VERSION__: '"0.0.0-test"' },
     esbuildOptions(options) {
-      options.alias = { '@episodic/core/testing/child': coreChild, '@episodic/core': core };
+      options.alias = {
+        '@episodic/core/testing/child': coreChild,
+        '@episodic/core/internal': coreInternal,
+        '@episodic/core': core,
+      };
     },
   });
 }

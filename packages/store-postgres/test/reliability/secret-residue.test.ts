@@ -10,7 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createSession, type ModelCall, scanText } from '@episodic/core';
+import { createSession, type ModelCall } from '@episodic/core';
+import { scanText } from '@episodic/core/internal';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/postgres-store.js';
 import {

@@ -2,10 +2,10 @@ import {
   type ArtifactPage,
   type ArtifactStore,
   compileMetadataFilter,
-  invalidField,
   type MetadataFilter,
   type MetadataPredicate,
 } from '@episodic/core';
+import { invalidField } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { ArtifactPageResponse, ArtifactView } from './api-types.js';
 import { limitParam, parseQuery } from './query-params.js';

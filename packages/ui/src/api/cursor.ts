@@ -1,4 +1,4 @@
-import { invalidField } from '@episodic/core';
+import { invalidField } from '@episodic/core/internal';
 
 /** Encodes a page position as an opaque URL-safe cursor. */
 export function encodeCursor(position: unknown): string {

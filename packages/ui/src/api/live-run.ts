@@ -1,4 +1,5 @@
-import { parseRunId, type RunRecord, type RunStore } from '@episodic/core';
+import type { RunRecord, RunStore } from '@episodic/core';
+import { parseRunId } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { LiveBatch } from './api-types.js';
 import { parseQuery } from './query-params.js';

@@ -1,10 +1,5 @@
-import {
-  type Episode,
-  parseRunId,
-  type RunRecord,
-  type RunStore,
-  type SessionStore,
-} from '@episodic/core';
+import type { Episode, RunRecord, RunStore, SessionStore } from '@episodic/core';
+import { parseRunId } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { InputMessage, ModelInput, ModelInputsResponse } from './api-types.js';
 import { contentText, preview } from './episode-text.js';

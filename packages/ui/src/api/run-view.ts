@@ -1,4 +1,5 @@
-import { parseRunId, type RunReadResult, type RunRecord, type RunStore } from '@episodic/core';
+import type { RunReadResult, RunRecord, RunStore } from '@episodic/core';
+import { parseRunId } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { StoreAccess } from '../stores/ui-stores.js';
 import { notFound } from './api-error.js';

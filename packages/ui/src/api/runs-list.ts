@@ -1,10 +1,5 @@
-import {
-  compareRunSummaries,
-  type RunListQuery,
-  type RunStore,
-  type RunSummary,
-  uuidSchema,
-} from '@episodic/core';
+import type { RunListQuery, RunStore, RunSummary } from '@episodic/core';
+import { compareRunSummaries, uuidSchema } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { StoreAccess } from '../stores/ui-stores.js';
 import type { RunListItem, RunListResponse } from './api-types.js';

@@ -1,4 +1,5 @@
-import { EpisodicError, uuidSchema } from '@episodic/core';
+import { EpisodicError } from '@episodic/core';
+import { uuidSchema } from '@episodic/core/internal';
 
 /** A session id from a URL: a UUID, lowercase; `VALIDATION_ERROR` saying what one looks like. */
 export function parseSessionId(value: string): string {

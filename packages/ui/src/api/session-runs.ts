@@ -1,5 +1,4 @@
 import {
-  compareRunSummaries,
   createEpisodic,
   type Episode,
   EpisodicError,
@@ -9,6 +8,7 @@ import {
   type StoredSession,
   sessionEpisodes,
 } from '@episodic/core';
+import { compareRunSummaries } from '@episodic/core/internal';
 import type { SessionRunsResponse, TimelineRun } from './api-types.js';
 import type { RunStatusCache } from './run-status.js';
 import { parseSessionId } from './session-id.js';

@@ -1,12 +1,11 @@
 import {
   type ArtifactStore,
-  parseRunId,
   type RunStore,
   type TaskPattern,
-  taskEpisodeRef,
   taskFromRun,
   timelineOf,
 } from '@episodic/core';
+import { parseRunId, taskEpisodeRef } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { PatternView, TaskListResponse, TaskViewResponse } from './api-types.js';
 import { limitParam, parseQuery } from './query-params.js';

@@ -1,0 +1,18 @@
+// @episodic/core/internal: every module's exports, for the @episodic packages. Outside semver: a
+// minor or patch release may change or remove any name here that @episodic/core does not export.
+
+export * from './assembly/index.js';
+export * from './episodic/index.js';
+export * from './errors/index.js';
+export * from './learning/index.js';
+export * from './ledger/index.js';
+export * from './lifecycle/index.js';
+export * from './messages/index.js';
+export * from './provenance/index.js';
+export * from './run/index.js';
+export * from './schema/index.js';
+export * from './session/index.js';
+export * from './store/index.js';
+export * from './util/index.js';
+export * from './validation/index.js';
+export { VERSION } from './version.js';
