@@ -11,6 +11,8 @@ const SOURCES: Readonly<Record<string, string>> = {
   '@episodic/core': 'packages/core/src/index.ts',
   '@episodic/store-fs': 'packages/store-fs/src/index.ts',
   '@episodic/store-sqlite': 'packages/store-sqlite/src/index.ts',
+  '@episodic/store-postgres/url': 'packages/store-postgres/src/url.ts',
+  '@episodic/store-postgres': 'packages/store-postgres/src/index.ts',
 };
 
 /** Options of `bundleWorker`. */

@@ -7,5 +7,5 @@ const config = packageTestConfig(import.meta.dirname);
 // each test works in a schema of its own.
 export default defineConfig({
   ...config,
-  test: { ...config.test, globalSetup: ['./test/postgres-global-setup.ts'] },
+  test: { ...config.test, globalSetup: ['../../test-support/postgres-global-setup.ts'] },
 });

@@ -1,5 +1,5 @@
 // Guarantee: several processes, each with its own EpisodicSaver on one LangGraph thread in one
-// Episodic home (files or SQLite), lose no write and no checkpoint and keep each writer's order;
+// Episodic home (files, SQLite or PostgreSQL), lose no write and no checkpoint and keep each writer's order;
 // every checkpoint's deltas still rebuild its values, however the processes interleaved.
 // Built on the run store's compare-and-append: a saver appends at the position it has read up to,
 // and when another process appended first it reads what was added (readAfter) and retries.
@@ -21,13 +21,13 @@ const ROUNDS = FULL ? 10 : 2;
 let worker = '';
 
 beforeAll(async () => {
-  // The Episodic packages from source; better-sqlite3, LangGraph and zod stay external and resolve
+  // The Episodic packages from source; better-sqlite3, pg, LangGraph and zod stay external and resolve
   // from this package's node_modules.
   worker = await bundleWorker({
     build: build as (options: Record<string, unknown>) => Promise<unknown>,
     entry: fileURLToPath(new URL('./__fixtures__/saver-worker.ts', import.meta.url)),
     packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
-    external: ['better-sqlite3', /^@langchain\//, 'zod'],
+    external: ['better-sqlite3', 'pg', /^@langchain\//, 'zod'],
   });
 }, 120_000);
 
@@ -50,7 +50,7 @@ describe.each(BACKENDS.filter((backend) => backend.reopen !== undefined))(
   (backend) => {
     it(`${WRITERS} writers × ${PER_WRITER} writes, ${ROUNDS} rounds: nothing lost, each writer's order kept`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
-        const store = backend.open();
+        const store = await backend.open();
         try {
           const threadId = `race-${round}`;
           const saver = new EpisodicSaver({ runs: store.runs });

@@ -37,7 +37,7 @@ function size(record: RunRecord): number {
 
 describe.each(BACKENDS)('EpisodicSaver on $name', (backend) => {
   it('stores per-step deltas: bytes per step stay flat while the state grows', async () => {
-    const store = backend.open();
+    const store = await backend.open();
     try {
       const saver = new EpisodicSaver({ runs: store.runs });
       const graph = chatGraph(saver, 60);
@@ -83,7 +83,7 @@ describe.each(BACKENDS)('EpisodicSaver on $name', (backend) => {
   });
 
   it('keeps forks apart: a branch from an old checkpoint has its own values', async () => {
-    const store = backend.open();
+    const store = await backend.open();
     try {
       const saver = new EpisodicSaver({ runs: store.runs });
       const graph = chatGraph(saver, 3);

@@ -15,8 +15,8 @@ for (const backend of BACKENDS) {
   const opened = new Map<EpisodicSaver, OpenedStore>();
   const initializer = {
     checkpointerName: `EpisodicSaver on ${backend.name}`,
-    createCheckpointer() {
-      const store = backend.open();
+    async createCheckpointer() {
+      const store = await backend.open();
       const saver = new EpisodicSaver({ runs: store.runs });
       opened.set(saver, store);
       return saver;

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+// The type of inject('postgresUrl').
+import type {} from '../../../test-support/postgres-global-setup.js';
 
-/** The test server's URL (see `postgres-global-setup.ts`). */
+/** The test server's URL (see `test-support/postgres-global-setup.ts`). */
 export function testPostgresUrl(): string {
   return inject('postgresUrl');
 }

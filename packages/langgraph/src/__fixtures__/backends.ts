@@ -1,23 +1,30 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryRunStore, type RunStore } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
+import { createPostgresStore } from '@episodic/store-postgres';
+import { schemaOfUrl } from '@episodic/store-postgres/url';
 import { createSqliteStore } from '@episodic/store-sqlite';
+import pg from 'pg';
+import { inject } from 'vitest';
+// The type of inject('postgresUrl').
+import type {} from '../../../../test-support/postgres-global-setup.js';
 
 /** A fresh, empty run store of one backend, and how to close and remove it. */
 export interface OpenedStore {
   readonly runs: RunStore;
-  /** Where it lives on disk (for a second process to open), if anywhere. */
+  /** Where it lives (a folder, a database file or a postgres:// URL), for a second process to open. */
   readonly location?: string;
   close(): Promise<void>;
 }
 
 export interface Backend {
   readonly name: string;
-  open(): OpenedStore;
+  open(): Promise<OpenedStore>;
   /** Opens the store another opener created (a second saver on the same home). */
-  reopen?(location: string): OpenedStore;
+  reopen?(location: string): Promise<OpenedStore>;
 }
 
 function temporary(prefix: string): { path: string; remove(): void } {
@@ -50,31 +57,65 @@ const sqlite = (filename: string, remove?: () => void): OpenedStore => {
 };
 
 /**
+ * PostgreSQL: the test server of test-support/postgres-global-setup.ts, one schema per store
+ * (`?schema=` in the URL), dropped when the store that created it closes.
+ */
+const postgres = async (location: string, dropSchema?: string): Promise<OpenedStore> => {
+  const { url, schema } = schemaOfUrl(location);
+  const store = await createPostgresStore({ connectionString: url, schema });
+  return {
+    runs: store.runs,
+    location,
+    close: async () => {
+      await store.close();
+      if (dropSchema === undefined) return;
+      const client = new pg.Client({ connectionString: inject('postgresUrl') });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS "${dropSchema}" CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+};
+
+/**
  * Every backend the saver is validated on. A new Episodic store (e.g. PostgreSQL) is one more
  * entry here: the saver only needs its `RunStore`.
  */
 export const BACKENDS: readonly Backend[] = [
   {
     name: 'memory',
-    open: () => {
+    open: async () => {
       const runs = createMemoryRunStore();
       return { runs, close: () => runs.close() };
     },
   },
   {
     name: 'files',
-    open: () => {
+    open: async () => {
       const directory = temporary('episodic-langgraph-fs-');
       return files(directory.path, directory.remove);
     },
-    reopen: (location) => files(location),
+    reopen: async (location) => files(location),
   },
   {
     name: 'sqlite',
-    open: () => {
+    open: async () => {
       const directory = temporary('episodic-langgraph-sqlite-');
       return sqlite(join(directory.path, 'episodic.db'), directory.remove);
     },
-    reopen: (location) => sqlite(location),
+    reopen: async (location) => sqlite(location),
+  },
+  {
+    name: 'postgres',
+    open: () => {
+      const schema = `langgraph_${randomBytes(6).toString('hex')}`;
+      const url = new URL(inject('postgresUrl'));
+      url.searchParams.set('schema', schema);
+      return postgres(url.href, schema);
+    },
+    reopen: (location) => postgres(location),
   },
 ];

@@ -1,7 +1,9 @@
-// A second (third, …) process on one LangGraph thread: opens the home, then appends writes and
-// checkpoints through its own EpisodicSaver. Prints `done <writes>` at the end, `error …` on failure.
+// A second (third, …) process on one LangGraph thread: opens the home (files, SQLite or
+// PostgreSQL), then appends writes and checkpoints through its own EpisodicSaver. Prints `done <writes>` at the end, `error …` on failure.
 import type { RunStore } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
+import { createPostgresStore } from '@episodic/store-postgres';
+import { schemaOfUrl } from '@episodic/store-postgres/url';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { type CheckpointMetadata, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { EpisodicSaver } from '../episodic-saver.js';
@@ -9,16 +11,21 @@ import { EpisodicSaver } from '../episodic-saver.js';
 const [backend, location, threadId, writer, countText, sharedCheckpointId] = process.argv.slice(2);
 const count = Number(countText);
 
-function open(): { runs: RunStore; close(): Promise<void> } {
+async function open(): Promise<{ runs: RunStore; close(): Promise<void> }> {
   if (backend === 'files') {
     const store = createFsStore({ root: location as string, durability: 'none' });
+    return { runs: store.runs, close: () => store.close() };
+  }
+  if (backend === 'postgres') {
+    const { url, schema } = schemaOfUrl(location as string);
+    const store = await createPostgresStore({ connectionString: url, schema });
     return { runs: store.runs, close: () => store.close() };
   }
   const store = createSqliteStore({ filename: location as string });
   return { runs: store.runs, close: () => store.close() };
 }
 
-const store = open();
+const store = await open();
 const saver = new EpisodicSaver({ runs: store.runs });
 const channel = `log_${writer}`;
 try {

@@ -2,7 +2,7 @@
 // test-support/postgres-server.ts) unless EPISODIC_TEST_POSTGRES_URL names one, and hands its URL
 // to the tests as EPISODIC_TEST_POSTGRES_URL. The server and its data folder are removed afterwards.
 import type { TestProject } from 'vitest/node';
-import { startTestPostgres } from '../../../test-support/postgres-server.js';
+import { startTestPostgres } from './postgres-server.js';
 
 export default async function setup(project: TestProject) {
   const given = process.env.EPISODIC_TEST_POSTGRES_URL;
