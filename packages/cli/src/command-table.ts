@@ -842,12 +842,22 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     path: ['tasks', 'timeline'],
     summary: "a task episode's steps in order",
-    usage: 'episodic tasks timeline EPISODE_ID',
+    usage: 'episodic tasks timeline EPISODE_ID [--offset N] [--limit N]',
     positionals: [taskId],
     options: {
       scope: taskScopeOption,
+      offset: {
+        type: 'string',
+        value: 'N',
+        description: 'skip the first N steps (the next_offset of the previous page)',
+      },
+      limit: limit(1000, 1000),
     },
-    examples: ['episodic tasks timeline EPISODE_ID', 'episodic tasks timeline EPISODE_ID --json'],
+    examples: [
+      'episodic tasks timeline EPISODE_ID',
+      'episodic tasks timeline EPISODE_ID --offset 100 --limit 100',
+      'episodic tasks timeline EPISODE_ID --json',
+    ],
     load: tasks,
     handler: 'timeline',
   },

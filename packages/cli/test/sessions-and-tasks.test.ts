@@ -244,6 +244,18 @@ describe('tasks and patterns', () => {
       'success',
     ]);
     expect(timelineBefore.timeline.outcome).toBeNull();
+    // One page: --offset and --limit, next_offset to continue.
+    const page = tasksTimelineReceiptSchema.parse(
+      episodicJson(['--home', home, 'tasks', 'timeline', id, '--offset', '1', '--limit', '1'])
+        .receipt,
+    );
+    expect(page.timeline.timeline.map((entry) => entry.step_number)).toEqual([2]);
+    expect(page.timeline.next_offset).toBe(2);
+    const pageText = episodic(['--home', home, 'tasks', 'timeline', id, '--limit', '2']).stdout;
+    expect(pageText).toContain('2 of 3 steps; more with --offset 2');
+    const badLimit = episodic(['--home', home, 'tasks', 'timeline', id, '--limit', '0']);
+    expect(badLimit.status).not.toBe(0);
+    expect(badLimit.stderr).toContain('Invalid --limit "0"');
     const completed = tasksCompleteReceiptSchema.parse(
       episodicJson([
         '--home',

@@ -155,6 +155,21 @@ describe('the task episode lifecycle (seed 004)', () => {
       result_type: 'success',
       latency_ms: 300,
     });
+    expect(running.body.next_offset).toBeNull();
+    // One page at a time: offset and limit, next_offset to continue, null on the last page.
+    const first = await mcp.call('get_episode_timeline', { episode_id: id, offset: 0, limit: 2 });
+    expect(first.body.timeline.map((entry: { step_number: number }) => entry.step_number)).toEqual([
+      1, 2,
+    ]);
+    expect(first.body).toMatchObject({ step_count: 3, next_offset: 2 });
+    const last = await mcp.call('get_episode_timeline', { episode_id: id, offset: 2, limit: 2 });
+    expect(last.body.timeline.map((entry: { step_number: number }) => entry.step_number)).toEqual([
+      3,
+    ]);
+    expect(last.body.next_offset).toBeNull();
+    const refused = await mcp.call('get_episode_timeline', { episode_id: id, limit: 0 });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.body)).toContain('limit');
 
     const completed = await mcp.call('complete_episode', {
       episode_id: id,

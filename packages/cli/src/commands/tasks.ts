@@ -9,7 +9,7 @@ import {
   taskFromRun,
   taskIdInputSchema,
 } from '@episodic/core';
-import { TASK_OUTCOME_TYPES, uuidSchema } from '@episodic/core/internal';
+import { TASK_MAX_STEPS, TASK_OUTCOME_TYPES, uuidSchema } from '@episodic/core/internal';
 import { createScopedRunView, type EpisodicStores, scopeOfRun } from '@episodic/mcp/stores';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
@@ -292,7 +292,14 @@ export const show: CommandHandler = async (context) => {
 /** `tasks timeline EPISODE_ID`. */
 export const timeline: CommandHandler = async (context) => {
   const episodeId = episodeIdArgument(context);
-  const result = await withTasks(context, (tasks) => tasks.getTimeline({ episode_id: episodeId }), {
+  const offset = optionalInteger(context.options, 'offset', { min: 0 });
+  const limit = optionalInteger(context.options, 'limit', { min: 1, max: TASK_MAX_STEPS });
+  const page = {
+    episode_id: episodeId,
+    ...(offset === undefined ? {} : { offset }),
+    ...(limit === undefined ? {} : { limit }),
+  };
+  const result = await withTasks(context, (tasks) => tasks.getTimeline(page), {
     readOnly: true,
   });
   return {
@@ -338,6 +345,11 @@ export const timeline: CommandHandler = async (context) => {
             ],
             styles,
           ),
+        );
+      }
+      if (result.next_offset !== null) {
+        write(
+          `${styles.dim(`${result.timeline.length} of ${result.step_count} steps; more with --offset ${result.next_offset}`)}\n`,
         );
       }
     },

@@ -5,6 +5,7 @@ import {
   type DeleteTaskInput,
   EpisodicError,
   type TaskIdInput,
+  type TaskTimelineInput,
 } from '@episodic/core';
 import type { CreateTaskRequest } from '@episodic/core/internal';
 import { allowedByPolicy, type ToolContext, type ToolHandler } from './tool-context.js';
@@ -69,7 +70,7 @@ async function getEpisode(args: TaskIdInput, context: ToolContext) {
   return { success: true, episode: await context.lifecycle.getTask(args) };
 }
 
-async function getEpisodeTimeline(args: TaskIdInput, context: ToolContext) {
+async function getEpisodeTimeline(args: TaskTimelineInput, context: ToolContext) {
   return { success: true, ...(await context.lifecycle.getTimeline(args)) };
 }
 

@@ -4,6 +4,7 @@ import {
   createTaskInputSchema,
   deleteTaskInputSchema,
   taskIdInputSchema,
+  taskTimelineInputSchema,
 } from '@episodic/core';
 import type { z } from 'zod';
 import {
@@ -121,8 +122,8 @@ export const EPISODIC_TOOL_DEFINITIONS: readonly EpisodicToolDefinition[] = [
     'get_episode_timeline',
     'Get task timeline',
     'read',
-    'Read the steps of a task episode in order, each with its tool, action, result_type (success, error, timeout or pending) and latency, plus the duration and outcome once the episode is completed.',
-    taskIdInputSchema,
+    'Read the steps of a task episode in order, each with its tool, action, result_type (success, error, timeout or pending) and latency, plus the duration and outcome once the episode is completed. Give offset and limit to read one page of a long timeline; next_offset says where the next page starts (null on the last page).',
+    taskTimelineInputSchema,
   ),
   define(
     'delete_episode',
