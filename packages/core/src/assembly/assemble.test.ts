@@ -326,6 +326,33 @@ describe('assemble: the estimate budget mode', () => {
     expect(manifest.estimatedTokens).toBe(1);
   });
 
+  it('keeps every call sharing a call_id with its output (a repeated id never leaves a call unpaired)', async () => {
+    // Found by the pairing property (seed 1295820235): the current turn's call d, then another
+    // call d and one output d. The budget used to cut the second call with the output, sending
+    // the first call alone.
+    const log = createEpisodic(undefined, { now: fixedClock });
+    const callD = { type: 'function_call', call_id: 'd', name: 'tool', arguments: '{}' } as const;
+    log.append({ type: 'item', meta: { source: 'model', turnId: 't2' }, payload: { item: callD } });
+    log.append({ type: 'item', meta: { source: 'model' }, payload: { item: callD } });
+    log.append({
+      type: 'item',
+      meta: { source: 'model' },
+      payload: { item: { type: 'function_call_output', call_id: 'd', output: 'done' } },
+    });
+    const { items, manifest } = await assemble(log, {
+      turnId: 't2',
+      maxTokens: 1,
+      budgetMode: 'estimate',
+      danglingCalls: 'synthesize',
+    });
+    expect(items.map((item) => item.type)).toEqual([
+      'function_call',
+      'function_call',
+      'function_call_output',
+    ]);
+    expect(manifest.budget?.exceeded).toBe(true);
+  });
+
   it('keeps the start checkpoint and plugin items, and reports when even they do not fit', async () => {
     const b = logBuilder();
     b.boundary('checkpoint', 'summary', big);

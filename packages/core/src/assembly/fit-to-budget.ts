@@ -71,11 +71,16 @@ export function fitToBudget(
   });
 
   // linkedToNext[u]: unit u and unit u + 1 must go together (a call in one, its output later).
+  // An output is linked back to the FIRST call with its call_id: when a call_id repeats (a model
+  // that reuses ids, a retried call), normalization paired by call_id, so every call sharing it
+  // must stay or go with the output, or a kept earlier call would be sent without one.
   const linkedToNext = new Array<boolean>(units.length).fill(false);
   const callUnit = new Map<string, number>();
   items.forEach((entry, index) => {
-    if (entry.item.type === 'function_call') callUnit.set(callIdOf(entry), unitOf[index] as number);
-    else if (entry.item.type === 'function_call_output') {
+    if (entry.item.type === 'function_call') {
+      const callId = callIdOf(entry);
+      if (!callUnit.has(callId)) callUnit.set(callId, unitOf[index] as number);
+    } else if (entry.item.type === 'function_call_output') {
       const from = callUnit.get(callIdOf(entry));
       for (let unit = from ?? Number.POSITIVE_INFINITY; unit < (unitOf[index] as number); unit++)
         linkedToNext[unit] = true;
