@@ -185,6 +185,25 @@ SELECT session_id, length(CAST(state_json AS BLOB)), 0, 0 FROM episodic_sessions
       }
     },
   },
+  {
+    version: 7,
+    description: 'session ids in lower case',
+    up(database) {
+      // Up to schema 5 a session was keyed by its id as given; since 6 the store looks sessions up
+      // by the lower-case id, so one saved as "0B7D…" could no longer be loaded, listed or
+      // deleted. Re-key those rows (unless a lower-case twin exists: then both stay as they are).
+      for (const table of ['episodic_sessions', 'episodic_session_sizes']) {
+        database.exec(`UPDATE ${table} SET session_id = lower(session_id)
+WHERE session_id <> lower(session_id)
+  AND NOT EXISTS (SELECT 1 FROM ${table} AS twin WHERE twin.session_id = lower(${table}.session_id))`);
+      }
+      database.exec(`UPDATE episodic_session_deltas SET session_id = lower(session_id)
+WHERE session_id <> lower(session_id)
+  AND NOT EXISTS (SELECT 1 FROM episodic_session_deltas AS twin
+    WHERE twin.session_id = lower(episodic_session_deltas.session_id)
+      AND twin.revision = episodic_session_deltas.revision)`);
+    },
+  },
 ];
 
 /** The schema version this package writes. */
