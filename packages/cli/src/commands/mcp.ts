@@ -51,9 +51,12 @@ export const mcp: CommandHandler = async (context) => {
     ...(allowedHosts === undefined ? {} : { allowedHosts }),
     ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
   };
-  const server = await runMcpServer(serverOptions);
+  // Listen for SIGINT/SIGTERM before starting: a signal while the server starts (or right after
+  // it says it is serving) must stop it gracefully too.
   const signal = context.io.interruptSignal?.();
-  signal?.addEventListener('abort', () => void server.close(), { once: true });
+  const server = await runMcpServer(serverOptions);
+  if (signal?.aborted === true) void server.close();
+  else signal?.addEventListener('abort', () => void server.close(), { once: true });
   await server.closed;
   return {};
 };

@@ -23,12 +23,22 @@ async function main(): Promise<void> {
     process.stdout.write(`${VERSION}\n`);
     return;
   }
-  const server = await runMcpServer(options);
+  // The handlers go in before the server starts: a signal that arrives while it starts (or right
+  // after it says it is serving) must stop it gracefully too, not kill the process outright.
+  let server: Awaited<ReturnType<typeof runMcpServer>> | undefined;
+  let stopRequested = false;
   const stop = () => {
-    server.close().finally(() => process.exit(0));
+    if (stopRequested) return;
+    stopRequested = true;
+    server?.close().finally(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  server = await runMcpServer(options);
+  if (stopRequested) {
+    await server.close().finally(() => process.exit(0));
+    return;
+  }
   await server.closed;
 }
 
