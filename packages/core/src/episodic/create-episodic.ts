@@ -15,7 +15,12 @@ import { lazyCompiled } from '../validation/compiled-schema.js';
 import { parseInput } from '../validation/parse-input.js';
 import { isCommonNewEpisode } from './episode-guard.js';
 import { type ReadPlan, readEpisodes } from './read-episodes.js';
-import { type RestoreResult, restoreFromArray, restoreFromJsonl } from './restore.js';
+import {
+  type RestoreResult,
+  restoreFromArray,
+  restoreFromJsonl,
+  restoreFromParsed,
+} from './restore.js';
 import { Segment, type SegmentView, viewLength } from './segment.js';
 
 /** How many episodes `read()` returns when called without a query. */
@@ -91,6 +96,20 @@ export function createEpisodic(
   const restored: RestoreResult =
     typeof initial === 'string' ? restoreFromJsonl(initial) : restoreFromArray(initial);
   log.load(restored);
+  return log;
+}
+
+/**
+ * `createEpisodic` for episodes a store has just parsed from JSON and hands over, owned by nobody
+ * else (a stored session's base and deltas): the same rules, without the defensive copy. Internal:
+ * a caller's array goes through `createEpisodic`.
+ */
+export function createEpisodicFromParsed(
+  values: readonly unknown[],
+  options?: EpisodicOptions,
+): Episodic {
+  const log = new EpisodicLog([{ segment: new Segment(), length: null }], options?.now);
+  log.load(restoreFromParsed(values));
   return log;
 }
 

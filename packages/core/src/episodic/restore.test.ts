@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Episode, MetaEpisode } from '../schema/index.js';
 import { newEpisodeArbitrary } from './__fixtures__/arbitraries.js';
-import { createEpisodic } from './create-episodic.js';
+import { createEpisodic, createEpisodicFromParsed } from './create-episodic.js';
 
 const clock = () => new Date('2026-02-03T12:00:00.000Z');
 const line = (id: number, content = `m${id}`) =>
@@ -139,6 +139,35 @@ describe('restore from JSONL', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('restore from parsed values (a stored session, handed over by its store)', () => {
+  it('property: restores exactly what createEpisodic restores from the same array, bad entries and all', () => {
+    const entry = fc.oneof(
+      newEpisodeArbitrary.map((episode) => ({
+        ...episode,
+        meta: { source: 'user', ...episode.meta },
+      })),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 25 }), (values) => {
+        const parsed = () => JSON.parse(JSON.stringify(values)) as unknown[];
+        const handed = createEpisodicFromParsed(parsed(), { now: clock });
+        const copied = createEpisodic(parsed(), { now: clock });
+        expect(handed.toJSONL()).toBe(copied.toJSONL());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps the values it was handed (no copy) and freezes them when read', () => {
+    const value = JSON.parse(line(1)) as Record<string, unknown>;
+    const log = createEpisodicFromParsed([value], { now: clock });
+    const [episode] = log.read({ fromId: 0 });
+    expect(episode).toBe(value);
+    expect(Object.isFrozen(episode)).toBe(true);
   });
 });
 

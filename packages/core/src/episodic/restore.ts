@@ -74,22 +74,55 @@ export function restoreFromJsonl(text: string, startAfterId = 0): RestoreResult 
       );
       return;
     }
-    // The common case inline: a valid episode is kept as parsed, without a result object.
-    let episode: Episode;
-    if (isCommonRestoredEpisode(value) || (schema.validate(value) && hasSource(value)))
-      episode = value as Episode;
-    else {
-      const checked = checkEpisode(value);
-      if ('error' in checked) {
-        errors.push(clip(`line ${lineNumber}: ${checked.error}`));
-        return;
-      }
-      episode = checked.episode;
-    }
-    episode = withRepairedId(episode, previousId);
+    const episode = acceptParsed(value, previousId, schema, `line ${lineNumber}`, errors);
+    if (episode === null) return;
     previousId = episode.id;
     episodes.push(episode);
   });
+  return { episodes, errors };
+}
+
+/**
+ * One value fresh from `JSON.parse` as an episode, its id repaired, or null (the reason pushed to
+ * `errors`). The common case is inline: a valid episode is kept as parsed, without a result object.
+ */
+function acceptParsed(
+  value: unknown,
+  previousId: number,
+  schema: ReturnType<typeof restoredEpisode>,
+  label: string,
+  errors: string[],
+): Episode | null {
+  let episode: Episode;
+  if (isCommonRestoredEpisode(value) || (schema.validate(value) && hasSource(value)))
+    episode = value as Episode;
+  else {
+    const checked = checkEpisode(value);
+    if ('error' in checked) {
+      errors.push(clip(`${label}: ${checked.error}`));
+      return null;
+    }
+    episode = checked.episode;
+  }
+  return withRepairedId(episode, previousId);
+}
+
+/**
+ * Restores episodes a store has just parsed from JSON and hands over (nobody else holds them):
+ * the rules of `restoreFromArray` without its defensive copy through JSON, which on a long
+ * session cost more than reading it.
+ */
+export function restoreFromParsed(values: readonly unknown[]): RestoreResult {
+  const episodes: Episode[] = [];
+  const errors: string[] = [];
+  const schema = restoredEpisode();
+  let previousId = 0;
+  for (let index = 0; index < values.length; index++) {
+    const episode = acceptParsed(values[index], previousId, schema, `entry ${index}`, errors);
+    if (episode === null) continue;
+    previousId = episode.id;
+    episodes.push(episode);
+  }
   return { episodes, errors };
 }
 

@@ -7,7 +7,11 @@ import {
 } from '../assembly/assemble.js';
 import type { AssemblyManifest } from '../assembly/manifest.js';
 import { type AssemblyPlugin, pluginsSchema } from '../assembly/plugin.js';
-import { createEpisodic, type Episodic } from '../episodic/create-episodic.js';
+import {
+  createEpisodic,
+  createEpisodicFromParsed,
+  type Episodic,
+} from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import { lastUserMessageOfEpisodes } from '../messages/last-user-message.js';
 import type {
@@ -19,7 +23,12 @@ import type {
 } from '../schema/episode.js';
 import { type FunctionCallItem, type InputItem, inputItemSchema } from '../schema/input-item.js';
 import { type SessionDelta, uuidSchema } from '../schema/session-state.js';
-import { type SessionStore, type StoredSession, sessionEpisodes } from '../store/session-store.js';
+import {
+  type SessionStore,
+  type StoredSession,
+  sessionEpisodes,
+  takeFreshlyDecoded,
+} from '../store/session-store.js';
 import { frozenJsonCopy } from '../util/json.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import { raceAbort, throwIfAborted, turnAbortedError } from './abortable.js';
@@ -444,7 +453,10 @@ export function storedSessionSeed(stored: StoredSession, now: () => Date): Sessi
   const { state } = stored;
   return {
     id: state.session_id,
-    committed: createEpisodic(sessionEpisodes(stored), { now }),
+    // Episodes a store just decoded are handed over: no defensive copy (the load's largest cost).
+    committed: takeFreshlyDecoded(stored)
+      ? createEpisodicFromParsed(sessionEpisodes(stored), { now })
+      : createEpisodic(sessionEpisodes(stored), { now }),
     context: freezeContext(state.context ?? {}, `context of stored session ${state.session_id}`),
     revision: state.revision ?? 0,
     invokeSeq: typeof state.invoke_seq === 'number' ? state.invoke_seq : 0,

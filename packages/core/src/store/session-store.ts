@@ -514,12 +514,27 @@ export function snapshotEpisodes(state: SessionState): unknown[] {
  * committed log is restored from.
  */
 export function sessionEpisodes(stored: StoredSession): unknown[] {
-  let episodes = baseEpisodes(stored.base);
+  const base = baseEpisodes(stored.base);
+  if (stored.deltas.length === 0) return base;
+  // One array grown in place: a concat per delta would copy the whole history once per delta.
+  const episodes = base.slice();
   for (const delta of stored.deltas) {
-    if (delta.reset === true) episodes = [];
-    if (delta.episodes !== undefined) episodes = episodes.concat(delta.episodes);
+    if (delta.reset === true) episodes.length = 0;
+    if (delta.episodes !== undefined) for (const episode of delta.episodes) episodes.push(episode);
   }
   return episodes;
+}
+
+/** Stored sessions this module decoded from the adapter's lines, whose episodes nobody holds. */
+const decodedHere = new WeakSet<StoredSession>();
+
+/**
+ * True (once) when `stored` came straight from a store's `read` (its episodes were parsed for it
+ * and are held by nobody else), so restoring them needs no defensive copy. Any other
+ * `StoredSession` (a custom store's, or one already used) answers false.
+ */
+export function takeFreshlyDecoded(stored: StoredSession): boolean {
+  return decodedHere.delete(stored);
 }
 
 /** Wraps an adapter into the `SessionStore` callers use. */
@@ -541,7 +556,9 @@ export function createSessionStore(
     const base = decodeSessionBase(id, lines.base, withMessages);
     const baseRevision = baseRevisionOf(base.head);
     const deltas = decodeSessionDeltas(id, lines.deltas, baseRevision);
-    return { state: applyDeltaFields(base.head, deltas), base, deltas, baseRevision };
+    const stored = { state: applyDeltaFields(base.head, deltas), base, deltas, baseRevision };
+    decodedHere.add(stored);
+    return stored;
   };
 
   /** The whole state of a stored session as one version 2 snapshot. */
