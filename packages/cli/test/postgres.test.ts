@@ -235,6 +235,40 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
         }),
       ]),
     });
+
+    // doctor checks the PostgreSQL database: every session loads, every run reads.
+    const doctor = (env: Record<string, string> = {}) =>
+      episodicJson(['--home', temporaryHome(), '--db', url, 'doctor'], { env });
+    const healthy = doctor();
+    expect(healthy.status, healthy.stderr).toBe(0);
+    expect(healthy.receipt).toMatchObject({
+      healthy: true,
+      checked: {
+        database: {
+          integrity: 'not_checked',
+          sessions: 2,
+          runs: 2,
+        },
+      },
+    });
+    // The 5 migrated events, and whatever the turn on PostgreSQL indexed since.
+    const checked = healthy.receipt.checked as { database: { events: number } };
+    expect(checked.database.events).toBeGreaterThanOrEqual(5);
+    expect(JSON.stringify(healthy.receipt)).not.toContain(password());
+    const damaged = await openEpisodicStores({ db: url, env: {} });
+    try {
+      const schema = damaged.postgres?.schema as string;
+      await damaged.postgres?.pool.query(
+        `UPDATE "${schema}".episodic_sessions SET state_json = '{"not": "a session"' WHERE session_id = $1`,
+        [TURNS],
+      );
+    } finally {
+      await damaged.close();
+    }
+    const sick = doctor();
+    expect(sick.status).toBe(1);
+    expect(sick.receipt).toMatchObject({ healthy: false });
+    expect(JSON.stringify(sick.receipt)).toContain(`session ${TURNS}`);
   }, 120_000);
 });
 

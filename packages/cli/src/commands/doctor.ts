@@ -3,7 +3,11 @@ import { dirname, relative } from 'node:path';
 import { EpisodicError } from '@episodic/core';
 import { openEpisodicStores } from '@episodic/mcp/stores';
 import type { CommandHandler } from '../command-spec.js';
-import { checkDatabase, type DatabaseCheck } from '../doctor/database-doctor.js';
+import {
+  checkDatabase,
+  checkPostgresDatabase,
+  type DatabaseCheck,
+} from '../doctor/database-doctor.js';
 import { createQuarantine } from '../doctor/quarantine.js';
 import { checkRunFile, type RunFileCheck, repairRunFile } from '../doctor/run-file-doctor.js';
 import { checkSnapshots, staleRunTempFiles } from '../doctor/snapshot-doctor.js';
@@ -113,16 +117,24 @@ export const doctor: CommandHandler = async (context) => {
   }
 
   // The database: opened only when it exists (doctor never creates one), with runs read from it.
+  // A PostgreSQL database is checked through its store (sessions, runs, events counted).
   let database: DatabaseCheck | null = null;
-  const databaseExists = location.database !== ':memory:' && existsSync(location.database);
+  const postgres = location.databaseKind === 'postgres';
+  const databaseExists =
+    postgres || (location.database !== ':memory:' && existsSync(location.database));
   if (databaseExists) {
     const databaseProgress = createProgress(context, 'doctor: database runs');
     try {
-      const stores = await openEpisodicStores({ ...storeOptions(context), store: 'sqlite' });
+      const stores = await openEpisodicStores({
+        ...storeOptions(context),
+        store: 'sqlite',
+        ...(postgres ? { readOnly: true } : {}),
+      });
       try {
-        database = await checkDatabase(stores, (done, total) =>
-          databaseProgress.update(done, total),
-        );
+        const onRun = (done: number, total: number) => databaseProgress.update(done, total);
+        database = postgres
+          ? await checkPostgresDatabase(stores, onRun)
+          : await checkDatabase(stores, onRun);
       } finally {
         databaseProgress.finish();
         await stores.close();

@@ -1,4 +1,4 @@
-import { EpisodicError } from '@episodic/core';
+import { EpisodicError, type RunStore, type SessionStore } from '@episodic/core';
 import type { EpisodicStores } from '@episodic/mcp/stores';
 
 /** A problem doctor found in the database (reported; `--fix` does not rewrite database rows). */
@@ -11,7 +11,8 @@ export interface DatabaseProblem {
 
 /** What doctor found in the database. */
 export interface DatabaseCheck {
-  readonly integrity: string;
+  /** SQLite's `integrity_check`; `not_checked` on PostgreSQL (the server's tools check pages). */
+  readonly integrity: 'ok' | 'damaged' | 'not_checked';
   readonly events: number;
   readonly sessions: number;
   readonly runs: number;
@@ -80,16 +81,72 @@ export async function checkDatabase(
   const sessionIds = rows<{ session_id: string }>(
     stores,
     'SELECT session_id FROM episodic_sessions ORDER BY session_id',
+  ).map((row) => row.session_id);
+  await checkSessions(sqlite.sessions, sessionIds, problems);
+  const runs = await checkRuns(sqlite.runs, problems, onRun);
+  return { integrity, events, sessions: sessionIds.length, runs, problems };
+}
+
+/**
+ * Checks a PostgreSQL database: every stored session loads (base and deltas) and every run reads
+ * with core's tolerant reader; the events are counted. Page-level integrity is the server's to
+ * check (amcheck, pg_checksums): `integrity` is `not_checked`.
+ */
+export async function checkPostgresDatabase(
+  stores: EpisodicStores,
+  onRun: (done: number, total: number) => void,
+): Promise<DatabaseCheck> {
+  const postgres = stores.postgres;
+  if (postgres === undefined) {
+    throw new EpisodicError({
+      code: 'UNSUPPORTED',
+      message: 'checkPostgresDatabase needs stores opened on a PostgreSQL database.',
+    });
+  }
+  const problems: DatabaseProblem[] = [];
+  const schema = `"${postgres.schema.replaceAll('"', '""')}"`;
+  const counted = await postgres.pool.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM ${schema}.episodic_events`,
   );
-  for (const { session_id: sessionId } of sessionIds) {
+  const sessionIds = (
+    await postgres.pool.query<{ session_id: string }>(
+      `SELECT session_id FROM ${schema}.episodic_sessions ORDER BY session_id`,
+    )
+  ).rows.map((row) => row.session_id);
+  await checkSessions(postgres.sessions, sessionIds, problems);
+  const runs = await checkRuns(postgres.runs, problems, onRun);
+  return {
+    integrity: 'not_checked',
+    events: counted.rows[0]?.count ?? 0,
+    sessions: sessionIds.length,
+    runs,
+    problems,
+  };
+}
+
+/** Loads every stored session (base and deltas); each that does not load is a problem. */
+async function checkSessions(
+  sessions: SessionStore,
+  sessionIds: readonly string[],
+  problems: DatabaseProblem[],
+): Promise<void> {
+  for (const sessionId of sessionIds) {
     try {
-      await sqlite.sessions.load(sessionId);
+      await sessions.load(sessionId);
     } catch (error) {
       const message = EpisodicError.isInstance(error) ? error.message : String(error);
       problems.push({ subject: `session ${sessionId}`, message });
     }
   }
-  const listed = await sqlite.runs.list();
+}
+
+/** Reads every run with core's tolerant reader; returns how many runs there are. */
+async function checkRuns(
+  runs: RunStore,
+  problems: DatabaseProblem[],
+  onRun: (done: number, total: number) => void,
+): Promise<number> {
+  const listed = await runs.list();
   for (const error of listed.errors) {
     problems.push({
       subject: error.runId === undefined ? error.location : `run ${error.runId}`,
@@ -98,7 +155,7 @@ export async function checkDatabase(
   }
   for (const [index, summary] of listed.runs.entries()) {
     onRun(index, listed.runs.length);
-    const run = await sqlite.runs.read(summary.runId);
+    const run = await runs.read(summary.runId);
     for (const damage of run.errors) {
       problems.push({
         subject: `run ${summary.runId}`,
@@ -107,5 +164,5 @@ export async function checkDatabase(
       });
     }
   }
-  return { integrity, events, sessions: sessionIds.length, runs: listed.runs.length, problems };
+  return listed.runs.length;
 }

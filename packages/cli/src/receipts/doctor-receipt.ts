@@ -40,7 +40,7 @@ export const doctorReceiptSchema = z.object({
     snapshots: z.number().int().nonnegative(),
     database: z
       .object({
-        integrity: z.enum(['ok', 'damaged']),
+        integrity: z.enum(['ok', 'damaged', 'not_checked']),
         events: z.number().int().nonnegative(),
         sessions: z.number().int().nonnegative(),
         runs: z.number().int().nonnegative(),
