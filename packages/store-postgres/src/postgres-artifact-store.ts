@@ -1,14 +1,13 @@
-import {
-  type ArtifactEpisodeRecord,
-  type ArtifactRecord,
-  type ArtifactScan,
-  type ArtifactStoreAdapter,
-  type DeleteEpisodeReceipt,
-  EpisodicError,
-  type JsonValue,
-  type Metadata,
+import type {
+  ArtifactEpisodeRecord,
+  ArtifactRecord,
+  ArtifactScan,
+  ArtifactStoreAdapter,
+  DeleteEpisodeReceipt,
+  JsonValue,
+  Metadata,
 } from '@episodic/core';
-import { assertSameArtifactKind, safeJsonParse } from '@episodic/core/internal';
+import { assertSameArtifactKind, parseStoredArtifactJson } from '@episodic/core/internal';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 
 interface ArtifactRow {
@@ -26,20 +25,6 @@ interface AssociationRow {
 }
 
 const ARTIFACT_COLUMNS = 'a.key, a.kind, a.content_json, a.created_at, a.updated_at';
-
-function corrupt(what: string, reason: string): EpisodicError {
-  return new EpisodicError({
-    code: 'CORRUPT_DATA',
-    message: `The stored ${what} is unreadable (${reason}). Upsert it again, or delete the episodes it came from.`,
-    details: { what },
-  });
-}
-
-function parseStoredJson(text: string, what: string): unknown {
-  const parsed = safeJsonParse(text);
-  if (!parsed.success) throw corrupt(what, parsed.error);
-  return parsed.value;
-}
 
 /**
  * The SQL of one `listArtifacts` scan: every variant walks an index in key order (the primary key,
@@ -148,7 +133,7 @@ AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key 
   const metadataOf = (text: string | null | undefined, ref: string): Metadata | null =>
     text === null || text === undefined
       ? null
-      : (parseStoredJson(text, `metadata of ${ref}`) as Metadata);
+      : (parseStoredArtifactJson(text, `metadata of ${ref}`) as Metadata);
 
   const recordsOf = async (rows: ArtifactRow[], on?: Queryable): Promise<ArtifactRecord[]> => {
     if (rows.length === 0) return [];
@@ -167,7 +152,10 @@ AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key 
     return rows.map((row) => ({
       key: row.key,
       kind: row.kind,
-      content: parseStoredJson(row.content_json, `content of artifact ${row.key}`) as JsonValue,
+      content: parseStoredArtifactJson(
+        row.content_json,
+        `content of artifact ${row.key}`,
+      ) as JsonValue,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       episodes: byKey.get(row.key) ?? [],

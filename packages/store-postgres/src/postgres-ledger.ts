@@ -10,6 +10,7 @@ import {
   assertExpectedPosition,
   createKeyedQueue,
   duplicateEventIdsError,
+  storedLedgerRow,
 } from '@episodic/core/internal';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 import { isUniqueViolation } from './postgres-errors.js';
@@ -173,26 +174,6 @@ function columnsOf(rows: readonly NewLedgerRow[]) {
 const UNNEST_ROWS =
   'unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS r(event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, schema_version, created_at, metadata_json, ord)';
 
-function storedOf(row: NewLedgerRow, position: number, sequence: number | string): LedgerRow {
-  return {
-    event_id: row.event_id,
-    ts_ms: row.ts_ms,
-    scope: row.scope,
-    session_id: row.session_id,
-    agent_id: row.agent_id,
-    type: row.type,
-    summary: row.summary,
-    payload_json: row.payload_json,
-    refs_json: row.refs_json,
-    redacted: row.redacted,
-    schema_version: row.schema_version,
-    created_at: row.created_at,
-    metadata_json: row.metadata_json,
-    position,
-    sequence: Number(sequence),
-  };
-}
-
 /**
  * The ledger adapter over one schema. An append is one statement: the session heads are advanced
  * (`INSERT … ON CONFLICT DO UPDATE`, which holds each head's row lock until commit, so positions
@@ -309,7 +290,7 @@ RETURNING id, event_id, position`,
         row.metadata_json,
       ]);
       const stored = result.rows[0] as { id: string; position: string };
-      return [storedOf(row, Number(stored.position), stored.id)];
+      return [storedLedgerRow(row, Number(stored.position), stored.id)];
     }
     // One head per session, locked in a fixed order so two multi-session batches never deadlock.
     const counts = new Map<string, { scope: string; session: string; count: number }>();
@@ -502,6 +483,6 @@ function collect(
   const byId = new Map(stored.map((row) => [row.event_id, row]));
   return rows.map((row) => {
     const written = byId.get(row.event_id) as { id: string; position: string };
-    return storedOf(row, Number(written.position), written.id);
+    return storedLedgerRow(row, Number(written.position), written.id);
   });
 }

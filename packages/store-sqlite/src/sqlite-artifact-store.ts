@@ -1,16 +1,15 @@
-import {
-  type ArtifactEpisodeRecord,
-  type ArtifactRecord,
-  type ArtifactScan,
-  type ArtifactStoreAdapter,
-  type ArtifactUpsert,
-  type DeleteEpisodeReceipt,
-  type EpisodeRef,
-  EpisodicError,
-  type JsonValue,
-  type Metadata,
+import type {
+  ArtifactEpisodeRecord,
+  ArtifactRecord,
+  ArtifactScan,
+  ArtifactStoreAdapter,
+  ArtifactUpsert,
+  DeleteEpisodeReceipt,
+  EpisodeRef,
+  JsonValue,
+  Metadata,
 } from '@episodic/core';
-import { assertSameArtifactKind, safeJsonParse } from '@episodic/core/internal';
+import { assertSameArtifactKind, parseStoredArtifactJson } from '@episodic/core/internal';
 import type Database from 'better-sqlite3';
 
 interface ArtifactRow {
@@ -27,20 +26,6 @@ interface AssociationRow {
 }
 
 const ARTIFACT_COLUMNS = 'a.key, a.kind, a.content_json, a.created_at, a.updated_at';
-
-function corrupt(what: string, reason: string): EpisodicError {
-  return new EpisodicError({
-    code: 'CORRUPT_DATA',
-    message: `The stored ${what} is unreadable (${reason}). Upsert it again, or delete the episodes it came from.`,
-    details: { what },
-  });
-}
-
-function parseStoredJson(text: string, what: string): unknown {
-  const parsed = safeJsonParse(text);
-  if (!parsed.success) throw corrupt(what, parsed.error);
-  return parsed.value;
-}
 
 /**
  * The SQL of one `listArtifacts` scan. Every variant walks an index in key order: the primary key
@@ -131,12 +116,15 @@ export function createSqliteArtifactStoreAdapter(
   const metadataOf = (text: string | null | undefined, ref: string): Metadata | null =>
     text === null || text === undefined
       ? null
-      : (parseStoredJson(text, `metadata of ${ref}`) as Metadata);
+      : (parseStoredArtifactJson(text, `metadata of ${ref}`) as Metadata);
 
   const recordOf = (row: ArtifactRow): ArtifactRecord => ({
     key: row.key,
     kind: row.kind,
-    content: parseStoredJson(row.content_json, `content of artifact ${row.key}`) as JsonValue,
+    content: parseStoredArtifactJson(
+      row.content_json,
+      `content of artifact ${row.key}`,
+    ) as JsonValue,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     episodes: (selectAssociations.all(row.key) as AssociationRow[]).map(

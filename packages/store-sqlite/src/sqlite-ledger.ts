@@ -6,7 +6,11 @@ import type {
   LedgerRow,
   NewLedgerRow,
 } from '@episodic/core';
-import { assertExpectedPosition, duplicateEventIdsError } from '@episodic/core/internal';
+import {
+  assertExpectedPosition,
+  duplicateEventIdsError,
+  storedLedgerRow,
+} from '@episodic/core/internal';
 import type Database from 'better-sqlite3';
 import { type BatchSizer, createBatchSizer } from './batch-sizer.js';
 import { withLockedDatabaseErrors } from './busy-error.js';
@@ -193,23 +197,7 @@ export function createSqliteLedgerAdapter(
       row.metadata_json,
       position,
     );
-    return {
-      event_id: row.event_id,
-      ts_ms: row.ts_ms,
-      scope: row.scope,
-      session_id: row.session_id,
-      agent_id: row.agent_id,
-      type: row.type,
-      summary: row.summary,
-      payload_json: row.payload_json,
-      refs_json: row.refs_json,
-      redacted: row.redacted,
-      schema_version: row.schema_version,
-      created_at: row.created_at,
-      metadata_json: row.metadata_json,
-      position,
-      sequence: Number(lastInsertRowid),
-    };
+    return storedLedgerRow(row, position, lastInsertRowid);
   };
 
   const findDuplicates = (rows: readonly NewLedgerRow[]) =>

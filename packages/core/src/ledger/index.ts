@@ -11,7 +11,7 @@ export {
 export type { ContentRule } from './content-rules.js';
 export { DEFAULT_CONTENT_RULES } from './content-rules.js';
 export type { LedgerRow, NewLedgerRow } from './ledger-row.js';
-export { rowToLedgerEvent } from './ledger-row.js';
+export { rowToLedgerEvent, storedLedgerRow } from './ledger-row.js';
 export type {
   ContentGuardPolicy,
   LedgerCaps,

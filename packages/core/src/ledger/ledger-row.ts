@@ -44,6 +44,31 @@ export type NewLedgerRow = Omit<LedgerRow, 'position' | 'sequence' | 'payload_js
   readonly payload_json: string | null;
 };
 
+/** The row an adapter stored for `row`, with the position and sequence it assigned. */
+export function storedLedgerRow(
+  row: NewLedgerRow,
+  position: number,
+  sequence: number | string | bigint,
+): LedgerRow {
+  return {
+    event_id: row.event_id,
+    ts_ms: row.ts_ms,
+    scope: row.scope,
+    session_id: row.session_id,
+    agent_id: row.agent_id,
+    type: row.type,
+    summary: row.summary,
+    payload_json: row.payload_json,
+    refs_json: row.refs_json,
+    redacted: row.redacted,
+    schema_version: row.schema_version,
+    created_at: row.created_at,
+    metadata_json: row.metadata_json,
+    position,
+    sequence: Number(sequence),
+  };
+}
+
 /**
  * Parses a stored JSON column. Payload and refs keep every number exactly (an integer beyond 2^53
  * becomes a `bigint`); metadata only ever holds numbers a double keeps.

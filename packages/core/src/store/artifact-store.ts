@@ -14,7 +14,7 @@ import {
   upsertArtifactInputSchema,
 } from '../schema/artifact.js';
 import { type Metadata, metadataSchema } from '../schema/metadata.js';
-import { frozenJsonCopy, type JsonValue } from '../util/json.js';
+import { frozenJsonCopy, type JsonValue, safeJsonParse } from '../util/json.js';
 import { parseInput } from '../validation/parse-input.js';
 import type { MaybePromise } from './maybe-promise.js';
 import { callAdapter } from './storage-error.js';
@@ -205,6 +205,20 @@ export interface ArtifactStoreOptions {
    * @default () => new Date()
    */
   now?: () => Date;
+}
+
+/**
+ * A JSON column an artifact backend stored (an artifact's content, an episode's metadata), parsed;
+ * `CORRUPT_DATA` naming `what` when it is not JSON.
+ */
+export function parseStoredArtifactJson(text: string, what: string): unknown {
+  const parsed = safeJsonParse(text);
+  if (parsed.success) return parsed.value;
+  throw new EpisodicError({
+    code: 'CORRUPT_DATA',
+    message: `The stored ${what} is unreadable (${parsed.error}). Upsert it again, or delete the episodes it came from.`,
+    details: { what },
+  });
 }
 
 /** Throws `CONFLICT` when an existing artifact `key` has another kind than the upsert's. */
