@@ -432,6 +432,7 @@ export {
   type ExactJsonValue,
   type JsonValue,
   parseJsonExact,
+  pauseAfterLostRace,
   stringifyJson,
 } from './util/index.js';
 export {

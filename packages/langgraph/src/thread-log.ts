@@ -1,6 +1,7 @@
 import {
   VERSION as CORE_VERSION,
   EpisodicError,
+  pauseAfterLostRace,
   RUN_RECORD_SCHEMA_VERSION,
   type RunHeader,
   type RunRecord,
@@ -28,8 +29,14 @@ export interface ThreadRecords {
   readonly reset: boolean;
 }
 
-/** How often an append re-reads and retries when other writers keep appending first. */
-const APPEND_ATTEMPTS = 100;
+/**
+ * How often an append re-reads and retries when other writers keep appending first. Each lost
+ * race means another writer's append landed, and from the third on the retry waits a short random
+ * pause, so a writer slower than the others (a busy machine, a far database) still finds a gap:
+ * with a fixed 100 immediate retries, one of three processes on two busy cores once lost every
+ * race and failed.
+ */
+export const APPEND_ATTEMPTS = 1000;
 
 /**
  * The run of one LangGraph thread in a `RunStore`, read and appended by position: this process
@@ -46,6 +53,7 @@ export class ThreadLog {
     readonly threadId: string,
     readonly runId: string,
     private readonly now: () => Date,
+    private readonly attempts = APPEND_ATTEMPTS,
   ) {}
 
   private checkHeader(header: RunRecord | null | undefined): void {
@@ -114,8 +122,17 @@ export class ThreadLog {
         this.position = receipt.position ?? this.position + batch.length;
         return records;
       } catch (error) {
-        if (!EpisodicError.hasCode(error, 'CONFLICT') || attempt >= APPEND_ATTEMPTS) throw error;
+        if (!EpisodicError.hasCode(error, 'CONFLICT')) throw error;
+        if (attempt >= this.attempts) {
+          throw new EpisodicError({
+            code: 'CONFLICT',
+            message: `LangGraph thread ${JSON.stringify(this.threadId)} kept changing underneath this write: ${attempt} appends each lost the race to another writer. Nothing of this write was stored; call again later.`,
+            details: { runId: this.runId, threadId: this.threadId, attempts: attempt },
+            cause: error,
+          });
+        }
         onOthers(await this.readNew());
+        await pauseAfterLostRace(attempt);
       }
     }
   }

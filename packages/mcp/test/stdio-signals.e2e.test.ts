@@ -2,7 +2,7 @@
 // server with status 0 once the calls in flight are answered, and a line that is not JSON gets a
 // JSON-RPC -32700 answer (the README's promise) instead of silence.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,10 +39,21 @@ interface Message {
 function startStdioServer(script: string, args: string[]) {
   const home = mkdtempSync(join(tmpdir(), 'episodic-signals-'));
   directories.push(home);
-  const child = spawn(process.execPath, [script, ...args], {
-    env: { PATH: process.env.PATH ?? '', EPISODIC_HOME: home, HOME: home },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  // A diagnostic report (JS stack, libuv handles) on SIGUSR2, taken when the process hangs.
+  const child = spawn(
+    process.execPath,
+    [
+      '--report-on-signal',
+      '--report-signal=SIGUSR2',
+      `--report-directory=${home}`,
+      script,
+      ...args,
+    ],
+    {
+      env: { PATH: process.env.PATH ?? '', EPISODIC_HOME: home, HOME: home },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -60,11 +71,40 @@ function startStdioServer(script: string, args: string[]) {
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as Message);
+  /**
+   * What the process was doing, for a failure message: its stderr, the ids answered, and a
+   * diagnostic report taken now (the handles keeping it alive, the JS stack).
+   */
+  const diagnosis = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGUSR2');
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+    const reports = readdirSync(home)
+      .filter((name) => name.startsWith('report.'))
+      .map((name) => {
+        const parsed = JSON.parse(readFileSync(join(home, name), 'utf8')) as {
+          javascriptStack?: unknown;
+          libuv?: Array<{ is_active: boolean; is_referenced?: boolean }>;
+        };
+        return {
+          javascriptStack: parsed.javascriptStack,
+          // What keeps the process alive.
+          handles: parsed.libuv?.filter(
+            (handle) => handle.is_active && handle.is_referenced !== false,
+          ),
+        };
+      });
+    const answered = messages()
+      .map((message) => message.id)
+      .filter((id) => typeof id === 'number');
+    return `stderr: ${stderr}; answered ${answered.length} ids (last ${answered.slice(-5).join(', ')}); stdout ends: ${stdout.slice(-300)}; report: ${JSON.stringify(reports)}`;
+  };
   const waitFor = async (predicate: () => boolean, what: string) => {
-    for (let attempt = 0; attempt < 400 && !predicate(); attempt++) {
+    for (let attempt = 0; attempt < 300 && !predicate(); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(predicate(), `${what}; stdout: ${stdout.slice(-500)}; stderr: ${stderr}`).toBe(true);
+    if (!predicate()) expect.fail(`not seen within 15 s: ${what}; ${await diagnosis()}`);
   };
   const send = (value: unknown) =>
     child.stdin.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
@@ -75,7 +115,24 @@ function startStdioServer(script: string, args: string[]) {
   };
   const call = (id: number, name: string, args: Record<string, unknown>) =>
     send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-  return { child, exited, messages, waitFor, send, initialize, call, stderr: () => stderr };
+  /** The exit status, or a failure that says what the process was doing when it did not exit. */
+  const exitCode = async (ms = 15_000) => {
+    const timer = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), ms).unref());
+    const outcome = await Promise.race([exited, timer]);
+    if (outcome !== 'hung') return outcome.code;
+    return expect.fail(`the server did not exit within ${ms} ms; ${await diagnosis()}`);
+  };
+  return {
+    child,
+    exited,
+    exitCode,
+    messages,
+    waitFor,
+    send,
+    initialize,
+    call,
+    stderr: () => stderr,
+  };
 }
 
 /**
@@ -101,8 +158,7 @@ async function expectGracefulStop(
     });
   }
   server.child.kill(signal);
-  const { code } = await server.exited;
-  expect(code, server.stderr()).toBe(0);
+  expect(await server.exitCode(), server.stderr()).toBe(0);
   const answers = server
     .messages()
     .filter((message) => typeof message.id === 'number' && message.id >= 100);
@@ -115,7 +171,8 @@ async function expectGracefulStop(
   }
 }
 
-describe('episodic-mcp over stdio (built bin)', () => {
+// Long enough for the 15 s waits above to fail with their diagnosis before the test times out.
+describe('episodic-mcp over stdio (built bin)', { timeout: 60_000 }, () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`exits 0 on ${signal} once the calls in flight are answered`, async () => {
       const server = startStdioServer(bin, ['--scope', 'signals', '--store', 'fs']);
@@ -147,8 +204,7 @@ describe('episodic-mcp over stdio (built bin)', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 5));
     server.child.kill('SIGTERM');
-    const { code } = await server.exited;
-    expect(code, server.stderr()).toBe(0);
+    expect(await server.exitCode(), server.stderr()).toBe(0);
     // Normally the call was read and is answered with its result (stderr then says "answering the
     // 1 call(s) in flight first"); on a slow machine the signal can come before the lines were
     // read, and then each request is answered with -32000 instead. Never silence.

@@ -8,3 +8,4 @@ export {
 export type { JsonParseResult, JsonValue } from './json.js';
 export { deepFreeze, frozenJsonCopy, safeJsonParse } from './json.js';
 export { jsonEqual } from './json-equal.js';
+export { pauseAfterLostRace } from './lost-race-pause.js';
