@@ -1,9 +1,8 @@
-import type { SessionDelta, SessionState } from '@episodic/core';
-import { snapshotMessages } from '@episodic/core/internal';
 import { createPostgresStore, type PostgresStore } from '@episodic/store-postgres';
 import pg from 'pg';
 import { createRandom, prose } from '../data/text.js';
 import { benchServer, serverName } from '../lib/bench-postgres.js';
+import { type BenchEpisode, BenchSession, messageEpisode } from '../lib/bench-session.js';
 import { alternate, check, compareRow, type Round } from '../lib/compare.js';
 import { type BenchContext, formatCount } from '../lib/context.js';
 import type { RowResult } from '../lib/result.js';
@@ -11,75 +10,13 @@ import type { RowModule } from '../lib/row-module.js';
 import { LatencyRecorder, nowMicros, quantile } from '../lib/stats.js';
 
 const SMALL_EPISODES = 1000;
-const TS = '2026-02-03T12:00:00.000Z';
 const SMALL_ID = '0b1c2d3e-4f50-4617-8829-3a4b5c6d7e8f';
 const LARGE_ID = '1c2d3e4f-5061-4728-9930-4b5c6d7e8f90';
-
-type Episode = { id: number; type: 'item'; meta: { source: string; ts: string }; payload: unknown };
-
-/** A message episode as a session's log holds it (~170 bytes of JSON). */
-function messageEpisode(id: number, role: 'user' | 'assistant', text: string): Episode {
-  return {
-    id,
-    type: 'item',
-    meta: { source: role === 'user' ? 'user' : 'model', ts: TS },
-    payload: { item: { type: 'message', role, content: text } },
-  };
-}
-
-/**
- * One session the rows commit to, with its whole log in memory: a fold (the store's default
- * policy) builds the base from it, as a live `Session` does.
- */
-class BenchSession {
-  revision = 1;
-  private readonly random: () => number;
-
-  constructor(
-    readonly id: string,
-    readonly episodes: Episode[],
-    seed: number,
-  ) {
-    this.random = createRandom(seed);
-  }
-
-  /** The whole state as of the current revision (schema_version 2, with seed 001 messages). */
-  state(): SessionState {
-    return {
-      schema_version: 2,
-      session_id: this.id,
-      updated_at: TS,
-      revision: this.revision,
-      context: {},
-      episodes: this.episodes,
-      messages: snapshotMessages(this.episodes as never),
-    };
-  }
-
-  /** The next turn's delta: a user message and the model's answer, as a turn commits them. */
-  nextTurn(): SessionDelta {
-    const id = this.episodes.length + 1;
-    const question = prose(this.random, 60);
-    const turn = [
-      messageEpisode(id, 'user', question),
-      messageEpisode(id + 1, 'assistant', prose(this.random, 120)),
-    ];
-    this.episodes.push(...turn);
-    this.revision += 1;
-    return {
-      revision: this.revision,
-      updated_at: TS,
-      episodes: turn,
-      invoke_seq: this.revision,
-      last_user_message: question,
-    };
-  }
-}
 
 /** A session whose log holds `count` episodes (alternating user and assistant messages). */
 function sessionOf(id: string, count: number, seed: number): BenchSession {
   const random = createRandom(seed);
-  const episodes: Episode[] = new Array(count);
+  const episodes: BenchEpisode[] = new Array(count);
   for (let index = 0; index < count; index++) {
     const role = index % 2 === 0 ? 'user' : 'assistant';
     episodes[index] = messageEpisode(index + 1, role, prose(random, role === 'user' ? 60 : 120));

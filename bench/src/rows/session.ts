@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Episode, loadSession, type Session, type TurnResult } from '@episodic/core';
+import { commitEpisodes, loadSession, type NewEpisode, type Session } from '@episodic/core';
 import {
   copyStore,
   ensureSessionDataset,
@@ -14,6 +14,7 @@ import {
   TURN_USER_TEXT,
 } from '../data/sessions.js';
 import { fileAppendProbe, sqliteAppendProbe } from '../lib/append-probe.js';
+import { type BenchEpisode, BenchSession } from '../lib/bench-session.js';
 import { alternate, check, compareRow, type Round } from '../lib/compare.js';
 import type { BenchContext } from '../lib/context.js';
 import { formatBytes, formatCount } from '../lib/context.js';
@@ -24,13 +25,27 @@ import { scratchDirectory } from '../lib/scratch.js';
 import { LatencyRecorder, median, nowMicros } from '../lib/stats.js';
 import { TurnSplit } from '../lib/turn-split.js';
 
-/** `count` turns in a row: throughput (commits/s) and every commit's latency in µs. */
-async function commitThroughput(session: Session, split: TurnSplit, count: number): Promise<Round> {
+/** A turn's episodes as a framework adapter commits them: the user's message and the answer. */
+const TURN_EPISODES: readonly NewEpisode[] = [
+  {
+    type: 'item',
+    meta: { source: 'user' },
+    payload: { item: { type: 'message', role: 'user', content: TURN_USER_TEXT } },
+  },
+  {
+    type: 'item',
+    meta: { source: 'model' },
+    payload: { item: { type: 'message', role: 'assistant', content: TURN_ANSWER_TEXT } },
+  },
+];
+
+/** `count` commits of a turn's episodes in a row: throughput (commits/s) and each latency in µs. */
+async function commitThroughput(session: Session, count: number): Promise<Round> {
   const latencies = new LatencyRecorder(count);
   const start = nowMicros();
   for (let index = 0; index < count; index++) {
     const before = nowMicros();
-    await split.turn(session, TURN_USER_TEXT);
+    await commitEpisodes(session, TURN_EPISODES);
     latencies.add(nowMicros() - before);
   }
   return { value: count / ((nowMicros() - start) / 1e6), latencies: latencies.toArray() };
@@ -58,17 +73,6 @@ async function commitTimes(
   }
   const values = latencies.toArray();
   return { value: median(values), latencies: values };
-}
-
-/** What the product appends for one turn, as the probe writes it: the delta of a commit. */
-function deltaOf(session: Session, result: TurnResult): Record<string, unknown> {
-  return {
-    session_id: session.id,
-    revision: result.revision,
-    invoke_seq: session.invokeSeq,
-    updated_at: new Date().toISOString(),
-    episodes: result.episodes as readonly Episode[],
-  };
 }
 
 function notesOf(notes: ReadonlyArray<string | null>): string[] {
@@ -133,18 +137,60 @@ async function loadRow(
   );
 }
 
+/** `count` store-level commits of a turn's delta: throughput (commits/s), each latency in µs. */
+async function storeCommits(
+  store: OpenedSessionStore,
+  session: BenchSession,
+  count: number,
+): Promise<Round> {
+  const latencies = new LatencyRecorder(count);
+  const start = nowMicros();
+  for (let index = 0; index < count; index++) {
+    const delta = session.nextTurn();
+    const before = nowMicros();
+    await store.sessions.commit({
+      sessionId: session.id,
+      expectedRevision: delta.revision - 1,
+      delta,
+      base: () => session.state(),
+    });
+    latencies.add(nowMicros() - before);
+  }
+  return { value: count / ((nowMicros() - start) / 1e6), latencies: latencies.toArray() };
+}
+
+/** `label: 0.41 ms per commit at the median, over N commits` */
+async function commitEpisodesNote(label: string, session: Session, count: number): Promise<string> {
+  const round = await commitThroughput(session, count);
+  return `${label}: ${(median(round.latencies ?? []) / 1000).toPrecision(3)} ms per commit at the median, over ${count} commits`;
+}
+
 async function commitRow(
   context: BenchContext,
   data: BackendData,
-  session: Session,
+  store: OpenedSessionStore,
+  sessionId: string,
   scratch: string,
 ): Promise<RowResult> {
   const { backend } = data;
   const { rounds, warmup } = context.sizes;
-  const count = context.quick ? 15 : 30;
-  // One turn first: its delta is what the probe appends, at the same size.
-  const split = new TurnSplit(TURN_ANSWER_TEXT);
-  const template = deltaOf(session, await split.turn(session, TURN_USER_TEXT));
+  const count = context.quick ? 100 : 300;
+  // The loaded session's log, committed to turn by turn at the store level.
+  const loaded = await loadSession(store.sessions, sessionId);
+  const session = new BenchSession(
+    loaded.id,
+    loaded.log.read({ fromId: 0 }).map((episode) => ({ ...episode }) as BenchEpisode),
+    303,
+    loaded.revision,
+  );
+  // One commit first: its delta is what the probe appends, at the same size.
+  const template = { session_id: sessionId, ...session.nextTurn() } as Record<string, unknown>;
+  await store.sessions.commit({
+    sessionId,
+    expectedRevision: (template.revision as number) - 1,
+    delta: template as never,
+    base: () => session.state(),
+  });
   const line = () => `${JSON.stringify(template)}\n`;
   const deltaBytes = Buffer.byteLength(line());
   const probe =
@@ -154,7 +200,7 @@ async function commitRow(
   const measured = await alternate({
     rounds,
     warmup,
-    product: () => commitThroughput(session, split, count),
+    product: () => storeCommits(store, session, count),
     probe: () => {
       const latencies = new LatencyRecorder(count);
       const start = nowMicros();
@@ -168,6 +214,12 @@ async function commitRow(
     },
   });
   probe.close();
+  // For scale, on the same store: the same commit through a live session (commitEpisodes, as a
+  // framework adapter commits a turn), and a whole turn (runTurn with an instant model).
+  const live = await loadSession(store.sessions, sessionId);
+  const viaSession = await commitEpisodesNote('commitEpisodes of the same turn', live, count);
+  const split = new TurnSplit(TURN_ANSWER_TEXT);
+  for (let index = 0; index < 20; index++) await split.turn(live, TURN_USER_TEXT);
   return compareRow(
     {
       id: `session.commit.${backend}`,
@@ -175,9 +227,9 @@ async function commitRow(
       title: `commit one turn on a ${formatCount(SMALL_SESSION_EPISODES)}-episode session (${backend} store)`,
       durability: `${SESSION_DURABILITY[backend].text}; probe: ${probe.durability}`,
       mode: SESSION_DURABILITY[backend].mode,
-      dataset: `a loaded ${formatCount(SMALL_SESSION_EPISODES)}-episode session, ${count} turns per round (2 episodes each)`,
+      dataset: `a ${formatCount(SMALL_SESSION_EPISODES)}-episode session, ${count} commits per round (a turn's 2 episodes each)`,
       product:
-        'await session.runTurn(user text, instant model → one assistant message): validate, fork, assemble, merge, commit',
+        "await sessions.commit({ expectedRevision, delta }) of a turn's delta: validation, encoding, compare-and-append under the session's revision, folds by the default policy",
       probe: probe.description,
       metric: { name: 'throughput', unit: 'commits/s', better: 'higher' },
       latencyUnit: 'µs',
@@ -187,7 +239,8 @@ async function commitRow(
     (row) => [check('throughput ratio ≥ 0.5', row.ratio?.median ?? Number.NaN, '>=', 0.5)],
     [
       `the probe's delta line is ${deltaBytes} bytes (the turn's 2 episodes, revision, invoke_seq, time)`,
-      ...notesOf([split.note('product')]),
+      viaSession,
+      ...notesOf([split.note('a whole runTurn on the same session')]),
     ],
   );
 }
@@ -297,12 +350,7 @@ async function backendRows(context: BenchContext, backend: SessionBackend): Prom
 
     context.log(`session.commit.${backend}`);
     const commitStore = open('small-commit', small);
-    const commit = await commitRow(
-      context,
-      data,
-      await loadSession(commitStore.sessions, small.sessionId),
-      scratch.path,
-    );
+    const commit = await commitRow(context, data, commitStore, small.sessionId, scratch.path);
 
     let independence: RowResult;
     if (largeStore === undefined) {

@@ -42,25 +42,58 @@ function isAbandoned(text: string, options: FileLockOptions, modifiedAt: number)
   const holder = parseHolder(text);
   // A lock file cut short by a crash between create and write has no readable holder.
   if (holder === null) return options.now() - modifiedAt > 1000;
-  if (holder.host === hostname()) return !isProcessAlive(holder.pid);
+  if (holder.host === thisHost()) return !isProcessAlive(holder.pid);
   return options.now() - holder.acquiredAt > options.staleMs;
 }
 
-function tryCreate(path: string, content: string): boolean {
+/** Creates the lock file holding `content`; its fd (kept open by the holder), or -1 when taken. */
+function tryCreate(path: string, content: string): number {
   let fd: number;
   try {
     fd = fs.openSync(path, 'wx', 0o644);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return -1;
     throw error;
   }
   try {
     fs.writeSync(fd, content);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(path, { force: true });
+    throw error;
+  }
+  return fd;
+}
+
+/**
+ * Removes the lock file this holder created, if it is still the one at `path` (an abandoned-lock
+ * breaker may have replaced it), and closes it. The file is the same when its inode is: while the
+ * holder keeps it open, its inode number cannot be given to another file.
+ */
+function release(path: string, fd: number): void {
+  try {
+    const held = fs.fstatSync(fd);
+    const current = fs.lstatSync(path, { throwIfNoEntry: false });
+    if (current !== undefined && current.ino === held.ino && current.dev === held.dev) {
+      fs.rmSync(path, { force: true });
+    }
   } finally {
     fs.closeSync(fd);
   }
-  return true;
 }
+
+/** This host's name, read once (a lock names its holder's host). */
+let host: string | undefined;
+const thisHost = () => {
+  host ??= hostname();
+  return host;
+};
+
+/** Unique per lock taken: this process's random part, then a count. */
+const processNonce = randomBytes(6).toString('hex');
+let locksTaken = 0;
+const lockToken = (now: number) =>
+  `${process.pid}\n${thisHost()}\n${now}\n${processNonce}.${(++locksTaken).toString(36)}`;
 
 /**
  * Removes an abandoned lock. A second lock (`.break`) makes the check-and-remove exclusive, so two
@@ -68,8 +101,8 @@ function tryCreate(path: string, content: string): boolean {
  */
 function breakAbandoned(path: string, observed: string, options: FileLockOptions): void {
   const breaker = `${path}.break`;
-  const token = `${process.pid}\n${hostname()}\n${options.now()}\n${randomBytes(6).toString('hex')}`;
-  if (!tryCreate(breaker, token)) {
+  const fd = tryCreate(breaker, lockToken(options.now()));
+  if (fd === -1) {
     const text = readText(breaker);
     let modifiedAt = options.now();
     try {
@@ -84,7 +117,7 @@ function breakAbandoned(path: string, observed: string, options: FileLockOptions
   try {
     if (readText(path) === observed) fs.rmSync(path, { force: true });
   } finally {
-    fs.rmSync(breaker, { force: true });
+    release(breaker, fd);
   }
 }
 
@@ -99,10 +132,12 @@ export async function withFileLock<T>(
   options: FileLockOptions,
   action: () => T | Promise<T>,
 ): Promise<T> {
-  const token = `${process.pid}\n${hostname()}\n${options.now()}\n${randomBytes(6).toString('hex')}`;
   const deadline = options.now() + options.timeoutMs;
   let delay = 2;
-  while (!tryCreate(path, token)) {
+  let fd: number;
+  for (;;) {
+    fd = tryCreate(path, lockToken(options.now()));
+    if (fd !== -1) break;
     const text = readText(path);
     if (text !== null) {
       let modifiedAt = options.now();
@@ -131,6 +166,6 @@ export async function withFileLock<T>(
     // Awaited, so an asynchronous action holds the lock until it has finished.
     return await action();
   } finally {
-    if (readText(path) === token) fs.rmSync(path, { force: true });
+    release(path, fd);
   }
 }

@@ -156,6 +156,25 @@ describe('the fs session store', () => {
     expect(await store.sessions.list()).toEqual([]);
   });
 
+  it('checks every commit against what another store wrote since its own last commit', async () => {
+    const path = root();
+    const first = open(path);
+    const second = open(path);
+    await commitTurn(first, 1);
+    await commitTurn(first, 2);
+    // The second store appends: the first store's next commit must read the deltas again.
+    await commitTurn(second, 3);
+    await expect(commitTurn(first, 3)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await commitTurn(first, 4);
+    // The second store saves a new base (as a fold or a redaction does) and drops the deltas.
+    const loaded = await second.sessions.load(SESSION_ID);
+    await second.sessions.save({ ...(loaded as SessionState), revision: 5 });
+    await expect(commitTurn(first, 5)).rejects.toMatchObject({ code: 'CONFLICT' });
+    await commitTurn(first, 6);
+    const reopened = open(path);
+    expect((await reopened.sessions.load(SESSION_ID))?.revision).toBe(6);
+  });
+
   it('folds after fold.deltas commits past the base, and counts them again from a new base', async () => {
     const path = root();
     const store = open(path, { fold: { deltas: 3, minBytes: 1e9, share: 1000 } });

@@ -158,6 +158,27 @@ function lastCompleteLine(fd: number): { line: string | null; end: number; size:
   return { line: Buffer.concat(parts).toString('utf8'), end, size };
 }
 
+/** See `known` in `createFsSessionStoreAdapter`. */
+interface KnownCommit {
+  /** dev, inode, size, mtime and ctime (ns) of the base, joined. */
+  baseKey: string;
+  baseRevision: number | null;
+  deltasIno: number;
+  deltasEnd: number;
+  revision: number;
+}
+
+/** How many sessions' last commits a store remembers. */
+const KNOWN_COMMITS = 1024;
+
+function baseVanished(sessionId: string): EpisodicError {
+  return new EpisodicError({
+    code: 'CONFLICT',
+    message: `The base snapshot of session ${sessionId} disappeared while this commit held the session's lock: another program removed it without the lock. Nothing was written; load the session again.`,
+    details: { sessionId },
+  });
+}
+
 /**
  * Session snapshots as a base and its deltas (schema_version 2): `sessions/state/<id>.json`, a
  * complete state as of its revision (seed 001's `SessionState` as far as its readers go), replaced
@@ -241,6 +262,18 @@ export function createFsSessionStoreAdapter(
     );
   };
 
+  /**
+   * What this store's last commit of each session left behind (the base's identity, the deltas
+   * file's inode and end, the revision): when a commit finds both files as they were, nobody wrote
+   * in between and it reads neither again. Any other write changes the base's identity (a fold, a
+   * save, a redaction) or the deltas file (another commit appends), and the commit reads them.
+   */
+  const known = new Map<string, KnownCommit>();
+  const remember = (sessionId: string, commit: KnownCommit) => {
+    if (known.size >= KNOWN_COMMITS) known.delete(known.keys().next().value as string);
+    known.set(sessionId, commit);
+  };
+
   const removeDeltas = (directory: string, path: string) => {
     try {
       fs.unlinkSync(path);
@@ -287,20 +320,44 @@ export function createFsSessionStoreAdapter(
       const directory = stateDirectory(true) as string;
       const path = paths(directory, sessionId);
       return withFileLock(path.lock, lockOptions, () => {
-        const head = baseHead(path.base);
-        if (head === null) {
+        const baseStat = fs.lstatSync(path.base, { bigint: true, throwIfNoEntry: false });
+        if (baseStat === undefined) {
+          known.delete(sessionId);
           assertExpectedRevision(sessionId, null, commit.expectedRevision);
           removeDeltas(directory, path.deltas);
           writeBase(directory, sessionId, commit.base());
           return { deltaCount: 0, deltaBytes: 0, baseBytes: fs.statSync(path.base).size };
         }
-        const baseRevision = storedSessionRevision(sessionId, head, null);
+        const baseKey = `${baseStat.dev}:${baseStat.ino}:${baseStat.size}:${baseStat.mtimeNs}:${baseStat.ctimeNs}`;
         let fd = fs.openSync(path.deltas, DELTA_FLAGS, 0o644);
         try {
-          let tail = lastCompleteLine(fd);
-          const current = storedSessionRevision(sessionId, head, tail.line);
+          const deltas = fs.fstatSync(fd);
+          const last = known.get(sessionId);
+          let baseRevision: number | null;
+          let current: number | null;
+          let tail: { hasLine: boolean; end: number; size: number };
+          if (
+            last !== undefined &&
+            last.baseKey === baseKey &&
+            last.deltasIno === deltas.ino &&
+            last.deltasEnd === deltas.size
+          ) {
+            // Nobody wrote to the session since this store's last commit: the same base, and the
+            // deltas file ends with the line that commit wrote. Nothing to read again.
+            ({ baseRevision } = last);
+            current = last.revision;
+            tail = { hasLine: deltas.size > 0, end: deltas.size, size: deltas.size };
+          } else {
+            const head = baseHead(path.base);
+            if (head === null) throw baseVanished(sessionId);
+            baseRevision = storedSessionRevision(sessionId, head, null);
+            const found = lastCompleteLine(fd);
+            current = storedSessionRevision(sessionId, head, found.line);
+            tail = { hasLine: found.line !== null, end: found.end, size: found.size };
+          }
+          known.delete(sessionId);
           assertExpectedRevision(sessionId, current, commit.expectedRevision);
-          if (tail.line !== null && current !== null && current === baseRevision) {
+          if (tail.hasLine && current !== null && current === baseRevision) {
             // Every stored delta is one the base covers (a fold or save died before removing
             // them): they go first, by unlinking, so that a loader holding the old file still
             // reads a consistent pair. The deltas file then holds exactly the commits past the
@@ -309,7 +366,7 @@ export function createFsSessionStoreAdapter(
             fd = -1;
             removeDeltas(directory, path.deltas);
             fd = fs.openSync(path.deltas, DELTA_FLAGS, 0o644);
-            tail = { line: null, end: 0, size: 0 };
+            tail = { hasLine: false, end: 0, size: 0 };
           }
           // A torn last line is a commit that was never acknowledged: cut it off first.
           if (tail.end < tail.size) fs.ftruncateSync(fd, tail.end);
@@ -326,12 +383,20 @@ export function createFsSessionStoreAdapter(
             // A deltas file this commit created needs its directory entry durable too.
             if (tail.size === 0) fsyncDirectory(directory);
           }
+          const deltaBytes = tail.end + bytes.length;
+          remember(sessionId, {
+            baseKey,
+            baseRevision,
+            deltasIno: tail.size === 0 ? fs.fstatSync(fd).ino : deltas.ino,
+            deltasEnd: deltaBytes,
+            revision: commit.revision,
+          });
           // Commits make consecutive revisions and the file holds only those past the base, so
           // their count is this revision minus the base's: no need to read the file.
           return {
             deltaCount: commit.revision - (baseRevision ?? 0),
-            deltaBytes: tail.end + bytes.length,
-            baseBytes: fs.statSync(path.base).size,
+            deltaBytes,
+            baseBytes: Number(baseStat.size),
           };
         } finally {
           if (fd !== -1) fs.closeSync(fd);

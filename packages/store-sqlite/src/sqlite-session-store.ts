@@ -3,7 +3,6 @@ import {
   type StoredSessionHead,
   summarizeSession,
   summaryBaseLine,
-  textLines,
 } from '@episodic/core';
 import { assertExpectedRevision, assertReplaceable } from '@episodic/core/internal';
 import type Database from 'better-sqlite3';
@@ -26,6 +25,23 @@ interface SizesRow {
   delta_bytes: number;
 }
 
+/** The lines of a base kept as one text (its lines joined by `\n`), decoded one at a time. */
+export function bufferLines(bytes: Buffer): Iterable<string> {
+  return {
+    *[Symbol.iterator]() {
+      let start = 0;
+      while (start < bytes.length) {
+        let end = bytes.indexOf(NEWLINE, start);
+        if (end === -1) end = bytes.length;
+        yield bytes.toString('utf8', start, end);
+        start = end + 1;
+      }
+    },
+  };
+}
+
+const NEWLINE = 0x0a;
+
 /**
  * The session store adapter: a session's base in `episodic_sessions.state_json` (its summary in
  * the row's other columns) and one `episodic_session_deltas` row per commit since. A commit is one
@@ -33,8 +49,10 @@ interface SizesRow {
  * of the session); a fold or a save replaces the base and deletes the deltas in one transaction.
  */
 export function createSqliteSessionStoreAdapter(database: Database.Database): SessionStoreAdapter {
+  // The base as its UTF-8 bytes: a JS string of a large base costs a slow decode of the whole
+  // text at once (and twice the memory when it is not all ASCII); its lines are decoded one by one.
   const selectBase = database
-    .prepare('SELECT state_json FROM episodic_sessions WHERE session_id = ?')
+    .prepare('SELECT CAST(state_json AS BLOB) FROM episodic_sessions WHERE session_id = ?')
     .pluck();
   const selectDeltas = database
     .prepare('SELECT line FROM episodic_session_deltas WHERE session_id = ? ORDER BY revision')
@@ -99,10 +117,10 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   };
 
   const loadSnapshot = database.transaction((sessionId: string) => {
-    const base = selectBase.get(sessionId) as string | undefined;
+    const base = selectBase.get(sessionId) as Buffer | null | undefined;
     if (base === undefined) return null;
     return {
-      base: textLines(base),
+      base: bufferLines(base ?? Buffer.alloc(0)),
       deltas: selectDeltas.all(sessionId) as string[],
     };
   });

@@ -1,0 +1,72 @@
+import type { SessionDelta, SessionState } from '@episodic/core';
+import { snapshotMessages } from '@episodic/core/internal';
+import { createRandom, prose } from '../data/text.js';
+
+const TS = '2026-02-03T12:00:00.000Z';
+
+/** An episode as a session's log holds it. */
+export type BenchEpisode = {
+  id: number;
+  type: 'item';
+  meta: { source: string; ts: string };
+  payload: unknown;
+};
+
+/** A message episode as a session's log holds it (~170 bytes of JSON). */
+export function messageEpisode(id: number, role: 'user' | 'assistant', text: string): BenchEpisode {
+  return {
+    id,
+    type: 'item',
+    meta: { source: role === 'user' ? 'user' : 'model', ts: TS },
+    payload: { item: { type: 'message', role, content: text } },
+  };
+}
+
+/**
+ * One session the rows commit to at the store level (`sessions.commit`), with its whole log in
+ * memory: a fold (the store's default policy) builds the base from it, as a live `Session` does.
+ */
+export class BenchSession {
+  private readonly random: () => number;
+
+  constructor(
+    readonly id: string,
+    readonly episodes: BenchEpisode[],
+    seed: number,
+    public revision = 1,
+  ) {
+    this.random = createRandom(seed);
+  }
+
+  /** The whole state as of the current revision (schema_version 2, with seed 001 messages). */
+  state(): SessionState {
+    return {
+      schema_version: 2,
+      session_id: this.id,
+      updated_at: TS,
+      revision: this.revision,
+      context: {},
+      episodes: this.episodes,
+      messages: snapshotMessages(this.episodes as never),
+    };
+  }
+
+  /** The next turn's delta: a user message and the model's answer, as a turn commits them. */
+  nextTurn(): SessionDelta {
+    const id = (this.episodes.at(-1)?.id ?? 0) + 1;
+    const question = prose(this.random, 60);
+    const turn = [
+      messageEpisode(id, 'user', question),
+      messageEpisode(id + 1, 'assistant', prose(this.random, 120)),
+    ];
+    this.episodes.push(...turn);
+    this.revision += 1;
+    return {
+      revision: this.revision,
+      updated_at: TS,
+      episodes: turn,
+      invoke_seq: this.revision,
+      last_user_message: question,
+    };
+  }
+}
