@@ -217,7 +217,8 @@ async function commitRow(
   // For scale, on the same store: the same commit through a live session (commitEpisodes, as a
   // framework adapter commits a turn), and a whole turn (runTurn with an instant model).
   const live = await loadSession(store.sessions, sessionId);
-  const viaSession = await commitEpisodesNote('commitEpisodes of the same turn', live, count);
+  const grown = `the session, now ${formatCount(live.log.size)} episodes`;
+  const viaSession = await commitEpisodesNote(`commitEpisodes of a turn on ${grown}`, live, count);
   const split = new TurnSplit(TURN_ANSWER_TEXT);
   for (let index = 0; index < 20; index++) await split.turn(live, TURN_USER_TEXT);
   return compareRow(
@@ -240,7 +241,7 @@ async function commitRow(
     [
       `the probe's delta line is ${deltaBytes} bytes (the turn's 2 episodes, revision, invoke_seq, time)`,
       viaSession,
-      ...notesOf([split.note('a whole runTurn on the same session')]),
+      ...notesOf([split.note(`a whole runTurn on ${grown}`)]),
     ],
   );
 }
