@@ -16,6 +16,7 @@ import {
   createSession,
   type InputItem,
   type ModelCall,
+  type NewEpisode,
   type Session,
   type SessionStore,
 } from '@episodic/core';
@@ -120,6 +121,22 @@ function sessionItems(count: number): InputItem[] {
 /** A model that answers at once with one assistant message of `text`. */
 export function instantModel(text: string): ModelCall {
   return () => ({ output: [{ type: 'message', role: 'assistant', content: text }] });
+}
+
+/** A turn's user message and answer as episodes, as a framework adapter commits them. */
+export function turnEpisodes(user: string, answer: string): NewEpisode[] {
+  return [
+    {
+      type: 'item',
+      meta: { source: 'user' },
+      payload: { item: { type: 'message', role: 'user', content: user } },
+    },
+    {
+      type: 'item',
+      meta: { source: 'model' },
+      payload: { item: { type: 'message', role: 'assistant', content: answer } },
+    },
+  ];
 }
 
 /** The user text and the model answer of a measured turn (~100 and ~200 characters). */

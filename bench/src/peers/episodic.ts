@@ -1,10 +1,17 @@
-import { createSession, type InputItem, loadSession, type Session } from '@episodic/core';
+import {
+  commitEpisodes,
+  createSession,
+  type InputItem,
+  loadSession,
+  type Session,
+} from '@episodic/core';
 import { implementationKey } from '../data/implementation.js';
 import {
   instantModel,
   openSessionStore,
   SESSION_DURABILITY,
   type SessionBackend,
+  turnEpisodes,
 } from '../data/sessions.js';
 import { TurnSplit } from '../lib/turn-split.js';
 import {
@@ -16,10 +23,15 @@ import {
   threadMessage,
 } from './thread.js';
 
+/** A turn's two messages as episodes, as a framework adapter commits them. */
+const SAVED_TURN = turnEpisodes(TURN_USER, TURN_ANSWER);
+
 /**
  * Episodic as a thread system: a session in the fs or SQLite store. A turn is
  * `session.runTurn(user text, model)` with a model that answers at once (the turn's input, the
- * model input assembled from the whole thread, the answer, one commit); a load is `loadSession`.
+ * model input assembled from the whole thread, the answer, one commit); a saved turn is
+ * `commitEpisodes(session, [user, assistant])` (one commit, no model input); a load is
+ * `loadSession`.
  */
 export function episodicThreads(backend: SessionBackend): ThreadSystemKind {
   return {
@@ -49,6 +61,9 @@ export function episodicThreads(backend: SessionBackend): ThreadSystemKind {
       return {
         async appendTurn() {
           await split.turn(session, TURN_USER);
+        },
+        async saveTurn() {
+          await commitEpisodes(session, SAVED_TURN);
         },
         async load() {
           const loaded = await loadSession(opened.sessions, THREAD_ID);

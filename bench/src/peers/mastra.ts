@@ -77,17 +77,20 @@ export const mastraThreads: ThreadSystemKind = {
   async open(directory): Promise<ThreadSystem> {
     const { storage, memory } = await openMemory(directory);
     let turn = 0;
+    // Mastra's memory has no model turn of its own: storing a turn's messages is its turn.
+    const saveTurn = async () => {
+      turn += 1;
+      const now = Date.now();
+      await memory.saveMessages({
+        messages: [
+          message(`turn-${turn}-user`, 'user', TURN_USER, new Date(now)),
+          message(`turn-${turn}-assistant`, 'assistant', TURN_ANSWER, new Date(now + 1)),
+        ],
+      });
+    };
     return {
-      async appendTurn() {
-        turn += 1;
-        const now = Date.now();
-        await memory.saveMessages({
-          messages: [
-            message(`turn-${turn}-user`, 'user', TURN_USER, new Date(now)),
-            message(`turn-${turn}-assistant`, 'assistant', TURN_ANSWER, new Date(now + 1)),
-          ],
-        });
-      },
+      appendTurn: saveTurn,
+      saveTurn,
       async load() {
         const { messages } = await memory.recall({ threadId: THREAD_ID, perPage: false });
         return messages.length;

@@ -10,6 +10,12 @@ import { benchPaths } from '../lib/context.js';
 export interface ThreadSystem {
   /** Appends one turn: a user message and the assistant's answer, committed when it resolves. */
   appendTurn(): Promise<void>;
+  /**
+   * Stores one turn's messages (a user message and the assistant's answer) without running a
+   * turn, as an agent framework that runs its own loop hands them over; undefined when the system
+   * has no such call.
+   */
+  saveTurn?(): Promise<void>;
   /** Loads the whole thread as a user of the system does; resolves with its message count. */
   load(): Promise<number>;
   /** What the system measured about itself (e.g. the share of a turn spent in the checkpointer). */

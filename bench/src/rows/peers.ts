@@ -10,11 +10,29 @@ import { scratchDirectory } from '../lib/scratch.js';
 import { LatencyRecorder, median, nowMicros } from '../lib/stats.js';
 import type { Durability, ThreadSystem, ThreadSystemKind } from '../peers/thread.js';
 
-type Operation = 'turn' | 'load';
+type Operation = 'turn' | 'save' | 'load';
 
 const EPISODIC = ['episodic-fs', 'episodic-sqlite'];
 const PEERS = ['langgraph', 'mastra'];
-const OPERATIONS: readonly Operation[] = ['turn', 'load'];
+const OPERATIONS: readonly Operation[] = ['turn', 'save', 'load'];
+
+/**
+ * The peers each operation is compared with, like for like: a whole turn with LangGraph (its
+ * graph runs a node and checkpoints the thread), storing a turn's messages with Mastra (its
+ * memory stores messages; it runs no turn), loading a thread with both.
+ */
+const PEERS_OF: Record<Operation, readonly string[]> = {
+  turn: ['langgraph'],
+  save: ['mastra'],
+  load: PEERS,
+};
+
+/** What each operation is, in a row's title. */
+const OPERATION_TITLES: Record<Operation, string> = {
+  turn: 'run one turn (user message → assistant message) on',
+  save: "store one turn's messages (user + assistant) in",
+  load: 'load',
+};
 
 /** A single operation slower than this is not run at a size (projected from the smaller sizes). */
 const OPERATION_BUDGET_MS = 120_000;
@@ -22,6 +40,7 @@ const OPERATION_BUDGET_MS = 120_000;
 /** Operations per side per round: fewer on long threads, where one can take seconds. */
 function perRound(operation: Operation, messages: number): number {
   if (operation === 'turn') return messages <= 1000 ? 10 : messages <= 10_000 ? 5 : 2;
+  if (operation === 'save') return 10;
   return messages <= 1000 ? 3 : 1;
 }
 
@@ -93,7 +112,7 @@ export const peersModule: RowModule = {
   rows: OPERATIONS.flatMap((operation) =>
     [1000, 10_000, 100_000].flatMap((messages) =>
       EPISODIC.flatMap((episodic) =>
-        PEERS.map((peer) => rowId(operation, messages, episodic, peer)),
+        PEERS_OF[operation].map((peer) => rowId(operation, messages, episodic, peer)),
       ),
     ),
   ),
@@ -102,7 +121,7 @@ export const peersModule: RowModule = {
     const { rounds, warmup } = context.sizes;
     const sides: Side[] = PEER_SYSTEMS.map((kind) => ({
       kind,
-      history: { turn: [], load: [] },
+      history: { turn: [], save: [], load: [] },
       notes: [],
     }));
     const rows: RowResult[] = [];
@@ -126,12 +145,17 @@ export const peersModule: RowModule = {
             context.log(side.unavailable);
           }
         }
-        const measured: Record<Operation, Record<string, Measured>> = { turn: {}, load: {} };
+        const measured: Record<Operation, Record<string, Measured>> = {
+          turn: {},
+          save: {},
+          load: {},
+        };
         // Loads first, while every thread has exactly `messages` messages.
-        for (const operation of ['load', 'turn'] as const) {
+        for (const operation of ['load', 'turn', 'save'] as const) {
           const count = perRound(operation, messages);
           const measures: Record<string, Measure> = {};
-          for (const side of sides) {
+          const taking = [...EPISODIC, ...PEERS_OF[operation]];
+          for (const side of sides.filter((candidate) => taking.includes(candidate.kind.id))) {
             const system = open.get(side.kind.id);
             if (system === undefined) {
               measured[operation][side.kind.id] = { skipped: side.unavailable ?? 'not opened' };
@@ -144,6 +168,13 @@ export const peersModule: RowModule = {
               };
               continue;
             }
+            const save = system.saveTurn?.bind(system);
+            if (operation === 'save' && save === undefined) {
+              measured[operation][side.kind.id] = {
+                skipped: `${side.kind.label} has no call that stores messages alone`,
+              };
+              continue;
+            }
             measures[side.kind.id] =
               operation === 'load'
                 ? () =>
@@ -151,7 +182,9 @@ export const peersModule: RowModule = {
                       const loaded = await system.load();
                       if (loaded < messages) throw new Error(`${side.kind.id} loaded ${loaded}`);
                     })
-                : () => timeOperations(count, () => system.appendTurn());
+                : operation === 'save'
+                  ? () => timeOperations(count, () => (save as () => Promise<void>)())
+                  : () => timeOperations(count, () => system.appendTurn());
           }
           context.log(`${operation}s on ${formatCount(messages)}-message threads`);
           const results = await alternateSides(measures, rounds, warmup);
@@ -172,7 +205,7 @@ export const peersModule: RowModule = {
         }
         for (const operation of OPERATIONS) {
           for (const episodicId of EPISODIC) {
-            for (const peerId of PEERS) {
+            for (const peerId of PEERS_OF[operation]) {
               const id = rowId(operation, messages, episodicId, peerId);
               const episodic = sides.find((side) => side.kind.id === episodicId) as Side;
               const peer = sides.find((side) => side.kind.id === peerId) as Side;
@@ -181,7 +214,7 @@ export const peersModule: RowModule = {
               const spec = {
                 id,
                 area: 'peer comparison',
-                title: `${operation === 'turn' ? 'append one turn (user + assistant message) to' : 'load'} a thread of ${formatCount(messages)} messages: ${episodic.kind.label} vs ${peer.kind.label}`,
+                title: `${OPERATION_TITLES[operation]} a thread of ${formatCount(messages)} messages: ${episodic.kind.label} vs ${peer.kind.label}`,
                 durability:
                   operation === 'load'
                     ? 'read, page cache'
@@ -194,15 +227,17 @@ export const peersModule: RowModule = {
                 product:
                   operation === 'turn'
                     ? `${episodic.kind.label}: session.runTurn(user text, instant model → one assistant message)`
-                    : `${episodic.kind.label}: loadSession(store.sessions, id)`,
+                    : operation === 'save'
+                      ? `${episodic.kind.label}: commitEpisodes(session, [user message, assistant message])`
+                      : `${episodic.kind.label}: loadSession(store.sessions, id)`,
                 probe:
                   peerId === 'langgraph'
                     ? operation === 'turn'
                       ? 'LangGraph: graph.invoke({ messages: [user] }, { configurable: { thread_id } }), one node appending the assistant message, SqliteSaver checkpointer'
                       : 'LangGraph: graph.getState({ configurable: { thread_id } }) (the thread messages)'
-                    : operation === 'turn'
-                      ? 'Mastra: memory.saveMessages({ messages: [user, assistant] }) (LibSQLStore)'
-                      : 'Mastra: memory.recall({ threadId, perPage: false }) (LibSQLStore)',
+                    : operation === 'load'
+                      ? 'Mastra: memory.recall({ threadId, perPage: false }) (LibSQLStore)'
+                      : 'Mastra: memory.saveMessages({ messages: [user, assistant] }) (LibSQLStore)',
                 metric: {
                   name: `median time per ${operation}`,
                   unit: 'ms',

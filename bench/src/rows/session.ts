@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { commitEpisodes, loadSession, type NewEpisode, type Session } from '@episodic/core';
+import { commitEpisodes, loadSession, type Session } from '@episodic/core';
 import {
   copyStore,
   ensureSessionDataset,
@@ -12,6 +12,7 @@ import {
   SMALL_SESSION_EPISODES,
   TURN_ANSWER_TEXT,
   TURN_USER_TEXT,
+  turnEpisodes,
 } from '../data/sessions.js';
 import { fileAppendProbe, sqliteAppendProbe } from '../lib/append-probe.js';
 import { type BenchEpisode, BenchSession } from '../lib/bench-session.js';
@@ -26,18 +27,7 @@ import { LatencyRecorder, median, nowMicros } from '../lib/stats.js';
 import { TurnSplit } from '../lib/turn-split.js';
 
 /** A turn's episodes as a framework adapter commits them: the user's message and the answer. */
-const TURN_EPISODES: readonly NewEpisode[] = [
-  {
-    type: 'item',
-    meta: { source: 'user' },
-    payload: { item: { type: 'message', role: 'user', content: TURN_USER_TEXT } },
-  },
-  {
-    type: 'item',
-    meta: { source: 'model' },
-    payload: { item: { type: 'message', role: 'assistant', content: TURN_ANSWER_TEXT } },
-  },
-];
+const TURN_EPISODES = turnEpisodes(TURN_USER_TEXT, TURN_ANSWER_TEXT);
 
 /** `count` commits of a turn's episodes in a row: throughput (commits/s) and each latency in µs. */
 async function commitThroughput(session: Session, count: number): Promise<Round> {
