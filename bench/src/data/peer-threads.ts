@@ -12,6 +12,7 @@ import { DATA_VERSION } from './version.js';
 /** The systems of the peer comparison, Episodic first. */
 export const PEER_SYSTEMS: readonly ThreadSystemKind[] = [
   episodicThreads('fs'),
+  episodicThreads('fs', { unsynced: true }),
   episodicThreads('sqlite'),
   langGraphThreads,
   mastraThreads,
@@ -36,7 +37,7 @@ export async function ensurePeerThread(
   kind: ThreadSystemKind,
   messages: number,
 ): Promise<PeerThreadDataset> {
-  const prefix = `peer-thread-${kind.id}-${messages}-`;
+  const prefix = `peer-thread-${kind.datasetId ?? kind.id}-${messages}-`;
   const name = `${prefix}v${DATA_VERSION}-${kind.cacheKey()}`;
   const directory = join(context.paths.data, name);
   const infoPath = join(directory, 'info.json');
@@ -48,7 +49,7 @@ export async function ensurePeerThread(
   const started = Date.now();
   await kind.build(join(temporary, 'store'), messages);
   const info: PeerThreadDataset = {
-    system: kind.id,
+    system: kind.datasetId ?? kind.id,
     messages,
     store: join(directory, 'store'),
     bytes: storeBytes(join(temporary, 'store')),

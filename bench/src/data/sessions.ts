@@ -45,23 +45,35 @@ export interface OpenedSessionStore {
 /**
  * The session store of `backend` over `directory`: the fs store with the directory as its root
  * (durability `'run'`, the default) or the SQLite store on `directory/episodic.db` (WAL,
- * synchronous `NORMAL`, the default). Both as a user opens them, with no option changed.
+ * synchronous `NORMAL`, the default). Both as a user opens them, with no option changed, unless
+ * `fsDurability` names another fs durability (the peer rows that match a peer's durability).
  */
-export function openSessionStore(backend: SessionBackend, directory: string): OpenedSessionStore {
+export function openSessionStore(
+  backend: SessionBackend,
+  directory: string,
+  fsDurability: 'none' | 'run' = 'run',
+): OpenedSessionStore {
   mkdirSync(directory, { recursive: true });
   if (backend === 'fs') {
-    const store = createFsStore({ root: directory });
+    const store = createFsStore({ root: directory, durability: fsDurability });
     return { sessions: store.sessions, close: () => store.close() };
   }
   const store = createSqliteStore({ filename: join(directory, 'episodic.db') });
   return { sessions: store.sessions, close: () => store.close() };
 }
 
-/** What each backend's rows name as their durability mode. */
-export const SESSION_DURABILITY: Record<SessionBackend, { mode: string; text: string }> = {
+/** What each backend's rows name as their durability mode (and the fs store's unsynced mode). */
+export const SESSION_DURABILITY: Record<
+  SessionBackend | 'fs-unsynced',
+  { mode: string; text: string }
+> = {
   fs: {
     mode: "fs 'run', synced",
     text: "fs store, durability 'run' (the default): a session commit is synced to disk before it is acknowledged",
+  },
+  'fs-unsynced': {
+    mode: "fs 'none', not synced",
+    text: "fs store, durability 'none': a session commit is written to the file before it is acknowledged (it survives a process crash) but not synced, so a power loss may lose the last commits (the class of SQLite's WAL with synchronous=NORMAL)",
   },
   sqlite: {
     mode: 'WAL NORMAL',

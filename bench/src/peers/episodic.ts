@@ -27,16 +27,25 @@ import {
 const SAVED_TURN = turnEpisodes(TURN_USER, TURN_ANSWER);
 
 /**
- * Episodic as a thread system: a session in the fs or SQLite store. A turn is
+ * Episodic as a thread system: a session in the fs or SQLite store (the fs store also unsynced,
+ * durability `'none'`, to store turns at a peer's durability; it reads the synced fs threads). A turn is
  * `session.runTurn(user text, model)` with a model that answers at once (the turn's input, the
  * model input assembled from the whole thread, the answer, one commit); a saved turn is
  * `commitEpisodes(session, [user, assistant])` (one commit, no model input); a load is
  * `loadSession`.
  */
-export function episodicThreads(backend: SessionBackend): ThreadSystemKind {
+export function episodicThreads(
+  backend: SessionBackend,
+  options: { unsynced?: boolean } = {},
+): ThreadSystemKind {
+  const unsynced = backend === 'fs' && options.unsynced === true;
+  const variant = unsynced ? 'fs-unsynced' : backend;
   return {
-    id: `episodic-${backend}`,
-    label: `Episodic (${backend === 'fs' ? 'fs' : 'SQLite'} store)`,
+    id: `episodic-${variant}`,
+    datasetId: unsynced ? 'episodic-fs' : undefined,
+    label: unsynced
+      ? "Episodic (fs store, durability 'none')"
+      : `Episodic (${backend === 'fs' ? 'fs' : 'SQLite'} store)`,
     cacheKey: () => implementationKey(),
     async build(directory, messages) {
       const opened = openSessionStore(backend, directory);
@@ -55,7 +64,7 @@ export function episodicThreads(backend: SessionBackend): ThreadSystemKind {
       }
     },
     async open(directory): Promise<ThreadSystem> {
-      const opened = openSessionStore(backend, directory);
+      const opened = openSessionStore(backend, directory, unsynced ? 'none' : 'run');
       const session: Session = await loadSession(opened.sessions, THREAD_ID);
       const split = new TurnSplit(TURN_ANSWER);
       return {
@@ -70,7 +79,7 @@ export function episodicThreads(backend: SessionBackend): ThreadSystemKind {
           return loaded.log.size;
         },
         notes() {
-          const note = split.note(`Episodic (${backend})`);
+          const note = split.note(`Episodic (${variant})`);
           split.reset();
           return note === null ? [] : [note];
         },
@@ -78,7 +87,7 @@ export function episodicThreads(backend: SessionBackend): ThreadSystemKind {
       };
     },
     async durability() {
-      return SESSION_DURABILITY[backend];
+      return SESSION_DURABILITY[variant];
     },
   };
 }

@@ -31,8 +31,10 @@ export interface Durability {
 
 /** How a system of the comparison is built, opened and described. */
 export interface ThreadSystemKind {
-  /** `episodic-fs`, `episodic-sqlite`, `langgraph`, `mastra`. */
+  /** `episodic-fs`, `episodic-fs-unsynced`, `episodic-sqlite`, `langgraph`, `mastra`. */
   readonly id: string;
+  /** The system whose cached threads it opens, when it shares another's (same files). */
+  readonly datasetId?: string;
   /** What a reader sees: `LangGraph JS 1.7.3 + SqliteSaver`. */
   readonly label: string;
   /** Part of the cache key of its threads: the version that wrote them. */

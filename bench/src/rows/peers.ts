@@ -17,6 +17,17 @@ const PEERS = ['langgraph', 'mastra'];
 const OPERATIONS: readonly Operation[] = ['turn', 'save', 'load'];
 
 /**
+ * The Episodic sides of each operation. Stored turns also run on the fs store unsynced
+ * (durability `'none'`): Mastra's store does not sync a write either, so that row compares the
+ * work at one durability, beside the default (synced) fs row.
+ */
+const EPISODIC_OF: Record<Operation, readonly string[]> = {
+  turn: EPISODIC,
+  save: ['episodic-fs', 'episodic-fs-unsynced', 'episodic-sqlite'],
+  load: EPISODIC,
+};
+
+/**
  * The peers each operation is compared with, like for like: a whole turn with LangGraph (its
  * graph runs a node and checkpoints the thread), storing a turn's messages with Mastra (its
  * memory stores messages; it runs no turn), loading a thread with both.
@@ -111,7 +122,7 @@ export const peersModule: RowModule = {
   id: 'peers',
   rows: OPERATIONS.flatMap((operation) =>
     [1000, 10_000, 100_000].flatMap((messages) =>
-      EPISODIC.flatMap((episodic) =>
+      EPISODIC_OF[operation].flatMap((episodic) =>
         PEERS_OF[operation].map((peer) => rowId(operation, messages, episodic, peer)),
       ),
     ),
@@ -154,7 +165,7 @@ export const peersModule: RowModule = {
         for (const operation of ['load', 'turn', 'save'] as const) {
           const count = perRound(operation, messages);
           const measures: Record<string, Measure> = {};
-          const taking = [...EPISODIC, ...PEERS_OF[operation]];
+          const taking = [...EPISODIC_OF[operation], ...PEERS_OF[operation]];
           for (const side of sides.filter((candidate) => taking.includes(candidate.kind.id))) {
             const system = open.get(side.kind.id);
             if (system === undefined) {
@@ -204,7 +215,7 @@ export const peersModule: RowModule = {
           }
         }
         for (const operation of OPERATIONS) {
-          for (const episodicId of EPISODIC) {
+          for (const episodicId of EPISODIC_OF[operation]) {
             for (const peerId of PEERS_OF[operation]) {
               const id = rowId(operation, messages, episodicId, peerId);
               const episodic = sides.find((side) => side.kind.id === episodicId) as Side;

@@ -75,7 +75,12 @@ function release(path: string, fd: number): void {
     const held = fs.fstatSync(fd);
     const current = fs.lstatSync(path, { throwIfNoEntry: false });
     if (current !== undefined && current.ino === held.ino && current.dev === held.dev) {
-      fs.rmSync(path, { force: true });
+      // unlink, not rmSync: rmSync stats the path twice more before it unlinks it.
+      try {
+        fs.unlinkSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
     }
   } finally {
     fs.closeSync(fd);
