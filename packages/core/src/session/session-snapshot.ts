@@ -1,6 +1,7 @@
 import type { Episodic } from '../episodic/create-episodic.js';
 import { snapshotMessages } from '../messages/snapshot-messages.js';
 import { SESSION_STATE_SCHEMA_VERSION, type SessionState } from '../schema/session-state.js';
+import { markBuiltState } from '../store/built-state.js';
 
 /** The snapshot fields a session writes itself; everything else in a loaded snapshot is kept. */
 const OWN_FIELDS = [
@@ -30,20 +31,25 @@ export interface SnapshotInput {
  * The whole `SessionState` (schema_version 2) of a committed log: seed 001's fields, the context,
  * the revision, every episode, and the seed 001 `messages` view of them (healed: no unpaired call,
  * no orphan tool message; see `snapshotMessages`). What a store writes as a session's base (a new
- * session, or a fold).
+ * session, or a fold). Its fields are in the order `sessionStateSchema` gives a parsed state's,
+ * so a store writes the same bytes whether or not it validated the state (see `markBuiltState`).
  */
 export function buildSnapshot(input: SnapshotInput): SessionState {
   const episodes = input.log.read({ fromId: 0 });
-  return {
-    ...input.carried,
+  const { run_id, invoke_seq, meta, ...others } = input.carried;
+  return markBuiltState({
     schema_version: SESSION_STATE_SCHEMA_VERSION,
     session_id: input.sessionId,
     updated_at: input.updatedAt,
-    context: { ...input.context },
-    revision: input.revision,
-    episodes: episodes.slice(),
+    ...(run_id === undefined ? {} : { run_id: run_id as string }),
+    ...(invoke_seq === undefined ? {} : { invoke_seq: invoke_seq as number }),
     messages: snapshotMessages(episodes),
-  };
+    ...(meta === undefined ? {} : { meta: meta as Record<string, unknown> }),
+    context: { ...input.context },
+    episodes: episodes.slice(),
+    revision: input.revision,
+    ...others,
+  });
 }
 
 /** The fields of a loaded snapshot that the session does not write itself. */

@@ -14,6 +14,7 @@ import {
 } from '../schema/session-state.js';
 import { safeJsonParse } from '../util/json.js';
 import { parseInput } from '../validation/parse-input.js';
+import { isBuiltState } from './built-state.js';
 import type { MaybePromise } from './maybe-promise.js';
 import {
   applyDeltaFields,
@@ -625,9 +626,14 @@ export function createSessionStore(
       }
       let built: readonly string[] | undefined;
       const baseLines = () => {
-        built ??= encodeSessionBase(
-          parseInput(sessionStateSchema, commit.base(), 'session commit base'),
-        );
+        if (built === undefined) {
+          const state = commit.base();
+          built = encodeSessionBase(
+            isBuiltState(state)
+              ? state
+              : parseInput(sessionStateSchema, state, 'session commit base'),
+          );
+        }
         return built;
       };
       const sizes = await callAdapter(name, `commit session ${id}`, () =>
