@@ -12,7 +12,7 @@ import { DATA_VERSION } from './version.js';
 /** The systems of the peer comparison, Episodic first. */
 export const PEER_SYSTEMS: readonly ThreadSystemKind[] = [
   episodicThreads('fs'),
-  episodicThreads('fs', { unsynced: true }),
+  episodicThreads('fs-unsynced'),
   episodicThreads('sqlite'),
   langGraphThreads,
   mastraThreads,

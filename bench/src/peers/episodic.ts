@@ -34,12 +34,9 @@ const SAVED_TURN = turnEpisodes(TURN_USER, TURN_ANSWER);
  * `commitEpisodes(session, [user, assistant])` (one commit, no model input); a load is
  * `loadSession`.
  */
-export function episodicThreads(
-  backend: SessionBackend,
-  options: { unsynced?: boolean } = {},
-): ThreadSystemKind {
-  const unsynced = backend === 'fs' && options.unsynced === true;
-  const variant = unsynced ? 'fs-unsynced' : backend;
+export function episodicThreads(variant: keyof typeof SESSION_DURABILITY): ThreadSystemKind {
+  const unsynced = variant === 'fs-unsynced';
+  const backend: SessionBackend = unsynced ? 'fs' : variant;
   return {
     id: `episodic-${variant}`,
     datasetId: unsynced ? 'episodic-fs' : undefined,

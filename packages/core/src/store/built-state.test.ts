@@ -20,6 +20,18 @@ const carried = fc.record(
   { requiredKeys: [] },
 );
 
+/** The state a new session (no carried fields, empty context) at revision 1 builds from `log`. */
+function snapshotOf(log: ReturnType<typeof createEpisodic>) {
+  return buildSnapshot({
+    sessionId: SESSION_ID,
+    log,
+    context: {},
+    revision: 1,
+    updatedAt: TS,
+    carried: {},
+  });
+}
+
 describe('states core builds', () => {
   test.prop([fc.array(newEpisodeArbitrary, { maxLength: 20 }), context, carried, fc.nat(1000)])(
     'encode as the same state validated would: skipping the validation changes nothing stored',
@@ -51,14 +63,7 @@ describe('states core builds', () => {
       type: 'item',
       payload: { item: { type: 'message', role: 'user', content: 'hi' } },
     });
-    const state = buildSnapshot({
-      sessionId: SESSION_ID,
-      log,
-      context: {},
-      revision: 1,
-      updatedAt: TS,
-      carried: {},
-    });
+    const state = snapshotOf(log);
     expect(Object.isFrozen(state)).toBe(true);
     expect(Object.isFrozen(state.episodes)).toBe(true);
     expect(Object.isFrozen(state.messages)).toBe(true);
@@ -66,15 +71,7 @@ describe('states core builds', () => {
 
   it('are the only ones a store takes unvalidated: a look-alike is validated and stores nothing', async () => {
     const store = createMemorySessionStore();
-    const log = createEpisodic();
-    const built = buildSnapshot({
-      sessionId: SESSION_ID,
-      log,
-      context: {},
-      revision: 1,
-      updatedAt: TS,
-      carried: {},
-    });
+    const built = snapshotOf(createEpisodic());
     const lookAlike = { ...built, updated_at: 'yesterday' };
     expect(isBuiltState(lookAlike)).toBe(false);
     const error = await store
