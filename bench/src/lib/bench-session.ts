@@ -51,22 +51,40 @@ export class BenchSession {
     };
   }
 
-  /** The next turn's delta: a user message and the model's answer, as a turn commits them. */
+  /** The next turn's delta (a user message and the model's answer), already in the log. */
   nextTurn(): SessionDelta {
-    const id = (this.episodes.at(-1)?.id ?? 0) + 1;
-    const question = prose(this.random, 60);
-    const turn = [
-      messageEpisode(id, 'user', question),
-      messageEpisode(id + 1, 'assistant', prose(this.random, 120)),
-    ];
-    this.episodes.push(...turn);
-    this.revision += 1;
-    return {
-      revision: this.revision,
-      updated_at: TS,
-      episodes: turn,
-      invoke_seq: this.revision,
-      last_user_message: question,
-    };
+    const [delta] = this.planTurns(1) as [SessionDelta];
+    this.accept(delta);
+    return delta;
+  }
+
+  /**
+   * The next `count` turns' deltas, made ahead so that a timed loop measures the commits, not
+   * the making of their text; none is in the log until `accept`ed, in order.
+   */
+  planTurns(count: number): SessionDelta[] {
+    let id = (this.episodes.at(-1)?.id ?? 0) + 1;
+    const deltas: SessionDelta[] = [];
+    for (let index = 1; index <= count; index++) {
+      const question = prose(this.random, 60);
+      deltas.push({
+        revision: this.revision + index,
+        updated_at: TS,
+        episodes: [
+          messageEpisode(id, 'user', question),
+          messageEpisode(id + 1, 'assistant', prose(this.random, 120)),
+        ],
+        invoke_seq: this.revision + index,
+        last_user_message: question,
+      });
+      id += 2;
+    }
+    return deltas;
+  }
+
+  /** Puts a planned delta's episodes in the log (before its commit, whose fold reads `state()`). */
+  accept(delta: SessionDelta): void {
+    for (const episode of delta.episodes ?? []) this.episodes.push(episode as BenchEpisode);
+    this.revision = delta.revision;
   }
 }

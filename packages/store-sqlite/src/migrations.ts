@@ -166,8 +166,15 @@ CREATE TABLE IF NOT EXISTS episodic_session_sizes (
   delta_count INTEGER NOT NULL,
   delta_bytes INTEGER NOT NULL
 ) WITHOUT ROWID`);
-      database.exec(`INSERT OR IGNORE INTO episodic_session_sizes (session_id, base_bytes, delta_count, delta_bytes)
-SELECT session_id, length(CAST(state_json AS BLOB)), 0, 0 FROM episodic_sessions`);
+      // Schema 9 drops the delta columns (a database whose user_version was set back has none).
+      const withDeltaColumns = columnsOf(database, 'episodic_session_sizes').has('delta_count');
+      database.exec(
+        withDeltaColumns
+          ? `INSERT OR IGNORE INTO episodic_session_sizes (session_id, base_bytes, delta_count, delta_bytes)
+SELECT session_id, length(CAST(state_json AS BLOB)), 0, 0 FROM episodic_sessions`
+          : `INSERT OR IGNORE INTO episodic_session_sizes (session_id, base_bytes)
+SELECT session_id, length(CAST(state_json AS BLOB)) FROM episodic_sessions`,
+      );
       // The summary columns of the sessions stored before: list() reads them, never a base.
       const update = database.prepare(
         'UPDATE episodic_sessions SET last_user_message = ?, episode_count = ? WHERE session_id = ?',
@@ -221,6 +228,31 @@ INSERT INTO episodic_session_deltas_new (session_id, revision, line)
   SELECT session_id, revision, line FROM episodic_session_deltas ORDER BY session_id, revision;
 DROP TABLE episodic_session_deltas;
 ALTER TABLE episodic_session_deltas_new RENAME TO episodic_session_deltas;`);
+    },
+  },
+  {
+    version: 9,
+    description: 'session delta sizes in the delta rows',
+    up(database) {
+      // Up to schema 8 a commit also updated the session's sizes row (a second table, one more
+      // page written per commit) for the fold policy. Each delta row now carries the bytes of
+      // the deltas since the base up to and including itself, so a commit reads the last row and
+      // writes only its own; the sizes row keeps the base's bytes, rewritten by a fold or a save.
+      if (!columnsOf(database, 'episodic_session_deltas').has('bytes_since_base')) {
+        database.exec(
+          'ALTER TABLE episodic_session_deltas ADD COLUMN bytes_since_base INTEGER NOT NULL DEFAULT 0',
+        );
+      }
+      database.exec(`UPDATE episodic_session_deltas SET bytes_since_base = running.bytes
+FROM (SELECT rowid AS row, sum(length(CAST(line AS BLOB)) + 1)
+        OVER (PARTITION BY session_id ORDER BY revision) AS bytes
+      FROM episodic_session_deltas) AS running
+WHERE episodic_session_deltas.rowid = running.row`);
+      const sizes = columnsOf(database, 'episodic_session_sizes');
+      for (const column of ['delta_count', 'delta_bytes']) {
+        if (sizes.has(column))
+          database.exec(`ALTER TABLE episodic_session_sizes DROP COLUMN ${column}`);
+      }
     },
   },
 ];

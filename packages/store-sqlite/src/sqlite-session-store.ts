@@ -19,10 +19,12 @@ interface HeadRow {
   last_delta: string | null;
 }
 
-interface SizesRow {
-  base_bytes: number;
-  delta_count: number;
-  delta_bytes: number;
+/** What a commit reads before it appends: the base's revision and bytes, and the last delta. */
+interface TipRow {
+  base_revision: number;
+  base_bytes: number | null;
+  last_revision: number | null;
+  bytes_since_base: number | null;
 }
 
 /** The lines of a base kept as one text (its lines joined by `\n`), decoded one at a time. */
@@ -54,8 +56,10 @@ const NEWLINE = 0x0a;
 /**
  * The session store adapter: a session's base in `episodic_sessions.state_json` (its summary in
  * the row's other columns) and one `episodic_session_deltas` row per commit since. A commit is one
- * IMMEDIATE transaction that checks the revision and inserts its row (the cost of the commit, not
- * of the session); a fold or a save replaces the base and deletes the deltas in one transaction.
+ * IMMEDIATE transaction that reads the base's revision and the last delta row, checks the revision
+ * and inserts its row, which carries the deltas' bytes since the base for the fold policy (the
+ * cost of the commit, not of the session); a fold or a save replaces the base, its bytes in
+ * `episodic_session_sizes`, and deletes the deltas in one transaction.
  */
 export function createSqliteSessionStoreAdapter(database: Database.Database): SessionStoreAdapter {
   // The base as its UTF-8 bytes: a JS string of a large base costs a slow decode of the whole
@@ -72,6 +76,15 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
        WHERE d.session_id = s.session_id), 0)) FROM episodic_sessions s WHERE s.session_id = ?`,
     )
     .pluck();
+  const selectTip = database.prepare(
+    `SELECT s.revision AS base_revision,
+       (SELECT base_bytes FROM episodic_session_sizes z WHERE z.session_id = s.session_id) AS base_bytes,
+       d.revision AS last_revision, d.bytes_since_base
+     FROM episodic_sessions s
+     LEFT JOIN episodic_session_deltas d ON d.session_id = s.session_id
+       AND d.revision = (SELECT max(revision) FROM episodic_session_deltas m WHERE m.session_id = s.session_id)
+     WHERE s.session_id = ?`,
+  );
   const insertBase = database.prepare(
     `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count, episode_count, last_user_message, state_json)
      VALUES (@session_id, @revision, @updated_at, @run_id, @message_count, @episode_count, @last_user_message, @state_json)
@@ -81,15 +94,11 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
        state_json = excluded.state_json`,
   );
   const insertDelta = database.prepare(
-    'INSERT INTO episodic_session_deltas (session_id, revision, line) VALUES (?, ?, ?)',
+    'INSERT INTO episodic_session_deltas (session_id, revision, line, bytes_since_base) VALUES (?, ?, ?, ?)',
   );
   const resetSizes = database.prepare(
-    `INSERT INTO episodic_session_sizes (session_id, base_bytes, delta_count, delta_bytes) VALUES (?, ?, 0, 0)
-     ON CONFLICT (session_id) DO UPDATE SET base_bytes = excluded.base_bytes, delta_count = 0, delta_bytes = 0`,
-  );
-  const growSizes = database.prepare(
-    `UPDATE episodic_session_sizes SET delta_count = delta_count + 1, delta_bytes = delta_bytes + ?
-     WHERE session_id = ? RETURNING base_bytes, delta_count, delta_bytes`,
+    `INSERT INTO episodic_session_sizes (session_id, base_bytes) VALUES (?, ?)
+     ON CONFLICT (session_id) DO UPDATE SET base_bytes = excluded.base_bytes`,
   );
   const heads = database.prepare(
     `SELECT s.session_id, s.revision, s.updated_at, s.run_id, s.message_count, s.episode_count,
@@ -135,19 +144,20 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   });
   const commitTransaction = database.transaction(
     (sessionId: string, commit: Parameters<SessionStoreAdapter['commit']>[1]) => {
-      const current = revisionOf(sessionId);
+      const tip = selectTip.get(sessionId) as TipRow | undefined;
+      const current =
+        tip === undefined ? null : Math.max(tip.base_revision, tip.last_revision ?? 0);
       assertExpectedRevision(sessionId, current, commit.expectedRevision);
-      if (current === null) {
+      if (tip === undefined) {
         return { deltaCount: 0, deltaBytes: 0, baseBytes: writeBase(sessionId, commit.base()) };
       }
-      insertDelta.run(sessionId, commit.revision, commit.delta);
-      const sizes = growSizes.get(Buffer.byteLength(commit.delta, 'utf8') + 1, sessionId) as
-        | SizesRow
-        | undefined;
+      // One row written: the delta, with the bytes of the deltas since the base (its own included).
+      const deltaBytes = (tip.bytes_since_base ?? 0) + Buffer.byteLength(commit.delta, 'utf8') + 1;
+      insertDelta.run(sessionId, commit.revision, commit.delta, deltaBytes);
       return {
-        deltaCount: sizes?.delta_count ?? 1,
-        deltaBytes: sizes?.delta_bytes ?? commit.delta.length,
-        baseBytes: sizes?.base_bytes ?? 0,
+        deltaCount: commit.revision - tip.base_revision,
+        deltaBytes,
+        baseBytes: tip.base_bytes ?? 0,
       };
     },
   );

@@ -1,0 +1,157 @@
+// The session tables' schema steps, each on a database whose sessions have a base and deltas
+// under the schema before it: the same sessions load after the upgrade and take commits after
+// them. Schema 8 moved the deltas from a WITHOUT ROWID table to a rowid table; schema 9 moved the
+// deltas' sizes from the sizes row into each delta row.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { commitEpisodes, createSession, loadSession, type NewEpisode } from '@episodic/core';
+import Database from 'better-sqlite3';
+import { afterEach, expect, it } from 'vitest';
+import { MIGRATIONS } from './migrations.js';
+import { createSqliteSessionStoreAdapter } from './sqlite-session-store.js';
+import { createSqliteStore } from './sqlite-store.js';
+
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0))
+    rmSync(directory, { recursive: true, force: true });
+});
+
+const SESSION_ID = '6a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d';
+const turn = (text: string): NewEpisode[] => [
+  {
+    type: 'item',
+    meta: { source: 'user' },
+    payload: { item: { type: 'message', role: 'user', content: text } },
+  },
+  {
+    type: 'item',
+    meta: { source: 'model' },
+    payload: { item: { type: 'message', role: 'assistant', content: `re: ${text} ✓` } },
+  },
+];
+
+/**
+ * A session (a base and three deltas, `before` its log) written by today's store, copied into a
+ * database at schema `version` with the columns that schema has.
+ */
+async function sessionAtSchema(version: number) {
+  const directory = mkdtempSync(join(tmpdir(), 'episodic-session-migrations-'));
+  directories.push(directory);
+  const source = join(directory, 'source.db');
+  const writer = createSqliteStore({ filename: source });
+  const session = await createSession({ store: writer.sessions, id: SESSION_ID });
+  for (const text of ['one', 'two', 'three', 'four']) await commitEpisodes(session, turn(text));
+  const before = (await loadSession(writer.sessions, SESSION_ID)).log.read({ fromId: 0 });
+  await writer.close();
+
+  const path = join(directory, `schema-${version}.db`);
+  const database = new Database(path);
+  for (const migration of MIGRATIONS.filter((step) => step.version <= version)) {
+    migration.up(database);
+  }
+  database.pragma(`user_version = ${version}`);
+  database.exec(`ATTACH DATABASE '${source}' AS source`);
+  database.exec('INSERT INTO main.episodic_sessions SELECT * FROM source.episodic_sessions');
+  database.exec(`INSERT INTO main.episodic_session_deltas (session_id, revision, line)
+SELECT session_id, revision, line FROM source.episodic_session_deltas`);
+  // Schemas 6-8 kept the deltas' count and bytes in the sizes row.
+  database.exec(`INSERT INTO main.episodic_session_sizes (session_id, base_bytes, delta_count, delta_bytes)
+SELECT z.session_id, z.base_bytes, count(*), sum(length(CAST(d.line AS BLOB)) + 1)
+FROM source.episodic_session_sizes z JOIN source.episodic_session_deltas d USING (session_id)
+GROUP BY z.session_id`);
+  database.exec('DETACH DATABASE source');
+  expect(database.prepare('SELECT count(*) FROM episodic_session_deltas').pluck().get()).toBe(3);
+  return { path, database, before };
+}
+
+/** Loads the session, checks its log, and commits after it; a stale commit is a CONFLICT. */
+async function expectSessionContinues(path: string, before: unknown) {
+  const store = createSqliteStore({ filename: path });
+  try {
+    const loaded = await loadSession(store.sessions, SESSION_ID);
+    expect(loaded.revision).toBe(4);
+    expect(loaded.log.read({ fromId: 0 })).toEqual(before);
+    await commitEpisodes(loaded, turn('five'));
+    await expect(
+      store.sessions.commit({
+        sessionId: SESSION_ID,
+        expectedRevision: 4,
+        delta: { revision: 5, updated_at: '2026-11-24T00:00:00.000Z', episodes: [] },
+        base: () => {
+          throw new Error('not a new session');
+        },
+      }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect((await loadSession(store.sessions, SESSION_ID)).log.size).toBe(10);
+  } finally {
+    await store.close();
+  }
+}
+
+const deltasTable = (database: Database.Database) =>
+  database
+    .prepare("SELECT sql FROM sqlite_master WHERE name = 'episodic_session_deltas'")
+    .pluck()
+    .get() as string;
+
+it('schema 8: keeps every delta of a schema-7 database (WITHOUT ROWID) and commits after them', async () => {
+  const { path, database, before } = await sessionAtSchema(7);
+  expect(deltasTable(database)).toContain('WITHOUT ROWID');
+  database.close();
+  const upgraded = new Database(path);
+  createSqliteStore({ database: upgraded });
+  expect(deltasTable(upgraded)).not.toContain('WITHOUT ROWID');
+  upgraded.close();
+  await expectSessionContinues(path, before);
+});
+
+it('schema 9: each delta row gets the bytes since the base, and the fold policy reads them', async () => {
+  const { path, database, before } = await sessionAtSchema(8);
+  const lines = database
+    .prepare('SELECT line FROM episodic_session_deltas ORDER BY revision')
+    .pluck()
+    .all() as string[];
+  const baseBytes = database
+    .prepare('SELECT base_bytes FROM episodic_session_sizes')
+    .pluck()
+    .get() as number;
+  database.close();
+
+  const upgraded = new Database(path);
+  createSqliteStore({ database: upgraded });
+  let running = 0;
+  const expected = lines.map((line) => (running += Buffer.byteLength(line) + 1));
+  expect(
+    upgraded
+      .prepare('SELECT bytes_since_base FROM episodic_session_deltas ORDER BY revision')
+      .pluck()
+      .all(),
+  ).toEqual(expected);
+  const sizeColumns = upgraded
+    .prepare('SELECT name FROM pragma_table_info(?)')
+    .pluck()
+    .all('episodic_session_sizes');
+  expect(sizeColumns).toEqual(['session_id', 'base_bytes']);
+
+  // The next commit's sizes continue from the last row: what the fold policy decides on.
+  const adapter = createSqliteSessionStoreAdapter(upgraded);
+  const delta = '{"revision":5,"updated_at":"2026-11-24T00:00:00.000Z","episodes":[]}';
+  const sizes = adapter.commit(SESSION_ID, {
+    revision: 5,
+    expectedRevision: 4,
+    delta,
+    base: () => {
+      throw new Error('not a new session');
+    },
+  });
+  expect(sizes).toEqual({
+    deltaCount: 4,
+    deltaBytes: running + Buffer.byteLength(delta) + 1,
+    baseBytes,
+  });
+  upgraded.prepare('DELETE FROM episodic_session_deltas WHERE revision = 5').run();
+  upgraded.close();
+  await expectSessionContinues(path, before);
+});
