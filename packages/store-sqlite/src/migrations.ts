@@ -1,5 +1,6 @@
 import { EpisodicError, summarizeSession } from '@episodic/core';
 import type Database from 'better-sqlite3';
+import { newBaseGeneration, splitBaseBytes } from './base-chunks.js';
 import { SEED_EVENTS_DDL } from './schema-sql.js';
 
 /** One schema step: it runs once, inside an IMMEDIATE transaction, and bumps `user_version`. */
@@ -166,6 +167,9 @@ CREATE TABLE IF NOT EXISTS episodic_session_sizes (
   delta_count INTEGER NOT NULL,
   delta_bytes INTEGER NOT NULL
 ) WITHOUT ROWID`);
+      // Schema 10 moved the bases out of episodic_sessions (a database whose user_version was
+      // set back has them in chunk rows already, with their sizes and summaries).
+      if (!columnsOf(database, 'episodic_sessions').has('state_json')) return;
       // Schema 9 drops the delta columns (a database whose user_version was set back has none).
       const withDeltaColumns = columnsOf(database, 'episodic_session_sizes').has('delta_count');
       database.exec(
@@ -253,6 +257,46 @@ WHERE episodic_session_deltas.rowid = running.row`);
         if (sizes.has(column))
           database.exec(`ALTER TABLE episodic_session_sizes DROP COLUMN ${column}`);
       }
+    },
+  },
+  {
+    version: 10,
+    description: 'session bases in chunk rows',
+    up(database) {
+      // Up to schema 9 a base was one value (episodic_sessions.state_json), fetched whole: a load
+      // of a long session held hundreds of megabytes at once before decoding its first line. A
+      // base is now its lines in rows of about a mebibyte, read one row at a time (see
+      // base-chunks.ts); the view episodic_session_states gives each base's text whole, as
+      // state_json did. The bytes are moved as they are.
+      database.exec(`CREATE TABLE IF NOT EXISTS episodic_session_base_chunks (
+  session_id TEXT NOT NULL,
+  chunk INTEGER NOT NULL,
+  generation INTEGER NOT NULL,
+  lines TEXT NOT NULL,
+  PRIMARY KEY (session_id, chunk)
+);
+CREATE VIEW IF NOT EXISTS episodic_session_states AS
+  SELECT session_id, group_concat(lines, '' ORDER BY chunk) AS state_json
+  FROM episodic_session_base_chunks GROUP BY session_id`);
+      if (!columnsOf(database, 'episodic_sessions').has('state_json')) return;
+      const ids = database
+        .prepare('SELECT session_id FROM episodic_sessions')
+        .pluck()
+        .all() as string[];
+      const base = database
+        .prepare('SELECT CAST(state_json AS BLOB) FROM episodic_sessions WHERE session_id = ?')
+        .pluck();
+      const insert = database.prepare(
+        'INSERT INTO episodic_session_base_chunks (session_id, chunk, generation, lines) VALUES (?, ?, ?, CAST(? AS TEXT))',
+      );
+      for (const id of ids) {
+        const bytes = (base.get(id) as Buffer | null) ?? Buffer.alloc(0);
+        const generation = newBaseGeneration();
+        splitBaseBytes(bytes).forEach((chunk, index) => {
+          insert.run(id, index, generation, chunk);
+        });
+      }
+      database.exec('ALTER TABLE episodic_sessions DROP COLUMN state_json');
     },
   },
 ];

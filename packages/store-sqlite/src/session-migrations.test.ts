@@ -1,13 +1,13 @@
 // The session tables' schema steps, each on a database whose sessions have a base and deltas
 // under the schema before it: the same sessions load after the upgrade and take commits after
 // them. Schema 8 moved the deltas from a WITHOUT ROWID table to a rowid table; schema 9 moved the
-// deltas' sizes from the sizes row into each delta row.
+// deltas' sizes from the sizes row into each delta row; schema 10 moved the bases into chunk rows.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commitEpisodes, createSession, loadSession, type NewEpisode } from '@episodic/core';
 import Database from 'better-sqlite3';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from './migrations.js';
 import { createSqliteSessionStoreAdapter } from './sqlite-session-store.js';
 import { createSqliteStore } from './sqlite-store.js';
@@ -53,14 +53,25 @@ async function sessionAtSchema(version: number) {
   }
   database.pragma(`user_version = ${version}`);
   database.exec(`ATTACH DATABASE '${source}' AS source`);
-  database.exec('INSERT INTO main.episodic_sessions SELECT * FROM source.episodic_sessions');
-  database.exec(`INSERT INTO main.episodic_session_deltas (session_id, revision, line)
+  // Up to schema 9 the base was episodic_sessions.state_json: the text the view gives whole.
+  database.exec(`INSERT INTO main.episodic_sessions (session_id, revision, updated_at, run_id,
+  message_count, state_json, episode_count, last_user_message)
+SELECT s.session_id, s.revision, s.updated_at, s.run_id, s.message_count, v.state_json,
+  s.episode_count, s.last_user_message
+FROM source.episodic_sessions s JOIN source.episodic_session_states v USING (session_id)`);
+  if (version >= 9) {
+    database.exec(`INSERT INTO main.episodic_session_deltas (session_id, revision, line, bytes_since_base)
+SELECT session_id, revision, line, bytes_since_base FROM source.episodic_session_deltas;
+INSERT INTO main.episodic_session_sizes SELECT * FROM source.episodic_session_sizes`);
+  } else {
+    database.exec(`INSERT INTO main.episodic_session_deltas (session_id, revision, line)
 SELECT session_id, revision, line FROM source.episodic_session_deltas`);
-  // Schemas 6-8 kept the deltas' count and bytes in the sizes row.
-  database.exec(`INSERT INTO main.episodic_session_sizes (session_id, base_bytes, delta_count, delta_bytes)
+    // Schemas 6-8 kept the deltas' count and bytes in the sizes row.
+    database.exec(`INSERT INTO main.episodic_session_sizes (session_id, base_bytes, delta_count, delta_bytes)
 SELECT z.session_id, z.base_bytes, count(*), sum(length(CAST(d.line AS BLOB)) + 1)
 FROM source.episodic_session_sizes z JOIN source.episodic_session_deltas d USING (session_id)
 GROUP BY z.session_id`);
+  }
   database.exec('DETACH DATABASE source');
   expect(database.prepare('SELECT count(*) FROM episodic_session_deltas').pluck().get()).toBe(3);
   return { path, database, before };
@@ -154,4 +165,118 @@ it('schema 9: each delta row gets the bytes since the base, and the fold policy 
   upgraded.prepare('DELETE FROM episodic_session_deltas WHERE revision = 5').run();
   upgraded.close();
   await expectSessionContinues(path, before);
+});
+
+const columnsOf = (database: Database.Database, table: string) =>
+  database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table);
+
+it('schema 10: moves each base into chunk rows byte for byte, and the view gives it whole', async () => {
+  const { path, database, before } = await sessionAtSchema(9);
+  const text = database
+    .prepare('SELECT CAST(state_json AS BLOB) FROM episodic_sessions')
+    .pluck()
+    .get() as Buffer;
+  database.close();
+
+  const upgraded = new Database(path);
+  createSqliteStore({ database: upgraded });
+  expect(columnsOf(upgraded, 'episodic_sessions')).not.toContain('state_json');
+  const whole = upgraded
+    .prepare('SELECT CAST(state_json AS BLOB) FROM episodic_session_states WHERE session_id = ?')
+    .pluck()
+    .get(SESSION_ID) as Buffer;
+  expect(whole.equals(text)).toBe(true);
+  upgraded.close();
+  await expectSessionContinues(path, before);
+});
+
+describe('a base of several mebibytes', () => {
+  const open = async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'episodic-session-chunks-'));
+    directories.push(directory);
+    const path = join(directory, 'large.db');
+    const store = createSqliteStore({ filename: path });
+    const session = await createSession({ store: store.sessions, id: SESSION_ID });
+    // Non-ASCII text, so a row's characters and bytes differ.
+    for (let index = 0; index < 6; index++) {
+      await commitEpisodes(session, turn(`${index}: ${'långt svar '.repeat(30_000)}`));
+    }
+    await store.sessions.fold(SESSION_ID);
+    return { path, store };
+  };
+  const rowsOf = (database: Database.Database) =>
+    database
+      .prepare(
+        'SELECT CAST(lines AS BLOB) FROM episodic_session_base_chunks WHERE session_id = ? ORDER BY chunk',
+      )
+      .pluck()
+      .all(SESSION_ID) as Buffer[];
+
+  it('is kept in several chunk rows that read back as one document', async () => {
+    const { store } = await open();
+    try {
+      const rows = rowsOf(store.database);
+      expect(rows.length).toBeGreaterThan(2);
+      for (const row of rows) expect(row.at(-1)).toBe(0x0a);
+      // A seed 001 reader of the view's text reads the whole state, as the store loads it.
+      const text = store.database
+        .prepare('SELECT state_json FROM episodic_session_states WHERE session_id = ?')
+        .pluck()
+        .get(SESSION_ID) as string;
+      expect(JSON.parse(text)).toMatchObject({
+        ...(await store.sessions.load(SESSION_ID)),
+        episode_count: 12,
+        message_count: 12,
+      });
+      expect(
+        store.database
+          .prepare('SELECT base_bytes FROM episodic_session_sizes WHERE session_id = ?')
+          .pluck()
+          .get(SESSION_ID),
+      ).toBe(Buffer.byteLength(text));
+      expect((await loadSession(store.sessions, SESSION_ID)).log.size).toBe(12);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is read again, whole, when another connection replaces it while it is read', async () => {
+    const { path, store } = await open();
+    const other = createSqliteStore({ filename: path });
+    const statement = Object.getPrototypeOf(store.database.prepare('SELECT 1'));
+    const get = statement.get;
+    try {
+      const before = (await loadSession(store.sessions, SESSION_ID)).log.read({ fromId: 0 });
+      // What another process's fold writes: the same session as a new base (new rows, a new
+      // generation), through the adapter's own replace, one transaction on its own connection.
+      const writer = createSqliteSessionStoreAdapter(other.database);
+      const stored = (await writer.load(SESSION_ID)) as { base: Iterable<string> };
+      // Another text in every episode: a load that mixed the two bases would hold both.
+      const lines = [...stored.base].map((line, index) =>
+        index === 0 ? line : line.replaceAll('långt svar', 'short reply'),
+      );
+      // It lands after the load read its first row and before it reads the second.
+      let replaced = 0;
+      statement.get = function (this: { source: string }, ...args: unknown[]) {
+        if (replaced === 0 && this.source.includes('AND generation = ?')) {
+          replaced += 1;
+          writer.replace(SESSION_ID, lines, 6, 6);
+        }
+        return get.apply(this, args);
+      };
+      const loaded = await loadSession(store.sessions, SESSION_ID);
+      expect(replaced).toBe(1);
+      expect(loaded.revision).toBe(6);
+      const after = loaded.log.read({ fromId: 0 });
+      expect(after).toHaveLength(before.length);
+      expect(JSON.stringify(after)).not.toContain('långt svar');
+      expect(JSON.stringify(after)).toBe(
+        JSON.stringify(before).replaceAll('långt svar', 'short reply'),
+      );
+    } finally {
+      statement.get = get;
+      await other.close();
+      await store.close();
+    }
+  });
 });

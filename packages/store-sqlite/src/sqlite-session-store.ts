@@ -6,6 +6,7 @@ import {
 } from '@episodic/core';
 import { assertExpectedRevision, assertReplaceable } from '@episodic/core/internal';
 import type Database from 'better-sqlite3';
+import { baseChunks, chunkLines, newBaseGeneration } from './base-chunks.js';
 import { truncateWal } from './sqlite-run-store.js';
 
 interface HeadRow {
@@ -27,45 +28,39 @@ interface TipRow {
   bytes_since_base: number | null;
 }
 
-/** The lines of a base kept as one text (its lines joined by `\n`), decoded one at a time. */
-export function bufferLines(bytes: Buffer): Iterable<string> {
-  return { [Symbol.iterator]: () => new BufferLineIterator(bytes) };
+/** What a load reads of a base with the deltas: its generation, rows and first row. */
+interface BaseHeadRow {
+  generation: number | null;
+  chunks: number;
+  first: Buffer | null;
 }
 
 /**
- * A plain iterator rather than a generator: a million-line base is read line by line, and a
- * generator's resume per line cost about an eighth of the iteration here.
- */
-class BufferLineIterator implements Iterator<string> {
-  private start = 0;
-
-  constructor(private readonly bytes: Buffer) {}
-
-  next(): IteratorResult<string> {
-    const { bytes, start } = this;
-    if (start >= bytes.length) return { value: undefined, done: true };
-    let end = bytes.indexOf(NEWLINE, start);
-    if (end === -1) end = bytes.length;
-    this.start = end + 1;
-    return { value: bytes.toString('utf8', start, end), done: false };
-  }
-}
-
-const NEWLINE = 0x0a;
-
-/**
- * The session store adapter: a session's base in `episodic_sessions.state_json` (its summary in
- * the row's other columns) and one `episodic_session_deltas` row per commit since. A commit is one
- * IMMEDIATE transaction that reads the base's revision and the last delta row, checks the revision
- * and inserts its row, which carries the deltas' bytes since the base for the fold policy (the
- * cost of the commit, not of the session); a fold or a save replaces the base, its bytes in
- * `episodic_session_sizes`, and deletes the deltas in one transaction.
+ * The session store adapter: a session's base in `episodic_session_base_chunks` (its lines in rows
+ * of about a mebibyte, see base-chunks.ts; its summary in the `episodic_sessions` row) and one
+ * `episodic_session_deltas` row per commit since. A commit is one IMMEDIATE transaction that reads
+ * the base's revision and the last delta row, checks the revision and inserts its row, which
+ * carries the deltas' bytes since the base for the fold policy (the cost of the commit, not of the
+ * session); a fold or a save replaces the base's rows, its bytes in `episodic_session_sizes`, and
+ * deletes the deltas in one transaction.
  */
 export function createSqliteSessionStoreAdapter(database: Database.Database): SessionStoreAdapter {
-  // The base as its UTF-8 bytes: a JS string of a large base costs a slow decode of the whole
-  // text at once (and twice the memory when it is not all ASCII); its lines are decoded one by one.
-  const selectBase = database
-    .prepare('SELECT CAST(state_json AS BLOB) FROM episodic_sessions WHERE session_id = ?')
+  const selectExists = database
+    .prepare('SELECT 1 FROM episodic_sessions WHERE session_id = ?')
+    .pluck();
+  // Rows as UTF-8 bytes: their lines are decoded one by one (a JS string of a whole row would be
+  // decoded at once, at two bytes a character when one is not ASCII).
+  const selectBaseHead = database.prepare(
+    `SELECT min(generation) AS generation, count(*) AS chunks,
+       (SELECT CAST(lines AS BLOB) FROM episodic_session_base_chunks f
+        WHERE f.session_id = ? AND f.chunk = 0) AS first
+     FROM episodic_session_base_chunks WHERE session_id = ?`,
+  );
+  const selectChunk = database
+    .prepare(
+      `SELECT CAST(lines AS BLOB) FROM episodic_session_base_chunks
+       WHERE session_id = ? AND chunk = ? AND generation = ?`,
+    )
     .pluck();
   const selectDeltas = database
     .prepare('SELECT line FROM episodic_session_deltas WHERE session_id = ? ORDER BY revision')
@@ -86,12 +81,17 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
      WHERE s.session_id = ?`,
   );
   const insertBase = database.prepare(
-    `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count, episode_count, last_user_message, state_json)
-     VALUES (@session_id, @revision, @updated_at, @run_id, @message_count, @episode_count, @last_user_message, @state_json)
+    `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count, episode_count, last_user_message)
+     VALUES (@session_id, @revision, @updated_at, @run_id, @message_count, @episode_count, @last_user_message)
      ON CONFLICT (session_id) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at,
        run_id = excluded.run_id, message_count = excluded.message_count,
-       episode_count = excluded.episode_count, last_user_message = excluded.last_user_message,
-       state_json = excluded.state_json`,
+       episode_count = excluded.episode_count, last_user_message = excluded.last_user_message`,
+  );
+  const insertChunk = database.prepare(
+    'INSERT INTO episodic_session_base_chunks (session_id, chunk, generation, lines) VALUES (?, ?, ?, ?)',
+  );
+  const removeChunks = database.prepare(
+    'DELETE FROM episodic_session_base_chunks WHERE session_id = ?',
   );
   const insertDelta = database.prepare(
     'INSERT INTO episodic_session_deltas (session_id, revision, line, bytes_since_base) VALUES (?, ?, ?, ?)',
@@ -116,7 +116,6 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
 
   /** Stores `lines` as the session's base and drops its deltas; returns the base's bytes. */
   const writeBase = (sessionId: string, lines: readonly string[]): number => {
-    const text = `${lines.join('\n')}\n`;
     const summary = summarizeSession({ sessionId, base: lines[0] ?? '', lastDelta: null });
     insertBase.run({
       session_id: sessionId,
@@ -126,19 +125,29 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       message_count: summary?.messageCount ?? 0,
       episode_count: summary?.episodeCount ?? null,
       last_user_message: summary?.lastUserMessage ?? null,
-      state_json: text,
+    });
+    removeChunks.run(sessionId);
+    const generation = newBaseGeneration();
+    let bytes = 0;
+    baseChunks(lines).forEach((chunk, index) => {
+      insertChunk.run(sessionId, index, generation, chunk);
+      bytes += Buffer.byteLength(chunk, 'utf8');
     });
     removeDeltas.run(sessionId);
-    const bytes = Buffer.byteLength(text, 'utf8');
     resetSizes.run(sessionId, bytes);
     return bytes;
   };
 
   const loadSnapshot = database.transaction((sessionId: string) => {
-    const base = selectBase.get(sessionId) as Buffer | null | undefined;
-    if (base === undefined) return null;
+    if (selectExists.get(sessionId) === undefined) return null;
+    const head = selectBaseHead.get(sessionId, sessionId) as BaseHeadRow;
+    const { generation } = head;
     return {
-      base: bufferLines(base ?? Buffer.alloc(0)),
+      base: chunkLines(sessionId, head.first ?? Buffer.alloc(0), head.chunks, (chunk) =>
+        generation === null
+          ? undefined
+          : (selectChunk.get(sessionId, chunk, generation) as Buffer | undefined),
+      ),
       deltas: selectDeltas.all(sessionId) as string[],
     };
   });
@@ -175,6 +184,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   const removeTransaction = database.transaction((sessionId: string) => {
     removeDeltas.run(sessionId);
     removeSizes.run(sessionId);
+    removeChunks.run(sessionId);
     return removeBase.run(sessionId).changes > 0;
   });
 
@@ -214,7 +224,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       return removeTransaction.immediate(sessionId);
     },
     purge() {
-      // secure_delete zeroed the replaced snapshot in the database file; this removes the WAL's copy.
+      // secure_delete zeroed the replaced base in the database file; this removes the WAL's copy.
       truncateWal(database);
     },
   };

@@ -50,13 +50,22 @@ describeStoreConformance(
           writeLines(runId.toLowerCase(), decode(bytes), false),
         replaceRawRun: async (runId, bytes) => writeLines(runId.toLowerCase(), decode(bytes), true),
         writeRawSnapshot: async (sessionId, bytes) => {
-          database
-            .prepare(
-              `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count, state_json)
-               VALUES (?, 0, '', NULL, 0, ?) ON CONFLICT (session_id) DO UPDATE SET state_json = excluded.state_json,
-               revision = 0, updated_at = '', run_id = NULL, message_count = 0`,
-            )
-            .run(sessionId, decode(bytes));
+          // The bytes as the base's only chunk row, whatever they are.
+          database.transaction(() => {
+            database
+              .prepare(
+                `INSERT INTO episodic_sessions (session_id, revision, updated_at, run_id, message_count)
+                 VALUES (?, 0, '', NULL, 0) ON CONFLICT (session_id) DO UPDATE SET
+                 revision = 0, updated_at = '', run_id = NULL, message_count = 0`,
+              )
+              .run(sessionId);
+            database
+              .prepare('DELETE FROM episodic_session_base_chunks WHERE session_id = ?')
+              .run(sessionId);
+            database
+              .prepare('INSERT INTO episodic_session_base_chunks VALUES (?, 0, 1, ?)')
+              .run(sessionId, decode(bytes));
+          })();
         },
       },
       runInChild: async (task) => {

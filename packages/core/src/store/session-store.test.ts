@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { EpisodicError } from '../errors/index.js';
 import type { SessionState } from '../schema/index.js';
-import { createMemorySessionStore } from './memory-session-store.js';
+import {
+  createMemorySessionStore,
+  createMemorySessionStoreAdapter,
+} from './memory-session-store.js';
 import { createSessionStore, type SessionStoreAdapter } from './session-store.js';
 
 const id = '6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
@@ -69,5 +72,43 @@ describe('createSessionStore', () => {
     expect(() => createSessionStore({ ...broken, specificationVersion: 'v1' as 'v2' })).toThrow(
       /specification v1.*needs 'v2'/,
     );
+  });
+
+  it('reads a session again when its lazily read base was replaced meanwhile, up to five times', async () => {
+    const memory = createMemorySessionStoreAdapter();
+    let replacedReads = 0;
+    let loads = 0;
+    // A store whose base iterator finds the base replaced during the first `replacedReads' loads.
+    const lazy: SessionStoreAdapter = {
+      ...memory,
+      async load(sessionId) {
+        const stored = await memory.load(sessionId);
+        if (stored === null) return null;
+        loads += 1;
+        if (loads > replacedReads) return stored;
+        const lines = [...stored.base];
+        const base = {
+          *[Symbol.iterator]() {
+            yield lines[0] as string;
+            throw new EpisodicError({ code: 'CONFLICT', message: 'the base was replaced' });
+          },
+        };
+        return { base, deltas: stored.deltas };
+      },
+    };
+    const store = createSessionStore(lazy);
+    const twoLines = { ...state(1), schema_version: 2, episodes: [], context: {} } as SessionState;
+    await store.save(twoLines, { expectedRevision: null });
+
+    replacedReads = 4;
+    loads = 0;
+    expect((await store.load(id))?.revision).toBe(1);
+    expect(loads).toBe(5);
+
+    replacedReads = 5;
+    loads = 0;
+    const error = await rejection(store.load(id));
+    expect(error.code).toBe('CONFLICT');
+    expect(loads).toBe(5);
   });
 });

@@ -122,7 +122,9 @@ export interface SessionStoreAdapter {
   /**
    * The session's stored lines, or null when there is none. The base and the deltas must be one
    * consistent pair: a fold that lands while they are read must not yield an older base with its
-   * deltas dropped (read again when the base changed meanwhile).
+   * deltas dropped (read again when the base changed meanwhile). A base read lazily (line by line
+   * as the store iterates it) may throw `CONFLICT` from its iterator when a fold or a save
+   * replaced it meanwhile, never a line of another base: the store then reads the session again.
    */
   load(sessionId: string): MaybePromise<StoredSessionLines | null>;
   /**
@@ -290,6 +292,9 @@ export interface SessionRedactReceipt {
 
 /** How often `redact()` retries when a commit lands between its load and its save. */
 const REDACT_ATTEMPTS = 5;
+
+/** How often a load reads a session again when its base was replaced while it was read. */
+const READ_ATTEMPTS = 5;
 const DEFAULT_FOLD_SHARE = 0.5;
 const DEFAULT_FOLD_DELTAS = 100_000;
 const DEFAULT_FOLD_MIN_BYTES = 64 * 1024;
@@ -552,14 +557,23 @@ export function createSessionStore(
   const sessionId = (value: unknown) => parseInput(uuidSchema, value, 'session id').toLowerCase();
 
   const read = async (id: string, withMessages: boolean): Promise<StoredSession | null> => {
-    const lines = await callAdapter(name, `load session ${id}`, () => adapter.load(id));
-    if (lines === null) return null;
-    const base = decodeSessionBase(id, lines.base, withMessages);
-    const baseRevision = baseRevisionOf(base.head);
-    const deltas = decodeSessionDeltas(id, lines.deltas, baseRevision);
-    const stored = { state: applyDeltaFields(base.head, deltas), base, deltas, baseRevision };
-    decodedHere.add(stored);
-    return stored;
+    for (let attempt = 1; ; attempt++) {
+      const lines = await callAdapter(name, `load session ${id}`, () => adapter.load(id));
+      if (lines === null) return null;
+      let base: DecodedSessionBase;
+      try {
+        base = decodeSessionBase(id, lines.base, withMessages);
+      } catch (error) {
+        // A lazily read base was replaced by a fold or a save while it was read: read again.
+        if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < READ_ATTEMPTS) continue;
+        throw error;
+      }
+      const baseRevision = baseRevisionOf(base.head);
+      const deltas = decodeSessionDeltas(id, lines.deltas, baseRevision);
+      const stored = { state: applyDeltaFields(base.head, deltas), base, deltas, baseRevision };
+      decodedHere.add(stored);
+      return stored;
+    }
   };
 
   /** The whole state of a stored session as one version 2 snapshot. */

@@ -1,0 +1,118 @@
+import { randomInt } from 'node:crypto';
+import { EpisodicError } from '@episodic/core';
+
+/**
+ * A session's base in `episodic_session_base_chunks`: its lines in order, grouped into rows of
+ * about a mebibyte, each row whole lines and each line ending in `\n` (the base's text is the
+ * rows joined in `chunk` order). A load reads the first row with the deltas and the others one at
+ * a time as core decodes them, so a base of hundreds of megabytes is never held whole. Every row
+ * of one base carries the same `generation`, drawn anew for each base written: a row read later
+ * must still have it, or the base was replaced meanwhile (a fold or a save) and the load starts
+ * again, never mixing two bases.
+ */
+
+/** A new base's generation: random, so a base written after a delete never reuses one. */
+export function newBaseGeneration(): number {
+  return randomInt(2 ** 47);
+}
+
+/** About how many characters a chunk row holds (a longer line makes a longer row). */
+export const BASE_CHUNK_CHARS = 1 << 20;
+
+const NEWLINE = 0x0a;
+
+/** The chunk rows' texts of a base given as its lines (without newlines). */
+export function baseChunks(lines: readonly string[], chunkChars = BASE_CHUNK_CHARS): string[] {
+  const chunks: string[] = [];
+  let start = 0;
+  let chars = 0;
+  for (let index = 0; index < lines.length; index++) {
+    chars += (lines[index] as string).length + 1;
+    if (chars >= chunkChars || index === lines.length - 1) {
+      chunks.push(`${lines.slice(start, index + 1).join('\n')}\n`);
+      start = index + 1;
+      chars = 0;
+    }
+  }
+  return chunks;
+}
+
+/**
+ * A stored base text (its bytes as they are) cut into chunk rows after a newline, at about
+ * `chunkBytes` each: every row but the last ends with a newline, and the rows joined give the
+ * bytes back exactly.
+ */
+export function splitBaseBytes(bytes: Buffer, chunkBytes = BASE_CHUNK_CHARS): Buffer[] {
+  const chunks: Buffer[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    let end = start + chunkBytes;
+    if (end >= bytes.length) end = bytes.length;
+    else {
+      const newline = bytes.indexOf(NEWLINE, end - 1);
+      end = newline === -1 ? bytes.length : newline + 1;
+    }
+    chunks.push(bytes.subarray(start, end));
+    start = end;
+  }
+  return chunks;
+}
+
+/** Reads row `chunk` of the base of `generation`; undefined when that base is gone. */
+export type ReadChunk = (chunk: number) => Buffer | undefined;
+
+/**
+ * The lines of a base of `count` chunk rows, decoded one at a time: `first` (read with the
+ * deltas, in one snapshot) and then each later row through `readChunk` when the previous one is
+ * used up. A row that is gone means the base was replaced while it was read: `CONFLICT`, which
+ * core's store answers by loading the session again.
+ */
+export function chunkLines(
+  sessionId: string,
+  first: Buffer,
+  count: number,
+  readChunk: ReadChunk,
+): Iterable<string> {
+  return { [Symbol.iterator]: () => new ChunkLineIterator(sessionId, first, count, readChunk) };
+}
+
+/**
+ * A plain iterator rather than a generator: a million-line base is read line by line, and a
+ * generator's resume per line cost about an eighth of the iteration here. A line never spans two
+ * rows: a row's bytes after its last newline are a line of their own.
+ */
+class ChunkLineIterator implements Iterator<string> {
+  private chunk = 0;
+  private start = 0;
+
+  constructor(
+    private readonly sessionId: string,
+    private bytes: Buffer,
+    private readonly count: number,
+    private readonly readChunk: ReadChunk,
+  ) {}
+
+  next(): IteratorResult<string> {
+    while (this.start >= this.bytes.length) {
+      if (this.chunk + 1 >= this.count) return { value: undefined, done: true };
+      this.chunk += 1;
+      this.start = 0;
+      this.bytes = this.nextChunk();
+    }
+    const { bytes, start } = this;
+    let end = bytes.indexOf(NEWLINE, start);
+    if (end === -1) end = bytes.length;
+    this.start = end + 1;
+    return { value: bytes.toString('utf8', start, end), done: false };
+  }
+
+  private nextChunk(): Buffer {
+    const bytes = this.readChunk(this.chunk);
+    if (bytes !== undefined) return bytes;
+    throw new EpisodicError({
+      code: 'CONFLICT',
+      message: `The base of session ${this.sessionId} was replaced (by a fold or a save) while it was being read. Load the session again.`,
+      details: { sessionId: this.sessionId },
+    });
+  }
+}
