@@ -29,6 +29,9 @@ export function messageEpisode(id: number, role: 'user' | 'assistant', text: str
 export class BenchSession {
   private readonly random: () => number;
 
+  /** How many episodes the session started with (see `restart`). */
+  private readonly initialEpisodes: number;
+
   constructor(
     readonly id: string,
     readonly episodes: BenchEpisode[],
@@ -36,6 +39,17 @@ export class BenchSession {
     public revision = 1,
   ) {
     this.random = createRandom(seed);
+    this.initialEpisodes = episodes.length;
+  }
+
+  /**
+   * Back to the episodes it started with, at the next revision: the state to `save` (expecting
+   * the revision before) so that a round of commits starts from the same session as the last.
+   */
+  restart(): SessionState {
+    this.episodes.length = this.initialEpisodes;
+    this.revision += 1;
+    return this.state();
   }
 
   /** The whole state as of the current revision (schema_version 2, with seed 001 messages). */
