@@ -101,6 +101,16 @@ async function expectSessionContinues(path: string, before: unknown) {
   }
 }
 
+/** Opens the database at `path` through the store, which brings its schema up to date. */
+function upgrade(path: string): Database.Database {
+  const database = new Database(path);
+  createSqliteStore({ database });
+  return database;
+}
+
+const columnsOf = (database: Database.Database, table: string) =>
+  database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table);
+
 const deltasTable = (database: Database.Database) =>
   database
     .prepare("SELECT sql FROM sqlite_master WHERE name = 'episodic_session_deltas'")
@@ -111,8 +121,7 @@ it('schema 8: keeps every delta of a schema-7 database (WITHOUT ROWID) and commi
   const { path, database, before } = await sessionAtSchema(7);
   expect(deltasTable(database)).toContain('WITHOUT ROWID');
   database.close();
-  const upgraded = new Database(path);
-  createSqliteStore({ database: upgraded });
+  const upgraded = upgrade(path);
   expect(deltasTable(upgraded)).not.toContain('WITHOUT ROWID');
   upgraded.close();
   await expectSessionContinues(path, before);
@@ -130,8 +139,7 @@ it('schema 9: each delta row gets the bytes since the base, and the fold policy 
     .get() as number;
   database.close();
 
-  const upgraded = new Database(path);
-  createSqliteStore({ database: upgraded });
+  const upgraded = upgrade(path);
   let running = 0;
   const expected = lines.map((line) => (running += Buffer.byteLength(line) + 1));
   expect(
@@ -140,11 +148,7 @@ it('schema 9: each delta row gets the bytes since the base, and the fold policy 
       .pluck()
       .all(),
   ).toEqual(expected);
-  const sizeColumns = upgraded
-    .prepare('SELECT name FROM pragma_table_info(?)')
-    .pluck()
-    .all('episodic_session_sizes');
-  expect(sizeColumns).toEqual(['session_id', 'base_bytes']);
+  expect(columnsOf(upgraded, 'episodic_session_sizes')).toEqual(['session_id', 'base_bytes']);
 
   // The next commit's sizes continue from the last row: what the fold policy decides on.
   const adapter = createSqliteSessionStoreAdapter(upgraded);
@@ -167,9 +171,6 @@ it('schema 9: each delta row gets the bytes since the base, and the fold policy 
   await expectSessionContinues(path, before);
 });
 
-const columnsOf = (database: Database.Database, table: string) =>
-  database.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table);
-
 it('schema 10: moves each base into chunk rows byte for byte, and the view gives it whole', async () => {
   const { path, database, before } = await sessionAtSchema(9);
   const text = database
@@ -178,8 +179,7 @@ it('schema 10: moves each base into chunk rows byte for byte, and the view gives
     .get() as Buffer;
   database.close();
 
-  const upgraded = new Database(path);
-  createSqliteStore({ database: upgraded });
+  const upgraded = upgrade(path);
   expect(columnsOf(upgraded, 'episodic_sessions')).not.toContain('state_json');
   const whole = upgraded
     .prepare('SELECT CAST(state_json AS BLOB) FROM episodic_session_states WHERE session_id = ?')
