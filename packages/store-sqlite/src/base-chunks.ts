@@ -17,7 +17,7 @@ export function newBaseGeneration(): number {
 }
 
 /** About how many characters a chunk row holds (a longer line makes a longer row). */
-export const BASE_CHUNK_CHARS = 1 << 20;
+const BASE_CHUNK_CHARS = 1 << 20;
 
 const NEWLINE = 0x0a;
 

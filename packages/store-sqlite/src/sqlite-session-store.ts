@@ -65,12 +65,6 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   const selectDeltas = database
     .prepare('SELECT line FROM episodic_session_deltas WHERE session_id = ? ORDER BY revision')
     .pluck();
-  const selectRevision = database
-    .prepare(
-      `SELECT max(s.revision, coalesce((SELECT max(revision) FROM episodic_session_deltas d
-       WHERE d.session_id = s.session_id), 0)) FROM episodic_sessions s WHERE s.session_id = ?`,
-    )
-    .pluck();
   const selectTip = database.prepare(
     `SELECT s.revision AS base_revision,
        (SELECT base_bytes FROM episodic_session_sizes z WHERE z.session_id = s.session_id) AS base_bytes,
@@ -111,8 +105,11 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   const removeDeltas = database.prepare('DELETE FROM episodic_session_deltas WHERE session_id = ?');
   const removeSizes = database.prepare('DELETE FROM episodic_session_sizes WHERE session_id = ?');
 
-  const revisionOf = (sessionId: string): number | null =>
-    (selectRevision.get(sessionId) as number | null | undefined) ?? null;
+  /** The session's base revision and bytes and its last delta row; undefined when there is none. */
+  const tipOf = (sessionId: string) => selectTip.get(sessionId) as TipRow | undefined;
+  /** The session's revision: its last delta's, or the base's when no delta follows it. */
+  const revisionOf = (tip: TipRow | undefined): number | null =>
+    tip === undefined ? null : Math.max(tip.base_revision, tip.last_revision ?? 0);
 
   /** Stores `lines` as the session's base and drops its deltas; returns the base's bytes. */
   const writeBase = (sessionId: string, lines: readonly string[]): number => {
@@ -153,10 +150,8 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   });
   const commitTransaction = database.transaction(
     (sessionId: string, commit: Parameters<SessionStoreAdapter['commit']>[1]) => {
-      const tip = selectTip.get(sessionId) as TipRow | undefined;
-      const current =
-        tip === undefined ? null : Math.max(tip.base_revision, tip.last_revision ?? 0);
-      assertExpectedRevision(sessionId, current, commit.expectedRevision);
+      const tip = tipOf(sessionId);
+      assertExpectedRevision(sessionId, revisionOf(tip), commit.expectedRevision);
       if (tip === undefined) {
         return { deltaCount: 0, deltaBytes: 0, baseBytes: writeBase(sessionId, commit.base()) };
       }
@@ -177,7 +172,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       revision: number,
       expectedRevision: number | null | undefined,
     ) => {
-      assertReplaceable(sessionId, revisionOf(sessionId), revision, expectedRevision);
+      assertReplaceable(sessionId, revisionOf(tipOf(sessionId)), revision, expectedRevision);
       writeBase(sessionId, lines);
     },
   );
