@@ -401,6 +401,8 @@ export {
   type RunTailResult,
   type SaveSessionOptions,
   type SessionAdapterCommit,
+  type SessionAdapterFold,
+  type SessionBaseLayout,
   type SessionCommit,
   type SessionCommitReceipt,
   type SessionCommitSizes,

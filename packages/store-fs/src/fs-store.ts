@@ -42,7 +42,7 @@ export interface FsStoreOptions {
   maxOpenFiles?: number;
   /**
    * When a session's deltas are folded into a new base (`sessions/state/<id>.json`). @default
-   * `{ share: 0.5, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   * `{ share: 1, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
    */
   fold?: SessionFoldPolicy;
 }

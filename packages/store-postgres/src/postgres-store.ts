@@ -74,7 +74,7 @@ export interface PostgresStoreOptions {
   migrate?: boolean;
   /**
    * When a session's deltas are folded into a new base. @default
-   * `{ share: 0.5, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   * `{ share: 1, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
    */
   fold?: SessionFoldPolicy;
 }

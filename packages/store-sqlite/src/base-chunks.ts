@@ -38,6 +38,48 @@ export function baseChunks(lines: readonly string[], chunkChars = BASE_CHUNK_CHA
 }
 
 /**
+ * Where the rows of a base a fold wrote are numbered, section by section: its first line alone,
+ * its episodes (a row at `episodes + i` begins with episode `i`), the line opening its messages
+ * alone, its messages (a row at `messages + j` begins with message `j`), and its last line alone.
+ * A base stored otherwise (a save, or before schema 11) numbers its rows 0, 1, 2, …; either way
+ * its text is the rows in `chunk` order.
+ */
+export const SECTION_ROWS = {
+  head: 0,
+  episodes: 1,
+  messagesOpen: 2 ** 40,
+  messages: 2 ** 40 + 1,
+  close: 2 ** 41,
+} as const;
+
+/**
+ * The rows of lines `from` to `to` (exclusive) of one section: each as its first line's index
+ * and its text (whole lines, each ending in a newline). A row begins at `from`, at every index
+ * in `cuts`, and once the one before holds about `chunkChars` characters.
+ */
+export function sectionRows(
+  line: (index: number) => string,
+  from: number,
+  to: number,
+  cuts: readonly number[],
+  chunkChars = BASE_CHUNK_CHARS,
+): Array<[first: number, text: string]> {
+  const rows: Array<[number, string]> = [];
+  let first = from;
+  let text = '';
+  for (let index = from; index < to; index++) {
+    if (index > first && (text.length >= chunkChars || cuts.includes(index))) {
+      rows.push([first, text]);
+      first = index;
+      text = '';
+    }
+    text += `${line(index)}\n`;
+  }
+  if (text !== '') rows.push([first, text]);
+  return rows;
+}
+
+/**
  * A stored base text (its bytes as they are) cut into chunk rows after a newline, at about
  * `chunkBytes` each: every row but the last ends with a newline, and the rows joined give the
  * bytes back exactly.

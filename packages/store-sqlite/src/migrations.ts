@@ -299,6 +299,23 @@ CREATE VIEW IF NOT EXISTS episodic_session_states AS
       database.exec('ALTER TABLE episodic_sessions DROP COLUMN state_json');
     },
   },
+  {
+    version: 11,
+    description: 'session bases a fold writes in rows by section',
+    up(database) {
+      // Bases stay as they are, rows numbered 0, 1, 2, … A fold now writes a base in rows
+      // numbered by section (see SECTION_ROWS in base-chunks.ts) and keeps the rows the next base
+      // shares, which a reader of schema 10 would read as a base cut short: the version makes such
+      // a reader refuse the database instead. reset_since_base tells a fold that a delta since the
+      // base emptied the log (so the new base does not extend it); every existing base is written
+      // whole at its next fold anyway, so 0 is right for all of them.
+      if (!columnsOf(database, 'episodic_session_sizes').has('reset_since_base')) {
+        database.exec(
+          'ALTER TABLE episodic_session_sizes ADD COLUMN reset_since_base INTEGER NOT NULL DEFAULT 0',
+        );
+      }
+    },
+  },
 ];
 
 /** The schema version this package writes. */

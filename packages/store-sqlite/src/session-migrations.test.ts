@@ -62,7 +62,8 @@ FROM source.episodic_sessions s JOIN source.episodic_session_states v USING (ses
   if (version >= 9) {
     database.exec(`INSERT INTO main.episodic_session_deltas (session_id, revision, line, bytes_since_base)
 SELECT session_id, revision, line, bytes_since_base FROM source.episodic_session_deltas;
-INSERT INTO main.episodic_session_sizes SELECT * FROM source.episodic_session_sizes`);
+INSERT INTO main.episodic_session_sizes (session_id, base_bytes)
+SELECT session_id, base_bytes FROM source.episodic_session_sizes`);
   } else {
     database.exec(`INSERT INTO main.episodic_session_deltas (session_id, revision, line)
 SELECT session_id, revision, line FROM source.episodic_session_deltas`);
@@ -148,7 +149,12 @@ it('schema 9: each delta row gets the bytes since the base, and the fold policy 
       .pluck()
       .all(),
   ).toEqual(expected);
-  expect(columnsOf(upgraded, 'episodic_session_sizes')).toEqual(['session_id', 'base_bytes']);
+  // Schema 9 dropped the delta columns (schema 11 added reset_since_base).
+  expect(columnsOf(upgraded, 'episodic_session_sizes')).toEqual([
+    'session_id',
+    'base_bytes',
+    'reset_since_base',
+  ]);
 
   // The next commit's sizes continue from the last row: what the fold policy decides on.
   const adapter = createSqliteSessionStoreAdapter(upgraded);

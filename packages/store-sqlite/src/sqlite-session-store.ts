@@ -1,12 +1,24 @@
 import {
+  type SessionAdapterFold,
   type SessionStoreAdapter,
   type StoredSessionHead,
   summarizeSession,
   summaryBaseLine,
 } from '@episodic/core';
-import { assertExpectedRevision, assertReplaceable } from '@episodic/core/internal';
+import {
+  assertExpectedRevision,
+  assertReplaceable,
+  BASE_CLOSE,
+  MESSAGES_OPEN,
+} from '@episodic/core/internal';
 import type Database from 'better-sqlite3';
-import { baseChunks, chunkLines, newBaseGeneration } from './base-chunks.js';
+import {
+  baseChunks,
+  chunkLines,
+  newBaseGeneration,
+  SECTION_ROWS,
+  sectionRows,
+} from './base-chunks.js';
 import { truncateWal } from './sqlite-run-store.js';
 
 interface HeadRow {
@@ -28,11 +40,20 @@ interface TipRow {
   bytes_since_base: number | null;
 }
 
-/** What a load reads of a base with the deltas: its generation, rows and first row. */
-interface BaseHeadRow {
-  generation: number | null;
-  chunks: number;
-  first: Buffer | null;
+/** One row of a base as a load lists it (its text is read when core gets to it). */
+interface BaseRow {
+  chunk: number;
+  generation: number;
+}
+
+/** What a fold needs to know of the stored base to keep its rows. */
+interface FoldedBaseRow {
+  /** Episodes in the base (its summary); null when it records none. */
+  episode_count: number | null;
+  /** 1 when a fold wrote the base (its rows by section, its messages derived). */
+  folded: number;
+  /** 1 when a delta since the base emptied the log. */
+  reset: number;
 }
 
 /**
@@ -50,11 +71,8 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     .pluck();
   // Rows as UTF-8 bytes: their lines are decoded one by one (a JS string of a whole row would be
   // decoded at once, at two bytes a character when one is not ASCII).
-  const selectBaseHead = database.prepare(
-    `SELECT min(generation) AS generation, count(*) AS chunks,
-       (SELECT CAST(lines AS BLOB) FROM episodic_session_base_chunks f
-        WHERE f.session_id = ? AND f.chunk = 0) AS first
-     FROM episodic_session_base_chunks WHERE session_id = ?`,
+  const selectRows = database.prepare(
+    'SELECT chunk, generation FROM episodic_session_base_chunks WHERE session_id = ? ORDER BY chunk',
   );
   const selectChunk = database
     .prepare(
@@ -87,12 +105,39 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   const removeChunks = database.prepare(
     'DELETE FROM episodic_session_base_chunks WHERE session_id = ?',
   );
+  const selectFoldedBase = database.prepare(
+    `SELECT s.episode_count,
+       EXISTS (SELECT 1 FROM episodic_session_base_chunks c
+         WHERE c.session_id = s.session_id AND c.chunk = ${SECTION_ROWS.messagesOpen}) AS folded,
+       (SELECT reset_since_base FROM episodic_session_sizes z WHERE z.session_id = s.session_id) AS reset
+     FROM episodic_sessions s WHERE s.session_id = ?`,
+  );
+  const markReset = database.prepare(
+    'UPDATE episodic_session_sizes SET reset_since_base = 1 WHERE session_id = ?',
+  );
+  const selectLastRow = database
+    .prepare(
+      'SELECT max(chunk) FROM episodic_session_base_chunks WHERE session_id = ? AND chunk >= ? AND chunk <= ?',
+    )
+    .pluck();
+  // The rows a fold writes again: the first line, the episodes from `?` and the messages from `?`.
+  const rewrittenRows = `session_id = ? AND (chunk = ${SECTION_ROWS.head}
+    OR (chunk >= ? AND chunk < ${SECTION_ROWS.messagesOpen})
+    OR (chunk >= ? AND chunk < ${SECTION_ROWS.close}))`;
+  const selectRewrittenBytes = database
+    .prepare(
+      `SELECT coalesce(sum(length(CAST(lines AS BLOB))), 0) FROM episodic_session_base_chunks WHERE ${rewrittenRows}`,
+    )
+    .pluck();
+  const removeRewrittenRows = database.prepare(
+    `DELETE FROM episodic_session_base_chunks WHERE ${rewrittenRows}`,
+  );
   const insertDelta = database.prepare(
     'INSERT INTO episodic_session_deltas (session_id, revision, line, bytes_since_base) VALUES (?, ?, ?, ?)',
   );
   const resetSizes = database.prepare(
-    `INSERT INTO episodic_session_sizes (session_id, base_bytes) VALUES (?, ?)
-     ON CONFLICT (session_id) DO UPDATE SET base_bytes = excluded.base_bytes`,
+    `INSERT INTO episodic_session_sizes (session_id, base_bytes, reset_since_base) VALUES (?, ?, 0)
+     ON CONFLICT (session_id) DO UPDATE SET base_bytes = excluded.base_bytes, reset_since_base = 0`,
   );
   const heads = database.prepare(
     `SELECT s.session_id, s.revision, s.updated_at, s.run_id, s.message_count, s.episode_count,
@@ -111,9 +156,9 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   const revisionOf = (tip: TipRow | undefined): number | null =>
     tip === undefined ? null : Math.max(tip.base_revision, tip.last_revision ?? 0);
 
-  /** Stores `lines` as the session's base and drops its deltas; returns the base's bytes. */
-  const writeBase = (sessionId: string, lines: readonly string[]): number => {
-    const summary = summarizeSession({ sessionId, base: lines[0] ?? '', lastDelta: null });
+  /** Writes the summary row of a base whose first line is `head`. */
+  const writeSummary = (sessionId: string, head: string) => {
+    const summary = summarizeSession({ sessionId, base: head, lastDelta: null });
     insertBase.run({
       session_id: sessionId,
       revision: summary?.revision ?? 0,
@@ -123,28 +168,77 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       episode_count: summary?.episodeCount ?? null,
       last_user_message: summary?.lastUserMessage ?? null,
     });
-    removeChunks.run(sessionId);
-    const generation = newBaseGeneration();
+  };
+
+  /** Inserts rows of one base generation; returns their bytes. */
+  const insertRows = (
+    sessionId: string,
+    generation: number,
+    rows: Iterable<readonly [chunk: number, text: string]>,
+  ): number => {
     let bytes = 0;
-    baseChunks(lines).forEach((chunk, index) => {
-      insertChunk.run(sessionId, index, generation, chunk);
-      bytes += Buffer.byteLength(chunk, 'utf8');
-    });
+    for (const [chunk, text] of rows) {
+      insertChunk.run(sessionId, chunk, generation, text);
+      bytes += Buffer.byteLength(text, 'utf8');
+    }
+    return bytes;
+  };
+
+  /** Stores `lines` as the session's base and drops its deltas. */
+  const writeBase = (sessionId: string, lines: readonly string[]) => {
+    writeSummary(sessionId, lines[0] ?? '');
+    removeChunks.run(sessionId);
+    const rows = baseChunks(lines).map((text, index) => [index, text] as const);
+    const bytes = insertRows(sessionId, newBaseGeneration(), rows);
     removeDeltas.run(sessionId);
     resetSizes.run(sessionId, bytes);
     return bytes;
   };
 
+  /**
+   * Writes a fold's base in rows by section (see `SECTION_ROWS`): `whole`, or from episode
+   * `fromEpisode` and message `fromMessage` on (the rows before them, and the rows opening the
+   * messages and closing the base, are kept), and drops the deltas. The last episode has a row of its own and the messages of the base's last turn
+   * begin one, so that the next fold writes little again. Returns the bytes written.
+   */
+  const writeFoldRows = (
+    sessionId: string,
+    fold: SessionAdapterFold,
+    whole: boolean,
+    fromEpisode = 0,
+    fromMessage = 0,
+  ): number => {
+    const { base } = fold;
+    const nextKept = fold.keptMessages(base.episodeCount) ?? 0;
+    writeSummary(sessionId, base.head);
+    const rows: Array<readonly [number, string]> = [[SECTION_ROWS.head, `${base.head}\n`]];
+    for (const [first, text] of sectionRows(base.episodeLine, fromEpisode, base.episodeCount, [
+      base.episodeCount - 1,
+    ]))
+      rows.push([SECTION_ROWS.episodes + first, text]);
+    if (whole) rows.push([SECTION_ROWS.messagesOpen, `${MESSAGES_OPEN}\n`]);
+    for (const [first, text] of sectionRows(base.messageLine, fromMessage, base.messageCount, [
+      nextKept,
+    ]))
+      rows.push([SECTION_ROWS.messages + first, text]);
+    if (whole) rows.push([SECTION_ROWS.close, `${BASE_CLOSE}\n`]);
+    const bytes = insertRows(sessionId, newBaseGeneration(), rows);
+    removeDeltas.run(sessionId);
+    return bytes;
+  };
+
   const loadSnapshot = database.transaction((sessionId: string) => {
     if (selectExists.get(sessionId) === undefined) return null;
-    const head = selectBaseHead.get(sessionId, sessionId) as BaseHeadRow;
-    const { generation } = head;
+    const rows = selectRows.all(sessionId) as BaseRow[];
+    const readRow = (position: number) => {
+      const row = rows[position];
+      return row === undefined
+        ? undefined
+        : (selectChunk.get(sessionId, row.chunk, row.generation) as Buffer | undefined);
+    };
+    // The first row is read with the deltas, in one snapshot; the others as core gets to them.
     return {
-      base: chunkLines(sessionId, head.first ?? Buffer.alloc(0), head.chunks, (chunk) =>
-        generation === null
-          ? undefined
-          : (selectChunk.get(sessionId, chunk, generation) as Buffer | undefined),
-      ),
+      base: chunkLines(sessionId, readRow(0) ?? Buffer.alloc(0), rows.length, readRow),
       deltas: selectDeltas.all(sessionId) as string[],
     };
   });
@@ -158,6 +252,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       // One row written: the delta, with the bytes of the deltas since the base (its own included).
       const deltaBytes = (tip.bytes_since_base ?? 0) + Buffer.byteLength(commit.delta, 'utf8') + 1;
       insertDelta.run(sessionId, commit.revision, commit.delta, deltaBytes);
+      if (commit.reset === true) markReset.run(sessionId);
       return {
         deltaCount: commit.revision - tip.base_revision,
         deltaBytes,
@@ -176,6 +271,47 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       writeBase(sessionId, lines);
     },
   );
+  const foldTransaction = database.transaction((sessionId: string, fold: SessionAdapterFold) => {
+    const tip = tipOf(sessionId);
+    if (fold.save !== undefined) {
+      // A save in a fold's layout: replace's check, every row written anew.
+      assertReplaceable(sessionId, revisionOf(tip), fold.revision, fold.save.expectedRevision);
+      removeChunks.run(sessionId);
+      resetSizes.run(sessionId, writeFoldRows(sessionId, fold, true));
+      return;
+    }
+    assertExpectedRevision(sessionId, revisionOf(tip), fold.revision);
+    const stored = selectFoldedBase.get(sessionId) as FoldedBaseRow;
+    const kept =
+      stored.folded === 1 && stored.reset === 0 && stored.episode_count !== null
+        ? fold.keptMessages(stored.episode_count)
+        : null;
+    if (kept === null || tip?.base_bytes == null) {
+      removeChunks.run(sessionId);
+      resetSizes.run(sessionId, writeFoldRows(sessionId, fold, true));
+      return;
+    }
+    // Rows kept: the episodes before the last one's row (it gains a comma now) and the messages
+    // before the row holding message `kept` (the ones from there on may change).
+    const lastEpisodeRow = selectLastRow.get(
+      sessionId,
+      SECTION_ROWS.episodes,
+      SECTION_ROWS.messagesOpen - 1,
+    ) as number | null;
+    const keptMessageRow = selectLastRow.get(
+      sessionId,
+      SECTION_ROWS.messages,
+      SECTION_ROWS.messages + kept,
+    ) as number | null;
+    const fromEpisode = lastEpisodeRow === null ? 0 : lastEpisodeRow - SECTION_ROWS.episodes;
+    const fromMessage = keptMessageRow === null ? 0 : keptMessageRow - SECTION_ROWS.messages;
+    const episodeRowsFrom = SECTION_ROWS.episodes + fromEpisode;
+    const messageRowsFrom = SECTION_ROWS.messages + fromMessage;
+    const removed = selectRewrittenBytes.get(sessionId, episodeRowsFrom, messageRowsFrom) as number;
+    removeRewrittenRows.run(sessionId, episodeRowsFrom, messageRowsFrom);
+    const written = writeFoldRows(sessionId, fold, false, fromEpisode, fromMessage);
+    resetSizes.run(sessionId, tip.base_bytes - removed + written);
+  });
   const removeTransaction = database.transaction((sessionId: string) => {
     removeDeltas.run(sessionId);
     removeSizes.run(sessionId);
@@ -196,6 +332,9 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     },
     replace(sessionId, lines, revision, expectedRevision) {
       replaceTransaction.immediate(sessionId, lines, revision, expectedRevision);
+    },
+    fold(sessionId, fold) {
+      foldTransaction.immediate(sessionId, fold);
     },
     list() {
       // The base row's summary columns stand in for its first line (no base text is read).

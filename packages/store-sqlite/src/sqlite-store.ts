@@ -38,7 +38,7 @@ export interface SqliteStoreOptions extends SqliteConnectionOptions {
   truncateWalAfterErase?: boolean;
   /**
    * When a session's deltas are folded into a new base. @default
-   * `{ share: 0.5, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   * `{ share: 1, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
    */
   fold?: SessionFoldPolicy;
 }

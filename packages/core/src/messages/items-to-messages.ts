@@ -128,6 +128,18 @@ export function itemsToMessages(
   items: readonly InputItem[],
   timestamps?: readonly (string | undefined)[],
 ): BaseMessage[] {
+  return convertItems(items, timestamps);
+}
+
+/**
+ * `itemsToMessages`, also giving in `origins`, for each message, the index of the item that began
+ * it (what `stableMessageCount` reads).
+ */
+export function convertItems(
+  items: readonly InputItem[],
+  timestamps?: readonly (string | undefined)[],
+  origins?: number[],
+): BaseMessage[] {
   const messages: BaseMessage[] = [];
   const callNames = new Map<string, string>();
   let open: BaseMessage | null = null;
@@ -161,6 +173,7 @@ export function itemsToMessages(
         reserved = Math.max(0, calls.length - (item.type === 'function_call' ? 1 : 0));
     }
     messages.push(message);
+    origins?.push(index);
     open =
       message.role === 'assistant' && (item.type === 'message' || item.type === 'function_call')
         ? message

@@ -1,7 +1,7 @@
 import { normalizeTrusted, type SourcedItem } from '../assembly/normalize-items.js';
 import type { BaseMessage } from '../schema/base-message.js';
 import type { Episode } from '../schema/episode.js';
-import { itemsToMessages } from './items-to-messages.js';
+import { convertItems } from './items-to-messages.js';
 
 /**
  * The `messages` of a state snapshot (seed 001) for a committed log: its items as chat messages,
@@ -13,22 +13,66 @@ import { itemsToMessages } from './items-to-messages.js';
  */
 export function snapshotMessages(episodes: readonly Episode[]): BaseMessage[] {
   const sourced: SourcedItem[] = [];
-  const times = new Map<number, string | undefined>();
-  for (const episode of episodes) {
-    if (episode.type !== 'item') continue;
+  const indexes = new Map<number, number>();
+  episodes.forEach((episode, index) => {
+    if (episode.type !== 'item') return;
     sourced.push({ item: episode.payload.item, episodeId: episode.id });
-    times.set(episode.id, episode.meta.ts);
-  }
+    indexes.set(episode.id, index);
+  });
   const { items } = normalizeTrusted(sourced, {
     danglingCalls: 'synthesize',
     maxToolOutputChars: Number.MAX_SAFE_INTEGER,
   });
-  return itemsToMessages(
+  const indexOf = (entry: SourcedItem | undefined) =>
+    entry?.episodeId === undefined ? undefined : indexes.get(entry.episodeId);
+  const itemOrigins: number[] = [];
+  const messages = convertItems(
     items.map((entry) => entry.item),
     items.map((entry) =>
-      entry.synthetic === true || entry.episodeId === undefined
-        ? undefined
-        : times.get(entry.episodeId),
+      entry.synthetic === true ? undefined : episodes[indexOf(entry) ?? -1]?.meta.ts,
     ),
+    itemOrigins,
   );
+  messageOrigins.set(
+    messages,
+    itemOrigins.map((item) => indexOf(items[item]) ?? Number.NaN),
+  );
+  return messages;
+}
+
+/** For each list `snapshotMessages` made: the index of the episode each message began at. */
+const messageOrigins = new WeakMap<readonly BaseMessage[], number[]>();
+
+/**
+ * How many of `snapshotMessages(episodes.slice(0, count))`'s messages every longer log that starts
+ * with those episodes (`episodes` itself included) keeps as they are: the messages of the
+ * episodes before the last user message at or before `count` (`episodes[count]` counts: it is the
+ * next one) that is preceded by no unanswered call. A later item cannot change them: the user
+ * message closes the assistant message calls would be joined to, and every call before it has
+ * its output, so none is healed differently. A store folding `episodes` onto a base of `count`
+ * episodes keeps that many of the base's messages and writes the rest again. `messages`, when it
+ * is `snapshotMessages(episodes)` as that returned it, saves deriving them again.
+ */
+export function stableMessageCount(
+  episodes: readonly Episode[],
+  count: number,
+  messages?: readonly BaseMessage[],
+): number {
+  const end = Math.min(count, episodes.length - 1);
+  const openCalls = new Set<string>();
+  let cut = 0;
+  for (let index = 0; index <= end; index++) {
+    const episode = episodes[index] as Episode;
+    if (episode.type !== 'item') continue;
+    const { item } = episode.payload;
+    if (item.type === 'function_call') openCalls.add(String(item.call_id));
+    else if (item.type === 'function_call_output') openCalls.delete(String(item.call_id));
+    else if (item.type === 'message' && item.role === 'user' && openCalls.size === 0) cut = index;
+  }
+  if (cut === 0) return 0;
+  const origins = messages === undefined ? undefined : messageOrigins.get(messages);
+  if (origins === undefined) return snapshotMessages(episodes.slice(0, cut)).length;
+  // The messages before the cut's user message are those of the episodes before it.
+  const stable = origins.findIndex((origin) => !(origin < cut));
+  return stable === -1 ? origins.length : stable;
 }

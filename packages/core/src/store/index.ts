@@ -11,21 +11,26 @@ export {
 export * from './run-store.js';
 export type {
   DecodedSessionBase,
+  SessionBaseLayout,
   SessionHead,
   SessionSummaryColumns,
 } from './session-format.js';
 export {
   applyDeltaFields,
+  BASE_CLOSE,
   decodeSessionBase,
   decodeSessionDeltas,
   encodeSessionBase,
   encodeSessionDelta,
+  MESSAGES_OPEN,
+  sessionBaseLayout,
   summaryBaseLine,
   textLines,
 } from './session-format.js';
 export type {
   SaveSessionOptions,
   SessionAdapterCommit,
+  SessionAdapterFold,
   SessionCommit,
   SessionCommitReceipt,
   SessionCommitSizes,

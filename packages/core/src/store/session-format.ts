@@ -39,9 +39,54 @@ import { safeJsonParse } from '../util/json.js';
 /** Ends the first line of a version 2 base: what follows, one line each, are the episodes. */
 const EPISODES_OPEN = ',"episodes":[';
 /** The line that ends the episodes and opens the messages. */
-const MESSAGES_OPEN = '],"messages":[';
+export const MESSAGES_OPEN = '],"messages":[';
 /** The last line of a version 2 base (after its messages). */
-const BASE_CLOSE = ']}';
+export const BASE_CLOSE = ']}';
+
+/**
+ * A version 2 base by section: its first line, then its episodes and its messages, each line
+ * encoded when it is asked for (a store that keeps the rows a new base shares with the stored one
+ * encodes only the others). `encodeSessionBase` gives the same lines, in full.
+ */
+export interface SessionBaseLayout {
+  /** The first line: the state without its log and messages, ending with `,"episodes":[`. */
+  readonly head: string;
+  /** Episodes in the base. */
+  readonly episodeCount: number;
+  /** Episode `index`'s line, with the comma that follows it unless it is the last. */
+  episodeLine(index: number): string;
+  /** Seed 001 messages in the base. */
+  readonly messageCount: number;
+  /** Message `index`'s line, with the comma that follows it unless it is the last. */
+  messageLine(index: number): string;
+}
+
+/** The layout of a version 2 state (one with `episodes`). */
+export function sessionBaseLayout(
+  state: SessionState & { episodes: readonly unknown[] },
+): SessionBaseLayout {
+  const { episodes, messages, ...rest } = state;
+  // The counts and seed 001's last user message let `list()` summarize a session from the base's
+  // first line alone.
+  const lastUser = lastUserMessage(messages);
+  const headText = JSON.stringify({
+    ...rest,
+    episode_count: episodes.length,
+    message_count: messages.length,
+    ...(lastUser === undefined ? {} : { last_user_message: lastUser }),
+  });
+  const element = (values: readonly unknown[], index: number) => {
+    const text = JSON.stringify(values[index]);
+    return index === values.length - 1 ? text : `${text},`;
+  };
+  return {
+    head: `${headText.slice(0, -1)}${EPISODES_OPEN}`,
+    episodeCount: episodes.length,
+    episodeLine: (index) => element(episodes, index),
+    messageCount: messages.length,
+    messageLine: (index) => element(messages, index),
+  };
+}
 
 /**
  * The lines of a base (without newlines; join them with `\n`). A version 2 state (with
@@ -49,30 +94,15 @@ const BASE_CLOSE = ']}';
  * as one JSON line, exactly as given.
  */
 export function encodeSessionBase(state: SessionState): string[] {
-  const { episodes, messages, ...rest } = state;
-  if (episodes === undefined) return [JSON.stringify(state)];
-  // The counts and seed 001's last user message let `list()` summarize a session from the base's
-  // first line alone.
-  const lastUser = lastUserMessage(messages);
-  const head = {
-    ...rest,
-    episode_count: episodes.length,
-    message_count: messages.length,
-    ...(lastUser === undefined ? {} : { last_user_message: lastUser }),
-  };
-  const headText = JSON.stringify(head);
-  const lines: string[] = new Array(episodes.length + messages.length + 3);
+  if (state.episodes === undefined) return [JSON.stringify(state)];
+  const layout = sessionBaseLayout(state as SessionState & { episodes: unknown[] });
+  const { episodeCount, messageCount } = layout;
+  const lines: string[] = new Array(episodeCount + messageCount + 3);
   let index = 0;
-  lines[index++] = `${headText.slice(0, -1)}${EPISODES_OPEN}`;
-  for (let at = 0; at < episodes.length; at++) {
-    const text = JSON.stringify(episodes[at]);
-    lines[index++] = at === episodes.length - 1 ? text : `${text},`;
-  }
+  lines[index++] = layout.head;
+  for (let at = 0; at < episodeCount; at++) lines[index++] = layout.episodeLine(at);
   lines[index++] = MESSAGES_OPEN;
-  for (let at = 0; at < messages.length; at++) {
-    const text = JSON.stringify(messages[at]);
-    lines[index++] = at === messages.length - 1 ? text : `${text},`;
-  }
+  for (let at = 0; at < messageCount; at++) lines[index++] = layout.messageLine(at);
   lines[index] = BASE_CLOSE;
   return lines;
 }

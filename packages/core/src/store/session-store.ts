@@ -3,7 +3,8 @@ import { createEpisodic } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import { lastUserMessage } from '../messages/last-user-message.js';
 import { messagesToEpisodes } from '../messages/message-episodes.js';
-import { snapshotMessages } from '../messages/snapshot-messages.js';
+import { snapshotMessages, stableMessageCount } from '../messages/snapshot-messages.js';
+import type { Episode } from '../schema/episode.js';
 import {
   SESSION_STATE_SCHEMA_VERSION,
   type SessionDelta,
@@ -13,6 +14,7 @@ import {
   uuidSchema,
 } from '../schema/session-state.js';
 import { safeJsonParse } from '../util/json.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { parseInput } from '../validation/parse-input.js';
 import { isBuiltState } from './built-state.js';
 import type { MaybePromise } from './maybe-promise.js';
@@ -24,7 +26,9 @@ import {
   decodeSessionDeltas,
   encodeSessionBase,
   encodeSessionDelta,
+  type SessionBaseLayout,
   type SessionHead,
+  sessionBaseLayout,
 } from './session-format.js';
 import { callAdapter } from './storage-error.js';
 import {
@@ -104,8 +108,34 @@ export interface SessionAdapterCommit {
   expectedRevision: number | null;
   /** The delta line to append (JSON, without a newline). */
   delta: string;
+  /** True when the delta empties the log first (`reset`): a later `fold` cannot extend the base. */
+  reset?: boolean;
   /** The session's whole base as of `revision` (lines): what a new session is stored as. */
   base(): readonly string[];
+}
+
+/**
+ * One fold as an adapter receives it (see `SessionStoreAdapter.fold`): the new base, whose seed
+ * 001 messages are derived from its episodes (`snapshotMessages`), and what it shares with a
+ * base an earlier fold wrote.
+ */
+export interface SessionAdapterFold {
+  /** The session's revision, which the new base is as of (compare-and-set: it must still be). */
+  revision: number;
+  /**
+   * Set for a `save` whose messages are the ones its episodes give (so a later fold can extend
+   * it): the check is `replace`'s with this `expectedRevision` instead (see `assertReplaceable`),
+   * and nothing of the stored base is kept.
+   */
+  save?: { expectedRevision: number | null | undefined };
+  /** The new base by section, each line encoded when asked for. */
+  base: SessionBaseLayout;
+  /**
+   * How many first messages the new base shares with a base that a fold wrote from the new
+   * base's first `baseEpisodes` episodes (see `stableMessageCount`); null when the new base has
+   * fewer episodes than that.
+   */
+  keptMessages(baseEpisodes: number): number | null;
 }
 
 /**
@@ -149,6 +179,15 @@ export interface SessionStoreAdapter {
     revision: number,
     expectedRevision: number | null | undefined,
   ): MaybePromise<void>;
+  /**
+   * Optional: a fold, as `replace(sessionId, lines, fold.revision, fold.revision)` with the lines
+   * of `fold.base`, but free to keep what the stored base shares with the new one. When the
+   * stored base was written by `fold` and no delta since it empties the log (`reset`), the new
+   * base begins with the stored base's episodes (as many as it records) and with the first
+   * `keptMessages(thatMany)` of its messages; only the rest need be written. An adapter without
+   * it gets `replace`.
+   */
+  fold?(sessionId: string, fold: SessionAdapterFold): MaybePromise<void>;
   /** Every stored session's head (sessions whose base cannot be read at all are left out). */
   list(): MaybePromise<StoredSessionHead[]>;
   /** Deletes the session (base and deltas); false when there was none. */
@@ -182,7 +221,9 @@ export interface SessionCommit {
   delta: SessionDelta;
   /**
    * The whole state as of `delta.revision` (schema_version 2, with `episodes` and `messages`),
-   * built only when it is needed: to store a new session, or to fold.
+   * built only when it is needed: to store a new session, or to fold. A fold writes the seed 001
+   * messages derived from the episodes (`snapshotMessages`): it reads the state's `messages` only
+   * for a new session.
    */
   base: () => SessionState;
   /** Fold right after this commit (e.g. the stored base is an older version). @default false */
@@ -217,10 +258,11 @@ export interface SaveSessionOptions {
 /** When a store folds a session's deltas into a new base. */
 export interface SessionFoldPolicy {
   /**
-   * Fold once the deltas take this share of the base's bytes: the write cost per commit stays
-   * proportional to the commit (at most `1 + 1/share` times its bytes on average) and a load reads
-   * at most `1 + share` times the base.
-   * @default 0.5
+   * Fold once the deltas take this share of the base's bytes: a load reads at most `1 + share`
+   * times the base, and the write cost per commit stays proportional to the commit (a fold that
+   * writes the whole base costs at most `1 + 1/share` times the commits it folds; one that keeps
+   * what the old base shares, as store-sqlite's, about the commits' own size).
+   * @default 1
    */
   share?: number;
   /**
@@ -295,7 +337,7 @@ const REDACT_ATTEMPTS = 5;
 
 /** How often a load reads a session again when its base was replaced while it was read. */
 const READ_ATTEMPTS = 5;
-const DEFAULT_FOLD_SHARE = 0.5;
+const DEFAULT_FOLD_SHARE = 1;
 const DEFAULT_FOLD_DELTAS = 100_000;
 const DEFAULT_FOLD_MIN_BYTES = 64 * 1024;
 
@@ -314,6 +356,9 @@ const storeOptionsSchema = z
       .optional(),
   })
   .optional();
+
+/** A fold's base as core reads it: its messages are derived from its episodes, not read. */
+const foldBaseSchema = sessionStateSchema.extend({ messages: z.array(z.unknown()) });
 
 const commitSchema = z.strictObject({
   sessionId: uuidSchema,
@@ -587,6 +632,47 @@ export function createSessionStore(
     };
   };
 
+  /**
+   * Folds `given` (the caller's whole session as of `revision`, which it must still be at) into a
+   * new base whose seed 001 messages are derived from its episodes (what a load returns for a
+   * session with deltas; the caller's are neither read nor checked): through the adapter's `fold`
+   * when it has one, otherwise as a `replace`. A state without episodes (version 1) is checked
+   * whole and stored as it is.
+   */
+  const foldInto = (id: string, given: unknown, revision: number) => {
+    const write = (lines: () => readonly string[]) =>
+      callAdapter(name, `fold session ${id}`, () =>
+        adapter.replace(id, lines(), revision, revision),
+      );
+    const built = isBuiltState(given);
+    const state = built
+      ? given
+      : (parseInput(foldBaseSchema, given, 'session commit base') as SessionState);
+    const log = state.episodes as Episode[] | undefined;
+    let messages: SessionState['messages'] | undefined;
+    try {
+      if (log !== undefined) messages = built ? state.messages : snapshotMessages(log);
+    } catch {
+      // Episodes that are not episodes (a caller's base is not checked that deep): stored as given.
+    }
+    if (log === undefined || messages === undefined) {
+      return write(() =>
+        encodeSessionBase(
+          built ? state : parseInput(sessionStateSchema, given, 'session commit base'),
+        ),
+      );
+    }
+    const derived = { ...state, episodes: log, messages };
+    if (adapter.fold === undefined) return write(() => encodeSessionBase(derived));
+    const fold: SessionAdapterFold = {
+      revision,
+      base: sessionBaseLayout(derived),
+      keptMessages: (baseEpisodes) =>
+        baseEpisodes > log.length ? null : stableMessageCount(log, baseEpisodes, derived.messages),
+    };
+    return callAdapter(name, `fold session ${id}`, () => adapter.fold?.(id, fold));
+  };
+
   const replace = (state: SessionState, expectedRevision: number | null | undefined) =>
     callAdapter(name, `save session ${state.session_id}`, () =>
       adapter.replace(
@@ -638,24 +724,26 @@ export function createSessionStore(
           },
         });
       }
-      let built: readonly string[] | undefined;
-      const baseLines = () => {
-        if (built === undefined) {
-          const state = commit.base();
-          built = encodeSessionBase(
-            isBuiltState(state)
-              ? state
-              : parseInput(sessionStateSchema, state, 'session commit base'),
-          );
-        }
-        return built;
+      // The caller's whole state, built at most once: for a new session (checked whole) or a fold.
+      let given: { state: unknown } | undefined;
+      const baseState = () => {
+        given ??= { state: commit.base() };
+        return given.state;
       };
       const sizes = await callAdapter(name, `commit session ${id}`, () =>
         adapter.commit(id, {
           revision,
           expectedRevision: expected,
           delta: encodeSessionDelta(commit.delta),
-          base: baseLines,
+          ...(commit.delta.reset === true ? { reset: true } : {}),
+          base: () => {
+            const state = baseState();
+            return encodeSessionBase(
+              isBuiltState(state)
+                ? state
+                : parseInput(sessionStateSchema, state, 'session commit base'),
+            );
+          },
         }),
       );
       const due =
@@ -665,9 +753,7 @@ export function createSessionStore(
           sizes.deltaBytes >= Math.max(foldMinBytes, foldShare * sizes.baseBytes));
       if (!due) return { sessionId: id, revision, folded: false };
       try {
-        await callAdapter(name, `fold session ${id}`, () =>
-          adapter.replace(id, baseLines(), revision, revision),
-        );
+        await foldInto(id, baseState(), revision);
       } catch (error) {
         // Another commit landed meanwhile: it will fold when its turn comes.
         if (EpisodicError.hasCode(error, 'CONFLICT'))
@@ -679,6 +765,32 @@ export function createSessionStore(
     async save(state, saveOptions) {
       const checked = parseInput(sessionStateSchema, state, 'session state');
       const { expectedRevision } = parseInput(saveOptionsSchema, saveOptions, 'save options') ?? {};
+      const log = checked.episodes as Episode[] | undefined;
+      if (adapter.fold !== undefined && log !== undefined) {
+        // Messages the episodes give (as a fold writes them) are written as a fold lays a base
+        // out, so the next fold extends it instead of writing it whole.
+        let derived: SessionState['messages'] | undefined;
+        try {
+          derived = snapshotMessages(log);
+        } catch {
+          // Not episodes a log holds: saved as given.
+        }
+        if (derived !== undefined && jsonEqual(derived, checked.messages)) {
+          const messages = derived;
+          const fold: SessionAdapterFold = {
+            revision: checked.revision ?? 0,
+            save: { expectedRevision },
+            base: sessionBaseLayout({ ...checked, episodes: log, messages }),
+            keptMessages: (baseEpisodes) =>
+              baseEpisodes > log.length ? null : stableMessageCount(log, baseEpisodes, messages),
+          };
+          const id = checked.session_id.toLowerCase();
+          await callAdapter(name, `save session ${checked.session_id}`, () =>
+            adapter.fold?.(id, fold),
+          );
+          return;
+        }
+      }
       await replace(checked, expectedRevision);
     },
     async fold(id) {
@@ -694,7 +806,7 @@ export function createSessionStore(
         }
         const revision = stored.state.revision ?? 0;
         try {
-          await replace(materialize(stored), revision);
+          await foldInto(checked, materialize(stored), revision);
         } catch (error) {
           if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
           throw error;
