@@ -6,12 +6,13 @@ import { EpisodicError } from '@episodic/core';
  * about a mebibyte, each row whole lines and each line ending in `\n` (the base's text is the
  * rows joined in `chunk` order). A load reads the first row with the deltas and the others one at
  * a time as core decodes them, so a base of hundreds of megabytes is never held whole. Every row
- * of one base carries the same `generation`, drawn anew for each base written: a row read later
- * must still have it, or the base was replaced meanwhile (a fold or a save) and the load starts
- * again, never mixing two bases.
+ * carries the `generation` drawn anew for the write that made it (a fold keeps rows of the base
+ * before it, with theirs): a row read later must still have the generation the load listed, or
+ * the base was rewritten meanwhile (a fold or a save) and the load starts again, never mixing two
+ * bases.
  */
 
-/** A new base's generation: random, so a base written after a delete never reuses one. */
+/** A new write's generation: random, so rows written after a delete never reuse one. */
 export function newBaseGeneration(): number {
   return randomInt(2 ** 47);
 }

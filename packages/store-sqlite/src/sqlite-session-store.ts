@@ -62,8 +62,9 @@ interface FoldedBaseRow {
  * `episodic_session_deltas` row per commit since. A commit is one IMMEDIATE transaction that reads
  * the base's revision and the last delta row, checks the revision and inserts its row, which
  * carries the deltas' bytes since the base for the fold policy (the cost of the commit, not of the
- * session); a fold or a save replaces the base's rows, its bytes in `episodic_session_sizes`, and
- * deletes the deltas in one transaction.
+ * session); a save replaces the base's rows, its bytes in `episodic_session_sizes`, and deletes
+ * the deltas in one transaction, and a fold does the same but keeps the rows the new base shares
+ * with one an earlier fold wrote (see `foldTransaction`).
  */
 export function createSqliteSessionStoreAdapter(database: Database.Database): SessionStoreAdapter {
   const selectExists = database
@@ -198,8 +199,9 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   /**
    * Writes a fold's base in rows by section (see `SECTION_ROWS`): `whole`, or from episode
    * `fromEpisode` and message `fromMessage` on (the rows before them, and the rows opening the
-   * messages and closing the base, are kept), and drops the deltas. The last episode has a row of its own and the messages of the base's last turn
-   * begin one, so that the next fold writes little again. Returns the bytes written.
+   * messages and closing the base, are kept), and drops the deltas. The last episode has a row of
+   * its own and the messages of the base's last turn begin one, so that the next fold writes
+   * little again. Returns the bytes written.
    */
   const writeFoldRows = (
     sessionId: string,
