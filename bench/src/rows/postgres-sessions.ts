@@ -154,7 +154,7 @@ CREATE TABLE bench_sessions.probe_rows (session_id TEXT COLLATE "C" NOT NULL, re
           }),
           (row) => [check('large / small ≤ 1.5', row.ratio?.median ?? Number.NaN, '<=', 1.5)],
           [
-            'the small session folds by the default policy (deltas past half its base) every few hundred commits; p50 leaves those folds out, the p99 shows them',
+            'the small session folds by the default policy (deltas as large as its base) every few hundred commits; p50 leaves those folds out, the p99 shows them',
           ],
         ),
       );
