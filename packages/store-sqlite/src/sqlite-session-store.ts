@@ -275,11 +275,14 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   );
   const foldTransaction = database.transaction((sessionId: string, fold: SessionAdapterFold) => {
     const tip = tipOf(sessionId);
-    if (fold.save !== undefined) {
-      // A save in a fold's layout: replace's check, every row written anew.
-      assertReplaceable(sessionId, revisionOf(tip), fold.revision, fold.save.expectedRevision);
+    // Every row written anew: a save in a fold's layout (replace's check), or a base no fold wrote.
+    const writeWhole = () => {
       removeChunks.run(sessionId);
       resetSizes.run(sessionId, writeFoldRows(sessionId, fold, true));
+    };
+    if (fold.save !== undefined) {
+      assertReplaceable(sessionId, revisionOf(tip), fold.revision, fold.save.expectedRevision);
+      writeWhole();
       return;
     }
     assertExpectedRevision(sessionId, revisionOf(tip), fold.revision);
@@ -289,29 +292,25 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
         ? fold.keptMessages(stored.episode_count)
         : null;
     if (kept === null || tip?.base_bytes == null) {
-      removeChunks.run(sessionId);
-      resetSizes.run(sessionId, writeFoldRows(sessionId, fold, true));
+      writeWhole();
       return;
     }
     // Rows kept: the episodes before the last one's row (it gains a comma now) and the messages
-    // before the row holding message `kept` (the ones from there on may change).
-    const lastEpisodeRow = selectLastRow.get(
-      sessionId,
-      SECTION_ROWS.episodes,
-      SECTION_ROWS.messagesOpen - 1,
-    ) as number | null;
-    const keptMessageRow = selectLastRow.get(
-      sessionId,
-      SECTION_ROWS.messages,
-      SECTION_ROWS.messages + kept,
-    ) as number | null;
-    const fromEpisode = lastEpisodeRow === null ? 0 : lastEpisodeRow - SECTION_ROWS.episodes;
-    const fromMessage = keptMessageRow === null ? 0 : keptMessageRow - SECTION_ROWS.messages;
-    const episodeRowsFrom = SECTION_ROWS.episodes + fromEpisode;
-    const messageRowsFrom = SECTION_ROWS.messages + fromMessage;
+    // before the row holding message `kept` (the ones from there on may change). With no such
+    // row, the section is written from its start.
+    const lastRow = (from: number, to: number) =>
+      (selectLastRow.get(sessionId, from, to) as number | null) ?? from;
+    const episodeRowsFrom = lastRow(SECTION_ROWS.episodes, SECTION_ROWS.messagesOpen - 1);
+    const messageRowsFrom = lastRow(SECTION_ROWS.messages, SECTION_ROWS.messages + kept);
     const removed = selectRewrittenBytes.get(sessionId, episodeRowsFrom, messageRowsFrom) as number;
     removeRewrittenRows.run(sessionId, episodeRowsFrom, messageRowsFrom);
-    const written = writeFoldRows(sessionId, fold, false, fromEpisode, fromMessage);
+    const written = writeFoldRows(
+      sessionId,
+      fold,
+      false,
+      episodeRowsFrom - SECTION_ROWS.episodes,
+      messageRowsFrom - SECTION_ROWS.messages,
+    );
     resetSizes.run(sessionId, tip.base_bytes - removed + written);
   });
   const removeTransaction = database.transaction((sessionId: string) => {

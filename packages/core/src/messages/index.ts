@@ -4,4 +4,4 @@ export { episodesToMessages, itemsToMessages } from './items-to-messages.js';
 export { lastUserMessage, lastUserMessageOfEpisodes } from './last-user-message.js';
 export { messagesToEpisodes } from './message-episodes.js';
 export { messagesToItems } from './messages-to-items.js';
-export { snapshotMessages, stableMessageCount } from './snapshot-messages.js';
+export { baseMessages, snapshotMessages, stableMessageCount } from './snapshot-messages.js';

@@ -12,6 +12,18 @@ import { convertItems } from './items-to-messages.js';
  * `messagesToItems`), so a seed 001 snapshot resumed and committed again keeps its messages.
  */
 export function snapshotMessages(episodes: readonly Episode[]): BaseMessage[] {
+  return deriveMessages(episodes, false);
+}
+
+/**
+ * `snapshotMessages` for a base a store is to write: it also remembers where each message began,
+ * so that `stableMessageCount` given these messages counts them without deriving them again.
+ */
+export function baseMessages(episodes: readonly Episode[]): BaseMessage[] {
+  return deriveMessages(episodes, true);
+}
+
+function deriveMessages(episodes: readonly Episode[], remember: boolean): BaseMessage[] {
   const sourced: SourcedItem[] = [];
   const indexes = new Map<number, number>();
   episodes.forEach((episode, index) => {
@@ -25,7 +37,7 @@ export function snapshotMessages(episodes: readonly Episode[]): BaseMessage[] {
   });
   const indexOf = (entry: SourcedItem | undefined) =>
     entry?.episodeId === undefined ? undefined : indexes.get(entry.episodeId);
-  const itemOrigins: number[] = [];
+  const itemOrigins: number[] | undefined = remember ? [] : undefined;
   const messages = convertItems(
     items.map((entry) => entry.item),
     items.map((entry) =>
@@ -33,14 +45,16 @@ export function snapshotMessages(episodes: readonly Episode[]): BaseMessage[] {
     ),
     itemOrigins,
   );
-  messageOrigins.set(
-    messages,
-    itemOrigins.map((item) => indexOf(items[item]) ?? Number.NaN),
-  );
+  if (itemOrigins !== undefined) {
+    messageOrigins.set(
+      messages,
+      itemOrigins.map((item) => indexOf(items[item]) ?? Number.NaN),
+    );
+  }
   return messages;
 }
 
-/** For each list `snapshotMessages` made: the index of the episode each message began at. */
+/** For each list `baseMessages` made: the index of the episode each message began at. */
 const messageOrigins = new WeakMap<readonly BaseMessage[], number[]>();
 
 /**
@@ -51,7 +65,7 @@ const messageOrigins = new WeakMap<readonly BaseMessage[], number[]>();
  * message closes the assistant message calls would be joined to, and every call before it has
  * its output, so none is healed differently. A store folding `episodes` onto a base of `count`
  * episodes keeps that many of the base's messages and writes the rest again. `messages`, when it
- * is `snapshotMessages(episodes)` as that returned it, saves deriving them again.
+ * is `baseMessages(episodes)` as that returned it, saves deriving them again.
  */
 export function stableMessageCount(
   episodes: readonly Episode[],

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Episode } from '../schema/episode.js';
 import type { InputItem } from '../schema/input-item.js';
 import { CHAT_MESSAGE_ITEM_TYPE } from './chat-message-marker.js';
-import { snapshotMessages, stableMessageCount } from './snapshot-messages.js';
+import { baseMessages, snapshotMessages, stableMessageCount } from './snapshot-messages.js';
 
 /** Items of every kind `snapshotMessages` treats differently, over a few shared call ids. */
 const callId = fc.constantFrom('a', 'b', 'c');
@@ -59,8 +59,10 @@ describe('stableMessageCount', () => {
       const whole = snapshotMessages(episodes);
       expect(stable).toBeLessThanOrEqual(base.length);
       expect(json(whole.slice(0, stable))).toBe(json(base.slice(0, stable)));
-      // The same count from the whole log's messages as snapshotMessages made them.
-      expect(stableMessageCount(episodes, count, whole)).toBe(stable);
+      // The same count from the whole log's messages as baseMessages made them (the same ones).
+      const remembered = baseMessages(episodes);
+      expect(json(remembered)).toBe(json(whole));
+      expect(stableMessageCount(episodes, count, remembered)).toBe(stable);
     },
   );
 

@@ -1,5 +1,5 @@
 import type { Episodic } from '../episodic/create-episodic.js';
-import { snapshotMessages } from '../messages/snapshot-messages.js';
+import { baseMessages } from '../messages/snapshot-messages.js';
 import { SESSION_STATE_SCHEMA_VERSION, type SessionState } from '../schema/session-state.js';
 import { markBuiltState } from '../store/built-state.js';
 
@@ -43,7 +43,7 @@ export function buildSnapshot(input: SnapshotInput): SessionState {
     updated_at: input.updatedAt,
     ...(run_id === undefined ? {} : { run_id: run_id as string }),
     ...(invoke_seq === undefined ? {} : { invoke_seq: invoke_seq as number }),
-    messages: snapshotMessages(episodes),
+    messages: baseMessages(episodes),
     ...(meta === undefined ? {} : { meta: meta as Record<string, unknown> }),
     context: { ...input.context },
     episodes: episodes.slice(),

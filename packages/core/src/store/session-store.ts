@@ -3,7 +3,11 @@ import { createEpisodic } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import { lastUserMessage } from '../messages/last-user-message.js';
 import { messagesToEpisodes } from '../messages/message-episodes.js';
-import { snapshotMessages, stableMessageCount } from '../messages/snapshot-messages.js';
+import {
+  baseMessages,
+  snapshotMessages,
+  stableMessageCount,
+} from '../messages/snapshot-messages.js';
 import type { Episode } from '../schema/episode.js';
 import {
   SESSION_STATE_SCHEMA_VERSION,
@@ -16,7 +20,7 @@ import {
 import { safeJsonParse } from '../util/json.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { parseInput } from '../validation/parse-input.js';
-import { isBuiltState } from './built-state.js';
+import { isBuiltState, markBuiltState } from './built-state.js';
 import type { MaybePromise } from './maybe-promise.js';
 import {
   applyDeltaFields,
@@ -181,7 +185,8 @@ export interface SessionStoreAdapter {
   ): MaybePromise<void>;
   /**
    * Optional: a fold, as `replace(sessionId, lines, fold.revision, fold.revision)` with the lines
-   * of `fold.base`, but free to keep what the stored base shares with the new one. When the
+   * of `fold.base` (for a save, `fold.save.expectedRevision` is replace's last argument and nothing
+   * is kept), but free to keep what the stored base shares with the new one. When the
    * stored base was written by `fold` and no delta since it empties the log (`reset`), the new
    * base begins with the stored base's episodes (as many as it records) and with the first
    * `keptMessages(thatMany)` of its messages; only the rest need be written. An adapter without
@@ -588,6 +593,35 @@ export function takeFreshlyDecoded(stored: StoredSession): boolean {
   return decodedHere.delete(stored);
 }
 
+/**
+ * The seed 001 messages a base of `log` holds (`baseMessages`); undefined when its entries are not
+ * episodes (a caller's state is not checked that deep: such a base is stored as given).
+ */
+function derivedMessages(log: readonly Episode[]): SessionState['messages'] | undefined {
+  try {
+    return baseMessages(log);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What an adapter's `fold` receives for `state`, whose episodes are `log` and messages theirs. */
+function foldOf(
+  state: SessionState,
+  log: Episode[],
+  messages: SessionState['messages'],
+  revision: number,
+  save?: SessionAdapterFold['save'],
+): SessionAdapterFold {
+  return {
+    revision,
+    ...(save === undefined ? {} : { save }),
+    base: sessionBaseLayout({ ...state, episodes: log, messages }),
+    keptMessages: (baseEpisodes) =>
+      baseEpisodes > log.length ? null : stableMessageCount(log, baseEpisodes, messages),
+  };
+}
+
 /** Wraps an adapter into the `SessionStore` callers use. */
 export function createSessionStore(
   adapter: SessionStoreAdapter,
@@ -621,14 +655,17 @@ export function createSessionStore(
     }
   };
 
-  /** The whole state of a stored session as one version 2 snapshot. */
-  const materialize = (stored: StoredSession): SessionState => {
+  /**
+   * The whole state of a stored session as one version 2 snapshot (`derive` gives its messages:
+   * `baseMessages` for a state a store is to write).
+   */
+  const materialize = (stored: StoredSession, derive = snapshotMessages): SessionState => {
     const all = createEpisodic(sessionEpisodes(stored)).read({ fromId: 0 });
     return {
       ...stored.state,
       schema_version: SESSION_STATE_SCHEMA_VERSION,
       episodes: all.slice(),
-      messages: snapshotMessages(all),
+      messages: derive(all),
     };
   };
 
@@ -649,12 +686,7 @@ export function createSessionStore(
       ? given
       : (parseInput(foldBaseSchema, given, 'session commit base') as SessionState);
     const log = state.episodes as Episode[] | undefined;
-    let messages: SessionState['messages'] | undefined;
-    try {
-      if (log !== undefined) messages = built ? state.messages : snapshotMessages(log);
-    } catch {
-      // Episodes that are not episodes (a caller's base is not checked that deep): stored as given.
-    }
+    const messages = log === undefined ? undefined : built ? state.messages : derivedMessages(log);
     if (log === undefined || messages === undefined) {
       return write(() =>
         encodeSessionBase(
@@ -662,14 +694,10 @@ export function createSessionStore(
         ),
       );
     }
-    const derived = { ...state, episodes: log, messages };
-    if (adapter.fold === undefined) return write(() => encodeSessionBase(derived));
-    const fold: SessionAdapterFold = {
-      revision,
-      base: sessionBaseLayout(derived),
-      keptMessages: (baseEpisodes) =>
-        baseEpisodes > log.length ? null : stableMessageCount(log, baseEpisodes, derived.messages),
-    };
+    if (adapter.fold === undefined) {
+      return write(() => encodeSessionBase({ ...state, episodes: log, messages }));
+    }
+    const fold = foldOf(state, log, messages, revision);
     return callAdapter(name, `fold session ${id}`, () => adapter.fold?.(id, fold));
   };
 
@@ -766,30 +794,17 @@ export function createSessionStore(
       const checked = parseInput(sessionStateSchema, state, 'session state');
       const { expectedRevision } = parseInput(saveOptionsSchema, saveOptions, 'save options') ?? {};
       const log = checked.episodes as Episode[] | undefined;
-      if (adapter.fold !== undefined && log !== undefined) {
-        // Messages the episodes give (as a fold writes them) are written as a fold lays a base
-        // out, so the next fold extends it instead of writing it whole.
-        let derived: SessionState['messages'] | undefined;
-        try {
-          derived = snapshotMessages(log);
-        } catch {
-          // Not episodes a log holds: saved as given.
-        }
-        if (derived !== undefined && jsonEqual(derived, checked.messages)) {
-          const messages = derived;
-          const fold: SessionAdapterFold = {
-            revision: checked.revision ?? 0,
-            save: { expectedRevision },
-            base: sessionBaseLayout({ ...checked, episodes: log, messages }),
-            keptMessages: (baseEpisodes) =>
-              baseEpisodes > log.length ? null : stableMessageCount(log, baseEpisodes, messages),
-          };
-          const id = checked.session_id.toLowerCase();
-          await callAdapter(name, `save session ${checked.session_id}`, () =>
-            adapter.fold?.(id, fold),
-          );
-          return;
-        }
+      // Messages the episodes give (as a fold writes them) are laid out as a fold lays a base out,
+      // so the next fold extends it instead of writing it whole.
+      const messages =
+        adapter.fold === undefined || log === undefined ? undefined : derivedMessages(log);
+      if (log !== undefined && messages !== undefined && jsonEqual(messages, checked.messages)) {
+        const fold = foldOf(checked, log, messages, checked.revision ?? 0, { expectedRevision });
+        const id = checked.session_id.toLowerCase();
+        await callAdapter(name, `save session ${checked.session_id}`, () =>
+          adapter.fold?.(id, fold),
+        );
+        return;
       }
       await replace(checked, expectedRevision);
     },
@@ -806,7 +821,8 @@ export function createSessionStore(
         }
         const revision = stored.state.revision ?? 0;
         try {
-          await foldInto(checked, materialize(stored), revision);
+          // Built here from the stored log (checked as it was restored): folded as it is.
+          await foldInto(checked, markBuiltState(materialize(stored, baseMessages)), revision);
         } catch (error) {
           if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
           throw error;
