@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ViteUserConfig } from 'vitest/config';
 
@@ -33,6 +34,23 @@ const sourceAliases = [
   { find: /^@episodic\/langgraph$/, replacement: `${root}packages/langgraph/src/index.ts` },
 ];
 
+/**
+ * How many test files one package runs at once. `pnpm test` runs one package per core (turbo
+ * `--concurrency=100%`), and many test files spawn processes of their own (the CLI, MCP servers,
+ * PostgreSQL, Chromium), so each package gets a quarter of the cores: one file at a time on a
+ * 2-core machine, where two packages then keep both cores busy without queueing ten vitest pools
+ * behind each other. `EPISODIC_TEST_WORKERS` overrides it.
+ */
+const TEST_WORKERS =
+  Number(process.env.EPISODIC_TEST_WORKERS) || Math.max(1, Math.floor(availableParallelism() / 4));
+
+/**
+ * A test's time limit only catches a hang: it is never what a test asserts. It is generous so that
+ * a heavy test on a machine busy with other work still passes (a 1.8 s test once hit a 30 s limit
+ * on a 2-core machine at a load average of 15–20).
+ */
+const HANG_GUARD_MS = 180_000;
+
 /** Every test run gets a private temporary folder and fails if it leaves anything there. */
 export const TEMPORARY_FOLDER_CHECK = `${root}test-support/temporary-folder-check.ts`;
 
@@ -46,8 +64,9 @@ export function packageTestConfig(packageDirectory: string): ViteUserConfig {
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       restoreMocks: true,
-      testTimeout: 30_000,
-      hookTimeout: 30_000,
+      testTimeout: HANG_GUARD_MS,
+      hookTimeout: HANG_GUARD_MS,
+      maxWorkers: TEST_WORKERS,
       globalSetup: [TEMPORARY_FOLDER_CHECK],
     },
   };

@@ -30,7 +30,7 @@ const root = realpathSync(new URL('..', import.meta.url).pathname);
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');
 const filters = args.filter((arg) => !arg.startsWith('--'));
-const TIMEOUT_MS = 60_000;
+const TIMEOUT_MS = 180_000;
 
 /** The workspace package folders, from the `packages:` globs of pnpm-workspace.yaml. */
 function workspacePackages() {

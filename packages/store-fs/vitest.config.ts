@@ -10,7 +10,5 @@ export default defineConfig({
     // Crash and concurrency tests spawn real node processes running the store from its sources;
     // this bundles those child scripts once per run.
     globalSetup: [TEMPORARY_FOLDER_CHECK, './src/__fixtures__/build-children.ts'],
-    // Each reliability file owns a core's worth of child processes; two cores, two files at once.
-    maxWorkers: 2,
   },
 });

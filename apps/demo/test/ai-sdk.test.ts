@@ -15,7 +15,7 @@ describe('pnpm demo --ai-sdk --json (offline)', () => {
   beforeAll(async () => {
     result = await runDemo(['--ai-sdk', '--json', '--home', home], { timeoutMs: 120_000 });
     report = JSON.parse(result.stdout) as DemoReport;
-  }, 150_000);
+  }, 300_000);
 
   it('passes every check, and the AI SDK turn check after them', () => {
     expect(result.stderr).toBe('');

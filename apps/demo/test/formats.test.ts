@@ -135,7 +135,7 @@ describe('files the demo writes', () => {
   beforeAll(async () => {
     const demo = await runDemo(['--json', '--home', home]);
     expect(demo.status, demo.stderr).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it('run files: every line of every run', () => {
     const files = filesUnder(join(home, 'sessions'), /^\d{4}\/.*\.jsonl$/);

@@ -65,7 +65,7 @@ beforeAll(async () => {
     packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
     external: ['better-sqlite3', 'ai', 'zod'],
   });
-}, 120_000);
+}, 300_000);
 
 /** Starts a writer; resolves `ready` once it loaded the session, `done` with its output. */
 function startWriter(args: string[]) {

@@ -22,7 +22,7 @@ function script(shell: string): string {
 }
 
 function run(shell: string, args: string[]): string {
-  const result = spawnSync(shell, args, { encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(shell, args, { encoding: 'utf8', timeout: 120_000 });
   expect(result.status, `${shell} ${args.join(' ')}: ${result.stderr}`).toBe(0);
   expect(result.stderr).toBe('');
   return result.stdout;

@@ -81,7 +81,7 @@ describe('episodic mcp', () => {
     });
     let stderr = '';
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL on stderr: ${stderr}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`no URL on stderr: ${stderr}`)), 90_000);
       child.stderr?.on('data', (chunk: Buffer) => {
         stderr += chunk.toString('utf8');
         const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);

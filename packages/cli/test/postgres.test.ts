@@ -42,7 +42,7 @@ beforeAll(async () => {
     server = await startTestPostgres();
     base = server.url;
   }
-}, 60_000);
+}, 300_000);
 afterAll(async () => {
   await server?.destroy();
 });
@@ -269,7 +269,7 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
     expect(sick.status).toBe(1);
     expect(sick.receipt).toMatchObject({ healthy: false });
     expect(JSON.stringify(sick.receipt)).toContain(`session ${TURNS}`);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('a postgres:// URL wherever a database is accepted', () => {
@@ -350,7 +350,7 @@ describe('a postgres:// URL wherever a database is accepted', () => {
     outputs.push(human.stdout, human.stderr);
     expect(human.status).toBe(0);
     for (const output of outputs) expect(output).not.toContain(password());
-  }, 120_000);
+  }, 300_000);
 
   it('reports an unreachable server as STORAGE_ERROR without the password', () => {
     const secret = 'never-shown-Pw-5';
@@ -370,7 +370,7 @@ describe('a postgres:// URL wherever a database is accepted', () => {
     const message = expectError(result, 1, 'STORAGE_ERROR');
     expect(message).toContain('postgres://alice@127.0.0.1:9/episodic');
     expect(result.stdout + result.stderr).not.toContain(secret);
-  }, 60_000);
+  }, 300_000);
 
   it('serves MCP over stdio from PostgreSQL, logging the server without the password', async () => {
     const url = urlFor(newSchema());
@@ -415,5 +415,5 @@ describe('a postgres:// URL wherever a database is accepted', () => {
     expect(stdout + stderr).not.toContain(password());
     const shown = episodicJson(['--db', url, 'tasks', 'show', id, '--scope', 'proj']);
     expect(shown.status, shown.stderr).toBe(0);
-  }, 60_000);
+  }, 300_000);
 });

@@ -164,5 +164,5 @@ describe('CLI task and pattern commands stay in one scope', () => {
     } finally {
       await stores.close();
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -269,7 +269,7 @@ describe.each(['sqlite', 'fs'] as const)('secret residue after redact + gc (%s r
     } finally {
       await stores.close();
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 describe.each(['sqlite', 'fs'] as const)(
@@ -302,6 +302,6 @@ describe.each(['sqlite', 'fs'] as const)(
       } finally {
         holder.close();
       }
-    }, 60_000);
+    }, 300_000);
   },
 );

@@ -29,7 +29,7 @@ beforeAll(async () => {
     packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
     external: ['better-sqlite3', 'pg', /^@langchain\//, 'zod'],
   });
-}, 120_000);
+}, 300_000);
 
 function run(args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -127,6 +127,6 @@ describe.each(BACKENDS.filter((backend) => backend.reopen !== undefined))(
           await store.close();
         }
       }
-    }, 120_000);
+    }, 300_000);
   },
 );

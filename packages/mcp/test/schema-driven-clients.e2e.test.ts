@@ -131,7 +131,7 @@ describe('schema-driven MCP clients send objects', () => {
           '{"type":"or","filters":[{"property_name":"domain","comparison_operator":"IS NOT NULL"}]}',
       }),
     ).toMatchObject({ success: true });
-  }, 120_000);
+  }, 300_000);
 
   it('the official SDK client sees the same schemas and runs the same calls', async () => {
     const home = freshHome();

@@ -198,5 +198,5 @@ describe('stdio hygiene (T36)', () => {
     );
     expect(stderrLines.some((line) => line.includes('skipped unreadable run'))).toBe(true);
     for (const line of stderrLines) expect(line.startsWith('{"jsonrpc"')).toBe(false);
-  }, 120_000);
+  }, 300_000);
 });

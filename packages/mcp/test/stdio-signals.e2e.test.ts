@@ -101,10 +101,10 @@ function startStdioServer(script: string, args: string[]) {
     return `stderr: ${stderr}; answered ${answered.length} ids (last ${answered.slice(-5).join(', ')}); stdout ends: ${stdout.slice(-300)}; report: ${JSON.stringify(reports)}`;
   };
   const waitFor = async (predicate: () => boolean, what: string) => {
-    for (let attempt = 0; attempt < 300 && !predicate(); attempt++) {
+    for (let attempt = 0; attempt < 1200 && !predicate(); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    if (!predicate()) expect.fail(`not seen within 15 s: ${what}; ${await diagnosis()}`);
+    if (!predicate()) expect.fail(`not seen within 60 s: ${what}; ${await diagnosis()}`);
   };
   const send = (value: unknown) =>
     child.stdin.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
@@ -116,7 +116,7 @@ function startStdioServer(script: string, args: string[]) {
   const call = (id: number, name: string, args: Record<string, unknown>) =>
     send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
   /** The exit status, or a failure that says what the process was doing when it did not exit. */
-  const exitCode = async (ms = 15_000) => {
+  const exitCode = async (ms = 60_000) => {
     const timer = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), ms).unref());
     const outcome = await Promise.race([exited, timer]);
     if (outcome !== 'hung') return outcome.code;
@@ -171,8 +171,8 @@ async function expectGracefulStop(
   }
 }
 
-// Long enough for the 15 s waits above to fail with their diagnosis before the test times out.
-describe('episodic-mcp over stdio (built bin)', { timeout: 60_000 }, () => {
+// Long enough for the 60 s waits above to fail with their diagnosis before the test times out.
+describe('episodic-mcp over stdio (built bin)', { timeout: 180_000 }, () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`exits 0 on ${signal} once the calls in flight are answered`, async () => {
       const server = startStdioServer(bin, ['--scope', 'signals', '--store', 'fs']);

@@ -104,6 +104,6 @@ describe.skipIf(skipReason !== undefined)('a full disk under the fs store', () =
       } finally {
         rmSync(directory, { recursive: true, force: true });
       }
-    }, 120_000);
+    }, 300_000);
   }
 });

@@ -89,7 +89,7 @@ describe('migrations', () => {
   let worker = '';
   beforeAll(async () => {
     worker = await buildWorker('postgres-worker');
-  }, 120_000);
+  }, 300_000);
 
   it('migrates a new schema once when 4 processes open it at the same moment', async () => {
     const url = testPostgresUrl();
@@ -107,7 +107,7 @@ describe('migrations', () => {
       ).rows.map((row) => row.version),
     );
     expect(versions).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, index) => index + 1));
-  }, 120_000);
+  }, 300_000);
 
   it('opens a current schema again without changing it, and refuses a newer one', async () => {
     const store = await openStore();

@@ -288,11 +288,11 @@ describe('episodic ui in Chromium', () => {
           result_raw: 'appeared without a reload',
         },
       ] as RunRecord[]);
-      await page.waitForSelector('text=appeared without a reload', { timeout: 15_000 });
+      await page.waitForSelector('text=appeared without a reload', { timeout: 90_000 });
       await store.runs.append(runId, [
         { type: 'run.end', run_id: runId, ts: ts(), outcome: 'completed' } as RunRecord,
       ]);
-      await page.waitForSelector('.live-ended', { timeout: 15_000 });
+      await page.waitForSelector('.live-ended', { timeout: 90_000 });
       await expect(page.locator('li.record').count()).resolves.toBe(5);
     } finally {
       await store.close();

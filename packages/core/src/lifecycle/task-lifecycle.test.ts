@@ -663,7 +663,7 @@ describe('the task lifecycle', () => {
     );
     expect(error.message).toContain('1000 steps');
     expect((await lifecycle.getTimeline({ episode_id: id })).step_count).toBe(1_000);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('the task lifecycle with several writers on one store', () => {

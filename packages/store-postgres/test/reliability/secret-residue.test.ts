@@ -184,5 +184,5 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       await store.close();
       await dropSchema(url, schema);
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -26,7 +26,7 @@ beforeAll(async () => {
   // The server trusts local connections, so the password is never checked: it is here only to
   // prove that no output repeats it.
   url = server.url.replace('postgres@', `postgres:${PASSWORD}@`);
-}, 60_000);
+}, 300_000);
 afterAll(async () => {
   await server?.destroy();
   directory.remove();

@@ -14,7 +14,7 @@ let worker = '';
 const cleanups: Array<() => void> = [];
 beforeAll(async () => {
   worker = await buildWorker();
-}, 120_000);
+}, 300_000);
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
@@ -68,5 +68,5 @@ describe('ledger under concurrent writer processes', () => {
       connection.close();
     }
     expect((await holder.exited).code).toBe(0);
-  }, 60_000);
+  }, 300_000);
 });

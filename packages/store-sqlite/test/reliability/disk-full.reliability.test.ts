@@ -23,7 +23,7 @@ let worker = '';
 beforeAll(async () => {
   if (skipReason !== undefined) return;
   worker = await buildWorker('disk-full-worker');
-}, 120_000);
+}, 300_000);
 
 interface Failure {
   episodic: boolean;
@@ -85,6 +85,6 @@ describe.skipIf(skipReason !== undefined)('a full disk under the SQLite store', 
       } finally {
         rmSync(directory, { recursive: true, force: true });
       }
-    }, 120_000);
+    }, 300_000);
   }
 });

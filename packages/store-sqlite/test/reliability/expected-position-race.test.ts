@@ -14,7 +14,7 @@ let worker = '';
 const directory = temporaryDirectory();
 beforeAll(async () => {
   worker = await buildWorker();
-}, 120_000);
+}, 300_000);
 afterAll(() => directory.remove());
 
 describe('expected-position race between two processes', () => {

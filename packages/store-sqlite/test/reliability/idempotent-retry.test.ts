@@ -12,7 +12,7 @@ let worker = '';
 const directory = temporaryDirectory();
 beforeAll(async () => {
   worker = await buildWorker();
-}, 120_000);
+}, 300_000);
 afterAll(() => directory.remove());
 
 describe('idempotent retry after a crash between commit and acknowledgement', () => {

@@ -13,7 +13,7 @@ let worker = '';
 const directory = temporaryDirectory();
 beforeAll(async () => {
   worker = await buildWorker();
-}, 120_000);
+}, 300_000);
 afterAll(() => directory.remove());
 
 describe('ledger writer killed mid-transaction', () => {

@@ -17,7 +17,7 @@ let worker = '';
 const directory = temporaryDirectory();
 beforeAll(async () => {
   worker = await buildWorker('session-committer');
-}, 120_000);
+}, 300_000);
 afterAll(() => directory.remove());
 
 describe('session committer killed mid-commit and mid-fold', () => {
