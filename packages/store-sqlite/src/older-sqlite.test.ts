@@ -191,13 +191,23 @@ async function episodicWrote(path: string) {
   }
 }
 
-/** The session's base: its rows' text joined in chunk order (what the view must give). */
+/**
+ * The session's base: its rows' text joined in chunk order (what the view must give). The folds
+ * kept rows and added rows numbered before them, so the rows are not stored in chunk order: a
+ * view that lost the order would give other text.
+ */
 function baseText(database: Database.Database): string {
-  const rows = database
-    .prepare('SELECT lines FROM episodic_session_base_chunks WHERE session_id = ? ORDER BY chunk')
-    .pluck()
-    .all(SESSION_ID) as string[];
-  return rows.join('');
+  const text = (order: string) =>
+    (
+      database
+        .prepare(
+          `SELECT lines FROM episodic_session_base_chunks WHERE session_id = ? ORDER BY ${order}`,
+        )
+        .pluck()
+        .all(SESSION_ID) as string[]
+    ).join('');
+  expect(text('rowid')).not.toBe(text('chunk'));
+  return text('chunk');
 }
 
 const ENGINES: ReadonlyArray<
