@@ -1,7 +1,7 @@
 // Pins the PostgreSQL wiring of the `episodic` binary (issue 16): a `postgres://` URL works wherever
 // a database is accepted (`--db`, `EPISODIC_DB`, `episodic mcp`), the password of that URL never
 // appears in any output, log line or receipt, and `episodic migrate` copies a home (SQLite
-// database or run files) into PostgreSQL losslessly: `episodic export --all --global` of the home
+// database or run files) into PostgreSQL losslessly: `episodic export --all --all-scopes` of the home
 // and of the PostgreSQL copy are byte-identical, and the ledger (positions included), artifacts
 // and episode metadata read back equal. The file starts its own throwaway server (see
 // test-support/postgres-server.ts) unless EPISODIC_TEST_POSTGRES_URL names one.
@@ -168,7 +168,7 @@ async function snapshot(options: Parameters<typeof openEpisodicStores>[0]) {
 
 function exportOf(args: string[]): string {
   const file = join(temporaryDirectory(), 'export.jsonl');
-  const result = episodicJson([...args, 'export', '--all', '--global', '-o', file]);
+  const result = episodicJson([...args, 'export', '--all', '--all-scopes', '-o', file]);
   expect(result.status, result.stderr).toBe(0);
   return readFileSync(file, 'utf8');
 }
