@@ -191,6 +191,28 @@ describe('--global is the scope named global', () => {
   });
 });
 
+describe('help', () => {
+  it('says what --global, --all-scopes and --yes mean on every command that takes them', async () => {
+    for (const command of [
+      ['episodes', 'query'],
+      ['episodes', 'replay'],
+      ['episodes', 'redact'],
+      ['episodes', 'gc'],
+      ['export'],
+    ]) {
+      const help = await run([...command, '--help', '--no-color']);
+      expect(help.code).toBe(EXIT_OK);
+      expect(help.stdout).toMatch(
+        /--global\s+(also export their ledger events in )?the scope named/,
+      );
+      expect(help.stdout).toContain('--all-scopes');
+      if (command[1] === 'redact' || command[1] === 'gc') {
+        expect(help.stdout).toMatch(/--yes\s+confirm the change across every scope/);
+      }
+    }
+  });
+});
+
 describe('--all-scopes', () => {
   it('reads every scope without confirmation', async () => {
     const { where } = openclawHome();
