@@ -525,8 +525,6 @@ describe('episodes query and replay', () => {
     const cases: Array<[string[], string, RegExp]> = [
       [[], 'SCOPE_REQUIRED', /--scope SCOPE \(--global is the scope named global; --all-scopes/],
       [['--scope', 'a', '--global'], 'USAGE_ERROR', /not both/],
-      [['--scope', 'a', '--all-scopes'], 'USAGE_ERROR', /not both/],
-      [['--global', '--all-scopes'], 'USAGE_ERROR', /not both/],
       [['--scope', 'a', '--type', 'tool.cal'], 'VALIDATION_ERROR', /tool\.cal/],
       [['--scope', 'a', '--limit', '501'], 'VALIDATION_ERROR', /--limit "501".*1 to 500/],
       [
