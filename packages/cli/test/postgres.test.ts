@@ -346,11 +346,28 @@ describe('a postgres:// URL wherever a database is accepted', () => {
     run(['--db', url, 'sessions', 'list']);
     run(['--db', url, 'episodes', 'redact', '--scope', 'proj', '--session-id', 's']);
     run(['--db', url, 'episodes', 'gc', '--scope', 'proj']);
+    // Every scope on PostgreSQL: listed per scope first, collected with --yes.
+    const everyScope = [
+      '--db',
+      url,
+      'episodes',
+      'gc',
+      '--all-scopes',
+      '--policy',
+      'ops.decision=0',
+    ];
+    const planned = run([...everyScope, '--dry-run']) as {
+      by_scope: Array<{ scope: string; deleted_total: number }>;
+    };
+    expect(planned.by_scope).toEqual([
+      expect.objectContaining({ scope: 'proj', deleted_total: 2 }),
+    ]);
+    expect(run([...everyScope, '--yes'])).toMatchObject({ all_scopes: true, deleted_total: 2 });
     const human = episodic(['--home', home, '--db', url, 'episodes', 'query', '--scope', 'proj']);
     outputs.push(human.stdout, human.stderr);
     expect(human.status).toBe(0);
     for (const output of outputs) expect(output).not.toContain(password());
-  }, 120_000);
+  }, 180_000);
 
   it('reports an unreachable server as STORAGE_ERROR without the password', () => {
     const secret = 'never-shown-Pw-5';
