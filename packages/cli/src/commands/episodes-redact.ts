@@ -222,6 +222,7 @@ function dryRunResult(
           `Would scrub (${asked.scrub.mode ?? 'secrets'}) ${planned.runs.length} stored run${planned.runs.length === 1 ? '' : 's'} and ${planned.sessions.length} session snapshot${planned.sessions.length === 1 ? '' : 's'} the events came from.\n`,
         );
       }
+      if (total === 0) return;
       write(
         styles.dim(
           `Run it again without --dry-run${asked.scope === null ? ' and with --yes' : ''} to redact them.\n`,

@@ -523,7 +523,7 @@ export const gc: CommandHandler = ledgerCommand(async (context) => {
           styles,
         ),
       );
-      if (dryRun && everyScope && !context.globals.quiet) {
+      if (dryRun && everyScope && deletedTotal > 0 && !context.globals.quiet) {
         write(styles.dim(`Run it again with --yes instead of --dry-run to delete them.\n`));
       }
     },
