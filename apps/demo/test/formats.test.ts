@@ -162,7 +162,7 @@ describe('files the demo writes', () => {
 
   it('the export file, line by line', async () => {
     const output = join(home, 'export.jsonl');
-    const result = await cli('export', '--all', '--global', '-o', output, '--json');
+    const result = await cli('export', '--all', '--all-scopes', '-o', output, '--json');
     expect(result.status, result.stderr).toBe(0);
     const lines = jsonLines(output);
     expect(lines.length).toBeGreaterThan(10);

@@ -52,7 +52,22 @@ const scope: OptionSpec = {
 const globalScope: OptionSpec = {
   type: 'boolean',
   description:
-    'act on every scope instead of one (never implied: give --scope or --global). Not the same as --scope global, the one scope openclaw-mem files untagged events under',
+    'the scope named global, the same as --scope global (seed 002, as in openclaw-mem: where events without a scope go). Not every scope: that is --all-scopes',
+};
+const allScopes: OptionSpec = {
+  type: 'boolean',
+  description: 'read every scope (never implied: give --scope, --global or --all-scopes)',
+};
+const allScopesChanging: OptionSpec = {
+  type: 'boolean',
+  description:
+    'act on every scope (never implied): --dry-run lists what would change in each scope, --yes confirms',
+};
+const confirmAllScopes: OptionSpec = {
+  type: 'boolean',
+  short: 'y',
+  description:
+    'confirm the change across every scope (required with --all-scopes, unless --dry-run)',
 };
 const taskScopeOption: OptionSpec = {
   type: 'string',
@@ -144,7 +159,7 @@ export const GROUPS: readonly GroupSpec[] = [
     name: 'episodes',
     summary: 'the scoped ledger: add, read, redact and expire events',
     description:
-      'Ledger events are the queryable, redactable, retention-managed record of what agents did. Every command names a scope (or asks for --global explicitly); nothing falls back across scopes.',
+      'Ledger events are the queryable, redactable, retention-managed record of what agents did. Every command names a scope (--scope, or --global for the scope named global) or asks for every scope with --all-scopes; nothing falls back across scopes. Changing every scope (redact, gc) takes --yes, and --dry-run lists what would change in each scope.',
     examples: [
       'episodic episodes append --scope my-project --session-id sess-001 --agent-id planner --type conversation.user --summary "Asked for status"',
       'episodic episodes query --scope my-project --session-id sess-001 --json',
@@ -343,12 +358,13 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     path: ['episodes', 'query'],
     summary: 'read events of one scope, oldest first',
-    usage: 'episodic episodes query (--scope SCOPE | --global) [options]',
+    usage: 'episodic episodes query (--scope SCOPE | --global | --all-scopes) [options]',
     description:
       'Reads ledger events ordered by time, then insertion. Summary-only unless --include-payload. The time range is inclusive. When more events match than --limit, the receipt has a next_after_id to pass as --after-id.',
     options: {
       scope,
       global: globalScope,
+      'all-scopes': allScopes,
       'session-id': { type: 'string', value: 'ID', description: 'only this session' },
       type: {
         type: 'string',
@@ -380,7 +396,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       'episodic episodes query --scope openclaw-mem --session-id sess-001 --include-payload --json',
       'episodic episodes query --scope ci --type tool.call,tool.result --from 2h',
       'episodic episodes query --scope ci --from yesterday --to today --json',
-      'episodic episodes query --global --metadata source=crm --metadata "priority>=5"',
+      'episodic episodes query --all-scopes --metadata source=crm --metadata "priority>=5"',
+      "episodic episodes query --global --json   # the scope named global (openclaw-mem's untagged events)",
     ],
     load: episodes,
     handler: 'query',
@@ -388,11 +405,13 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     path: ['episodes', 'replay'],
     summary: "one session's events in order",
-    usage: 'episodic episodes replay SESSION_ID (--scope SCOPE | --global) [options]',
+    usage:
+      'episodic episodes replay SESSION_ID (--scope SCOPE | --global | --all-scopes) [options]',
     positionals: [{ name: 'SESSION_ID', required: true, description: 'the session to replay' }],
     options: {
       scope,
       global: globalScope,
+      'all-scopes': allScopes,
       limit: limit(200),
       'after-id': afterId,
       'include-payload': includePayload,
@@ -408,12 +427,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     path: ['episodes', 'redact'],
     summary: 'redact one event or a whole session, keeping the rows',
     usage:
-      'episodic episodes redact (--event-id ID | --session-id ID) (--scope SCOPE | --global) [--replacement null|placeholder]',
+      'episodic episodes redact (--event-id ID | --session-id ID) (--scope SCOPE | --global | --all-scopes --yes) [--replacement null|placeholder] [--dry-run]',
     description:
-      'Sets the summary to [REDACTED], clears refs, replaces the payload with null or the string "[REDACTED]", and marks the rows redacted. The rows stay for audit continuity; the erased bytes do not survive in the database files.',
+      'Sets the summary to [REDACTED], clears refs, replaces the payload with null or the string "[REDACTED]", and marks the rows redacted. The rows stay for audit continuity; the erased bytes do not survive in the database files. --dry-run lists, per scope, the events it would redact and the stored runs and snapshots it would scrub, and changes nothing; across every scope (--all-scopes) it redacts only with --yes.',
     options: {
       scope,
       global: globalScope,
+      'all-scopes': allScopesChanging,
+      yes: confirmAllScopes,
+      'dry-run': {
+        type: 'boolean',
+        description: 'list what would be redacted, per scope; change nothing',
+      },
       'event-id': { type: 'string', value: 'ID', description: 'redact this event' },
       'session-id': {
         type: 'string',
@@ -438,6 +463,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: [
       'episodic episodes redact --session-id sess-001 --scope openclaw-mem --replacement placeholder --json',
       'episodic episodes redact --event-id 01JH4Z5Q8K2M3N4P5Q6R7S8T9V --scope openclaw-mem --replacement null',
+      'episodic episodes redact --session-id sess-001 --all-scopes --dry-run',
     ],
     load: episodesRedact,
     handler: 'redact',
@@ -446,12 +472,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     path: ['episodes', 'gc'],
     summary: 'delete events older than their retention',
     usage:
-      'episodic episodes gc (--scope SCOPE | --global) [--policy TYPE=DAYS|forever]… [--now-ts-ms TIME] [--dry-run]',
+      'episodic episodes gc (--scope SCOPE | --global | --all-scopes --yes) [--policy TYPE=DAYS|forever]… [--now-ts-ms TIME] [--dry-run]',
     description:
-      "Deletes events strictly older than their type's retention (days): conversation.user 60, conversation.assistant 90, tool.call 30, tool.result 30, ops.alert 90, ops.decision forever. The receipt has counts only, never content. --dry-run counts exactly what the real run would delete.",
+      "Deletes events strictly older than their type's retention (days): conversation.user 60, conversation.assistant 90, tool.call 30, tool.result 30, ops.alert 90, ops.decision forever. The receipt has counts only (per type and per scope), never content. --dry-run counts exactly what the real run would delete. Across every scope (--all-scopes), it deletes only with --yes; --dry-run lists the counts of each scope first.",
     options: {
       scope,
       global: globalScope,
+      'all-scopes': allScopesChanging,
+      yes: confirmAllScopes,
       policy: {
         type: 'string',
         multiple: true,
@@ -469,6 +497,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: [
       'episodic episodes gc --scope openclaw-mem --json',
       'episodic episodes gc --scope ci --policy tool.result=7 --policy ops.alert=forever --dry-run',
+      'episodic episodes gc --all-scopes --dry-run   # what every scope would lose; then --yes',
     ],
     load: episodes,
     handler: 'gc',
@@ -1063,9 +1092,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     path: ['export'],
     summary: 'export a session or a set of runs as JSONL, or as OpenTelemetry traces',
     usage:
-      'episodic export (--session-id ID | --run-id ID… | --from DATE --to DATE | --all) [--scope SCOPE | --global] [-o FILE | --otel FILE [--otel-content]]',
+      'episodic export (--session-id ID | --run-id ID… | --from DATE --to DATE | --all) [--scope SCOPE | --global | --all-scopes] [-o FILE | --otel FILE [--otel-content]]',
     description:
-      'Writes one JSON object per line: a header, session snapshots, run records and, with --scope or --global, the ledger events of the exported sessions. The output is deterministic: exporting, importing into an empty home and exporting again gives identical bytes. With --otel FILE, writes the selected runs instead as OTLP JSON traces following the OpenTelemetry GenAI conventions: an invoke_agent span per run with a chat span per model call and an execute_tool span per tool call (model, token usage, finish reasons, tool names and call ids); message content, tool arguments and results only with --otel-content. Any OTLP collector or tracing backend reads the file.',
+      'Writes one JSON object per line: a header, session snapshots, run records and, with --scope (--global: the scope named global) or --all-scopes, the ledger events of the exported sessions. The output is deterministic: exporting, importing into an empty home and exporting again gives identical bytes. With --otel FILE, writes the selected runs instead as OTLP JSON traces following the OpenTelemetry GenAI conventions: an invoke_agent span per run with a chat span per model call and an execute_tool span per tool call (model, token usage, finish reasons, tool names and call ids); message content, tool arguments and results only with --otel-content. Any OTLP collector or tracing backend reads the file.',
     options: {
       'session-id': {
         type: 'string',
@@ -1080,7 +1109,15 @@ export const COMMANDS: readonly CommandSpec[] = [
         ...scope,
         description: 'also export the ledger events of the exported sessions in SCOPE',
       },
-      global: { type: 'boolean', description: 'also export their ledger events in every scope' },
+      global: {
+        type: 'boolean',
+        description:
+          'also export their ledger events in the scope named global (the same as --scope global)',
+      },
+      'all-scopes': {
+        type: 'boolean',
+        description: 'also export their ledger events in every scope',
+      },
       output: {
         type: 'string',
         short: 'o',
@@ -1107,7 +1144,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: [
       'episodic export --session-id 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e -o session.jsonl',
       'episodic export --from 2026-01-01 --to 2026-01-31 --scope my-project > january.jsonl',
-      'episodic export --all --global -o backup.jsonl --json',
+      'episodic export --all --all-scopes -o backup.jsonl --json',
       'episodic export --session-id 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e --otel traces.json',
       'episodic export --from 2026-01-01 --otel - --otel-content | curl -X POST -H "Content-Type: application/json" --data-binary @- http://localhost:4318/v1/traces',
     ],

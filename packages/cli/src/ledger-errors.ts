@@ -18,10 +18,10 @@ const REWRITES: ReadonlyArray<readonly [RegExp, (match: string, ...groups: strin
   [/raise caps\.refsBytes/g, () => 'raise --refs-cap-bytes'],
   [
     /pass scope \(a project, tenant or team name\), or global: true/g,
-    () => 'pass --scope SCOPE, or --global',
+    () => 'pass --scope SCOPE, or --all-scopes',
   ],
-  [/pass global: true/g, () => 'pass --global'],
-  [/give either scope or global: true/g, () => 'give either --scope or --global'],
+  [/pass global: true/g, () => 'pass --all-scopes'],
+  [/give either scope or global: true/g, () => 'give either --scope or --all-scopes'],
   [
     /Pass the next_after_id of a page from the same scope, or leave afterId out/g,
     () =>

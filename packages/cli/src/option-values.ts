@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type ExactJsonValue, parseJsonExact } from '@episodic/core';
+import { type ExactJsonValue, GLOBAL_SCOPE, normalizeScope, parseJsonExact } from '@episodic/core';
 import type { CommandContext, OptionValues } from './command-spec.js';
 import { parseTime, parseTimeIso, type TimeEdge } from './time-option.js';
 import { UsageError } from './usage-error.js';
@@ -91,26 +91,69 @@ export function optionalChoice<Choice extends string>(
   return raw as Choice;
 }
 
-/** `--scope S` or `--global` (exactly one), as the ledger's scope selector. */
-export function scopeSelector(
+/**
+ * The ledger's scope selector, in core's words: one scope, or every scope (`{ global: true }` in
+ * the library API). On the command line every scope is `--all-scopes`; `--global` is seed 002's
+ * scope named `global`, exactly `--scope global`.
+ */
+export type ScopeSelector = { scope: string } | { global: true };
+
+/** True when the selector is every scope (`--all-scopes`). */
+export function isEveryScope(selector: ScopeSelector): selector is { global: true } {
+  return 'global' in selector;
+}
+
+/**
+ * `--scope S`, `--global` (the scope named `global`, as in openclaw-mem) or `--all-scopes`, or
+ * undefined when none is given. `--global --scope global` is accepted (openclaw-mem accepts it);
+ * any other pair is refused.
+ */
+export function optionalScopeSelector(
   options: OptionValues,
   command: string,
-): { scope: string } | { global: true } {
+): ScopeSelector | undefined {
   const scope = optionalString(options, 'scope');
   const global = flag(options, 'global');
-  if (scope !== undefined && global) {
+  const allScopes = flag(options, 'all-scopes');
+  if (allScopes && (scope !== undefined || global)) {
     throw new UsageError(
-      `Give --scope or --global to "${command}", not both: --global reads every scope, --scope one.`,
+      `Give --all-scopes or ${scope === undefined ? '--global' : '--scope'} to "${command}", not both: --all-scopes is every scope, ${scope === undefined ? '--global the one scope named global' : '--scope one'}.`,
     );
   }
-  if (global) return { global: true };
-  if (scope === undefined) {
+  if (allScopes) return { global: true };
+  if (global) {
+    if (scope !== undefined && normalizeScope(scope) !== GLOBAL_SCOPE) {
+      throw new UsageError(
+        `Give --scope ${scope} or --global to "${command}", not both: --global is the scope named global (the same as --scope global). To act on every scope, give --all-scopes.`,
+      );
+    }
+    return { scope: GLOBAL_SCOPE };
+  }
+  return scope === undefined ? undefined : { scope };
+}
+
+/** `--scope S`, `--global` or `--all-scopes` (exactly one), as the ledger's scope selector. */
+export function scopeSelector(options: OptionValues, command: string): ScopeSelector {
+  const selector = optionalScopeSelector(options, command);
+  if (selector === undefined) {
     throw new UsageError(
-      `"${command}" needs --scope SCOPE (or --global to act on every scope explicitly). Nothing falls back across scopes; nothing was changed.`,
+      `"${command}" needs --scope SCOPE (--global is the scope named global; --all-scopes acts on every scope explicitly). Nothing falls back across scopes; nothing was changed.`,
       'SCOPE_REQUIRED',
     );
   }
-  return { scope };
+  return selector;
+}
+
+/**
+ * A change across every scope needs `--yes` (or `--dry-run`, which changes nothing): checked before
+ * any store is opened, so without it nothing was read or changed.
+ */
+export function confirmEveryScope(options: OptionValues, command: string, change: string): void {
+  if (flag(options, 'yes') || flag(options, 'dry-run')) return;
+  throw new UsageError(
+    `"${command} --all-scopes" ${change} in every scope: add --yes to confirm, or --dry-run to list what it would change in each scope first (--scope SCOPE acts on one scope). Nothing was changed.`,
+    'CONFIRMATION_REQUIRED',
+  );
 }
 
 /** Reads a file argument: a path, or `-` for standard input. It must be UTF-8 (exit 2 otherwise). */

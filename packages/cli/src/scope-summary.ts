@@ -19,7 +19,7 @@ export interface LedgerScopeCount {
  * Every scope of the ledger with its counts, by scope name. One indexed pass over
  * `episodic_events` (its `(scope, ts_ms)` index covers it) and one over the session heads.
  */
-export function ledgerScopes(database: LedgerDatabase): LedgerScopeCount[] {
+function ledgerScopes(database: LedgerDatabase): LedgerScopeCount[] {
   const events = database
     .prepare(
       'SELECT scope, count(*) AS events, min(ts_ms) AS first_ts_ms, max(ts_ms) AS last_ts_ms FROM episodic_events GROUP BY scope',
@@ -55,7 +55,7 @@ export function otherScopesNote(
 }
 
 /** `ledgerScopes` on PostgreSQL: the same two passes over the store's schema. */
-export async function postgresLedgerScopes(
+async function postgresLedgerScopes(
   store: NonNullable<EpisodicStores['postgres']>,
 ): Promise<LedgerScopeCount[]> {
   const schema = `"${store.schema.replaceAll('"', '""')}"`;
@@ -80,4 +80,11 @@ export async function postgresLedgerScopes(
       last_ts_ms: Number(row.last_ts_ms),
     }))
     .sort((left, right) => (left.scope < right.scope ? -1 : left.scope > right.scope ? 1 : 0));
+}
+
+/** Every scope of the stores' ledger (SQLite or PostgreSQL) with its counts, by scope name. */
+export async function storeLedgerScopes(stores: EpisodicStores): Promise<LedgerScopeCount[]> {
+  if (stores.sqlite !== undefined) return ledgerScopes(stores.sqlite.database);
+  if (stores.postgres !== undefined) return postgresLedgerScopes(stores.postgres);
+  return [];
 }

@@ -13,7 +13,7 @@ import {
   temporaryHome,
 } from './helpers.js';
 
-// Backups keep what was learned (issue 19, point 3): `export --all --global` holds patterns,
+// Backups keep what was learned (issue 19, point 3): `export --all --all-scopes` holds patterns,
 // reflections, checkpoint summaries, their associations and the metadata of the episodes they came
 // from; importing it into an empty home gives back every listing the source showed, and exporting
 // that home again gives the same bytes.
@@ -160,7 +160,7 @@ function listings(home: string, source: { tasks: Record<string, string[]>; sessi
   add(['sessions', 'list']);
   add(['sessions', 'show', source.sessionId]);
   add(['scopes', 'list']);
-  add(['episodes', 'query', '--global', '--include-payload', '--limit', '500']);
+  add(['episodes', 'query', '--all-scopes', '--include-payload', '--limit', '500']);
   add(['episodes', 'replay', 's1', '--scope', 'team-a', '--include-payload']);
   for (const [scope, ids] of Object.entries(source.tasks)) {
     add(['tasks', 'list', '--scope', scope]);
@@ -180,7 +180,7 @@ function listings(home: string, source: { tasks: Record<string, string[]>; sessi
   return out;
 }
 
-describe('export --all --global keeps what was learned', () => {
+describe('export --all --all-scopes keeps what was learned', () => {
   it('round-trips every listing into an empty home of either store, byte for byte', {
     timeout: 300_000,
   }, async () => {
@@ -198,7 +198,7 @@ describe('export --all --global keeps what was learned', () => {
 
     const backup = join(temporaryDirectory('episodic-backup-'), 'backup.jsonl');
     const exported = exportReceiptSchema.parse(
-      run(source.home, ['export', '--all', '--global', '-o', backup]),
+      run(source.home, ['export', '--all', '--all-scopes', '-o', backup]),
     );
     expect(exported.counts.artifacts).toBeGreaterThan(learned.count);
     expect(exported.counts.episode_metadata).toBeGreaterThanOrEqual(4);
@@ -222,7 +222,7 @@ describe('export --all --global keeps what was learned', () => {
       const after = listings(target, source);
       expect(after).toEqual(before);
       const again = join(temporaryDirectory('episodic-backup-'), 'again.jsonl');
-      run(target, ['export', '--all', '--global', '-o', again]);
+      run(target, ['export', '--all', '--all-scopes', '-o', again]);
       expect(readFileSync(again, 'utf8')).toBe(readFileSync(backup, 'utf8'));
       // Importing again changes nothing: everything is already there.
       const repeat = importReceiptSchema.parse(run(target, ['import', backup]));
@@ -257,7 +257,7 @@ describe('export --all --global keeps what was learned', () => {
     expect(keys.every((key) => key.startsWith('scope=team-b@'))).toBe(true);
 
     const session = join(temporaryDirectory('episodic-backup-'), 'session.jsonl');
-    run(source.home, ['export', '--session-id', source.sessionId, '--global', '-o', session]);
+    run(source.home, ['export', '--session-id', source.sessionId, '--all-scopes', '-o', session]);
     const artifacts = readFileSync(session, 'utf8')
       .trim()
       .split('\n')

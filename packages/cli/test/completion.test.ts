@@ -55,13 +55,15 @@ comp episodic --store = f
 comp episodic episodes query --type tool.
 comp episodic completion ''
 comp episodic tasks list --scope x --outcome ''
+comp episodic episodes gc --al
+comp episodic export --al
 `;
     const lines = run('bash', ['-c', probe]).split('\n');
     expect(lines[0]?.split(' ')).toEqual([...groups, ...leaves, 'help']);
     expect(lines[1]?.split(' ')).toEqual(
       COMMANDS.filter((command) => command.path[0] === 'runs').map((command) => command.path[1]),
     );
-    expect(lines.slice(2, 9)).toEqual([
+    expect(lines.slice(2, 11)).toEqual([
       'list',
       '--store',
       'sqlite fs',
@@ -69,6 +71,8 @@ comp episodic tasks list --scope x --outcome ''
       'tool.call tool.result',
       'bash zsh fish',
       'success partial_success failure open',
+      '--all-scopes',
+      '--all --all-scopes',
     ]);
   });
 
@@ -83,6 +87,7 @@ cand episodic --home /x episodes query --type ''
 cand episodic runs list --store=
 cand episodic import ''
 cand episodic tasks ''
+cand episodic episodes redact --
 `;
     const lines = run('zsh', ['-f', '-c', probe]).split('\n');
     expect(lines[0]).toMatch(/^described\|\|episodes:the scoped ledger/);
@@ -93,6 +98,9 @@ cand episodic tasks ''
       'files||',
     ]);
     expect(lines[4]).toContain('list:');
+    expect(lines[5]?.split('|')[2]?.split(' ')).toEqual(
+      expect.arrayContaining(['--global', '--all-scopes', '--yes', '--dry-run']),
+    );
   });
 
   it.skipIf(!has('fish'))('fish: parses, and completes commands, options and values', () => {
@@ -107,6 +115,15 @@ cand episodic tasks ''
     expect(complete('episodic patterns ')).toEqual(['search', 'show']);
     expect(complete('episodic runs list --store ')).toEqual(['fs', 'sqlite']);
     expect(complete('episodic --home /tmp episodes query --ty')).toEqual(['--type']);
+    // --global is described as the scope named global, and every scope has its own flag.
+    const described = run('fish', [
+      '--no-config',
+      '-c',
+      `source ${path}; complete -C${JSON.stringify('episodic episodes gc --')}`,
+    ]);
+    expect(described).toMatch(/^--global\tthe scope named global/m);
+    expect(described).toMatch(/^--all-scopes\tact on every scope/m);
+    expect(described).toMatch(/^--yes\tconfirm the change across every scope/m);
     expect(complete('episodic tasks list --scope x --outcome ')).toEqual([
       'failure',
       'open',

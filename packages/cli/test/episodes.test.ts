@@ -422,9 +422,10 @@ describe('episodes query and replay', () => {
     );
     expect(beta.events.map((item) => item.summary)).toEqual(['beta secret plan']);
     const global = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--global']).receipt,
+      episodicJson(['--home', home, 'episodes', 'query', '--all-scopes']).receipt,
     );
     expect(global.scope).toBeNull();
+    expect(global.all_scopes).toBe(true);
     expect(global.global).toBe(true);
     expect(global.events.map((item) => item.ts_ms)).toEqual([1000, 1500, 2000, 3000]);
   });
@@ -522,7 +523,7 @@ describe('episodes query and replay', () => {
   it('rejects bad queries with exit 2, before opening the database', () => {
     const home = temporaryHome();
     const cases: Array<[string[], string, RegExp]> = [
-      [[], 'SCOPE_REQUIRED', /--scope SCOPE \(or --global/],
+      [[], 'SCOPE_REQUIRED', /--scope SCOPE \(--global is the scope named global; --all-scopes/],
       [['--scope', 'a', '--global'], 'USAGE_ERROR', /not both/],
       [['--scope', 'a', '--type', 'tool.cal'], 'VALIDATION_ERROR', /tool\.cal/],
       [['--scope', 'a', '--limit', '501'], 'VALIDATION_ERROR', /--limit "501".*1 to 500/],
@@ -700,7 +701,8 @@ describe('episodes redact', () => {
     );
     expect(ok.redacted_count).toBe(1);
     const global = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--global', '--include-payload']).receipt,
+      episodicJson(['--home', home, 'episodes', 'query', '--all-scopes', '--include-payload'])
+        .receipt,
     );
     expect(global.events.map((item) => [item.scope, item.summary, item.payload ?? null])).toEqual([
       ['alpha', '[REDACTED]', null],
@@ -843,7 +845,7 @@ describe('episodes gc', () => {
     expect(real.deleted_by_type).toEqual(dry.deleted_by_type);
     expect(real.deleted_total).toBe(dry.deleted_total);
     const left = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--global']).receipt,
+      episodicJson(['--home', home, 'episodes', 'query', '--all-scopes']).receipt,
     );
     expect(left.events.map((item) => item.summary).sort()).toEqual([
       'ancient decision',
@@ -861,7 +863,8 @@ describe('episodes gc', () => {
       home,
       'episodes',
       'gc',
-      '--global',
+      '--all-scopes',
+      '--yes',
       '--now-ts-ms',
       String(now),
       '--policy',
@@ -870,7 +873,7 @@ describe('episodes gc', () => {
       'ops.decision=365',
     ]);
     const receipt = episodesGcReceiptSchema.parse(result.receipt);
-    expect(receipt.global).toBe(true);
+    expect(receipt.all_scopes).toBe(true);
     expect(receipt.deleted_by_type).toMatchObject({
       'tool.result': 0,
       'ops.decision': 1,
@@ -883,7 +886,7 @@ describe('episodes gc', () => {
       home,
       'episodes',
       'gc',
-      '--global',
+      '--all-scopes',
       '--dry-run',
       '--now-ts-ms',
       String(now),

@@ -276,7 +276,7 @@ function exportAll(home: string, kind: 'fs' | 'sqlite'): string {
   const exported = episodic([
     'export',
     '--all',
-    '--global',
+    '--all-scopes',
     '-o',
     again,
     '--home',

@@ -264,7 +264,7 @@ function readOnlyCommands(home: string, exportFile: string): string[][] {
     ['sessions', 'list'],
     ['sessions', 'show', SESSION],
     ['episodes', 'query', '--scope', 'p'],
-    ['episodes', 'query', '--global'],
+    ['episodes', 'query', '--all-scopes'],
     ['episodes', 'replay', 's1', '--scope', 'p'],
     ['episodes', 'gc', '--scope', 'p', '--dry-run'],
     ['tasks', 'list'],
@@ -274,7 +274,7 @@ function readOnlyCommands(home: string, exportFile: string): string[][] {
     ['patterns', 'show', 'tool_sequence:abc'],
     ['scopes', 'list'],
     ['doctor'],
-    ['export', '--all', '--global'],
+    ['export', '--all', '--all-scopes'],
     ['import', exportFile, '--dry-run'],
     ['completion', 'bash'],
   ].flatMap((command) =>
@@ -300,7 +300,7 @@ describe('read-only commands', () => {
     const made = episodic([
       'export',
       '--all',
-      '--global',
+      '--all-scopes',
       '--home',
       join(parent, 'x'),
       '-o',
@@ -324,9 +324,9 @@ describe('read-only commands', () => {
   it('leave a home that holds data exactly as it was', { timeout: 180_000 }, async () => {
     const { home } = await agentHome();
     const exportFile = join(temporaryDirectory('episodic-export-'), 'backup.jsonl');
-    expect(episodic(['export', '--all', '--global', '--home', home, '-o', exportFile]).status).toBe(
-      0,
-    );
+    expect(
+      episodic(['export', '--all', '--all-scopes', '--home', home, '-o', exportFile]).status,
+    ).toBe(0);
     const before = tree(home);
     for (const args of readOnlyCommands(home, exportFile)) {
       const result = episodic(args);

@@ -90,20 +90,31 @@ describe('episodes commands over a database openclaw-mem 1.3.2 wrote', () => {
     }
   });
 
-  it('--scope global reads only the events openclaw-mem filed under its literal scope "global"; --global reads every scope', () => {
+  it('--global and --scope global read only the events openclaw-mem filed under its literal scope "global"; --all-scopes reads every scope', () => {
     const where = homeWithOpenclawDatabase();
-    const literal = episodicJson([...where, 'episodes', 'query', '--scope', 'global']);
-    expect(literal.status, literal.stdout).toBe(0);
-    const receipt = episodesQueryReceiptSchema.parse(literal.receipt);
-    expect(receipt).toMatchObject({ scope: 'global', global: false, count: 2 });
-    expect(receipt.events.map((item) => item.summary)).toEqual([
-      'Untagged question',
-      'Untagged answer',
-    ]);
+    for (const selector of [
+      ['--scope', 'global'],
+      ['--global'],
+      ['--global', '--scope', 'Global'],
+    ]) {
+      const literal = episodicJson([...where, 'episodes', 'query', ...selector]);
+      expect(literal.status, literal.stdout).toBe(0);
+      const receipt = episodesQueryReceiptSchema.parse(literal.receipt);
+      expect(receipt).toMatchObject({
+        scope: 'global',
+        all_scopes: false,
+        global: false,
+        count: 2,
+      });
+      expect(receipt.events.map((item) => item.summary)).toEqual([
+        'Untagged question',
+        'Untagged answer',
+      ]);
+    }
     const every = episodesQueryReceiptSchema.parse(
-      episodicJson([...where, 'episodes', 'query', '--global', '--limit', '500']).receipt,
+      episodicJson([...where, 'episodes', 'query', '--all-scopes', '--limit', '500']).receipt,
     );
-    expect(every).toMatchObject({ scope: null, global: true, count: 17 });
+    expect(every).toMatchObject({ scope: null, all_scopes: true, global: true, count: 17 });
   });
 
   it('replays and redacts a session whose id is longer than 256 characters', () => {

@@ -1,7 +1,7 @@
 // Pins the PostgreSQL wiring of the `episodic` binary (issue 16): a `postgres://` URL works wherever
 // a database is accepted (`--db`, `EPISODIC_DB`, `episodic mcp`), the password of that URL never
 // appears in any output, log line or receipt, and `episodic migrate` copies a home (SQLite
-// database or run files) into PostgreSQL losslessly: `episodic export --all --global` of the home
+// database or run files) into PostgreSQL losslessly: `episodic export --all --all-scopes` of the home
 // and of the PostgreSQL copy are byte-identical, and the ledger (positions included), artifacts
 // and episode metadata read back equal. The file starts its own throwaway server (see
 // test-support/postgres-server.ts) unless EPISODIC_TEST_POSTGRES_URL names one.
@@ -168,7 +168,7 @@ async function snapshot(options: Parameters<typeof openEpisodicStores>[0]) {
 
 function exportOf(args: string[]): string {
   const file = join(temporaryDirectory(), 'export.jsonl');
-  const result = episodicJson([...args, 'export', '--all', '--global', '-o', file]);
+  const result = episodicJson([...args, 'export', '--all', '--all-scopes', '-o', file]);
   expect(result.status, result.stderr).toBe(0);
   return readFileSync(file, 'utf8');
 }
@@ -346,6 +346,23 @@ describe('a postgres:// URL wherever a database is accepted', () => {
     run(['--db', url, 'sessions', 'list']);
     run(['--db', url, 'episodes', 'redact', '--scope', 'proj', '--session-id', 's']);
     run(['--db', url, 'episodes', 'gc', '--scope', 'proj']);
+    // Every scope on PostgreSQL: listed per scope first, collected with --yes.
+    const everyScope = [
+      '--db',
+      url,
+      'episodes',
+      'gc',
+      '--all-scopes',
+      '--policy',
+      'ops.decision=0',
+    ];
+    const planned = run([...everyScope, '--dry-run']) as {
+      by_scope: Array<{ scope: string; deleted_total: number }>;
+    };
+    expect(planned.by_scope).toEqual([
+      expect.objectContaining({ scope: 'proj', deleted_total: 2 }),
+    ]);
+    expect(run([...everyScope, '--yes'])).toMatchObject({ all_scopes: true, deleted_total: 2 });
     const human = episodic(['--home', home, '--db', url, 'episodes', 'query', '--scope', 'proj']);
     outputs.push(human.stdout, human.stderr);
     expect(human.status).toBe(0);

@@ -96,7 +96,7 @@ async function seedHome(home: string): Promise<{ sessionId: string }> {
   return { sessionId };
 }
 
-/** `episodic export --session-id … --global -o file` from `home` with the given store, checked to succeed. */
+/** `episodic export --session-id … --all-scopes -o file` from `home` with the given store, checked to succeed. */
 function exportSession(home: string, store: 'fs' | 'sqlite', sessionId: string, file: string) {
   const result = episodicJson([
     '--home',
@@ -106,7 +106,7 @@ function exportSession(home: string, store: 'fs' | 'sqlite', sessionId: string, 
     'export',
     '--session-id',
     sessionId,
-    '--global',
+    '--all-scopes',
     '-o',
     file,
   ]);
@@ -241,7 +241,7 @@ describe('export and import', () => {
       artifacts: 0,
       episode_metadata: 0,
     });
-    expect(count('--all', '--global')).toEqual({
+    expect(count('--all', '--all-scopes')).toEqual({
       sessions: 1,
       runs: 2,
       records: 13,

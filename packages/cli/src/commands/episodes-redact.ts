@@ -1,11 +1,27 @@
 // `episodes redact` has its own bundle: it opens every store (runs and sessions are scrubbed too),
 // while the other `episodes` commands open only the ledger and so start faster.
-import { type LedgerRedactTarget, ledgerRedactOptionsSchema, parseInput } from '@episodic/core';
+
+import {
+  type LedgerRedactTarget,
+  ledgerRedactOptionsSchema,
+  parseInput,
+  type StoredRedactionOptions,
+} from '@episodic/core';
 import { ledgerRedactTargetSchema, resolveScopeSelector } from '@episodic/core/internal';
-import type { CommandHandler } from '../command-spec.js';
+import type { EpisodicStores } from '@episodic/mcp/stores';
+import type { CommandHandler, CommandResult } from '../command-spec.js';
 import { commandName, ledgerCommand, scopeFields } from '../ledger-command.js';
-import { optionalChoice, optionalString, scopeSelector } from '../option-values.js';
-import { createStyles } from '../output.js';
+import { readLedgerEventRow } from '../ledger-event-row.js';
+import {
+  confirmEveryScope,
+  flag,
+  isEveryScope,
+  optionalChoice,
+  optionalString,
+  type ScopeSelector,
+  scopeSelector,
+} from '../option-values.js';
+import { createStyles, renderTable } from '../output.js';
 import {
   findRedactionSources,
   redactRuns,
@@ -16,6 +32,38 @@ import {
 } from '../stored-redaction.js';
 import { withStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
+
+/**
+ * The events a redaction would touch, per scope (scope order), without changing anything: the
+ * event of `--event-id` when it is in the scope (every scope: wherever it is), or every event of
+ * the session in the scope (every scope: in each scope that has the session).
+ */
+async function eventsToRedact(
+  stores: EpisodicStores,
+  target: LedgerRedactTarget,
+  scope: string | null,
+): Promise<{ scope: string; events: number }[]> {
+  const counts = new Map<string, number>();
+  if (target.eventId !== undefined) {
+    const row = await readLedgerEventRow(stores, target.eventId);
+    if (row !== undefined && (scope === null || row.scope === scope)) counts.set(row.scope, 1);
+  } else {
+    let afterId: string | undefined;
+    for (;;) {
+      const page = await stores.ledger.replay(target.sessionId as string, {
+        ...(scope === null ? { global: true as const } : { scope }),
+        limit: 500,
+        ...(afterId === undefined ? {} : { afterId }),
+      });
+      for (const event of page.events) counts.set(event.scope, (counts.get(event.scope) ?? 0) + 1);
+      if (page.next_after_id === null) break;
+      afterId = page.next_after_id;
+    }
+  }
+  return [...counts]
+    .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
+    .map(([name, events]) => ({ scope: name, events }));
+}
 
 /** `episodes redact`. */
 export const redact: CommandHandler = ledgerCommand(async (context) => {
@@ -39,6 +87,32 @@ export const redact: CommandHandler = ledgerCommand(async (context) => {
   parseInput(ledgerRedactOptionsSchema, { replacement }, 'redact options');
   const { scope } = resolveScopeSelector(target, 'redaction');
   const scrub = storedRedactionOptions(options, 'runs');
+  const dryRun = flag(options, 'dry-run');
+  if (isEveryScope(selector)) confirmEveryScope(options, command, 'redacts the events it names');
+  if (dryRun) {
+    const planned = await withStores(
+      context,
+      async (stores) => {
+        const byScope = await eventsToRedact(stores, target as LedgerRedactTarget, scope);
+        const sources =
+          scrub === null
+            ? { runIds: new Set<string>(), sessionIds: new Set<string>() }
+            : await findRedactionSources(stores, target as LedgerRedactTarget, scope);
+        return {
+          byScope,
+          runs: [...sources.runIds].sort(),
+          sessions: [...sources.sessionIds].sort(),
+        };
+      },
+      { readOnly: true },
+    );
+    return dryRunResult(
+      context,
+      selector,
+      { eventId, sessionId, scope, replacement, scrub },
+      planned,
+    );
+  }
   const { result, runs, sessions } = await withStores(context, async (stores) => {
     // The sources are found first (the ledger redaction clears the refs that name them) and
     // scrubbed before the ledger: if a scrub fails, the ledger is unchanged and the same command
@@ -56,6 +130,7 @@ export const redact: CommandHandler = ledgerCommand(async (context) => {
     ...scopeFields(selector),
     target: { event_id: eventId ?? null, session_id: sessionId ?? null, scope: result.scope },
     replacement,
+    dry_run: false,
     redacted_count: result.redacted_count,
     stored: {
       mode: scrub === null ? 'none' : (scrub.mode ?? 'secrets'),
@@ -85,3 +160,74 @@ export const redact: CommandHandler = ledgerCommand(async (context) => {
     },
   };
 });
+
+/** What `--dry-run` answers: nothing was changed; the events, runs and snapshots a real run would touch. */
+function dryRunResult(
+  context: Parameters<CommandHandler>[0],
+  selector: ScopeSelector,
+  asked: {
+    eventId: string | undefined;
+    sessionId: string | undefined;
+    scope: string | null;
+    replacement: 'null' | 'placeholder';
+    scrub: StoredRedactionOptions | null;
+  },
+  planned: { byScope: { scope: string; events: number }[]; runs: string[]; sessions: string[] },
+): CommandResult {
+  const total = planned.byScope.reduce((sum, entry) => sum + entry.events, 0);
+  const receipt = {
+    ...scopeFields(selector),
+    target: {
+      event_id: asked.eventId ?? null,
+      session_id: asked.sessionId ?? null,
+      scope: asked.scope,
+    },
+    replacement: asked.replacement,
+    dry_run: true,
+    redacted_count: 0,
+    would_redact: { by_scope: planned.byScope, runs: planned.runs, sessions: planned.sessions },
+    stored: {
+      mode: asked.scrub === null ? 'none' : (asked.scrub.mode ?? 'secrets'),
+      runs: [],
+      sessions: [],
+    },
+  };
+  return {
+    receipt,
+    render: (write) => {
+      const styles = createStyles(context.globals.color, context.globals.width);
+      const what =
+        asked.eventId === undefined ? `session ${asked.sessionId}` : `event ${asked.eventId}`;
+      const where = asked.scope === null ? 'every scope' : `scope ${asked.scope}`;
+      if (!context.globals.quiet) {
+        write(
+          `${styles.yellow('Dry run:')} ${total} event${total === 1 ? '' : 's'} of ${what} in ${where} would be redacted; nothing was changed.\n`,
+        );
+      }
+      if (planned.byScope.length > 0) {
+        write(
+          renderTable(
+            planned.byScope,
+            [
+              { header: 'SCOPE', value: (entry) => entry.scope },
+              { header: 'WOULD REDACT', value: (entry) => entry.events, align: 'right' },
+            ],
+            styles,
+          ),
+        );
+      }
+      if (context.globals.quiet) return;
+      if (asked.scrub !== null) {
+        write(
+          `Would scrub (${asked.scrub.mode ?? 'secrets'}) ${planned.runs.length} stored run${planned.runs.length === 1 ? '' : 's'} and ${planned.sessions.length} session snapshot${planned.sessions.length === 1 ? '' : 's'} the events came from.\n`,
+        );
+      }
+      if (total === 0) return;
+      write(
+        styles.dim(
+          `Run it again without --dry-run${asked.scope === null ? ' and with --yes' : ''} to redact them.\n`,
+        ),
+      );
+    },
+  };
+}

@@ -24,7 +24,9 @@ import { commandName, ledgerCommand, scopeFields } from '../ledger-command.js';
 import { buildMetadataFilter } from '../metadata-conditions.js';
 import { describeLedger, writeNotes } from '../notes.js';
 import {
+  confirmEveryScope,
   flag,
+  isEveryScope,
   jsonArgument,
   jsonObjectArgument,
   listOption,
@@ -32,12 +34,13 @@ import {
   optionalString,
   optionalTimeMs,
   requiredString,
+  type ScopeSelector,
   scopeSelector,
 } from '../option-values.js';
 import { createStyles, formatTsMs, renderTable, type Styles } from '../output.js';
 import { createProgress } from '../progress.js';
 import { parseRetentionPolicy } from '../retention-option.js';
-import { otherScopesNote } from '../scope-summary.js';
+import { otherScopesNote, storeLedgerScopes } from '../scope-summary.js';
 import type { TimeEdge } from '../time-option.js';
 import { UsageError } from '../usage-error.js';
 
@@ -126,16 +129,18 @@ function renderPage(
 
 /**
  * What a query that found nothing says: where it looked, whether the scope holds events the
- * filters left out, and which scopes hold events.
+ * filters left out, and which scopes hold events. After `--global` (the scope named global, as in
+ * openclaw-mem), it also says how to read every scope, for a reader used to the older meaning.
  */
 async function emptyNotes(
+  context: CommandContext,
   ledger: Ledger,
   opened: Pick<EpisodicLedger, 'location'> & Partial<Pick<EpisodicLedger, 'database'>>,
-  selector: { scope: string } | { global: true },
+  selector: ScopeSelector,
   sessionId?: string,
 ): Promise<string[]> {
   const where = describeLedger(opened.location);
-  if ('global' in selector) return [`No events matched in ${where} (every scope).`];
+  if (isEveryScope(selector)) return [`No events matched in ${where} (every scope).`];
   const scope = normalizeScope(selector.scope);
   const held = await ledger.query({ scope, limit: 1 });
   const notes = [
@@ -147,6 +152,11 @@ async function emptyNotes(
     const others = otherScopesNote(opened, scope);
     if (others !== null) notes.push(others);
   }
+  if (flag(context.options, 'global')) {
+    notes.push(
+      '--global is the scope named global (the same as --scope global, as in openclaw-mem); to read every scope, give --all-scopes.',
+    );
+  }
   return notes;
 }
 
@@ -157,7 +167,7 @@ export const append: CommandHandler = ledgerCommand(async (context) => {
   const scope = optionalString(options, 'scope');
   if (scope === undefined) {
     throw new UsageError(
-      `"${command}" needs --scope SCOPE: every event belongs to one scope (--global is only for reading). Nothing was changed.`,
+      `"${command}" needs --scope SCOPE: every event belongs to one scope. Nothing was changed.`,
       'SCOPE_REQUIRED',
     );
   }
@@ -304,7 +314,7 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
         page: found,
         notes:
           found.events.length === 0 && afterId === undefined
-            ? await emptyNotes(ledger, opened, selector)
+            ? await emptyNotes(context, ledger, opened, selector)
             : [],
       };
     },
@@ -356,7 +366,7 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
         page: found,
         notes:
           found.events.length === 0 && afterId === undefined
-            ? await emptyNotes(ledger, opened, selector, sessionId)
+            ? await emptyNotes(context, ledger, opened, selector, sessionId)
             : [],
       };
     },
@@ -381,47 +391,87 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
   };
 });
 
+/** What `episodes gc` deleted (or would delete) in one scope. */
+interface ScopeCollection {
+  scope: string;
+  deleted_total: number;
+  deleted_by_type: Record<LedgerEventType, number>;
+}
+
 /** `episodes gc`. */
 export const gc: CommandHandler = ledgerCommand(async (context) => {
   const { options } = context;
-  const selector = scopeSelector(options, commandName(context));
+  const command = commandName(context);
+  const selector = scopeSelector(options, command);
   const policy: RetentionPolicyInput | undefined = parseRetentionPolicy(
     listOption(options, 'policy', false),
   );
   const nowMs = optionalTimeMs(options, 'now-ts-ms', 'start') ?? Date.now();
   const dryRun = flag(options, 'dry-run');
+  const everyScope = isEveryScope(selector);
+  if (everyScope) confirmEveryScope(options, command, 'deletes expired events');
   const request = { ...selector, nowMs, ...(policy === undefined ? {} : { policy }), dryRun };
   await createMemoryLedger().gc({ ...request, dryRun: true });
   const effective = resolveRetentionPolicy(policy);
   const expiring = LEDGER_EVENT_TYPES.filter((type) => effective[type] !== null);
-  const deletedByType = Object.fromEntries(LEDGER_EVENT_TYPES.map((type) => [type, 0])) as Record<
-    LedgerEventType,
-    number
-  >;
   const progress = createProgress(context, dryRun ? 'gc (dry run)' : 'gc');
-  await withLedger(
-    context,
-    async (ledger) => {
-      // One type per call (every other type kept), so progress can name the type being collected.
+  // One scope at a time (every scope that holds events, with --all-scopes), one type per call
+  // (every other type kept): the receipt counts per scope and progress names what is collected.
+  const collect = async (ledger: Ledger, scopes: readonly string[]) => {
+    const collected: ScopeCollection[] = [];
+    for (const [scopeIndex, scope] of scopes.entries()) {
+      const byType = Object.fromEntries(LEDGER_EVENT_TYPES.map((type) => [type, 0])) as Record<
+        LedgerEventType,
+        number
+      >;
       for (const [index, type] of expiring.entries()) {
-        progress.update(index, expiring.length, type);
+        progress.update(
+          scopeIndex * expiring.length + index,
+          scopes.length * expiring.length,
+          scopes.length === 1 ? type : `${scope} ${type}`,
+        );
         const onlyThisType = Object.fromEntries(
           LEDGER_EVENT_TYPES.map((other) => [other, other === type ? effective[type] : null]),
         );
-        const result = await ledger.gc({ ...selector, nowMs, policy: onlyThisType, dryRun });
-        deletedByType[type] = result.deleted_by_type[type];
+        const result = await ledger.gc({ scope, nowMs, policy: onlyThisType, dryRun });
+        byType[type] = result.deleted_by_type[type];
       }
-      progress.update(expiring.length, expiring.length);
-    },
-    { readOnly: dryRun },
+      const total = Object.values(byType).reduce((sum, count) => sum + count, 0);
+      collected.push({ scope, deleted_total: total, deleted_by_type: byType });
+    }
+    progress.update(1, 1);
+    return collected;
+  };
+  const byScope = await (everyScope
+    ? import('../stores.js').then(({ withStores }) =>
+        withStores(
+          context,
+          async (stores) =>
+            collect(
+              stores.ledger,
+              (await storeLedgerScopes(stores)).map((entry) => entry.scope),
+            ),
+          { readOnly: dryRun },
+        ),
+      )
+    : withLedger(context, (ledger) => collect(ledger, [normalizeScope(selector.scope)]), {
+        readOnly: dryRun,
+      })
   ).finally(() => progress.finish());
-  const deletedTotal = Object.values(deletedByType).reduce((sum, count) => sum + count, 0);
+  const deletedByType = Object.fromEntries(
+    LEDGER_EVENT_TYPES.map((type) => [
+      type,
+      byScope.reduce((sum, entry) => sum + entry.deleted_by_type[type], 0),
+    ]),
+  ) as Record<LedgerEventType, number>;
+  const deletedTotal = byScope.reduce((sum, entry) => sum + entry.deleted_total, 0);
   const receipt = {
     ...scopeFields(selector),
     dry_run: dryRun,
     now_ts_ms: nowMs,
     deleted_total: deletedTotal,
     deleted_by_type: deletedByType,
+    by_scope: byScope,
     policy_days: effective,
   };
   return {
@@ -430,10 +480,29 @@ export const gc: CommandHandler = ledgerCommand(async (context) => {
       const styles = createStyles(context.globals.color, context.globals.width);
       if (!context.globals.quiet) {
         const events = `${deletedTotal} event${deletedTotal === 1 ? '' : 's'}`;
+        const where = everyScope
+          ? ` in ${byScope.length} scope${byScope.length === 1 ? '' : 's'}`
+          : ` in scope ${byScope[0]?.scope}`;
         write(
           dryRun
-            ? `${styles.yellow('Dry run:')} ${events} would be deleted (now ${formatTsMs(nowMs)}); nothing was deleted.\n`
-            : `${styles.green('Deleted')} ${events} past their retention (now ${formatTsMs(nowMs)}).\n`,
+            ? `${styles.yellow('Dry run:')} ${events} would be deleted${where} (now ${formatTsMs(nowMs)}); nothing was deleted.\n`
+            : `${styles.green('Deleted')} ${events}${where} past their retention (now ${formatTsMs(nowMs)}).\n`,
+        );
+      }
+      if (everyScope && byScope.length > 0) {
+        write(
+          renderTable(
+            byScope,
+            [
+              { header: 'SCOPE', value: (entry) => entry.scope },
+              {
+                header: dryRun ? 'WOULD DELETE' : 'DELETED',
+                value: (entry) => entry.deleted_total,
+                align: 'right',
+              },
+            ],
+            styles,
+          ),
         );
       }
       write(
@@ -454,6 +523,9 @@ export const gc: CommandHandler = ledgerCommand(async (context) => {
           styles,
         ),
       );
+      if (dryRun && everyScope && deletedTotal > 0 && !context.globals.quiet) {
+        write(styles.dim(`Run it again with --yes instead of --dry-run to delete them.\n`));
+      }
     },
   };
 });

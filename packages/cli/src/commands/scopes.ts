@@ -7,7 +7,7 @@ import { describeLedger, writeNotes } from '../notes.js';
 import { flag } from '../option-values.js';
 import { createStyles, renderTable } from '../output.js';
 import { createProgress } from '../progress.js';
-import { ledgerScopes, postgresLedgerScopes } from '../scope-summary.js';
+import { storeLedgerScopes } from '../scope-summary.js';
 import { describeRunStore } from '../store-notes.js';
 import { withStores } from '../stores.js';
 
@@ -46,13 +46,7 @@ export const list: CommandHandler = async (context) => {
         }
         return found;
       };
-      const scopes =
-        stores.sqlite !== undefined
-          ? ledgerScopes(stores.sqlite.database)
-          : stores.postgres !== undefined
-            ? await postgresLedgerScopes(stores.postgres)
-            : [];
-      for (const entry of scopes) Object.assign(row(entry.scope), entry);
+      for (const entry of await storeLedgerScopes(stores)) Object.assign(row(entry.scope), entry);
       for (const [scope, counts] of await artifactScopes(stores.artifacts)) {
         row(scope).artifacts = counts;
       }

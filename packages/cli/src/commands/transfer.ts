@@ -13,10 +13,13 @@ import type { EpisodicStores } from '@episodic/mcp/stores';
 import type { CommandHandler } from '../command-spec.js';
 import {
   flag,
+  isEveryScope,
   listOption,
   optionalDate,
+  optionalScopeSelector,
   optionalString,
   readTextArgument,
+  type ScopeSelector,
 } from '../option-values.js';
 import { createStyles, sanitizeForTerminal } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -75,7 +78,7 @@ function exportedEvent(event: LedgerEvent): ExportedLedgerEvent {
 
 async function readLedger(
   ledger: Ledger,
-  selector: { scope: string } | { global: true },
+  selector: ScopeSelector,
   sessionId: string | undefined,
 ): Promise<LedgerEvent[]> {
   const events: LedgerEvent[] = [];
@@ -120,8 +123,7 @@ export const exportCommand: CommandHandler = async (context) => {
   const from = optionalDate(options, 'from', 'start');
   const to = optionalDate(options, 'to', 'end');
   const all = flag(options, 'all');
-  const scope = optionalString(options, 'scope');
-  const global = flag(options, 'global');
+  const selected = optionalScopeSelector(options, 'episodic export');
   const output = optionalString(options, 'output');
   const chosen = [
     sessionId !== undefined,
@@ -134,7 +136,6 @@ export const exportCommand: CommandHandler = async (context) => {
       'Choose what to export with exactly one of --session-id ID, --run-id ID (repeatable), --from/--to DATE, or --all.',
     );
   }
-  if (scope !== undefined && global) throw new UsageError('Give --scope or --global, not both.');
   if (globals.json && output === undefined) {
     throw new UsageError(
       '--json prints a receipt on stdout, so the export needs --output FILE (or leave out --json to write the export to stdout).',
@@ -142,20 +143,19 @@ export const exportCommand: CommandHandler = async (context) => {
   }
   if (sessionId !== undefined) parseInput(ledgerIdentifierSchema, sessionId, '--session-id');
   const sessionIsUuid = sessionId !== undefined && UUID.test(sessionId);
-  if (sessionId !== undefined && !sessionIsUuid && scope === undefined && !global) {
+  if (sessionId !== undefined && !sessionIsUuid && selected === undefined) {
     throw new UsageError(
-      `--session-id ${JSON.stringify(sessionId)} is not a UUID, so it names only ledger events: add --scope SCOPE or --global.`,
+      `--session-id ${JSON.stringify(sessionId)} is not a UUID, so it names only ledger events: add --scope SCOPE (or --all-scopes).`,
     );
   }
   const checkedRunIds = runIds?.map((id) => parseInput(uuidSchema, id, '--run-id').toLowerCase());
   if (from !== undefined && to !== undefined && from > to) {
     throw new UsageError(`--from ${from} is after --to ${to}: swap them.`, 'VALIDATION_ERROR');
   }
-  const ledgerSelector: { scope: string } | { global: true } | undefined = global
-    ? { global: true }
-    : scope === undefined
-      ? undefined
-      : { scope: normalizeScope(scope) };
+  const ledgerSelector: ScopeSelector | undefined =
+    selected === undefined || isEveryScope(selected)
+      ? selected
+      : { scope: normalizeScope(selected.scope) };
   const selection: ExportSelection = {
     session_id:
       sessionId === undefined ? null : sessionIsUuid ? sessionId.toLowerCase() : sessionId,
@@ -166,7 +166,9 @@ export const exportCommand: CommandHandler = async (context) => {
     ledger:
       ledgerSelector === undefined
         ? null
-        : { scope: 'scope' in ledgerSelector ? ledgerSelector.scope : null, global },
+        : isEveryScope(ledgerSelector)
+          ? { scope: null, global: true }
+          : { scope: ledgerSelector.scope, global: false },
   };
 
   const warnings: string[] = [];

@@ -15,11 +15,17 @@ const daysByType = z.object(
   ) as Record<(typeof LEDGER_EVENT_TYPES)[number], z.ZodNullable<z.ZodNumber>>,
 );
 
-/** The scope part of read and maintenance receipts: the normalized scope, or null with `global`. */
+/** The scope part of read and maintenance receipts: the normalized scope, or null for every scope. */
 const scopeShape = {
-  /** The normalized scope; null when `--global` was given. */
+  /** The normalized scope (`"global"` with `--global`); null with `--all-scopes`. */
   scope: z.string().min(1).nullable(),
-  /** True for `--global` (every scope). */
+  /** True for `--all-scopes` (every scope). */
+  all_scopes: z.boolean(),
+  /**
+   * The older name of `all_scopes` (the same value), kept for readers of v1 receipts. It is false
+   * with `--global`, which is the one scope named global (`scope: "global"`).
+   * @deprecated Read `all_scopes`.
+   */
   global: z.boolean(),
 };
 
@@ -102,8 +108,20 @@ export const episodesRedactReceiptSchema = successReceiptSchema('episodic.episod
     scope: z.string().nullable(),
   }),
   replacement: z.enum(REDACTION_REPLACEMENTS),
-  /** How many rows are now redacted (rows are kept). */
+  /** True with `--dry-run`: nothing was redacted or scrubbed; `would_redact` lists what would be. */
+  dry_run: z.boolean(),
+  /** How many rows are now redacted (rows are kept); 0 with `dry_run`. */
   redacted_count: z.number().int().nonnegative(),
+  /** With `dry_run` only: the events a real run would redact, per scope, and the stored runs and snapshots it would scrub. */
+  would_redact: z
+    .object({
+      by_scope: z.array(
+        z.object({ scope: z.string().min(1), events: z.number().int().nonnegative() }),
+      ),
+      runs: z.array(z.string()),
+      sessions: z.array(z.string()),
+    })
+    .optional(),
   /** The stored runs and session snapshots the events came from, scrubbed first (`--runs`). */
   stored: z.object({
     mode: z.enum(['secrets', 'content', 'none']),
@@ -120,6 +138,14 @@ export const episodesGcReceiptSchema = successReceiptSchema('episodic.episodes.g
   deleted_total: z.number().int().nonnegative(),
   /** A count for every type (what would be deleted, with `dry_run`). */
   deleted_by_type: countByType,
+  /** The same counts per scope, in scope order: the one scope, or (`all_scopes`) every scope that held events. */
+  by_scope: z.array(
+    z.object({
+      scope: z.string().min(1),
+      deleted_total: z.number().int().nonnegative(),
+      deleted_by_type: countByType,
+    }),
+  ),
   /** The retention applied, in days per type (null: kept forever). */
   policy_days: daysByType,
 });

@@ -59,7 +59,7 @@ function compareText(left: string, right: string): number {
 
 /**
  * The artifacts to export with their episodes' metadata: those of the scope (every scope with
- * `global`) that were learned from an exported episode (all of them with `--all`), and the
+ * `--all-scopes`) that were learned from an exported episode (all of them with `--all`), and the
  * metadata of every episode they point at and of every exported task episode.
  */
 export async function collectLearning(

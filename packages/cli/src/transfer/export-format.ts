@@ -25,7 +25,11 @@ export const exportSelectionSchema = z.strictObject({
   from: z.string().nullable(),
   to: z.string().nullable(),
   all: z.boolean(),
-  /** The ledger part: events of the exported sessions in one scope, or in every scope; null for none. */
+  /**
+   * The ledger part: events of the exported sessions in one scope (`scope`; `"global"` after
+   * `--global`), or in every scope (`scope: null, global: true`, written by `--all-scopes`); null
+   * for none. `global` here keeps the format's older name for every scope.
+   */
   ledger: z.strictObject({ scope: z.string().nullable(), global: z.boolean() }).nullable(),
 });
 export type ExportSelection = z.infer<typeof exportSelectionSchema>;

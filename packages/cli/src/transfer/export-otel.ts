@@ -40,9 +40,13 @@ export const exportOtel: CommandHandler = async (context) => {
     throw new UsageError(
       'Give --otel FILE or --output FILE, not both: --otel writes traces, --output an Episodic export.',
     );
-  if (optionalString(options, 'scope') !== undefined || flag(options, 'global'))
+  if (
+    optionalString(options, 'scope') !== undefined ||
+    flag(options, 'global') ||
+    flag(options, 'all-scopes')
+  )
     throw new UsageError(
-      '--otel exports runs as traces; ledger events are not part of it: leave out --scope and --global.',
+      '--otel exports runs as traces; ledger events are not part of it: leave out --scope, --global and --all-scopes.',
     );
   if (
     [
