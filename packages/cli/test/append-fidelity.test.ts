@@ -200,6 +200,30 @@ describe('no value given on the command line is changed on its way in', () => {
     expect(ledgerRows(home)).toBeNull();
   });
 
+  it('refuses --db :memory: and SQLite file: URIs (it acknowledged "position 1" for data gone at exit)', () => {
+    const home = temporaryHome();
+    for (const [db, expected] of [
+      [':memory:', '--db ":memory:" keeps the database in this command\'s memory'],
+      ['file::memory:', '--db "file::memory:" is a SQLite URI'],
+      ['file:x.db?mode=memory', 'is a SQLite URI'],
+    ] as const) {
+      const message = expectError(
+        episodicJson(['--db', db, ...appendArgs(home, {})]),
+        2,
+        'VALIDATION_ERROR',
+      );
+      expect(message).toContain(expected);
+      expect(message).toContain('Nothing was changed');
+    }
+    const fromEnv = expectError(
+      episodicJson(appendArgs(home, {}), { env: { EPISODIC_DB: ':memory:' } }),
+      2,
+      'VALIDATION_ERROR',
+    );
+    expect(fromEnv).toContain('EPISODIC_DB ":memory:"');
+    expect(ledgerRows(home)).toBeNull();
+  });
+
   it('refuses JSON nested 8000 deep with a VALIDATION_ERROR naming where (it overflowed the stack)', () => {
     const home = temporaryHome();
     const deep = `{"a":${'['.repeat(8000)}${']'.repeat(8000)}}`;
