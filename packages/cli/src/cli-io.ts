@@ -1,4 +1,5 @@
-import { decodeUtf8 } from './utf8-text.js';
+import { readFileSync } from 'node:fs';
+import { decodeUtf8, rawProcessArguments } from './utf8-text.js';
 
 /** Where the CLI reads and writes: the process's streams, or test doubles. */
 export interface CliIo {
@@ -21,6 +22,11 @@ export interface CliIo {
    * `mcp`). Only those ask for it, so Ctrl-C still ends every other command at once.
    */
   interruptSignal?: () => AbortSignal;
+  /**
+   * The command line's arguments as the system passed them (bytes, one per argument), to refuse
+   * one that is not UTF-8; undefined where the platform does not say. @default not checked
+   */
+  rawArguments?: () => readonly Uint8Array[] | undefined;
 }
 
 /** The IO of the running process. */
@@ -45,6 +51,8 @@ export function processIo(): CliIo {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return decodeUtf8(Buffer.concat(chunks), 'Standard input');
     },
+    rawArguments: () =>
+      rawProcessArguments(process.argv.length - 2, () => readFileSync('/proc/self/cmdline')),
     interruptSignal: () => {
       if (controller === undefined) {
         const created = new AbortController();

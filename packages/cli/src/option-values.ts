@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type ExactJsonValue, GLOBAL_SCOPE, normalizeScope, parseJsonExact } from '@episodic/core';
+import { safeJsonParse } from '@episodic/core/internal';
 import type { CommandContext, OptionValues } from './command-spec.js';
 import { parseTime, parseTimeIso, type TimeEdge } from './time-option.js';
 import { UsageError } from './usage-error.js';
@@ -184,7 +185,9 @@ export async function readTextArgument(
 /**
  * Parses JSON given on the command line (`--x-json`) or in a file (`--x-file`); at most one of the
  * two. With `exact`, numbers are kept exactly (`parseJsonExact`: an integer beyond 2^53 becomes a
- * `bigint`, a number a double cannot hold is refused): for what gets stored.
+ * `bigint`, a number a double cannot hold is refused): for what gets stored. Either way a key given
+ * twice in one object, or nesting deeper than 512, is refused with the key or the place named
+ * (`JSON.parse` would keep the last value, or overflow the stack later).
  */
 export async function jsonArgument(
   context: CommandContext,
@@ -201,17 +204,26 @@ export async function jsonArgument(
   const source = inline ?? (await readTextArgument(context, file as string, fileOption as string));
   const from = inline === undefined ? `--${fileOption} ${JSON.stringify(file)}` : `--${jsonOption}`;
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
-  try {
-    return { value: exact ? parseJsonExact(text) : (JSON.parse(text) as ExactJsonValue) };
-  } catch (error) {
-    const message = (error as Error).message;
-    throw new UsageError(
-      /cannot be kept exactly|too large for a double/.test(message)
-        ? `${from} holds a number that would not be stored as written: ${message}. Nothing was changed.`
-        : `Invalid JSON in ${from}: ${message}. Quote the JSON for your shell, e.g. --${jsonOption} '{"key":"value"}'.`,
-      'VALIDATION_ERROR',
-    );
+  let message: string;
+  if (exact) {
+    try {
+      return { value: parseJsonExact(text) };
+    } catch (error) {
+      message = (error as Error).message;
+    }
+  } else {
+    const parsed = safeJsonParse(text);
+    if (parsed.success) return { value: parsed.value as ExactJsonValue };
+    message = parsed.error;
   }
+  throw new UsageError(
+    /cannot be kept exactly|too large for a double/.test(message)
+      ? `${from} holds a number that would not be stored as written: ${message}. Nothing was changed.`
+      : /appears twice|nested more than/.test(message)
+        ? `${from} would not be stored as written: ${message}. Nothing was changed.`
+        : `Invalid JSON in ${from}: ${message}. Quote the JSON for your shell, e.g. --${jsonOption} '{"key":"value"}'.`,
+    'VALIDATION_ERROR',
+  );
 }
 
 /** A JSON object argument (not an array or a scalar). */

@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from './usage-error.js';
-import { decodeUtf8, firstInvalidUtf8Offset } from './utf8-text.js';
+import {
+  assertArgumentsAreUtf8,
+  decodeUtf8,
+  firstInvalidUtf8Offset,
+  rawProcessArguments,
+} from './utf8-text.js';
 
 const fatal = new TextDecoder('utf-8', { fatal: true });
 const decodes = (bytes: Uint8Array) => {
@@ -40,5 +45,41 @@ describe('firstInvalidUtf8Offset', () => {
         }
       }),
     );
+  });
+});
+
+describe('assertArgumentsAreUtf8 and rawProcessArguments', () => {
+  const cmdline = (...entries: Array<string | number[]>) =>
+    Uint8Array.from(
+      entries.flatMap((entry) => [...(typeof entry === 'string' ? Buffer.from(entry) : entry), 0]),
+    );
+
+  it('takes the last arguments of /proc/self/cmdline, empty ones included', () => {
+    const raw = rawProcessArguments(3, () =>
+      cmdline('node', '--x', 'bin.js', 'a', '', [0x63, 0xe9]),
+    );
+    expect(raw?.map((bytes) => [...bytes])).toEqual([[0x61], [], [0x63, 0xe9]]);
+    expect(rawProcessArguments(5, () => cmdline('node', 'bin.js', 'a'))).toBeUndefined();
+    expect(
+      rawProcessArguments(1, () => {
+        throw new Error('ENOENT');
+      }),
+    ).toBeUndefined();
+  });
+
+  it('refuses an argument read with U+FFFD whose bytes are not UTF-8, naming it and its option', () => {
+    const raw = [Buffer.from('--summary'), Uint8Array.from([0x63, 0xe9])];
+    expect(() => assertArgumentsAreUtf8(['--summary', 'c\uFFFD'], raw)).toThrow(
+      /Argument 2 \(the value of --summary\) is not valid UTF-8: the bytes at offset 1 \(0xe9\)/,
+    );
+    try {
+      assertArgumentsAreUtf8(['--summary', 'c\uFFFD'], raw);
+    } catch (error) {
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as UsageError).code).toBe('VALIDATION_ERROR');
+    }
+    // A U+FFFD that was typed (valid UTF-8), or no raw bytes to compare with, passes.
+    expect(() => assertArgumentsAreUtf8(['c\uFFFD'], [Buffer.from('c\uFFFD')])).not.toThrow();
+    expect(() => assertArgumentsAreUtf8(['c\uFFFD'], undefined)).not.toThrow();
   });
 });

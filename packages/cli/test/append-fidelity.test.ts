@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,8 @@ import {
 } from '../src/receipts/index.js';
 import {
   appendArgs,
+  BIN,
+  cleanEnv,
   episodic,
   episodicJson,
   expectError,
@@ -100,6 +103,138 @@ describe('episodes append never changes what it stores without saying so', () =>
         'VALIDATION_ERROR',
       ),
     ).toContain('offset 6 (0xe2 0x82)');
+    expect(ledgerRows(home)).toBeNull();
+  });
+});
+
+/**
+ * Runs the binary with `args`, where `$'…'`-style raw bytes are given as Buffers: Node encodes
+ * every string argument as UTF-8, so the bytes go through a shell's printf (a real exec, as a
+ * terminal in a Latin-1 locale would run it).
+ */
+function episodicWithBytes(args: ReadonlyArray<string | Buffer>) {
+  const words = args.map((arg, index) =>
+    typeof arg === 'string'
+      ? `"\${${index + 1}}"`
+      : `"$(printf '${[...arg].map((byte) => `\\${byte.toString(8).padStart(3, '0')}`).join('')}')"`,
+  );
+  const result = spawnSync(
+    '/bin/sh',
+    [
+      '-c',
+      `exec "$0" ${words.join(' ')}`,
+      process.execPath,
+      ...args.map((arg) => (typeof arg === 'string' ? arg : '')),
+    ],
+    { encoding: 'utf8', env: cleanEnv(), timeout: 60_000 },
+  );
+  const lines = result.stdout.split('\n').filter((line) => line !== '');
+  return {
+    status: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    receipt: JSON.parse(lines[0] ?? '{}') as Record<string, unknown>,
+  };
+}
+
+describe('no value given on the command line is changed on its way in', () => {
+  it.skipIf(process.platform !== 'linux')(
+    'refuses an argument whose bytes are not UTF-8 (it stored U+FFFD), naming the argument; a real U+FFFD is kept',
+    () => {
+      const home = temporaryHome();
+      const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9]); // "café" in Latin-1
+      const args = appendArgs(home, {}, ['--json']);
+      const at = args.indexOf('--summary') + 1;
+      const refused = episodicWithBytes([BIN, ...args.slice(0, at), latin1, ...args.slice(at + 1)]);
+      const message = expectError(refused, 2, 'VALIDATION_ERROR');
+      expect(message).toContain(`Argument ${at + 1} (the value of --summary) is not valid UTF-8`);
+      expect(message).toContain('offset 3 (0xe9)');
+      expect(ledgerRows(home)).toBeNull();
+      // The same bytes as a value after "=", and in a JSON option.
+      const inline = episodicWithBytes([
+        BIN,
+        ...appendArgs(home, {}, ['--json', '--payload-json']),
+        Buffer.from([0x22, 0xff, 0x22]),
+      ]);
+      expect(expectError(inline, 2, 'VALIDATION_ERROR')).toContain(
+        '(the value of --payload-json) is not valid UTF-8',
+      );
+      // U+FFFD typed as UTF-8 is a character like any other.
+      const kept = episodicWithBytes([
+        BIN,
+        ...appendArgs(home, { summary: 'caf\uFFFD' }, ['--json']),
+      ]);
+      expect(kept.status, kept.stderr).toBe(0);
+      expect(kept.receipt.event).toMatchObject({ summary: 'caf\uFFFD' });
+    },
+  );
+
+  it('refuses a key given twice in --payload-json, --refs-file, --metadata-json and stdin (it kept the last)', () => {
+    const home = temporaryHome();
+    const directory = temporaryDirectory();
+    const file = join(directory, 'refs.json');
+    writeFileSync(file, '{"run":"a","nested":{"k":1,"\\u006b":2}}');
+    const cases: Array<[string[], string, string | undefined]> = [
+      [
+        ['--payload-json', '{"a":1,"a":2}'],
+        'the key "a" appears twice in the object at $ ',
+        undefined,
+      ],
+      [['--refs-file', file], 'the key "k" appears twice in the object at $.nested', undefined],
+      [['--metadata-json', '{"tier":"x","tier":"y"}'], 'the key "tier" appears twice', undefined],
+      [
+        ['--payload-file', '-'],
+        'the key "b" appears twice in the object at $[1]',
+        '[1,{"b":1,"b":1}]',
+      ],
+    ];
+    for (const [flags, expected, input] of cases) {
+      const message = expectError(
+        episodicJson(appendArgs(home, {}, flags), input === undefined ? {} : { input }),
+        2,
+        'VALIDATION_ERROR',
+      );
+      expect(message).toContain(`${flags[0]}`);
+      expect(message).toContain(expected);
+    }
+    expect(ledgerRows(home)).toBeNull();
+  });
+
+  it('refuses --db :memory: and SQLite file: URIs (it acknowledged "position 1" for data gone at exit)', () => {
+    const home = temporaryHome();
+    for (const [db, expected] of [
+      [':memory:', '--db ":memory:" keeps the database in this command\'s memory'],
+      ['file::memory:', '--db "file::memory:" is a SQLite URI'],
+      ['file:x.db?mode=memory', 'is a SQLite URI'],
+    ] as const) {
+      const message = expectError(
+        episodicJson(['--db', db, ...appendArgs(home, {})]),
+        2,
+        'VALIDATION_ERROR',
+      );
+      expect(message).toContain(expected);
+      expect(message).toContain('Nothing was changed');
+    }
+    const fromEnv = expectError(
+      episodicJson(appendArgs(home, {}), { env: { EPISODIC_DB: ':memory:' } }),
+      2,
+      'VALIDATION_ERROR',
+    );
+    expect(fromEnv).toContain('EPISODIC_DB ":memory:"');
+    expect(ledgerRows(home)).toBeNull();
+  });
+
+  it('refuses JSON nested 8000 deep with a VALIDATION_ERROR naming where (it overflowed the stack)', () => {
+    const home = temporaryHome();
+    const deep = `{"a":${'['.repeat(8000)}${']'.repeat(8000)}}`;
+    for (const exact of ['--payload-json', '--metadata-json']) {
+      const message = expectError(
+        episodicJson(appendArgs(home, {}, [exact, deep])),
+        2,
+        'VALIDATION_ERROR',
+      );
+      expect(message).toContain('nested more than 512 arrays and objects deep at $.a[0][0][0]…');
+    }
     expect(ledgerRows(home)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { type Readable, Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { findJsonShapeProblem } from '@episodic/core/internal';
 
 /** A JSON-RPC error response the filter answers with itself. */
 export interface JsonRpcErrorResponse {
@@ -16,6 +17,8 @@ export const JSON_RPC_SHUTTING_DOWN = -32000;
 
 /** The longest line read; the SDK's own read buffer holds 10 MiB. */
 const MAX_LINE_CHARS = 10 * 1024 * 1024;
+
+const TOO_LARGE = `Invalid Request: the message is larger than 10 MiB (${MAX_LINE_CHARS} characters); it was not read. Send a smaller message, one per line.`;
 
 /** The stdin side of the stdio server, between the process's stdin and the SDK's transport. */
 export interface JsonRpcLineFilter {
@@ -47,7 +50,10 @@ function isJsonRpcMessage(message: unknown): boolean {
  * Reads newline-delimited JSON-RPC from `source` and passes each well-formed message on, unchanged.
  * A line that is not JSON is answered with a `-32700` parse error, and JSON that is not a JSON-RPC
  * message with `-32600`, as the JSON-RPC spec asks (the SDK's transport would skip such lines
- * without a word, leaving a client waiting). `reply` writes those answers to stdout.
+ * without a word, leaving a client waiting). So is a message with a key given twice in one object
+ * (`JSON.parse` would keep the last value) or nested deeper than 512, and a line longer than
+ * 10 MiB: each bad line gets exactly one answer, and the next line is read as usual. `reply`
+ * writes those answers to stdout.
  */
 export function createJsonRpcLineFilter(
   source: Readable,
@@ -74,6 +80,15 @@ export function createJsonRpcLineFilter(
       );
       return;
     }
+    const problem = findJsonShapeProblem(line);
+    if (problem !== null) {
+      answer(
+        idOf(message),
+        JSON_RPC_INVALID_REQUEST,
+        `Invalid Request: ${problem.message}. It was not run.`,
+      );
+      return;
+    }
     if (!isJsonRpcMessage(message)) {
       answer(
         idOf(message),
@@ -96,20 +111,27 @@ export function createJsonRpcLineFilter(
 
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      pending += decoder.write(chunk);
+      let text = decoder.write(chunk);
+      if (skipping) {
+        // The rest of a line already answered as too large: dropped up to its end, unread.
+        const end = text.indexOf('\n');
+        if (end === -1) {
+          done();
+          return;
+        }
+        skipping = false;
+        text = text.slice(end + 1);
+      }
+      pending += text;
       for (let index = pending.indexOf('\n'); index !== -1; index = pending.indexOf('\n')) {
         const line = pending.slice(0, index);
         pending = pending.slice(index + 1);
-        if (skipping) skipping = false;
+        if (line.length > MAX_LINE_CHARS) answer(null, JSON_RPC_INVALID_REQUEST, TOO_LARGE);
         else handle(this, line);
       }
       if (pending.length > MAX_LINE_CHARS) {
         // Too long to be a message: answered once, and the rest of the line is dropped.
-        answer(
-          null,
-          JSON_RPC_INVALID_REQUEST,
-          'Invalid Request: the message is larger than 10 MiB.',
-        );
+        answer(null, JSON_RPC_INVALID_REQUEST, TOO_LARGE);
         pending = '';
         skipping = true;
       }

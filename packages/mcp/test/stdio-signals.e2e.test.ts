@@ -254,4 +254,73 @@ describe('episodic-mcp over stdio (built bin)', { timeout: 180_000 }, () => {
     server.child.stdin.end();
     expect((await server.exited).code).toBe(0);
   });
+
+  it('answers a 60 MB line exactly once (it answered 5 times), then reads the next line', async () => {
+    const server = startStdioServer(bin, ['--scope', 'signals']);
+    await server.initialize();
+    // Written in pieces, as a pipe delivers it: the filter sees many chunks of one line.
+    const piece = `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"pad":"${'x'.repeat(1024 * 1024)}`;
+    for (let index = 0; index < 60; index++) {
+      if (!server.child.stdin.write(index === 0 ? piece : 'x'.repeat(1024 * 1024))) {
+        await new Promise((resolve) => server.child.stdin.once('drain', resolve));
+      }
+    }
+    server.send('"}}');
+    server.send({ jsonrpc: '2.0', id: 4, method: 'tools/list' });
+    await server.waitFor(
+      () => server.messages().some((message) => message.id === 4),
+      'tools/list answered after the long line',
+    );
+    const errors = server.messages().filter((message) => message.error !== undefined);
+    expect(errors).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('larger than 10 MiB') },
+      },
+    ]);
+    server.child.stdin.end();
+    expect((await server.exited).code).toBe(0);
+  });
+
+  it('refuses a message with a key given twice or nested 8000 deep, naming it, and runs nothing', async () => {
+    const server = startStdioServer(bin, ['--scope', 'signals']);
+    await server.initialize();
+    server.send(
+      '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"create_episode","arguments":{"task_description":"a","task_description":"b","domain":"d","task_type":"t"}}}',
+    );
+    server.send(
+      `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"create_episode","arguments":{"task_description":${'['.repeat(8000)}${']'.repeat(8000)}}}}`,
+    );
+    server.send({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
+    await server.waitFor(
+      () => server.messages().some((message) => message.id === 7),
+      'tools/list answered',
+    );
+    const errors = server.messages().filter((message) => message.error !== undefined);
+    expect(errors).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 5,
+        error: {
+          code: -32600,
+          message: expect.stringContaining(
+            'the key "task_description" appears twice in the object at $.params.arguments',
+          ),
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 6,
+        error: {
+          code: -32600,
+          message: expect.stringContaining(
+            'nested more than 512 arrays and objects deep at $.params.arguments.task_description[0]',
+          ),
+        },
+      },
+    ]);
+    server.child.stdin.end();
+    expect((await server.exited).code).toBe(0);
+  });
 });

@@ -1,3 +1,5 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { EpisodicError } from '@episodic/core';
 import type BetterSqlite3 from 'better-sqlite3';
 import { isBusyError, lockedDatabaseError } from './busy-error.js';
@@ -111,6 +113,8 @@ export function openSqliteDatabase(
     }
     if (typeof source === 'string') database.close();
     if (EpisodicError.isInstance(error)) throw error;
+    const readOnly = typeof source === 'string' ? readOnlyFailure(source, error, 'write') : null;
+    if (readOnly !== null) throw readOnly;
     throw new EpisodicError({
       code: 'STORAGE_ERROR',
       message: `Could not prepare the SQLite database ${database.name}: ${(error as Error).message}.`,
@@ -121,8 +125,62 @@ export function openSqliteDatabase(
   return database;
 }
 
+/** Why this process cannot write `path`: a read-only filesystem or missing permission, or null. */
+function unwritable(path: string): 'EROFS' | 'EACCES' | null {
+  try {
+    accessSync(path, constants.W_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'EROFS' ? 'EROFS' : code === 'EACCES' || code === 'EPERM' ? 'EACCES' : null;
+  }
+}
+
+/**
+ * A `STORAGE_ERROR` that says the database or its directory is read-only, which one, and what to
+ * do, when SQLite could not open or write `filename` for that reason (it only says "unable to
+ * open database file" or "attempt to write a readonly database"). Null for any other failure.
+ */
+function readOnlyFailure(
+  filename: string,
+  error: unknown,
+  wanted: 'write' | 'read',
+): EpisodicError | null {
+  const code = String((error as { code?: unknown })?.code ?? '');
+  if (!/^SQLITE_(CANTOPEN|READONLY)/.test(code) || filename === ':memory:' || filename === '') {
+    return null;
+  }
+  const directory = dirname(filename);
+  const fileState = existsSync(filename) ? unwritable(filename) : null;
+  const directoryState = existsSync(directory) ? unwritable(directory) : null;
+  const path = fileState !== null ? filename : directoryState !== null ? directory : null;
+  const state = fileState ?? directoryState;
+  if (path === null || state === null) return null;
+  const what = path === filename ? 'the database file' : 'its directory';
+  const why =
+    state === 'EROFS'
+      ? 'is on a read-only filesystem (EROFS)'
+      : 'is read-only for this user (EACCES)';
+  const need =
+    wanted === 'write'
+      ? `SQLite must write the database and create ${basename(filename)}-wal and ${basename(filename)}-shm beside it`
+      : `even reading a database in WAL mode needs ${basename(filename)}-shm beside it, which SQLite cannot create there`;
+  const fix =
+    state === 'EROFS'
+      ? 'Put the Episodic home on a writable filesystem'
+      : `Make it writable for this user (e.g. chmod u+w ${JSON.stringify(path)}, or fix its owner)`;
+  return new EpisodicError({
+    code: 'STORAGE_ERROR',
+    message: `Could not ${wanted === 'write' ? 'open' : 'read'} the SQLite database ${filename}: ${what} ${path} ${why}, and ${need} (SQLite said: ${(error as Error).message}). ${fix}, or choose another home or database with --home / --db (EPISODIC_HOME / EPISODIC_DB)${wanted === 'read' ? ', or copy the database to a writable directory and read the copy' : ''}. Nothing was changed.`,
+    details: { filename, readOnly: path, reason: state },
+    cause: error,
+  });
+}
+
 function openFailure(filename: string, error: unknown): EpisodicError {
   if (EpisodicError.isInstance(error)) return error;
+  const readOnly = readOnlyFailure(filename, error, 'write');
+  if (readOnly !== null) return readOnly;
   return new EpisodicError({
     code: 'STORAGE_ERROR',
     message: `Could not open the SQLite database ${filename}: ${(error as Error).message}. Check the path and its permissions.`,
@@ -172,6 +230,8 @@ function openReadOnly(filename: string, busyTimeoutMs: number): Database {
   } catch (error) {
     if (database.open) database.close();
     if (EpisodicError.isInstance(error)) throw error;
+    const readOnly = readOnlyFailure(filename, error, 'read');
+    if (readOnly !== null) throw readOnly;
     throw new EpisodicError({
       code: 'STORAGE_ERROR',
       message: `Could not read the SQLite database ${filename}: ${(error as Error).message}.`,

@@ -1,7 +1,15 @@
 // JSON numbers that a JavaScript number cannot hold (an integer beyond 2^53, a decimal with more
 // significant digits than a double) would be silently changed by `JSON.parse`. This parser keeps
 // integers exactly (as `bigint`) and refuses anything else it cannot keep, so history is never
-// altered on the way in or on the way out.
+// altered on the way in or on the way out. Like `safeJsonParse`, it refuses a key given twice in
+// one object and nesting deeper than `MAX_JSON_DEPTH`.
+
+import {
+  duplicateKeyMessage,
+  findJsonShapeProblem,
+  MAX_JSON_DEPTH,
+  tooDeepMessage,
+} from './json-shape.js';
 
 /** A JSON value as `parseJsonExact` returns it: integers beyond 2^53 are `bigint`s. */
 export type ExactJsonValue =
@@ -60,6 +68,8 @@ function sameDecimal(text: string, value: number): boolean {
 
 class Parser {
   index = 0;
+  /** The keys and indexes from the root to the value being read (for messages). */
+  readonly path: (string | number)[] = [];
   constructor(readonly text: string) {}
 
   fail(message: string, at = this.index): never {
@@ -76,10 +86,12 @@ class Parser {
   }
 
   value(depth: number): ExactJsonValue {
-    if (depth > 512) this.fail('nested more than 512 levels deep');
     this.skipSpace();
     const { text } = this;
     const character = text[this.index];
+    if ((character === '{' || character === '[') && depth >= MAX_JSON_DEPTH) {
+      this.fail(tooDeepMessage(this.path, this.index));
+    }
     switch (character) {
       case '{':
         return this.object(depth);
@@ -158,7 +170,9 @@ class Parser {
       return array;
     }
     for (;;) {
+      this.path.push(array.length);
       array.push(this.value(depth + 1));
+      this.path.pop();
       this.skipSpace();
       const separator = this.text[this.index++];
       if (separator === ']') return array;
@@ -180,10 +194,13 @@ class Parser {
       this.skipSpace();
       if (this.text[this.index] !== '"')
         this.fail(`expected a property name at position ${this.index}`);
+      const keyAt = this.index;
       const key = this.string();
+      if (Object.hasOwn(object, key)) this.fail(duplicateKeyMessage(key, this.path, keyAt), keyAt);
       this.skipSpace();
       if (this.text[this.index++] !== ':')
         this.fail(`expected ":" at position ${this.index - 1}`, this.index - 1);
+      this.path.push(key);
       // An own property even for "__proto__", as JSON.parse makes it.
       Object.defineProperty(object, key, {
         value: this.value(depth + 1),
@@ -191,6 +208,7 @@ class Parser {
         enumerable: true,
         configurable: true,
       });
+      this.path.pop();
       this.skipSpace();
       const separator = this.text[this.index++];
       if (separator === '}') return object;
@@ -205,14 +223,21 @@ class Parser {
  * Parses JSON keeping every number exactly: an integer beyond 2^53 becomes a `bigint` (write it
  * back with `canonicalJson` or `stringifyJson`), a decimal a double cannot hold exactly (more
  * significant digits than it keeps, or out of its range) throws `ExactJsonError` naming the number
- * and its position. Everything else is what `JSON.parse` returns.
+ * and its position, and so does a key given twice in one object or nesting deeper than
+ * `MAX_JSON_DEPTH` (naming the key or the place). Everything else is what `JSON.parse` returns.
  */
 export function parseJsonExact(text: string): ExactJsonValue {
   if (!MAYBE_INEXACT.test(text)) {
+    let value: ExactJsonValue | undefined;
     try {
-      return JSON.parse(text) as ExactJsonValue;
+      value = JSON.parse(text) as ExactJsonValue;
     } catch {
       // The parser below says where the JSON is broken.
+    }
+    if (value !== undefined) {
+      const problem = findJsonShapeProblem(text);
+      if (problem !== null) throw new ExactJsonError(problem.message, problem.index);
+      return value;
     }
   }
   const parser = new Parser(text);

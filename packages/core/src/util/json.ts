@@ -1,5 +1,6 @@
 import { EpisodicError } from '../errors/episodic-error.js';
 import { formatPath } from '../validation/describe-value.js';
+import { findJsonShapeProblem } from './json-shape.js';
 
 /** A JSON value. */
 export type JsonValue =
@@ -140,11 +141,19 @@ export function deepFreeze<T>(value: T): T {
 /** The result of a safe JSON parse. */
 export type JsonParseResult = { success: true; value: unknown } | { success: false; error: string };
 
-/** `JSON.parse` that never throws. Use it for every piece of stored data. */
+/**
+ * `JSON.parse` that never throws. Use it for every piece of stored data and every JSON text a
+ * caller gives. It also refuses what `JSON.parse` would silently change or what would overflow the
+ * stack later: a key given twice in one object, and nesting deeper than `MAX_JSON_DEPTH` (512);
+ * the error names the key or the place.
+ */
 export function safeJsonParse(text: string): JsonParseResult {
+  let value: unknown;
   try {
-    return { success: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (error) {
     return { success: false, error: error instanceof Error ? error.message : String(error) };
   }
+  const problem = findJsonShapeProblem(text);
+  return problem === null ? { success: true, value } : { success: false, error: problem.message };
 }

@@ -65,6 +65,18 @@ export function readHomeConfig(home: string): EpisodicHomeConfig | null {
   return checked.data as EpisodicHomeConfig;
 }
 
+/** What to do when the home cannot be written: named read-only when it is. */
+function readOnlyHint(error: unknown, home: string): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EROFS') {
+    return `The home ${home} is on a read-only filesystem (EROFS): choose a writable one with --home / EPISODIC_HOME.`;
+  }
+  if (code === 'EACCES' || code === 'EPERM') {
+    return `The home ${home} is read-only for this user (${code}): make it writable (e.g. chmod u+w ${JSON.stringify(home)}) or choose another with --home / EPISODIC_HOME.`;
+  }
+  return "Check the home's permissions.";
+}
+
 /**
  * Writes the config of a home that was just created (temp file, fsync, rename, so a reader never
  * sees half of it). Existing homes are never given one afterwards: what they hold decides.
@@ -90,7 +102,7 @@ export function writeHomeConfig(home: string, store: 'sqlite' | 'fs', now: Date)
   } catch (error) {
     throw new EpisodicError({
       code: 'STORAGE_ERROR',
-      message: `Could not write ${path}: ${(error as Error).message}. Check the home's permissions.`,
+      message: `Could not write ${path}: ${(error as Error).message}. ${readOnlyHint(error, home)}`,
       details: { path },
       cause: error,
     });
