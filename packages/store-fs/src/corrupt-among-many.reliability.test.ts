@@ -2,6 +2,7 @@
 // the bad file" (QUALITY.md reliability table; research/reliability.md test plan T10, after Codex
 // #28139, where one BOM-prefixed rollout file blocked the whole thread store). Each kind of
 // corruption gets its own store of 100 runs spread over several days.
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +23,14 @@ const CORRUPTIONS: Array<[string, (path: string) => void]> = [
     (path) => {
       fs.rmSync(path);
       fs.mkdirSync(path);
+    },
+  ],
+  [
+    // Never opened by the listing; a read of it is CORRUPT_DATA (non-regular-files.test.ts).
+    'a FIFO in place of the file',
+    (path) => {
+      fs.rmSync(path);
+      expect(spawnSync('/usr/bin/mkfifo', [path]).status).toBe(0);
     },
   ],
   [

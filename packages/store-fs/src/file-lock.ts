@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { EpisodicError } from '@episodic/core';
-import { isProcessAlive } from './store-layout.js';
+import { isProcessAlive, readRegularFile } from './store-layout.js';
 
 /** Options of `withFileLock`. */
 export interface FileLockOptions {
@@ -31,7 +31,8 @@ function parseHolder(text: string): LockHolder | null {
 
 function readText(path: string): string | null {
   try {
-    return fs.readFileSync(path, 'utf8');
+    // A FIFO in place of a lock file is refused (CORRUPT_DATA), never read from.
+    return readRegularFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

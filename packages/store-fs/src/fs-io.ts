@@ -15,7 +15,8 @@ export interface FsIo {
     length: number,
     position: number,
   ): number;
-  fstatSync(fd: number): { size: number; ino?: number };
+  /** `mode` (when given) lets readers refuse what is not a regular file (a FIFO, a directory). */
+  fstatSync(fd: number): { size: number; ino?: number; mode?: number };
   fsyncSync(fd: number): void;
   fdatasyncSync(fd: number): void;
 }

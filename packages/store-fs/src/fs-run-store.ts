@@ -42,7 +42,8 @@ import {
   fsyncDirectory,
   isPathId,
   isToolOutputId,
-  READ_FLAGS,
+  openRegularFile,
+  readRegularFile,
   SESSIONS_DIR,
   type StoreRoot,
   TOOL_OUTPUT_DIR,
@@ -303,7 +304,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       for (const id of outputIds) {
         let text: string;
         try {
-          text = fs.readFileSync(join(outputs, `${id}.txt`), 'utf8');
+          text = readRegularFile(join(outputs, `${id}.txt`));
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
           throw error;
@@ -322,7 +323,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
    * last line without its newline follows (an append will terminate it: one more entry).
    */
   const measure = (runId: string, path: string): { position: number; fragment: boolean } => {
-    const fd = io.openSync(path, READ_FLAGS);
+    const fd = openRegularFile(io, path, root.relative(path));
     try {
       const { ino } = io.fstatSync(fd);
       const { end, fragment } = markRunFileEnd(
@@ -584,7 +585,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       const directory = root.directory(TOOL_OUTPUT_DIR, false);
       if (directory === null) return null;
       try {
-        return fs.readFileSync(join(directory, `${id}.txt`), 'utf8');
+        return readRegularFile(join(directory, `${id}.txt`));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw error;

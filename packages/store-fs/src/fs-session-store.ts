@@ -16,10 +16,13 @@ import { withFileLock } from './file-lock.js';
 import {
   fsyncDirectory,
   isPathId,
-  READ_FLAGS,
+  isRegularFileMode,
+  notRegularFileError,
+  openRegularFile,
   SESSIONS_DIR,
   STATE_DIR,
   type StoreRoot,
+  storeLocation,
 } from './store-layout.js';
 
 /** Options of `createFsSessionStoreAdapter`. */
@@ -46,6 +49,7 @@ const STREAMED_HEAD_END = ',"episodes":[';
 /** Opened to append a delta and cut off a torn one, never through a link. */
 const DELTA_FLAGS =
   fs.constants.O_RDWR |
+  (fs.constants.O_NONBLOCK ?? 0) |
   fs.constants.O_APPEND |
   fs.constants.O_CREAT |
   (fs.constants.O_NOFOLLOW ?? 0);
@@ -93,7 +97,7 @@ function* fileLines(fd: number, start = 0): Generator<string, void, undefined> {
 function baseHead(path: string): string | null {
   let fd: number;
   try {
-    fd = fs.openSync(path, READ_FLAGS);
+    fd = openRegularFile(fs, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
@@ -158,6 +162,24 @@ function lastCompleteLine(fd: number): { line: string | null; end: number; size:
   return { line: Buffer.concat(parts).toString('utf8'), end, size };
 }
 
+/** Opens (creating) a deltas file to append to; a FIFO or a directory there is refused. */
+function openDeltas(path: string): number {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, DELTA_FLAGS, 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR')
+      throw notRegularFileError(storeLocation(path), fs.constants.S_IFDIR);
+    throw error;
+  }
+  const { mode } = fs.fstatSync(fd);
+  if (!isRegularFileMode(mode)) {
+    fs.closeSync(fd);
+    throw notRegularFileError(storeLocation(path), mode);
+  }
+  return fd;
+}
+
 /** See `known` in `createFsSessionStoreAdapter`. */
 interface KnownCommit {
   /** dev, inode, size, mtime and ctime (ns) of the base, joined. */
@@ -215,7 +237,7 @@ export function createFsSessionStoreAdapter(
 
   const openForReading = (path: string, sessionId: string): number | null => {
     try {
-      return fs.openSync(path, READ_FLAGS);
+      return openRegularFile(fs, path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return null;
@@ -329,7 +351,7 @@ export function createFsSessionStoreAdapter(
           return { deltaCount: 0, deltaBytes: 0, baseBytes: fs.statSync(path.base).size };
         }
         const baseKey = `${baseStat.dev}:${baseStat.ino}:${baseStat.size}:${baseStat.mtimeNs}:${baseStat.ctimeNs}`;
-        let fd = fs.openSync(path.deltas, DELTA_FLAGS, 0o644);
+        let fd = openDeltas(path.deltas);
         try {
           const deltas = fs.fstatSync(fd);
           const last = known.get(sessionId);
@@ -365,7 +387,7 @@ export function createFsSessionStoreAdapter(
             fs.closeSync(fd);
             fd = -1;
             removeDeltas(directory, path.deltas);
-            fd = fs.openSync(path.deltas, DELTA_FLAGS, 0o644);
+            fd = openDeltas(path.deltas);
             tail = { hasLine: false, end: 0, size: 0 };
           }
           // A torn last line is a commit that was never acknowledged: cut it off first.

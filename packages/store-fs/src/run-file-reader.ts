@@ -9,7 +9,7 @@ import {
 } from '@episodic/core';
 import { isBlankRunLine, runLineExcerpt } from '@episodic/core/internal';
 import type { FsIo } from './fs-io.js';
-import { READ_FLAGS } from './store-layout.js';
+import { openRegularFile } from './store-layout.js';
 
 /** Bytes read per call when reading a whole run. */
 const READ_CHUNK = 1024 * 1024;
@@ -141,7 +141,7 @@ export function readRunFile(
   runId: string,
 ): { result: RunReadResult; end: RunFileMark; ino: number | undefined } {
   const collector = createRunReadCollector(runId);
-  const fd = io.openSync(path, READ_FLAGS);
+  const fd = openRegularFile(io, path);
   try {
     const { ino } = io.fstatSync(fd);
     const end = scanRunFile(io, fd, FILE_START, (bytes, begin, stop, mark, complete) => {
@@ -174,7 +174,7 @@ export function readRunFileAfter(
   | { result: RunReadAfterResult; end: RunFileMark; ino: number | undefined }
   | { entries: number; ino: number | undefined } {
   const collector = createRunReadCollector(runId, position);
-  const fd = io.openSync(path, READ_FLAGS);
+  const fd = openRegularFile(io, path);
   try {
     const { ino } = io.fstatSync(fd);
     const end = scanRunFile(io, fd, from, (bytes, begin, stop, mark, complete) => {
@@ -227,7 +227,7 @@ export function markRunFileEnd(
  * depends on the size of those records, not on the size of the file.
  */
 export function tailRunFile(io: FsIo, path: string, runId: string, count: number): RunTailResult {
-  const fd = io.openSync(path, READ_FLAGS);
+  const fd = openRegularFile(io, path);
   try {
     return tailRunFileAt(io, fd, io.fstatSync(fd).size, runId, count);
   } finally {
@@ -300,7 +300,7 @@ export function tailRunFileAt(
  * the cap is reached) before a newline.
  */
 export function readFirstLine(io: FsIo, path: string): { line: string; complete: boolean } {
-  const fd = io.openSync(path, READ_FLAGS);
+  const fd = openRegularFile(io, path);
   try {
     const chunks: Buffer[] = [];
     let offset = 0;

@@ -1,6 +1,12 @@
 import { EpisodicError } from '@episodic/core';
 import type { FsIo } from './fs-io.js';
-import { APPEND_FLAGS, CREATE_FLAGS } from './store-layout.js';
+import {
+  APPEND_FLAGS,
+  CREATE_FLAGS,
+  isRegularFileMode,
+  notRegularFileError,
+  storeLocation,
+} from './store-layout.js';
 
 interface PendingAppend {
   readonly buffers: readonly Buffer[];
@@ -168,7 +174,14 @@ export function createRunFileWriter({
   const fileFor = (path: string): OpenRunFile => {
     const open = files.get(path);
     if (open !== undefined) return open;
-    return register(path, io.openSync(path, APPEND_FLAGS), undefined);
+    const fd = io.openSync(path, APPEND_FLAGS);
+    // A FIFO or a directory in place of a run file is refused before anything is written to it.
+    const { mode } = io.fstatSync(fd);
+    if (mode !== undefined && !isRegularFileMode(mode)) {
+      io.closeSync(fd);
+      throw notRegularFileError(storeLocation(path), mode);
+    }
+    return register(path, fd, undefined);
   };
 
   const drain = async (path: string): Promise<void> => {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
-import { join, sep } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { EpisodicError } from '@episodic/core';
+import type { FsIo } from './fs-io.js';
 
 /** `sessions/` under the root: run files by UTC date, and `state/` snapshots. */
 export const SESSIONS_DIR = 'sessions';
@@ -112,8 +113,94 @@ export function openStoreRoot(
   };
 }
 
-/** Flags for opening a file for reading without following a final symbolic link. */
-export const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
+/**
+ * Flags for opening a file for reading without following a final symbolic link. `O_NONBLOCK`
+ * keeps the open of a FIFO from waiting for a writer (it has no effect on a regular file); the
+ * type is then checked on the open descriptor (`openRegularFile`), so no read ever waits on one.
+ */
+export const READ_FLAGS =
+  fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+
+/** True for the mode of a regular file. */
+export function isRegularFileMode(mode: number): boolean {
+  return (mode & fs.constants.S_IFMT) === fs.constants.S_IFREG;
+}
+
+/** What a file of this mode is, for messages: `a directory`, `a FIFO (named pipe)`, … */
+function fileTypeName(mode: number): string {
+  switch (mode & fs.constants.S_IFMT) {
+    case fs.constants.S_IFREG:
+      return 'a regular file';
+    case fs.constants.S_IFDIR:
+      return 'a directory';
+    case fs.constants.S_IFIFO:
+      return 'a FIFO (named pipe)';
+    case fs.constants.S_IFSOCK:
+      return 'a socket';
+    case fs.constants.S_IFCHR:
+      return 'a character device';
+    case fs.constants.S_IFBLK:
+      return 'a block device';
+    case fs.constants.S_IFLNK:
+      return 'a symbolic link';
+    default:
+      return 'not a regular file';
+  }
+}
+
+/** `path` from its `sessions/` or `cache/` folder on, for messages (no absolute paths). */
+export function storeLocation(path: string): string {
+  for (const folder of [SESSIONS_DIR, TOOL_OUTPUT_DIR[0]]) {
+    const at = path.lastIndexOf(`${sep}${folder}${sep}`);
+    if (at !== -1) return path.slice(at + 1);
+  }
+  return basename(path);
+}
+
+/** The error for a store file that is something else than a regular file (a FIFO, a directory…). */
+export function notRegularFileError(location: string, mode: number): EpisodicError {
+  const type = fileTypeName(mode);
+  return new EpisodicError({
+    code: 'CORRUPT_DATA',
+    message: `${location} cannot be read: it is ${type}, not a regular file. Nothing was read from it; run "episodic doctor" to list such entries, then move it out of the store.`,
+    details: { path: location, reason: 'not_regular_file', type },
+  });
+}
+
+/**
+ * Opens a store file for reading (see `READ_FLAGS`) and checks on the open descriptor that it is
+ * a regular file; anything else is closed again and refused with `CORRUPT_DATA`, so a FIFO, a
+ * socket or a directory in place of a store file is reported instead of blocking or failing later.
+ */
+export function openRegularFile(
+  io: Pick<FsIo, 'openSync' | 'fstatSync' | 'closeSync'>,
+  path: string,
+  location: string = storeLocation(path),
+): number {
+  const fd = io.openSync(path, READ_FLAGS);
+  let mode: number | undefined;
+  try {
+    ({ mode } = io.fstatSync(fd));
+  } catch (error) {
+    io.closeSync(fd);
+    throw error;
+  }
+  if (mode !== undefined && !isRegularFileMode(mode)) {
+    io.closeSync(fd);
+    throw notRegularFileError(location, mode);
+  }
+  return fd;
+}
+
+/** The whole text of a store file opened with `openRegularFile`. */
+export function readRegularFile(path: string, location: string = storeLocation(path)): string {
+  const fd = openRegularFile(fs, path, location);
+  try {
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 /** Flags for appending to an existing run file (read access lets the writer check its last byte). */
 export const APPEND_FLAGS =

@@ -8,6 +8,7 @@ import {
   checkPostgresDatabase,
   type DatabaseCheck,
 } from '../doctor/database-doctor.js';
+import { checkHomeLayout } from '../doctor/home-layout.js';
 import { createQuarantine } from '../doctor/quarantine.js';
 import { checkRunFile, type RunFileCheck, repairRunFile } from '../doctor/run-file-doctor.js';
 import { checkSnapshots, staleRunTempFiles } from '../doctor/snapshot-doctor.js';
@@ -45,16 +46,26 @@ export const doctor: CommandHandler = async (context) => {
     const inside = relative(home, path);
     return inside.startsWith('..') ? path : inside;
   };
-  const homeExists = existsSync(home);
+  const postgres = location.databaseKind === 'postgres';
+  const sqliteFiles =
+    postgres || location.database === ':memory:'
+      ? []
+      : ['', '-wal', '-shm', '-journal'].map((suffix) => `${location.database}${suffix}`);
+
+  // The shape of the home first: what is not where the stores expect it is reported, and is
+  // never opened (a FIFO would block), walked through a link, or written through.
+  const layout = checkHomeLayout(home, sqliteFiles);
+  const layoutProblems = new Set(layout.problems.map((problem) => problem.path));
+  const quarantineRefusal = () => quarantine.refusal;
 
   // Run files.
-  const files = homeExists ? listRunFiles(home) : [];
+  const files = layout.sessions ? listRunFiles(home) : [];
   const progress = createProgress(context, fix ? 'doctor --fix: run files' : 'doctor: run files');
   let records = 0;
   const checks: RunFileCheck[] = [];
   for (const [index, file] of files.entries()) {
     progress.update(index, files.length);
-    const check = checkRunFile(file.path);
+    const check = checkRunFile(home, file.path);
     records += check.records;
     checks.push(check);
   }
@@ -64,7 +75,10 @@ export const doctor: CommandHandler = async (context) => {
     if (check.problems.length === 0) continue;
     let action: string | undefined;
     let repaired = false;
-    if (fix && check.problems.some((problem) => problem.fixable)) {
+    const refused = fix ? quarantineRefusal() : null;
+    if (refused !== null && check.problems.some((problem) => problem.fixable)) {
+      action = `not repaired: ${refused}`;
+    } else if (fix && check.problems.some((problem) => problem.fixable)) {
       const repair = repairRunFile(check, quarantine);
       if (repair.outcome === 'changed') {
         action =
@@ -93,8 +107,9 @@ export const doctor: CommandHandler = async (context) => {
   }
 
   // Snapshots, tool-output cache and temp files.
-  const snapshotCheck = homeExists ? checkSnapshots(home) : { snapshots: 0, problems: [] };
+  const snapshotCheck = checkSnapshots(home, layout);
   const fileProblems = [
+    ...layout.problems,
     ...snapshotCheck.problems,
     ...staleRunTempFiles([...new Set(files.map((file) => dirname(file.path)))]),
   ];
@@ -102,9 +117,14 @@ export const doctor: CommandHandler = async (context) => {
     let fixed = false;
     let action: string | undefined;
     if (fix && problem.fixable) {
-      quarantine.moveFile(problem.path, problem.message);
-      fixed = true;
-      action = 'moved to the quarantine';
+      const refused = quarantineRefusal();
+      if (refused === null) {
+        quarantine.moveFile(problem.path, problem.message);
+        fixed = true;
+        action = 'moved to the quarantine';
+      } else {
+        action = `not repaired: ${refused}`;
+      }
     }
     problems.push({
       area: problem.area,
@@ -119,10 +139,11 @@ export const doctor: CommandHandler = async (context) => {
   // The database: opened only when it exists (doctor never creates one), with runs read from it.
   // A PostgreSQL database is checked through its store (sessions, runs, events counted).
   let database: DatabaseCheck | null = null;
-  const postgres = location.databaseKind === 'postgres';
   const databaseExists =
     postgres || (location.database !== ':memory:' && existsSync(location.database));
-  if (databaseExists) {
+  // A database file that is not a regular file is reported above and never opened.
+  const databaseUsable = !sqliteFiles.some((path) => layoutProblems.has(path));
+  if (databaseExists && databaseUsable) {
     const databaseProgress = createProgress(context, 'doctor: database runs');
     try {
       const stores = await openEpisodicStores({

@@ -47,6 +47,12 @@ export interface Quarantine {
   /** Moves a whole file into the quarantine (same relative path), e.g. an unreadable snapshot. */
   moveFile(source: string, reason: string): void;
   readonly entries: readonly QuarantineEntry[];
+  /**
+   * Why nothing can be quarantined, or null: `<home>/quarantine` exists but is not a real
+   * directory (a symbolic link, which could lead out of the home, or a file). `--fix` then
+   * repairs nothing, since every repair writes to the quarantine first.
+   */
+  readonly refusal: string | null;
 }
 
 function syncDirectory(path: string): void {
@@ -80,9 +86,29 @@ export function createQuarantine(home: string, now: Date): Quarantine {
   const entries: QuarantineEntry[] = [];
   let created = false;
 
+  const parent = join(home, 'quarantine');
+  const refusal = (): string | null => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(parent);
+    } catch {
+      return null;
+    }
+    if (stat.isDirectory()) return null;
+    return `${parent} is ${stat.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}, and doctor --fix never writes through it (it could lead out of the home). Replace it with a directory (or remove it), then run doctor --fix again`;
+  };
   const ensure = () => {
     if (created) return;
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const refused = refusal();
+    if (refused !== null) throw new Error(refused);
+    // Created level by level, never through a link: the home is what the user named, the rest is ours.
+    try {
+      fs.mkdirSync(parent, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    if (!fs.lstatSync(parent).isDirectory()) throw new Error(refusal() ?? `${parent} changed`);
+    fs.mkdirSync(folder, { mode: 0o700 });
     syncDirectory(dirname(folder));
     created = true;
   };
@@ -109,6 +135,9 @@ export function createQuarantine(home: string, now: Date): Quarantine {
       return created ? folder : null;
     },
     entries,
+    get refusal() {
+      return refusal();
+    },
     saveFragments(source, fragments, reason) {
       ensure();
       const name = `${sourceName(source)}.damaged`;
@@ -146,6 +175,8 @@ export function createQuarantine(home: string, now: Date): Quarantine {
         fs.renameSync(source, path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        // Only a regular file is copied (a link is never read through, a FIFO never opened).
+        if (!fs.lstatSync(source).isFile()) throw error;
         // Another filesystem: copy and sync before the original goes.
         writeSynced(path, fs.readFileSync(source));
         fs.unlinkSync(source);

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { runLineExcerpt } from '@episodic/core/internal';
 import { classifyRunLine } from './classify-run-line.js';
 import { fileLines } from './file-lines.js';
+import { entryAt, notARegularFile } from './home-layout.js';
 import type { Quarantine } from './quarantine.js';
 
 /** One problem doctor found in a run file. */
@@ -29,10 +30,15 @@ export interface RunFileCheck {
 }
 
 const RUN_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/;
-const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
+/** `O_NONBLOCK`: a FIFO swapped in after the `lstat` still cannot block the open (see below). */
+const READ_FLAGS =
+  fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
 
-/** Reads a run file line by line with core's tolerant reader and lists every problem. */
-export function checkRunFile(path: string): RunFileCheck {
+/**
+ * Reads a run file line by line with core's tolerant reader and lists every problem. Anything but
+ * a regular file (a FIFO, a socket, a directory, a symbolic link) is reported without being opened.
+ */
+export function checkRunFile(home: string, path: string): RunFileCheck {
   const name = basename(path);
   const problems: RunFileProblem[] = [];
   if (!RUN_FILE.test(name)) {
@@ -40,6 +46,11 @@ export function checkRunFile(path: string): RunFileCheck {
       message: 'the file name is not a lowercase run id (<uuid>.jsonl), so no store reads it',
       fixable: false,
     });
+  }
+  const special = notARegularFile(home, path, entryAt(path));
+  if (special !== null) {
+    problems.push({ message: special, fixable: false });
+    return { path, records: 0, problems, identity: null };
   }
   let fd: number;
   try {
@@ -59,7 +70,10 @@ export function checkRunFile(path: string): RunFileCheck {
     const stat = fs.fstatSync(fd);
     const identity = { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
     if (!stat.isFile()) {
-      problems.push({ message: 'it is not a regular file', fixable: false });
+      problems.push({
+        message: 'it is not a regular file (it was replaced while doctor read it)',
+        fixable: false,
+      });
       return { path, records: 0, problems, identity: null };
     }
     if (stat.size === 0) {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { EpisodicError, sessionStateSchema } from '@episodic/core';
 import { decodeSessionBase, decodeSessionDeltas, safeJsonParse } from '@episodic/core/internal';
+import { entryAt, type HomeLayout, notARegularFile } from './home-layout.js';
 
 /** A problem with a file next to the run files: a snapshot, a temp file, a stray file. */
 export interface FileProblem {
@@ -35,10 +36,29 @@ export function staleTempFile(name: string): boolean {
   return match !== null && !isAlive(Number(match[1]));
 }
 
+const READ_FLAGS =
+  fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * The text of a file doctor found to be a regular file; opened without following a link and
+ * without blocking, and refused (ESPECIAL) if it was replaced by something else meanwhile.
+ */
+function readText(path: string): string {
+  const fd = fs.openSync(path, READ_FLAGS);
+  try {
+    if (!fs.fstatSync(fd).isFile()) {
+      throw Object.assign(new Error('not a regular file'), { code: 'ESPECIAL' });
+    }
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function readSnapshot(path: string, sessionId: string): string | null {
   let text: string;
   try {
-    text = fs.readFileSync(path, 'utf8');
+    text = readText(path);
   } catch (error) {
     return `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
   }
@@ -64,7 +84,10 @@ function readSnapshot(path: string, sessionId: string): string | null {
  * it off.
  */
 function readDeltas(path: string, basePath: string, sessionId: string): FileProblem | null {
-  if (!fs.existsSync(basePath)) {
+  const base = entryAt(basePath);
+  // A base that is not a regular file is reported on its own; its commits cannot be checked.
+  if (base.kind !== 'missing' && base.kind !== 'file') return null;
+  if (base.kind === 'missing') {
     return {
       area: 'snapshot',
       path,
@@ -73,10 +96,20 @@ function readDeltas(path: string, basePath: string, sessionId: string): FileProb
     };
   }
   try {
-    const base = decodeSessionBase(sessionId, fs.readFileSync(basePath, 'utf8').split('\n'));
-    const lines = fs.readFileSync(path, 'utf8').split('\n');
-    decodeSessionDeltas(sessionId, lines, base.head.revision ?? 0);
+    const decoded = decodeSessionBase(sessionId, readText(basePath).split('\n'));
+    const lines = readText(path).split('\n');
+    decodeSessionDeltas(sessionId, lines, decoded.head.revision ?? 0);
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ESPECIAL') return null;
+    if (code !== undefined && !EpisodicError.isInstance(error)) {
+      return {
+        area: 'snapshot',
+        path,
+        message: `the session's commits cannot be read (${code})`,
+        fixable: false,
+      };
+    }
     if (!EpisodicError.hasCode(error, 'CORRUPT_DATA')) throw error;
     return {
       area: 'snapshot',
@@ -101,12 +134,28 @@ function entries(directory: string): fs.Dirent[] {
  * snapshots and temp files of dead writers are fixable (moved to the quarantine); files that are
  * neither are reported. Returns the problems and how many snapshots were read.
  */
-export function checkSnapshots(home: string): { snapshots: number; problems: FileProblem[] } {
+export function checkSnapshots(
+  home: string,
+  layout: Pick<HomeLayout, 'state' | 'toolOutput'>,
+): { snapshots: number; problems: FileProblem[] } {
   const problems: FileProblem[] = [];
   let snapshots = 0;
   const state = join(home, 'sessions', 'state');
-  for (const entry of entries(state)) {
+  for (const entry of layout.state ? entries(state) : []) {
     const path = join(state, entry.name);
+    // Nothing but a regular file is opened; a snapshot that is a link is quarantined below.
+    if (!entry.isFile() && !(entry.isSymbolicLink() && SNAPSHOT.test(entry.name))) {
+      const special = notARegularFile(home, path, entryAt(path));
+      if (special !== null) {
+        problems.push({
+          area: SNAPSHOT.test(entry.name) || DELTAS.test(entry.name) ? 'snapshot' : 'file',
+          path,
+          message: special,
+          fixable: false,
+        });
+        continue;
+      }
+    }
     if (entry.name.endsWith('.lock')) continue;
     if (entry.name.startsWith('.') && entry.name.endsWith('.tmp')) {
       if (staleTempFile(entry.name)) {
@@ -151,7 +200,13 @@ export function checkSnapshots(home: string): { snapshots: number; problems: Fil
       problems.push({ area: 'snapshot', path, message: problem, fixable: true });
   }
   const toolOutputs = join(home, 'cache', 'tool-output');
-  for (const entry of entries(toolOutputs)) {
+  for (const entry of layout.toolOutput ? entries(toolOutputs) : []) {
+    if (!entry.isFile() && !entry.name.startsWith('.')) {
+      const path = join(toolOutputs, entry.name);
+      const special = notARegularFile(home, path, entryAt(path));
+      if (special !== null) problems.push({ area: 'file', path, message: special, fixable: false });
+      continue;
+    }
     if (entry.name.startsWith('.') && entry.name.endsWith('.tmp') && staleTempFile(entry.name)) {
       problems.push({
         area: 'file',

@@ -200,6 +200,11 @@ export const ledgerQuerySchema = z.strictObject({
   includePayload: z.boolean().default(false),
   /** A metadata filter evaluated against each event's own metadata. */
   metadata: z.unknown().optional(),
+  /**
+   * An access policy (`AccessPolicy`, seed 003 ABAC): only events whose own metadata satisfies it
+   * are read, and an `afterId` it hides answers exactly like an unknown one (`NOT_FOUND`).
+   */
+  policy: z.unknown().optional(),
 });
 export type LedgerQuery = z.input<typeof ledgerQuerySchema>;
 
@@ -211,6 +216,8 @@ export const ledgerReplayOptionsSchema = z.strictObject({
   afterId: storedEventIdSchema.optional(),
   /** @default false */
   includePayload: z.boolean().default(false),
+  /** An access policy, as in `query()`: hidden events are skipped; a hidden `afterId` is `NOT_FOUND`. */
+  policy: z.unknown().optional(),
 });
 export type LedgerReplayOptions = z.input<typeof ledgerReplayOptionsSchema>;
 

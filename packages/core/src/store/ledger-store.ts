@@ -20,6 +20,12 @@ import {
 } from '../ledger/prepare-event.js';
 import { resolveRetentionPolicy, retentionCutoffs } from '../ledger/retention.js';
 import { resolveScopeSelector } from '../ledger/scope.js';
+import {
+  type AccessPolicy,
+  type AccessPredicate,
+  compileAccessPolicy,
+} from '../provenance/access-policy.js';
+import { effectiveMetadata } from '../provenance/effective-metadata.js';
 import { compileMetadataFilter, type MetadataPredicate } from '../provenance/evaluate-filter.js';
 import type { MetadataFilter } from '../provenance/metadata-filter.js';
 import {
@@ -146,7 +152,10 @@ export interface LedgerAdapter {
 }
 
 /** `query()` input: `LedgerQuery` with its metadata filter typed (seed 003 filter groups). */
-export type LedgerQueryInput = Omit<LedgerQuery, 'metadata'> & { metadata?: MetadataFilter };
+export type LedgerQueryInput = Omit<LedgerQuery, 'metadata' | 'policy'> & {
+  metadata?: MetadataFilter;
+  policy?: AccessPolicy;
+};
 
 /** The ledger callers use: always promises, validated input, domain errors. */
 export interface Ledger {
@@ -165,7 +174,10 @@ export interface Ledger {
   /** One page of events, ordered by `ts_ms` then insertion; summary-only unless asked. */
   query(query: LedgerQueryInput): Promise<LedgerPage>;
   /** One page of a session's timeline, in order. */
-  replay(sessionId: string, options: LedgerReplayOptions): Promise<LedgerPage>;
+  replay(
+    sessionId: string,
+    options: Omit<LedgerReplayOptions, 'policy'> & { policy?: AccessPolicy },
+  ): Promise<LedgerPage>;
   /** Redacts one event or a session in place (rows kept, `redacted` set). */
   redact(target: LedgerRedactTarget, options?: LedgerRedactOptions): Promise<LedgerRedactReceipt>;
   /** Deletes events past their retention (or counts them, with `dryRun`). */
@@ -301,6 +313,16 @@ function metadataOf(row: LedgerRow): unknown {
   return parsed.success ? parsed.value : {};
 }
 
+/** The metadata filter and the access policy as one test of an event's own metadata. */
+function bothPredicates(
+  filter: MetadataPredicate | undefined,
+  visible: AccessPredicate | undefined,
+): MetadataPredicate | undefined {
+  if (visible === undefined) return filter;
+  const allowed = (metadata: unknown) => visible(effectiveMetadata([metadata]));
+  return filter === undefined ? allowed : (metadata) => filter(metadata) && allowed(metadata);
+}
+
 function pageOf(rows: LedgerRow[], limit: number, includePayload: boolean): LedgerPage {
   const count = Math.min(limit, rows.length);
   const events: LedgerEvent[] = [];
@@ -391,10 +413,22 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
     return parseInput(compiledAppendOptions(), value, 'append options');
   }
 
-  async function resolveAfter(afterId: string | undefined, scope: string | null) {
+  /**
+   * Where to continue after `afterId`. An event of another scope, or one the access policy hides,
+   * gets exactly the answer of an id that does not exist: nothing tells a reader it is there.
+   */
+  async function resolveAfter(
+    afterId: string | undefined,
+    scope: string | null,
+    visible: AccessPredicate | undefined,
+  ) {
     if (afterId === undefined) return undefined;
     const [row] = await callAdapter(name, 'read ledger events', () => adapter.getEvents([afterId]));
-    if (row === undefined || (scope !== null && row.scope !== scope)) {
+    if (
+      row === undefined ||
+      (scope !== null && row.scope !== scope) ||
+      (visible !== undefined && !visible(effectiveMetadata([metadataOf(row)])))
+    ) {
       throw new EpisodicError({
         code: 'NOT_FOUND',
         message: `No event ${afterId} to continue after${scope === null ? '' : ` in scope ${scope}`}. Pass the next_after_id of a page from the same scope, or leave afterId out to start from the beginning.`,
@@ -509,10 +543,13 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
           `must not be after toTsMs (${query.toTsMs}): the range is inclusive, swap the bounds`,
         );
       }
-      const predicate =
-        query.metadata === undefined ? undefined : compileMetadataFilter(query.metadata).predicate;
+      const visible = query.policy === undefined ? undefined : compileAccessPolicy(query.policy);
+      const predicate = bothPredicates(
+        query.metadata === undefined ? undefined : compileMetadataFilter(query.metadata).predicate,
+        visible,
+      );
       const after =
-        query.afterId === undefined ? undefined : await resolveAfter(query.afterId, scope);
+        query.afterId === undefined ? undefined : await resolveAfter(query.afterId, scope, visible);
       return readPage(
         {
           scope,
@@ -532,13 +569,16 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
       const session = parseInput(compiledSessionId(), sessionId, 'replay session id');
       const parsed = parseInput(compiledReplayOptions(), replayOptions, 'replay options');
       const { scope } = resolveScopeSelector(parsed, 'replay');
+      const visible = parsed.policy === undefined ? undefined : compileAccessPolicy(parsed.policy);
       const after =
-        parsed.afterId === undefined ? undefined : await resolveAfter(parsed.afterId, scope);
+        parsed.afterId === undefined
+          ? undefined
+          : await resolveAfter(parsed.afterId, scope, visible);
       return readPage(
         { scope, sessionId: session, includePayload: parsed.includePayload },
         after,
         parsed.limit,
-        undefined,
+        bothPredicates(undefined, visible),
       );
     },
 

@@ -107,7 +107,10 @@ export function createScopedRunView(options: ScopedRunViewOptions): ScopedRunVie
     try {
       read = await runs.read(id);
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'NOT_FOUND') return null;
+      // A run that cannot be read at all (e.g. a FIFO in place of its file) has no known scope or
+      // metadata: it is not shown, and answers exactly like a run that does not exist.
+      const code = (error as { code?: unknown }).code;
+      if (code === 'NOT_FOUND' || code === 'CORRUPT_DATA') return null;
       throw error;
     }
     const result = decide(read);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { countFsStoreFiles } from '@episodic/store-fs';
 import { openSqliteDatabase } from '@episodic/store-sqlite';
 import { readHomeConfig } from './home-config.js';
@@ -14,7 +14,9 @@ export interface DetectedRunStore {
  * cannot be read says no: the home's run files are then the data this home is known to hold.
  */
 export function databaseHoldsRuns(database: string): boolean {
-  if (database === ':memory:' || !existsSync(database)) return false;
+  // Only a regular file is opened: SQLite would block on a FIFO in its place.
+  if (database === ':memory:' || statSync(database, { throwIfNoEntry: false })?.isFile() !== true)
+    return false;
   let connection: ReturnType<typeof openSqliteDatabase> | undefined;
   try {
     connection = openSqliteDatabase(database, { readOnly: true });

@@ -1,4 +1,13 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { EpisodicError } from '@episodic/core';
 import { safeJsonParse } from '@episodic/core/internal';
@@ -33,6 +42,25 @@ export const homeConfigSchema = z.looseObject({
   created_by: z.string().optional(),
 });
 
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/** A file's text; a FIFO or a directory in its place is refused without blocking on it. */
+function readRegularFile(path: string): string {
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    if (!fstatSync(fd).isFile()) {
+      throw new EpisodicError({
+        code: 'CORRUPT_DATA',
+        message: `${path} is not a regular file, so the home's config cannot be read. Move it out of the home (or replace it with the config file), then retry; nothing was changed.`,
+        details: { path },
+      });
+    }
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * The home's config, or null when it has none (a home created before the config existed, or by a
  * program that writes run files itself). A config that cannot be read is `CORRUPT_DATA` naming the
@@ -42,8 +70,9 @@ export function readHomeConfig(home: string): EpisodicHomeConfig | null {
   const path = join(home, HOME_CONFIG_FILE);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularFile(path);
   } catch (error) {
+    if (EpisodicError.isInstance(error)) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw new EpisodicError({

@@ -1,4 +1,5 @@
 import {
+  type AccessPolicy,
   type LedgerEvent,
   type LedgerPage,
   type ReplayEvent,
@@ -19,8 +20,6 @@ import type {
 } from './history-schemas.js';
 import { allowedByPolicy, type ToolContext, type ToolHandler } from './tool-context.js';
 
-/** Under an access policy, how many ledger pages one call reads to fill its limit. */
-const MAX_POLICY_PAGES = 10;
 /** Room kept for the fields around the event list when fitting a result into its size limit. */
 const ENVELOPE_RESERVE = 600;
 
@@ -50,38 +49,28 @@ interface CollectedEvents {
 }
 
 /**
- * Reads ledger pages until `limit` events visible under the context's policy are collected (one
- * page without a policy). Returns the events and the cursor after the last one, or null at the end.
+ * Reads one ledger page. Under the context's access policy the ledger itself skips hidden events
+ * (filling the page from later rows) and answers a hidden `afterId` exactly like an unknown one, so
+ * every cursor returned is a visible event and nothing tells a client a hidden event exists.
  */
 async function collectEvents(
   context: ToolContext,
-  limit: number,
-  firstAfterId: string | undefined,
-  readPage: (afterId: string | undefined) => Promise<LedgerPage>,
+  afterId: string | undefined,
+  readPage: (options: { afterId?: string; policy?: AccessPolicy }) => Promise<LedgerPage>,
 ): Promise<CollectedEvents> {
-  const events: LedgerEvent[] = [];
+  const page = await readPage({
+    ...(afterId === undefined ? {} : { afterId }),
+    ...(context.policy === undefined ? {} : { policy: context.policy }),
+  });
   const damaged: LedgerDamagedRow[] = [];
-  let afterId = firstAfterId;
-  for (let pages = 1; ; pages++) {
-    const page = await readPage(afterId);
-    // A damaged row's metadata cannot be read, so a policy-bound client is never told about it.
-    for (const row of page.damaged ?? []) {
-      if (context.policy === undefined) damaged.push(row);
-      else context.logger?.({ level: 'warn', message: `skipped damaged ledger row: ${row.error}` });
-    }
-    for (const [index, event] of page.events.entries()) {
-      if (!allowedByPolicy(context, event.metadata)) continue;
-      events.push(event);
-      if (events.length === limit) {
-        const more = index < page.events.length - 1 || page.next_after_id !== null;
-        return { events, next: more ? event.event_id : null, damaged };
-      }
-    }
-    if (page.next_after_id === null) return { events, next: null, damaged };
-    afterId = page.next_after_id;
-    if (context.policy === undefined || pages >= MAX_POLICY_PAGES)
-      return { events, next: afterId, damaged };
+  // A damaged row's metadata cannot be read, so a policy-bound client is never told about it.
+  for (const row of page.damaged ?? []) {
+    if (context.policy === undefined) damaged.push(row);
+    else context.logger?.({ level: 'warn', message: `skipped damaged ledger row: ${row.error}` });
   }
+  // The ledger applied the policy; this is a second wall, not the filter.
+  const events = page.events.filter((event) => allowedByPolicy(context, event.metadata));
+  return { events, next: page.next_after_id, damaged };
 }
 
 /**
@@ -137,22 +126,18 @@ async function memoryEpisodesQuery(
       'must not be after toTs',
     );
   }
-  const { events, next, damaged } = await collectEvents(
-    context,
-    args.limit,
-    args.afterId,
-    (afterId) =>
-      context.ledger.query({
-        scope: context.scope,
-        ...(args.sessionId === undefined ? {} : { sessionId: args.sessionId }),
-        ...(fromTsMs === undefined ? {} : { fromTsMs }),
-        ...(toTsMs === undefined ? {} : { toTsMs }),
-        ...(args.types === undefined ? {} : { types: args.types }),
-        ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
-        ...(afterId === undefined ? {} : { afterId }),
-        limit: args.limit,
-        includePayload: args.includePayload,
-      }),
+  const { events, next, damaged } = await collectEvents(context, args.afterId, (page) =>
+    context.ledger.query({
+      scope: context.scope,
+      ...(args.sessionId === undefined ? {} : { sessionId: args.sessionId }),
+      ...(fromTsMs === undefined ? {} : { fromTsMs }),
+      ...(toTsMs === undefined ? {} : { toTsMs }),
+      ...(args.types === undefined ? {} : { types: args.types }),
+      ...(args.metadata === undefined ? {} : { metadata: args.metadata }),
+      ...page,
+      limit: args.limit,
+      includePayload: args.includePayload,
+    }),
   );
   const fitted = fitEvents(context, events, next, args.includePayload);
   return {
@@ -209,17 +194,13 @@ async function replaySession(
       truncated: replay.truncated,
     };
   }
-  const { events, next, damaged } = await collectEvents(
-    context,
-    args.limit,
-    args.after_id,
-    (afterId) =>
-      context.ledger.replay(args.session_id, {
-        scope: context.scope,
-        limit: args.limit,
-        includePayload: args.include_payload,
-        ...(afterId === undefined ? {} : { afterId }),
-      }),
+  const { events, next, damaged } = await collectEvents(context, args.after_id, (page) =>
+    context.ledger.replay(args.session_id, {
+      scope: context.scope,
+      limit: args.limit,
+      includePayload: args.include_payload,
+      ...page,
+    }),
   );
   const fitted = fitEvents(context, events, next, args.include_payload);
   return {
