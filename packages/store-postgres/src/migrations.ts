@@ -1,7 +1,7 @@
 import { EpisodicError, summarizeSession } from '@episodic/core';
 import type pg from 'pg';
 import { type SlowQueries, type StoreTables, withQueryTimeout } from './postgres-database.js';
-import { codeOf } from './postgres-errors.js';
+import { codeOf, isConnectionFailure } from './postgres-errors.js';
 import { seedEventsDdl } from './schema-sql.js';
 
 /** One schema step: it runs once, inside the migration transaction, and is recorded by version. */
@@ -227,14 +227,23 @@ export async function migrate(
       }
       await client.query('COMMIT');
     } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-      } catch (rollbackError) {
-        broken = rollbackError as Error;
+      // A server that is gone or did not answer would not answer a ROLLBACK either: the
+      // connection is discarded, and the server rolls back when it sees it close.
+      if (isConnectionFailure(error)) broken = error as Error;
+      else {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          broken = rollbackError as Error;
+        }
       }
       throw error;
     }
     return SCHEMA_VERSION;
+  } catch (error) {
+    // A connection whose reply never came must not go back to the pool.
+    if (isConnectionFailure(error)) broken ??= error as Error;
+    throw error;
   } finally {
     connection.release(broken);
   }
