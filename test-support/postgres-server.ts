@@ -38,8 +38,40 @@ export interface TestPostgresServer {
   stop(): Promise<void>;
   /** Starts it again after `stop()`. */
   start(): Promise<void>;
+  /**
+   * Freezes the server: SIGSTOP to the postmaster, then to every process it started (backends,
+   * background workers). Connections stay open and nothing answers, as with a stalled host.
+   */
+  freeze(): void;
+  /** SIGCONT to the processes `freeze()` stopped (and any child of the postmaster). */
+  thaw(): void;
   /** Stops the server and removes its data folder. */
   destroy(): Promise<void>;
+}
+
+/** The pids of the processes whose parent is `parent` (from /proc; Linux). */
+function childrenOf(parent: number): number[] {
+  const children: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The command name (field 2) is in parentheses and may hold spaces: read after it.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === parent) children.push(Number(name));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return children;
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // The process ended meanwhile.
+  }
 }
 
 function binaryFolder(): string {
@@ -231,8 +263,19 @@ export async function startTestPostgres(): Promise<TestPostgresServer> {
     });
   };
   await start();
+  let frozen: number[] = [];
+  const thaw = () => {
+    const postmaster = child?.pid;
+    const pids = new Set([...frozen, ...(postmaster === undefined ? [] : childrenOf(postmaster))]);
+    frozen = [];
+    for (const pid of pids) signal(pid, 'SIGCONT');
+    if (postmaster !== undefined) signal(postmaster, 'SIGCONT');
+  };
   // Never leave a server behind when the test process ends abruptly.
-  const onExit = () => child?.kill('SIGQUIT');
+  const onExit = () => {
+    thaw();
+    child?.kill('SIGQUIT');
+  };
   process.once('exit', onExit);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -240,7 +283,17 @@ export async function startTestPostgres(): Promise<TestPostgresServer> {
     uid: ids?.uid,
     stop,
     start,
+    freeze() {
+      const postmaster = child?.pid;
+      if (postmaster === undefined) throw new Error('The test server is not running.');
+      // The postmaster first, so it starts no process after the others are stopped.
+      signal(postmaster, 'SIGSTOP');
+      frozen = [postmaster, ...childrenOf(postmaster)];
+      for (const pid of frozen.slice(1)) signal(pid, 'SIGSTOP');
+    },
+    thaw,
     async destroy() {
+      thaw();
       await stop();
       process.off('exit', onExit);
       rmSync(parent, { recursive: true, force: true });

@@ -14,7 +14,7 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
     type: 'string',
     value: 'PATH|URL',
     description:
-      'the database: a SQLite file or a postgres:// URL (default: $EPISODIC_DB, else <home>/episodic.db)',
+      'the database: a SQLite file or a postgres:// URL, whose ?schema=NAME, ?statement_timeout=MS, ?query_timeout=MS and ?connect_timeout=S are read by Episodic (default: $EPISODIC_DB, else <home>/episodic.db)',
   },
   store: {
     type: 'string',

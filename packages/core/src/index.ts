@@ -77,6 +77,7 @@ export {
   createTaskLifecycle,
   type DeleteTaskReceipt,
   type StoredTask,
+  type TaskCompletion,
   type TaskLifecycle,
   type TaskLifecycleOptions,
   taskFromRun,

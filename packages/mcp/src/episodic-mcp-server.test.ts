@@ -186,6 +186,20 @@ describe('the task episode lifecycle (seed 004)', () => {
     });
     expect(completed.body.reward_score).toBeGreaterThan(0);
     expect(completed.body.patterns_extracted).toBeGreaterThan(0);
+    expect(completed.body.duplicate).toBe(false);
+    // The same completion again: the original result, marked as a duplicate (issue 29).
+    const repeated = await mcp.call('complete_episode', {
+      episode_id: id,
+      outcome_type: 'success',
+      verdict: 'Rate limiting successfully implemented and tested',
+      artifacts: ['rate_limiter.rs'],
+    });
+    expect(repeated.isError).not.toBe(true);
+    expect(repeated.body).toEqual({
+      ...completed.body,
+      duplicate: true,
+      message: expect.stringContaining('already completed with this same outcome'),
+    });
 
     const episode = (await mcp.call('get_episode', { episode_id: id })).body.episode;
     expect(episode).toMatchObject({

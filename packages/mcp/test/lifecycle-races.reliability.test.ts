@@ -4,6 +4,9 @@
 // once, step numbers increase in storage order, exactly one completion is acknowledged and no step
 // is stored after it. Once with run files, once with the SQLite database, once with a PostgreSQL
 // database (a throwaway server, or EPISODIC_TEST_POSTGRES_URL's).
+// Issue 29: the same servers send the SAME complete_episode at once: exactly one answers
+// `duplicate: false`; every other call, racing or repeated afterwards, answers alike (the stored
+// result with `duplicate: true`), never a second acknowledged completion and never CONFLICT.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +27,7 @@ const FULL = process.env.RELIABILITY_FULL === '1';
 const SERVERS = 4;
 const ROUNDS = FULL ? 100 : 3;
 const STEPS = FULL ? 250 : 25;
+const SAME_ROUNDS = FULL ? 100 : 5;
 
 const bin = fileURLToPath(new URL('../dist/bin/episodic-mcp.js', import.meta.url));
 const directories: string[] = [];
@@ -200,6 +204,80 @@ describe('the task lifecycle across MCP server processes', () => {
       }
       console.log(
         `[figures] lifecycle races (${store}): ${SERVERS} MCP servers × ${ROUNDS} rounds × ${STEPS} steps each: ${stepsAcknowledged} steps acknowledged (each stored once, increasing), ${stepsRefused} refused with CONFLICT, ${ROUNDS} completions acknowledged (1 per round), 0 steps after a completion`,
+      );
+    }, 600_000);
+
+    it(`${SERVERS} episodic-mcp processes send the same completion at once on one ${store} home: exactly one acknowledged, every other (racing or repeated) the same duplicate answer`, async () => {
+      expect(existsSync(bin), 'build the package first: npx tsup').toBe(true);
+      const home = mkdtempSync(join(tmpdir(), `episodic-same-${store}-`));
+      directories.push(home);
+      const history: History = store === 'postgres' ? { home, db: await postgresUrl() } : { home };
+      const servers = await Promise.all(
+        Array.from({ length: SERVERS }, () => startServer(history, store)),
+      );
+      let duplicates = 0;
+      try {
+        for (let round = 0; round < SAME_ROUNDS; round++) {
+          const created = await servers[round % SERVERS]?.call('create_episode', {
+            task_description: `same completion round ${round}`,
+            domain: 'reliability',
+            task_type: 'debugging',
+          });
+          expect(created?.ok).toBe(true);
+          const id = created?.body.episode_id as string;
+          const step = await servers[(round + 1) % SERVERS]?.call('add_episode_step', {
+            episode_id: id,
+            step_number: 1,
+            tool: 'probe',
+            action: 'look',
+            result: { type: 'success' },
+          });
+          expect(step?.ok).toBe(true);
+          const completion = {
+            episode_id: id,
+            outcome_type: 'success',
+            verdict: `round ${round} done`,
+            artifacts: ['fix.ts'],
+          };
+          const racing = await Promise.all(
+            servers.map((server) => server.call('complete_episode', completion)),
+          );
+          const repeated = await Promise.all(
+            servers.map((server) => server.call('complete_episode', completion)),
+          );
+          for (const answer of [...racing, ...repeated])
+            expect(answer.ok, JSON.stringify(answer.body)).toBe(true);
+          const acknowledged = racing.filter((answer) => answer.body.duplicate === false);
+          expect(acknowledged).toHaveLength(1);
+          const original = acknowledged[0]?.body as Record<string, unknown>;
+          const { message: _message, duplicate: _duplicate, ...result } = original;
+          for (const answer of [...racing, ...repeated]) {
+            if (answer.body === original) continue;
+            expect(answer.body).toMatchObject({ ...result, duplicate: true });
+            duplicates++;
+          }
+          // A different outcome, afterwards, is refused.
+          const other = await servers[round % SERVERS]?.call('complete_episode', {
+            episode_id: id,
+            outcome_type: 'failure',
+            reason: 'too late',
+          });
+          expect(other?.body.code).toBe('CONFLICT');
+          const records = await storedRecords(history, store, id);
+          expect(
+            records.filter(
+              (record) =>
+                record.type === 'agent.event' &&
+                (record as { event: { type: string } }).event.type === 'task_completed',
+            ),
+          ).toHaveLength(1);
+          expect(records.filter((record) => record.type === 'run.end')).toHaveLength(1);
+        }
+      } finally {
+        await Promise.all(servers.map((server) => server.close()));
+      }
+      console.log(
+        `[figures] same completion (${store}): ${SERVERS} MCP servers × ${SAME_ROUNDS} rounds, ${SERVERS} identical complete_episode calls at once then ${SERVERS} repeats: ${SAME_ROUNDS} acknowledged (1 per round), ${duplicates} answered duplicate: true with the stored result, 0 CONFLICT, 1 task_completed record per task`,
       );
     }, 600_000);
   }

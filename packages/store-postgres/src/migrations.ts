@@ -1,7 +1,7 @@
 import { EpisodicError, summarizeSession } from '@episodic/core';
 import type pg from 'pg';
-import type { StoreTables } from './postgres-database.js';
-import { codeOf } from './postgres-errors.js';
+import { type SlowQueries, type StoreTables, withQueryTimeout } from './postgres-database.js';
+import { codeOf, isConnectionFailure } from './postgres-errors.js';
 import { seedEventsDdl } from './schema-sql.js';
 
 /** One schema step: it runs once, inside the migration transaction, and is recorded by version. */
@@ -10,7 +10,7 @@ interface Migration {
   readonly description: string;
   sql(tables: StoreTables): string;
   /** Work after the SQL that needs core's code (e.g. summaries of stored rows), same transaction. */
-  after?(client: pg.PoolClient, tables: StoreTables): Promise<void>;
+  after?(client: SlowQueries, tables: StoreTables): Promise<void>;
 }
 
 /** Rows per batch when a migration step reads stored sessions. */
@@ -21,7 +21,7 @@ const SESSION_BATCH = 100;
  * sessions stored before. Sessions are read in batches of their id, so a large table is never held
  * in memory at once.
  */
-async function summarizeStoredSessions(client: pg.PoolClient, tables: StoreTables): Promise<void> {
+async function summarizeStoredSessions(client: SlowQueries, tables: StoreTables): Promise<void> {
   let after = '';
   for (;;) {
     const { rows } = await client.query<{ session_id: string; state_json: string }>(
@@ -157,7 +157,7 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 /** Advisory lock keys: one class for Episodic's migrations, one key per schema. */
 const LOCK_CLASS = 0x45504953; // "EPIS"
 
-async function versionOf(client: pg.PoolClient, tables: StoreTables): Promise<number> {
+async function versionOf(client: SlowQueries, tables: StoreTables): Promise<number> {
   try {
     const result = await client.query<{ version: number | null }>(
       `SELECT max(version)::integer AS version FROM ${tables.migrations}`,
@@ -185,15 +185,24 @@ function tooNew(current: number): EpisodicError {
  * empty schema at once migrate it exactly once (PostgreSQL's DDL is transactional: a failed step
  * leaves nothing behind). A schema from a newer version of this package is refused (`UNSUPPORTED`).
  */
-export async function migrate(pool: pg.Pool, tables: StoreTables, schema: string): Promise<number> {
-  const client = await pool.connect();
+export async function migrate(
+  pool: pg.Pool,
+  tables: StoreTables,
+  schema: string,
+  timeoutMs: number,
+): Promise<number> {
+  const connection = await pool.connect();
   let broken: Error | undefined;
   try {
-    const seen = await versionOf(client, tables);
+    const seen = await versionOf(connection, tables);
     if (seen > SCHEMA_VERSION) throw tooNew(seen);
     if (seen === SCHEMA_VERSION) return seen;
+    // The steps (and waiting for another process's migration) get the maintenance timeout, on
+    // the client and, for this transaction only, on the server.
+    const client = withQueryTimeout(connection, timeoutMs);
     await client.query('BEGIN');
     try {
+      await client.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
       await client.query('SELECT pg_advisory_xact_lock($1::integer, hashtext($2))', [
         LOCK_CLASS,
         schema,
@@ -218,15 +227,24 @@ export async function migrate(pool: pg.Pool, tables: StoreTables, schema: string
       }
       await client.query('COMMIT');
     } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-      } catch (rollbackError) {
-        broken = rollbackError as Error;
+      // A server that is gone or did not answer would not answer a ROLLBACK either: the
+      // connection is discarded, and the server rolls back when it sees it close.
+      if (isConnectionFailure(error)) broken = error as Error;
+      else {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          broken = rollbackError as Error;
+        }
       }
       throw error;
     }
     return SCHEMA_VERSION;
+  } catch (error) {
+    // A connection whose reply never came must not go back to the pool.
+    if (isConnectionFailure(error)) broken ??= error as Error;
+    throw error;
   } finally {
-    client.release(broken);
+    connection.release(broken);
   }
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { isRetryable, toEpisodicError } from './postgres-errors.js';
+import { isConnectionFailure, isRetryable, toEpisodicError } from './postgres-errors.js';
 
 /** A quoted SQL identifier. */
 export function quoteIdentifier(name: string): string {
@@ -48,6 +48,30 @@ export interface Statement {
 
 /** Something that runs queries: the pool, or one client inside a transaction. */
 export type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** Plain queries on one client (migrations and rewrites). */
+export interface SlowQueries {
+  query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<Row>>;
+}
+
+/** The longest a timer waits (about 24.8 days): "no limit" for node-postgres's `query_timeout`. */
+const NO_LIMIT = 2_147_483_647;
+
+/**
+ * Queries on `client` with a client-side timeout of `timeoutMs` (0: none) instead of the store's,
+ * for maintenance that takes longer than ordinary statements. The server-side `statement_timeout`
+ * is the caller's to set (`SET LOCAL` in a transaction, `SET` around a `VACUUM`).
+ */
+export function withQueryTimeout(client: pg.PoolClient, timeoutMs: number): SlowQueries {
+  const query_timeout = timeoutMs === 0 ? NO_LIMIT : timeoutMs;
+  return {
+    query: <Row extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
+      client.query<Row>({ text, values, query_timeout } as pg.QueryConfig),
+  };
+}
 
 /** What every adapter shares: the pool, the schema's tables, and error translation. */
 export interface PostgresDatabase {
@@ -123,11 +147,17 @@ export function createPostgresDatabase(
           await client.query('COMMIT');
           return result;
         } catch (error) {
-          try {
-            await client.query('ROLLBACK');
-          } catch (rollbackError) {
-            // The connection is gone: the pool must not hand it out again.
-            broken = rollbackError as Error;
+          if (isConnectionFailure(error)) {
+            // The server is gone, frozen or timed out: a ROLLBACK would wait as long again. The
+            // connection is discarded; the server rolls the transaction back when it sees it close.
+            broken = error as Error;
+          } else {
+            try {
+              await client.query('ROLLBACK');
+            } catch (rollbackError) {
+              // The connection is gone: the pool must not hand it out again.
+              broken = rollbackError as Error;
+            }
           }
           if (isRetryable(error) && attempt < ATTEMPTS) {
             await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));

@@ -34,17 +34,46 @@ const CONNECTION_CODES = new Set([
   '53300',
 ]);
 
-/** The server could not be reached, went away, or refused new connections. */
+/**
+ * Which limit ended a call: the server cancelled a statement (`statement_timeout`, SQLSTATE 57014
+ * `query_canceled`), the client stopped waiting for a reply (node-postgres's `query_timeout`), or
+ * for a connection (`connectionTimeoutMillis`).
+ */
+export function timeoutOf(error: unknown): 'statement' | 'query' | 'connection' | undefined {
+  const code = codeOf(error);
+  if (code === '57014') return 'statement';
+  if (code !== undefined) return undefined;
+  const message = error instanceof Error ? error.message : '';
+  if (/^Query read timeout/.test(message)) return 'query';
+  if (
+    /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(
+      message,
+    )
+  )
+    return 'connection';
+  return undefined;
+}
+
+/** The server could not be reached, went away, refused new connections, or did not answer in time. */
 export function isConnectionFailure(error: unknown): boolean {
   const code = codeOf(error);
   if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
   const message = error instanceof Error ? error.message : '';
   return (
-    /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end/i.test(
+    /Connection terminated|connection error|timeout exceeded when trying to connect|Query read timeout|Client was closed|Client has encountered a connection error|Cannot use a pool after calling end/i.test(
       message,
     ) && code === undefined
   );
 }
+
+const TIMEOUT_REASONS = {
+  statement:
+    "the server cancelled the statement when it ran past the statement timeout (statementTimeoutMs, or the server's statement_timeout; an administrator's pg_cancel_backend reads the same)",
+  query:
+    'the server did not answer within the query timeout (queryTimeoutMs): it may be frozen, overloaded or cut off, and the connection was discarded',
+  connection:
+    'no connection could be had within the connection timeout (connectionTimeoutMs): the server may be frozen, overloaded or unreachable, or every connection of the pool is busy',
+} as const;
 
 /**
  * Turns a driver error into a domain error (an `EpisodicError` passes through). `where` is the
@@ -83,6 +112,15 @@ export function toEpisodicError(error: unknown, operation: string, where: string
       code: 'VALIDATION_ERROR',
       message: `The postgres store could not ${operation}: PostgreSQL text cannot hold a NUL character (U+0000) or invalid UTF-8 (${reason}). Remove it from the value; nothing was written.`,
       details,
+      cause: error,
+    });
+  }
+  const timeout = timeoutOf(error);
+  if (timeout !== undefined) {
+    return new EpisodicError({
+      code: 'STORAGE_ERROR',
+      message: `The postgres store could not ${operation} at ${where}: ${TIMEOUT_REASONS[timeout]}. An interrupted write may or may not have been stored: retry it once the server answers (ledger appends with the same event id are idempotent, compare-and-appends report CONFLICT when they had landed).`,
+      details: { ...details, timeout },
       cause: error,
     });
   }

@@ -50,6 +50,27 @@ describe('createPostgresStore options', () => {
       [{ connectionString: `postgres://u:${secret}@host/db`, schema: 'Bad-Name' }, /schema/],
       [{ connectionString: `postgres://u:${secret}@host/db`, poolSize: 0 }, /poolSize/],
       [{ connectionString: `postgres://u:${secret}@host/db`, typo: true }, /typo/],
+      [
+        { connectionString: `postgres://u:${secret}@host/db`, queryTimeoutMs: -1 },
+        /queryTimeoutMs/,
+      ],
+      [
+        { connectionString: `postgres://u:${secret}@host/db`, statementTimeoutMs: 1.5 },
+        /statementTimeoutMs/,
+      ],
+      [{ connectionString: `postgres://u:${secret}@host/db`, keepAlive: 'yes' }, /keepAlive/],
+      [
+        { connectionString: `postgres://u:${secret}@host/db?query_timeout=soon` },
+        /query_timeout="soon" must be a whole number of milliseconds/,
+      ],
+      [
+        { connectionString: `postgres://u:${secret}@host/db?keepalives=2` },
+        /keepalives="2" must be 1 \(on\) or 0 \(off\)/,
+      ],
+      [
+        { connectionString: `postgres://u:${secret}@host/db?connect_timeout=-5` },
+        /connect_timeout="-5" must be a whole number of seconds/,
+      ],
     ];
     for (const [options, message] of cases) {
       const error = await failure(createPostgresStore(options as never));
@@ -57,6 +78,65 @@ describe('createPostgresStore options', () => {
       expect(error.message).toMatch(message);
       expect(JSON.stringify(error.toJSON())).not.toContain(secret);
     }
+  });
+
+  // Issue 29: without limits, a call to a frozen server never returned. The defaults bound every
+  // call; the URL's parameters (what the CLI and the MCP server pass) and the options set them.
+  it('bounds every call by default, and takes timeouts from the URL and, above it, the options', async () => {
+    const shown = async (store: PostgresStore) =>
+      (
+        await store.pool.query<{ value: string }>('SELECT current_setting($1) AS value', [
+          'statement_timeout',
+        ])
+      ).rows[0]?.value;
+    const defaults = await openStore();
+    expect(defaults.pool.options).toMatchObject({
+      statement_timeout: 10_000,
+      query_timeout: 15_000,
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
+    expect(await shown(defaults)).toBe('10s');
+
+    const url = new URL(testPostgresUrl());
+    for (const [name, value] of Object.entries({
+      statement_timeout: '2500',
+      query_timeout: '4000',
+      connect_timeout: '3',
+      keepalives: '0',
+      keepalives_idle: '30',
+      application_name: 'kept',
+    }))
+      url.searchParams.set(name, value);
+    const schema = uniqueSchema('unit');
+    const fromUrl = await createPostgresStore({ connectionString: url.toString(), schema });
+    cleanups.push(() => dropSchema(testPostgresUrl(), schema));
+    cleanups.push(() => fromUrl.close());
+    expect(fromUrl.pool.options).toMatchObject({
+      statement_timeout: 2500,
+      query_timeout: 4000,
+      connectionTimeoutMillis: 3000,
+      keepAlive: false,
+      keepAliveInitialDelayMillis: 30_000,
+    });
+    // The store's parameters do not reach the driver; the others do.
+    const passed = new URL(fromUrl.pool.options.connectionString as string);
+    expect([...passed.searchParams.keys()]).toEqual(['application_name']);
+    expect(await shown(fromUrl)).toBe('2500ms');
+
+    const given = await createPostgresStore({
+      connectionString: url.toString(),
+      schema,
+      statementTimeoutMs: 0,
+      queryTimeoutMs: 20_000,
+      keepAlive: true,
+    });
+    cleanups.push(() => given.close());
+    expect(given.pool.options).toMatchObject({ query_timeout: 20_000, keepAlive: true });
+    // 0: nothing sent, the server's own setting (here its default, 0: none) applies.
+    expect(given.pool.options.statement_timeout).toBeUndefined();
+    expect(await shown(given)).toBe('0');
   });
 
   it('describes a connection without its credentials', () => {

@@ -16,6 +16,11 @@ import {
 } from '@episodic/core';
 import pg from 'pg';
 import * as z from 'zod';
+import {
+  type ConnectionSettings,
+  DEFAULT_CONNECTION_SETTINGS,
+  settingsOfUrl,
+} from './connection-settings.js';
 import { checkConnectionUrl, describeConnection } from './connection-url.js';
 import {
   importLedgerRows,
@@ -40,7 +45,11 @@ export interface PostgresStoreOptions {
    * messages: they name the server as `describeConnection` prints it, without the password.
    */
   connectionString?: string;
-  /** A `pg` pool to use instead; `close()` then leaves it open. */
+  /**
+   * A `pg` pool to use instead; `close()` then leaves it open. Its connections keep the timeouts
+   * and keepalive you configured on it (`statement_timeout`, `query_timeout`, `keepAlive`): the
+   * options above apply only to a pool the store creates, except `maintenanceTimeoutMs`.
+   */
   pool?: pg.Pool;
   /**
    * The schema that holds the store's tables (created on first use). One schema is one store:
@@ -50,8 +59,35 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** The most connections the store's own pool opens. @default 10 */
   poolSize?: number;
-  /** How long to wait for a connection before failing with `STORAGE_ERROR`. @default 10000 */
+  /**
+   * How long to wait for a connection (a new one, or a free one of the pool) before failing with
+   * `STORAGE_ERROR`; 0 waits forever. URL: `connect_timeout` (seconds). @default 10000
+   */
   connectionTimeoutMs?: number;
+  /**
+   * The server's `statement_timeout` on the store's connections: the server cancels a statement
+   * that runs longer (the call fails with `STORAGE_ERROR`, the connection stays usable); 0 leaves
+   * the server's own setting. URL: `statement_timeout` (milliseconds). @default 10000
+   */
+  statementTimeoutMs?: number;
+  /**
+   * The client's limit (node-postgres `query_timeout`) on waiting for a statement's reply: past
+   * it the call fails with `STORAGE_ERROR` and the connection is discarded. This is what ends a
+   * call to a server that is frozen or unreachable without a reset; keep it above
+   * `statementTimeoutMs`. 0: no limit. URL: `query_timeout` (milliseconds). @default 15000
+   */
+  queryTimeoutMs?: number;
+  /** TCP keepalive on the store's connections. URL: `keepalives` (1 or 0). @default true */
+  keepAlive?: boolean;
+  /**
+   * Idle time before the first keepalive probe. URL: `keepalives_idle` (seconds). @default 10000
+   */
+  keepAliveInitialDelayMs?: number;
+  /**
+   * Both timeouts (server and client) of schema migrations and `VACUUM (FULL)` rewrites, which
+   * take longer than ordinary statements on large tables; 0: no limit. @default 600000
+   */
+  maintenanceTimeoutMs?: number;
   /** `application_name` of the store's connections (shown in `pg_stat_activity`). @default 'episodic' */
   applicationName?: string;
   /** Ledger rules: clock, id generator, caps, content guards, retention. @default core's defaults */
@@ -112,6 +148,9 @@ export interface PostgresStore {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/** A duration in milliseconds; 0 turns the limit off. At most what a timer can wait (24.8 days). */
+const milliseconds = z.number().int().min(0).max(2_147_483_647);
+
 const optionsSchema = z.strictObject({
   connectionString: z.string().optional(),
   pool: z
@@ -129,7 +168,12 @@ const optionsSchema = z.strictObject({
     )
     .optional(),
   poolSize: z.number().int().min(1).max(1000).optional(),
-  connectionTimeoutMs: z.number().int().min(1).optional(),
+  connectionTimeoutMs: milliseconds.optional(),
+  statementTimeoutMs: milliseconds.optional(),
+  queryTimeoutMs: milliseconds.optional(),
+  keepAlive: z.boolean().optional(),
+  keepAliveInitialDelayMs: milliseconds.optional(),
+  maintenanceTimeoutMs: milliseconds.optional(),
   applicationName: z.string().max(63).optional(),
   ledger: z.record(z.string(), z.unknown()).optional(),
   artifacts: z.record(z.string(), z.unknown()).optional(),
@@ -138,6 +182,15 @@ const optionsSchema = z.strictObject({
   migrate: z.boolean().optional(),
   fold: z.record(z.string(), z.unknown()).optional(),
 });
+
+/** The connection settings given as options (undefined ones left out, so they do not override). */
+function definedOf(options: Partial<ConnectionSettings>): Partial<ConnectionSettings> {
+  const defined: Record<string, unknown> = {};
+  for (const key of Object.keys(DEFAULT_CONNECTION_SETTINGS) as Array<keyof ConnectionSettings>) {
+    if (options[key] !== undefined) defined[key] = options[key];
+  }
+  return defined as Partial<ConnectionSettings>;
+}
 
 /**
  * Connects to PostgreSQL (or adopts a pool), creates or upgrades the schema, and returns the
@@ -165,14 +218,27 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const schema = checked.schema ?? 'episodic';
   let server: string;
   let pool: pg.Pool;
+  let maintenanceTimeoutMs =
+    checked.maintenanceTimeoutMs ?? DEFAULT_CONNECTION_SETTINGS.maintenanceTimeoutMs;
   if (given === undefined) {
-    const url = checkConnectionUrl(checked.connectionString);
+    const fromUrl = settingsOfUrl(checkConnectionUrl(checked.connectionString));
+    const url = fromUrl.url;
     server = describeConnection(url);
+    // Options first, then the URL's parameters, then the defaults.
+    const settings = { ...DEFAULT_CONNECTION_SETTINGS, ...fromUrl.settings, ...definedOf(checked) };
+    maintenanceTimeoutMs = settings.maintenanceTimeoutMs;
     pool = new pg.Pool({
       connectionString: url,
       max: checked.poolSize ?? 10,
-      connectionTimeoutMillis: checked.connectionTimeoutMs ?? 10_000,
+      connectionTimeoutMillis: settings.connectionTimeoutMs,
       application_name: checked.applicationName ?? 'episodic',
+      // 0 sends nothing: the server's own setting applies.
+      ...(settings.statementTimeoutMs > 0
+        ? { statement_timeout: settings.statementTimeoutMs }
+        : {}),
+      ...(settings.queryTimeoutMs > 0 ? { query_timeout: settings.queryTimeoutMs } : {}),
+      keepAlive: settings.keepAlive,
+      keepAliveInitialDelayMillis: settings.keepAliveInitialDelayMs,
     });
   } else {
     pool = given;
@@ -184,7 +250,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   pool.on('error', onIdleError);
   const owned = given === undefined;
   const database: PostgresDatabase = createPostgresDatabase(pool, schema, server);
-  const scrubber = createScrubber(pool, checked.scrubAfterErase ?? true);
+  const scrubber = createScrubber(pool, checked.scrubAfterErase ?? true, maintenanceTimeoutMs);
   // The contracts check their own options (ledger caps, fold policy…) before any query.
   const contracts = () => ({
     ledger: createLedger(
@@ -203,7 +269,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   let stores: ReturnType<typeof contracts>;
   try {
     stores = contracts();
-    if (checked.migrate !== false) await migrate(pool, database.tables, schema);
+    if (checked.migrate !== false)
+      await migrate(pool, database.tables, schema, maintenanceTimeoutMs);
   } catch (error) {
     if (owned) await pool.end().catch(() => undefined);
     else pool.off('error', onIdleError);
@@ -222,7 +289,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     artifacts,
     scrub() {
       return database.guard('rewrite its tables', () =>
-        createScrubber(pool, true).scrub([
+        createScrubber(pool, true, maintenanceTimeoutMs).scrub([
           tables.events,
           tables.runRecords,
           tables.runs,

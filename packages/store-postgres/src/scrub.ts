@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withQueryTimeout } from './postgres-database.js';
 
 /**
  * Removes the bytes of redacted and deleted rows from the server's table files. PostgreSQL never
@@ -16,7 +17,8 @@ export interface Scrubber {
   scrub(tables: readonly string[]): Promise<void>;
 }
 
-export function createScrubber(pool: pg.Pool, enabled: boolean): Scrubber {
+/** `timeoutMs`: the limit of one rewrite, on the server and the client (0: none). */
+export function createScrubber(pool: pg.Pool, enabled: boolean, timeoutMs: number): Scrubber {
   // Per table: the rewrite running now, and at most one queued after it. A call that arrives
   // while one is queued joins the queued one (it starts after the call's changes committed).
   const running = new Map<string, Promise<void>>();
@@ -31,8 +33,22 @@ export function createScrubber(pool: pg.Pool, enabled: boolean): Scrubber {
         queued.delete(table);
         running.set(table, next);
         try {
-          // VACUUM cannot run inside a transaction block: one plain statement.
-          await pool.query(`VACUUM (FULL) ${table}`);
+          // VACUUM cannot run inside a transaction block: one plain statement, on a connection
+          // whose statement timeout is the maintenance one for as long as it runs.
+          const client = await pool.connect();
+          let broken: Error | undefined;
+          try {
+            const queries = withQueryTimeout(client, timeoutMs);
+            await queries.query(`SET statement_timeout = ${timeoutMs}`);
+            await queries.query(`VACUUM (FULL) ${table}`);
+            await queries.query('RESET statement_timeout');
+          } catch (error) {
+            // Whatever state the connection is in, it is not handed out again.
+            broken = error as Error;
+            throw error;
+          } finally {
+            client.release(broken);
+          }
         } finally {
           if (running.get(table) === next) running.delete(table);
         }

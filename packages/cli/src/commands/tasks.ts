@@ -268,9 +268,10 @@ export const complete: CommandHandler = async (context) => {
     { episode_id: episodeId, ...input },
     'task completion',
   );
-  const task = await withTasks(context, (tasks) => tasks.completeTask(checked));
+  const { duplicate, ...task } = await withTasks(context, (tasks) => tasks.completeTask(checked));
   return {
-    receipt: { scope: taskScope(context), task },
+    // duplicate: the task was already completed with this outcome; the stored result is shown.
+    receipt: { scope: taskScope(context), task, duplicate },
     render: (write) =>
       write(renderTask(task, createStyles(context.globals.color, context.globals.width))),
   };

@@ -22,6 +22,12 @@ export const tasksStepReceiptSchema = successReceiptSchema('episodic.tasks.step.
 export const tasksCompleteReceiptSchema = successReceiptSchema('episodic.tasks.complete.v1', {
   scope,
   task: taskEpisodeSchema,
+  /**
+   * True when the task was already completed with this same outcome (a repeated or concurrent
+   * call): `task` is the stored completion and nothing new was recorded. Absent in receipts of
+   * versions before it was added.
+   */
+  duplicate: z.boolean().optional(),
 });
 
 /** `tasks show --json`. */

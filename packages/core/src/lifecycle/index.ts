@@ -3,6 +3,7 @@ export type { KeyedQueue } from './keyed-queue.js';
 export { createKeyedQueue } from './keyed-queue.js';
 export type {
   DeleteTaskReceipt,
+  TaskCompletion,
   TaskLifecycle,
   TaskLifecycleOptions,
 } from './task-lifecycle.js';

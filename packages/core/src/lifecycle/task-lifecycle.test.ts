@@ -221,7 +221,9 @@ describe('the task lifecycle', () => {
 
     // 7. Retrieve the full episode.
     const episode = await lifecycle.getTask({ episode_id: episodeId });
-    expect(episode).toEqual(completed);
+    const { duplicate, ...completedTask } = completed;
+    expect(duplicate).toBe(false);
+    expect(episode).toEqual(completedTask);
     expect(episode.outcome).toEqual({
       type: 'success',
       verdict: 'Rate limiting successfully implemented and tested',
@@ -522,13 +524,19 @@ describe('the task lifecycle', () => {
       lifecycle.completeTask({ episode_id: id, outcome_type: 'failure', reason: 'late' }),
       'CONFLICT',
     );
-    // …and the same one, retried, finishes storing what was learned.
+    // …and the same one, retried, finishes storing what was learned. It is answered as a
+    // duplicate: the completion was stored by the first call (whose error said it may have been).
     const done = await lifecycle.completeTask(complete);
     expect(done.outcome?.type).toBe('success');
+    expect(done.duplicate).toBe(true);
     expect((await artifacts.list({ kind: 'reflection' })).artifacts).toHaveLength(1);
     expect((await artifacts.list({ kind: 'pattern' })).artifacts.length).toBe(done.patterns.length);
-    // Once everything is stored, completing again is a CONFLICT like any other.
-    await rejection(lifecycle.completeTask(complete), 'CONFLICT');
+    // Once everything is stored, the same completion again gets the same answer, storing nothing.
+    const again = await lifecycle.completeTask(complete);
+    expect(again).toEqual(done);
+    expect(
+      (await runs.read(id)).records.filter((record) => record.type === 'run.end'),
+    ).toHaveLength(1);
     expect((await lifecycle.getTimeline({ episode_id: id })).step_count).toBe(2);
 
     // A failing delete leaves the task readable, and a retry finishes it.
@@ -756,6 +764,40 @@ describe('the task lifecycle with several writers on one store', () => {
     ).length;
     expect(task?.steps).toHaveLength(1 + stepsAcknowledged);
     expect(winner.steps).toHaveLength(1 + stepsAcknowledged);
+  });
+
+  // Issue 29: 4 processes sending the same complete_episode at once each got a success. Exactly
+  // one call is the completion; every other identical call, racing or later, gets the same answer:
+  // the stored task marked as a duplicate.
+  it('acknowledges one of many identical completions; racing and later ones alike are duplicates', async () => {
+    const { lifecycles, runs, artifacts } = writers(4);
+    const { id } = (await lifecycles[0]?.createTask(rateLimiting)) ?? { id: '' };
+    await lifecycles[1]?.addStep(step(id, 1));
+    const complete = { episode_id: id, outcome_type: 'success', verdict: 'done' } as const;
+    const racing = await Promise.all(
+      lifecycles.flatMap((lifecycle) => [
+        lifecycle.completeTask(complete),
+        lifecycle.completeTask(complete),
+      ]),
+    );
+    expect(racing.filter((answer) => !answer.duplicate)).toHaveLength(1);
+    const winner = racing.find((answer) => !answer.duplicate);
+    const later = await Promise.all(
+      lifecycles.map((lifecycle) => lifecycle.completeTask(complete)),
+    );
+    for (const answer of [...racing, ...later]) {
+      if (answer === winner) continue;
+      expect(answer).toEqual({ ...winner, duplicate: true });
+    }
+    const read = await runs.read(id);
+    expect(read.records.filter((record) => record.type === 'run.end')).toHaveLength(1);
+    expect((await artifacts.list({ kind: 'reflection' })).artifacts).toHaveLength(1);
+    // Another outcome is refused, racing or later.
+    await rejection(
+      lifecycles[2]?.completeTask({ episode_id: id, outcome_type: 'failure', reason: 'no' }) ??
+        Promise.resolve(),
+      'CONFLICT',
+    );
   });
 
   it('reads only what was appended since its last call, never the whole run again', async () => {

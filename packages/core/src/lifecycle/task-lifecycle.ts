@@ -75,6 +75,20 @@ export interface DeleteTaskReceipt {
 }
 
 /**
+ * What `completeTask` answers: the completed task, and whether this call only repeated the
+ * completion already stored.
+ */
+export interface TaskCompletion extends TaskEpisode {
+  /**
+   * False for the one call whose completion was stored. True when the task was already completed
+   * with this same outcome (a concurrent or later identical call, or a retry after an error): the
+   * task is returned as stored by the original completion (its time, reward, reflection and
+   * patterns) and nothing new was recorded.
+   */
+  duplicate: boolean;
+}
+
+/**
  * The task episode lifecycle (seed 004) over a run store and an artifact store. Every method
  * takes the matching MCP tool's input object, validates it first (an invalid id is a
  * `VALIDATION_ERROR` before any storage access) and reports success only once everything was
@@ -90,9 +104,12 @@ export interface TaskLifecycle {
   addStep(input: AddStepInput): Promise<TaskStep>;
   /**
    * `complete_episode`: records the outcome and runs the learning cycle (reward, reflection,
-   * patterns); returns the completed task. `CONFLICT` when the task is already completed.
+   * patterns); returns the completed task with `duplicate: false`. Exactly one completion of a
+   * task is stored and acknowledged so: a call with the same outcome, whether it raced the
+   * stored one or came after it, gets the stored task with `duplicate: true`; a call with another
+   * outcome gets `CONFLICT`.
    */
-  completeTask(input: CompleteTaskInput): Promise<TaskEpisode>;
+  completeTask(input: CompleteTaskInput): Promise<TaskCompletion>;
   /** `get_episode`: the task with its steps, outcome, reflection, reward and patterns. */
   getTask(input: TaskIdInput): Promise<TaskEpisode>;
   /**
@@ -450,22 +467,26 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
           const view = await sync(episodeId);
           const { task, nextEventSeq } = view.fold.task();
           if (task.outcome !== null) {
-            // A retry of this very completion whose artifacts were not all stored (the run was
-            // written first) finishes storing them; any other completion is a CONFLICT.
+            // Another outcome is a CONFLICT. The same outcome is answered alike whether it raced
+            // the stored completion or follows it: the stored task, marked as a duplicate (never
+            // a second acknowledged completion). When the stored completion's artifacts are not
+            // all there yet (its writer failed after the run was written, or is storing them
+            // now), this call stores them first (an upsert of the same content), so a duplicate
+            // answer also means everything the completion learned is stored.
             if (
-              task.reward !== null &&
-              task.reflection !== null &&
-              jsonEqual(task.outcome, outcome) &&
-              (await artifacts.get(reflectionKey(episodeId))) === null
-            ) {
+              task.reward === null ||
+              task.reflection === null ||
+              !jsonEqual(task.outcome, outcome)
+            )
+              throw alreadyCompleted(task, 'another outcome');
+            if ((await artifacts.get(reflectionKey(episodeId))) === null) {
               await storeLearning(episodeId, task.outcome.type, {
                 patterns: task.patterns,
                 reward: task.reward,
                 reflection: task.reflection,
               });
-              return task;
             }
-            throw alreadyCompleted(task, 'another outcome');
+            return { ...task, duplicate: true };
           }
           const endTime = timestamp();
           const learning = runLearningCycle(
@@ -521,7 +542,7 @@ export function createTaskLifecycle(options: TaskLifecycleOptions): TaskLifecycl
           // storing them fails, the same completion retried stores them (see above).
           if (await appendAt(episodeId, view, [completion, ...terminal])) {
             await storeLearning(episodeId, outcome.type, learning);
-            return view.fold.task().task;
+            return { ...view.fold.task().task, duplicate: false };
           }
           await pauseAfterLostRace(attempt);
         }

@@ -195,10 +195,13 @@ const completeTask = fc.tuple(scopeArbitrary, pickArbitrary).map(
         return expectTaskNotFound(body);
       }
       if (task.completed) {
-        expect(body.code).toBe('CONFLICT');
+        // The same completion again: the stored result, marked as a duplicate.
+        expect(body.isError).toBe(false);
+        expect(body.duplicate).toBe(true);
         return;
       }
       expect(body.isError).toBe(false);
+      expect(body.duplicate).toBe(false);
       task.completed = true;
     }),
 );

@@ -61,8 +61,10 @@ async function completeEpisode(args: CompleteTaskInput, context: ToolContext) {
     reward_score: task.reward_score,
     patterns_extracted: task.patterns.length,
     ...(task.quality_gate === null ? {} : { quality_gate: task.quality_gate }),
-    message:
-      'Episode completed successfully. Learning cycle triggered (reward, reflection, patterns).',
+    duplicate: task.duplicate,
+    message: task.duplicate
+      ? `Episode was already completed with this same outcome at ${task.end_time}; this is that completion's result (duplicate: true). Nothing new was recorded.`
+      : 'Episode completed successfully. Learning cycle triggered (reward, reflection, patterns).',
   };
 }
 

@@ -114,6 +114,12 @@ export const EPISODIC_TOOL_OUTPUT_SCHEMAS: Readonly<Record<EpisodicToolName, z.Z
     patterns_extracted: count,
     /** Present when the quality gate is on. */
     quality_gate: taskQualityGateSchema.optional(),
+    /**
+     * False for the call that completed the task; true when it was already completed with this
+     * same outcome (a concurrent or repeated call): the stored completion's result, nothing new
+     * recorded. Exactly one call per task answers false.
+     */
+    duplicate: z.boolean(),
     message: z.string(),
   }),
   get_episode: result({ episode: taskEpisodeSchema }),
