@@ -122,7 +122,6 @@ describe('importClaudeCode', () => {
     );
     expect(reasons).toEqual([
       'summary entry',
-      'summary entry',
       'file-history-snapshot entry',
       'abandoned branch',
       'abandoned branch',
@@ -144,8 +143,13 @@ describe('importClaudeCode', () => {
     expect(sidechain?.runs).toHaveLength(1);
   });
 
-  it('turns a compaction and its summary into a checkpoint boundary', () => {
-    const boundary = main?.episodes.find((episode) => episode.type === 'boundary');
+  it('turns a compaction and its summary, and the summary of this session, into checkpoints', () => {
+    const boundaries = main?.episodes.filter((episode) => episode.type === 'boundary') ?? [];
+    expect(boundaries.map((episode) => episode.payload)).toEqual([
+      { reason: 'checkpoint', title: 'summary', content: 'Fix flaky order total test' },
+      expect.objectContaining({ title: 'conversation compacted (manual)' }),
+    ]);
+    const boundary = boundaries[1];
     expect(boundary?.payload).toEqual({
       reason: 'checkpoint',
       title: 'conversation compacted (manual)',

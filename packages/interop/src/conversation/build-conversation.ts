@@ -216,7 +216,16 @@ export function buildConversation(
     messages: snapshotMessages(episodes),
     context: {
       ...(source.title === undefined ? {} : { title: source.title }),
-      import: { format: source.format, key: source.key, ...source.context },
+      import: {
+        format: source.format,
+        key: source.key,
+        ...source.context,
+        ...(source.parentKey === undefined
+          ? {}
+          : {
+              parent_session_id: importedSessionId({ format: source.format, key: source.parentKey }),
+            }),
+      },
     },
     revision: 1,
     episodes: episodes.slice(),
@@ -226,6 +235,9 @@ export function buildConversation(
     sourceKey: source.key,
     sessionId,
     ...(source.title === undefined ? {} : { title: source.title }),
+    ...(source.parentKey === undefined
+      ? {}
+      : { parentSessionId: importedSessionId({ format: source.format, key: source.parentKey }) }),
     state,
     episodes,
     runs,
