@@ -291,24 +291,9 @@ function mapThread(
   for (const [index, line] of thread.lines.entries()) {
     const node = nodeOf(line);
     const ts = stringAt(line.value, 'timestamp');
-    const origin = { line: line.line, ...(node === undefined ? {} : { id: node.uuid }) };
+    const uuid = stringAt(line.value, 'uuid');
+    const origin = { line: line.line, ...(uuid === undefined ? {} : { id: uuid }) };
     const timing = ts === undefined ? {} : { ts };
-    if (
-      node === undefined &&
-      line.value.type === 'summary' &&
-      typeof line.value.summary === 'string' &&
-      onPath.has(String(line.value.leafUuid))
-    ) {
-      // A summary of this conversation up to its leaf: kept as a checkpoint where it stands.
-      entries.push({
-        kind: 'boundary',
-        payload: { reason: 'checkpoint', title: 'summary', content: line.value.summary },
-        origin,
-        ...timing,
-        raw: { leafUuid: line.value.leafUuid },
-      });
-      continue;
-    }
     if (node === undefined) {
       entries.push({
         kind: 'raw',
@@ -457,6 +442,7 @@ function mapThread(
       });
     }
   }
+  const withSummaries = summariesAfterLeaves(thread, onPath, entries);
   const version = stringAt(last.value, 'version');
   const cwd = stringAt(last.value, 'cwd');
   const gitBranch = stringAt(last.value, 'gitBranch');
@@ -478,8 +464,48 @@ function mapThread(
       ...(gitBranch === undefined || gitBranch === '' ? {} : { git_branch: gitBranch }),
       ...(version === undefined ? {} : { version }),
     },
-    entries,
+    entries: withSummaries,
   };
+}
+
+/**
+ * The `summary` entries of the thread whose leaf is on its active path, as checkpoints right
+ * after their leaf: the conversation up to there, summarized. (The summary line itself stays raw
+ * where it stands, usually the top of the file; placed after its leaf, a transcript that grows
+ * still imports as a continuation of what was imported before.)
+ */
+function summariesAfterLeaves(
+  thread: Thread,
+  onPath: ReadonlySet<string>,
+  entries: readonly SourceEntry[],
+): SourceEntry[] {
+  const byLeaf = new Map<string, SourceEntry[]>();
+  for (const line of thread.lines) {
+    const leaf = line.value.leafUuid;
+    if (line.value.type !== 'summary' || typeof line.value.summary !== 'string') continue;
+    if (typeof leaf !== 'string' || !onPath.has(leaf)) continue;
+    const boundaries = byLeaf.get(leaf) ?? [];
+    boundaries.push({
+      kind: 'boundary',
+      payload: { reason: 'checkpoint', title: 'summary', content: line.value.summary },
+      origin: { line: line.line },
+      raw: { leafUuid: leaf },
+    });
+    byLeaf.set(leaf, boundaries);
+  }
+  if (byLeaf.size === 0) return [...entries];
+  const result: SourceEntry[] = [];
+  entries.forEach((entry, index) => {
+    result.push(entry);
+    const id = entry.origin.id;
+    if (id === undefined || entries[index + 1]?.origin.id === id) return;
+    const boundaries = byLeaf.get(id);
+    if (boundaries === undefined) return;
+    for (const boundary of boundaries)
+      result.push({ ...boundary, ...(entry.ts === undefined ? {} : { ts: entry.ts }) } as SourceEntry);
+    byLeaf.delete(id);
+  });
+  return result;
 }
 
 /**

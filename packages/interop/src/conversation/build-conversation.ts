@@ -235,6 +235,7 @@ export function buildConversation(
     sourceKey: source.key,
     sessionId,
     ...(source.title === undefined ? {} : { title: source.title }),
+    ...(options.label === undefined ? {} : { label: options.label }),
     ...(source.parentKey === undefined
       ? {}
       : { parentSessionId: importedSessionId({ format: source.format, key: source.parentKey }) }),

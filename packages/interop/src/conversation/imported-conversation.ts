@@ -18,6 +18,8 @@ export interface ImportedConversation {
   readonly sessionId: string;
   /** A human title, when the source has one. */
   readonly title?: string;
+  /** The importer's `label` of the text it came from (its file), for receipts; never stored. */
+  readonly label?: string;
   /** The session that started this one (a sub-agent's parent session), when the source says so. */
   readonly parentSessionId?: string;
   /** The session snapshot: the committed log as JSONL, its chat messages and the source context. */
