@@ -229,7 +229,10 @@ function usageOf(usage: unknown): SourceModelCall['usage'] {
  * link (progress, attachment and system entries sit between messages since Claude Code 2.x) and
  * through compactions (`logicalParentUuid`).
  */
-export function activePath(thread: readonly Link[], byUuid: ReadonlyMap<string, Link>): Set<string> {
+export function activePath(
+  thread: readonly Link[],
+  byUuid: ReadonlyMap<string, Link>,
+): Set<string> {
   const path = new Set<string>();
   let current = thread.findLast((link) => link.message) ?? thread.at(-1);
   while (current !== undefined && !path.has(current.uuid)) {
@@ -502,7 +505,10 @@ function summariesAfterLeaves(
     const boundaries = byLeaf.get(id);
     if (boundaries === undefined) return;
     for (const boundary of boundaries)
-      result.push({ ...boundary, ...(entry.ts === undefined ? {} : { ts: entry.ts }) } as SourceEntry);
+      result.push({
+        ...boundary,
+        ...(entry.ts === undefined ? {} : { ts: entry.ts }),
+      } as SourceEntry);
     byLeaf.delete(id);
   });
   return result;
@@ -582,6 +588,7 @@ export function parseClaudeCode(
     first.lines.unshift(...main.lines);
     first.links.unshift(...main.links);
   }
-  for (const thread of sidechains.values()) conversations.push(mapThread(thread, byUuid, undefined));
+  for (const thread of sidechains.values())
+    conversations.push(mapThread(thread, byUuid, undefined));
   return conversations;
 }

@@ -223,7 +223,10 @@ export function buildConversation(
         ...(source.parentKey === undefined
           ? {}
           : {
-              parent_session_id: importedSessionId({ format: source.format, key: source.parentKey }),
+              parent_session_id: importedSessionId({
+                format: source.format,
+                key: source.parentKey,
+              }),
             }),
       },
     },

@@ -230,7 +230,10 @@ function messageOf(error: unknown): string {
  * Writes a planned conversation into empty in-memory stores with core's rules (the rules every
  * store applies): what they refuse is found before anything is written, in a dry run too.
  */
-async function trialWrite(plan: ConversationPlan, allow: SaveImportOptions['allow']): Promise<void> {
+async function trialWrite(
+  plan: ConversationPlan,
+  allow: SaveImportOptions['allow'],
+): Promise<void> {
   const sessions = createMemorySessionStore();
   const runs = createMemoryRunStore();
   const ledger = createMemoryLedger();
@@ -257,7 +260,9 @@ async function undoWrite(
   }
   if (sessionSaved) {
     if (plan.save?.expectedRevision === null)
-      await stores.sessions?.delete(plan.conversation.sessionId).catch(() => left.push('its session'));
+      await stores.sessions
+        ?.delete(plan.conversation.sessionId)
+        .catch(() => left.push('its session'));
     else left.push(`revision ${(plan.save?.expectedRevision ?? 0) + 1} of its session`);
   }
   const extended = plan.runPlans.filter((run) => run.status === 'extended').length;
@@ -365,7 +370,13 @@ export async function saveImport(
             sessionId: conversation.sessionId,
             agentId: checked.agentId ?? conversation.format,
           });
-    plans.push({ conversation, receipt, ...(save === undefined ? {} : { save }), runPlans, events });
+    plans.push({
+      conversation,
+      receipt,
+      ...(save === undefined ? {} : { save }),
+      runPlans,
+      events,
+    });
   }
 
   // Trial writes: a file with a conversation the stores refuse is left out whole.
