@@ -575,7 +575,8 @@ async function undoImport(stores: EpisodicStores, writes: ImportWrites): Promise
     );
   }
   const kept = writes.counts;
-  if (writes.extendedRuns > 0) left.push(`records appended to ${writes.extendedRuns} existing run(s)`);
+  if (writes.extendedRuns > 0)
+    left.push(`records appended to ${writes.extendedRuns} existing run(s)`);
   if (kept.events > 0) left.push(`${kept.events} ledger event(s)`);
   if (kept.episode_metadata + kept.artifacts > 0)
     left.push(`${kept.episode_metadata + kept.artifacts} metadata and artifact object(s)`);
