@@ -226,7 +226,7 @@ test.prop([chains])(
       item.type === 'message'
         ? typeof item.content === 'string'
           ? item.content
-          : (item.content[0] as { text: string }).text
+          : (item.content as Array<{ text: string }>)[0]?.text
         : item.type,
     );
     expect(texts).toEqual(chain.flatMap((entry) => (entry.text === undefined ? [] : [entry.text])));

@@ -229,10 +229,7 @@ function usageOf(usage: unknown): SourceModelCall['usage'] {
  * link (progress, attachment and system entries sit between messages since Claude Code 2.x) and
  * through compactions (`logicalParentUuid`).
  */
-export function activePath(
-  thread: readonly Link[],
-  byUuid: ReadonlyMap<string, Link>,
-): Set<string> {
+function activePath(thread: readonly Link[], byUuid: ReadonlyMap<string, Link>): Set<string> {
   const path = new Set<string>();
   let current = thread.findLast((link) => link.message) ?? thread.at(-1);
   while (current !== undefined && !path.has(current.uuid)) {
