@@ -215,7 +215,7 @@ function importTranscriptCommand(
     path: ['import', format],
     summary,
     usage: `episodic import ${format} ${argument} [--scope SCOPE] [--dry-run] [options]`,
-    description: `${description} Every id is derived from the source, so importing again changes nothing, and a transcript that grew since is continued (the snapshot gets the next revision, the runs their new records). What cannot be mapped is kept, never dropped; damaged lines are reported and skipped. Each conversation becomes a session snapshot, one run per user turn and ledger events in --scope.`,
+    description: `${description} Every id is derived from the source, so importing again changes nothing, and a transcript that grew since is continued (the snapshot gets the next revision, the runs their new records). What cannot be mapped is kept, never dropped; damaged lines are reported and skipped, and a file most of whose messages end up as raw data gets a warning. Each conversation becomes a session snapshot, one run per user turn and ledger events in --scope. Each file is imported all or nothing: a file with a conversation the stores refuse is not written at all (the receipt's file_results say which files were imported; exit code 1), and --dry-run reports the same.`,
     positionals: [{ name: argument, required: true, description: argumentDescription }],
     options: {
       scope: {
@@ -246,7 +246,10 @@ function importTranscriptCommand(
         description:
           "the time of entries that have none (ISO 8601; default: the file's modification time)",
       },
-      'dry-run': { type: 'boolean', description: 'read and plan; write nothing' },
+      'dry-run': {
+        type: 'boolean',
+        description: 'read, plan and check every file as the import would; write nothing',
+      },
     },
     examples,
     load: importTranscripts,
@@ -1156,7 +1159,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'import an Episodic export, or another agent’s transcripts',
     usage: 'episodic import FILE [--dry-run]   (or: episodic import claude-code|codex|openai PATH)',
     description:
-      'Imports a JSONL file written by "episodic export". Validates the whole file before writing anything. Objects already present with the same content are skipped, so an interrupted import can be run again; different content under the same id is a conflict and nothing is written. To import another agent\'s transcripts, name the format first: "episodic import claude-code PATH", "episodic import codex PATH", "episodic import openai FILE" (an export file named like a format is given as ./claude-code).',
+      'Imports a JSONL file written by "episodic export". Validates the whole file and tries it in empty scratch stores of the home\'s kind before writing (--dry-run too, so it fails when the import would); a write that fails anyway removes what it created. Objects already present with the same content are skipped, so an interrupted import can be run again; different content under the same id is a conflict and nothing is written. To import another agent\'s transcripts, name the format first: "episodic import claude-code PATH", "episodic import codex PATH", "episodic import openai FILE" (an export file named like a format is given as ./claude-code).',
     positionals: [{ name: 'FILE', required: true, description: 'the export ("-" for stdin)' }],
     options: {
       'dry-run': { type: 'boolean', description: 'validate and count; write nothing' },
@@ -1194,7 +1197,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     'import Claude Code session transcripts (a .jsonl file or a folder of them)',
     'PATH',
     'a session file (~/.claude/projects/<project>/<session>.jsonl) or a folder: every .jsonl below it',
-    'Reads Claude Code session files: user and assistant entries become messages, tool calls (tool_use) and their outputs (tool_result), reasoning (thinking) and images; the parentUuid chain gives the active path, while abandoned branches, snapshots and other entries are kept whole as import.raw episodes; a compaction becomes a checkpoint boundary with its summary; each sub-agent (sidechain) thread becomes a session of its own; summaries title the session.',
+    'Reads Claude Code session files (1.x and 2.x): user and assistant entries become messages, tool calls (tool_use) and their outputs (tool_result), reasoning (thinking) and images; the parentUuid chain, through progress, attachment and system entries, gives the active path, while abandoned branches, progress, snapshots and other entries are kept whole as import.raw episodes; a compaction becomes a checkpoint boundary with its summary, and so does the session summary; each sub-agent thread (inline sidechains or <session>/subagents/agent-*.jsonl) becomes a session of its own that names its parent session; summaries title the session.',
     [
       'episodic import claude-code ~/.claude/projects/-home-me-acme-api',
       'episodic import claude-code ~/.claude/projects/-home-me-acme-api/7f3c2b1a-5d4e-4c3b-9a8f-1e2d3c4b5a60.jsonl --scope acme --json',
@@ -1205,7 +1208,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     'import Codex CLI rollout files (a .jsonl file or a folder of them)',
     'PATH',
     'a rollout file (~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl) or a folder: every .jsonl below it',
-    'Reads Codex CLI rollouts: response items (messages, reasoning, function, shell and custom tool calls and their outputs) are kept as the model saw them; token_count events become usage; turn_context, event_msg and session_meta lines are kept whole as import.raw episodes; a compaction becomes a checkpoint boundary. Older rollouts (a bare header line, then bare items) are read too.',
+    'Reads Codex CLI and Desktop rollouts: response items (messages, reasoning, function, shell and custom tool calls and their outputs) are kept as the model saw them; a user_message event without a matching user item (Codex Desktop) becomes the user message; token_count events become usage; turn_context, event_msg and session_meta lines are kept whole as import.raw episodes; a compaction becomes a checkpoint boundary. Older rollouts (a bare header line, then bare items) are read too.',
     [
       'episodic import codex ~/.codex/sessions/2025/10/29/rollout-2025-10-29T00-59-38-0199a2f4-6b1c-7d22-9e31-4c5a6b7c8d9e.jsonl',
       'episodic import codex ~/.codex/sessions --dry-run',

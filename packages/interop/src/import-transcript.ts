@@ -59,13 +59,51 @@ export function importTranscript(
   const checked = parseInput(optionsSchema, options, `${format} import options`);
   const problems: ImportProblem[] = [];
   const sources = PARSERS[format](text, problems, checked?.label);
+  const parsed = problems.length;
   const conversations = sources.map((source) =>
     buildConversation(source, problems, {
       ...(checked?.time === undefined ? {} : { fallbackTime: checked.time }),
       ...(checked?.label === undefined ? {} : { label: checked.label }),
     }),
   );
-  return { format, conversations, problems };
+  // Every problem of the build is an item the log refused (kept as raw data).
+  const warning = mostlyRaw(sources, problems.length - parsed, checked?.label);
+  return { format, conversations, problems, warnings: warning === undefined ? [] : [warning] };
+}
+
+/**
+ * A warning when most of the message entries of a text ended up as raw data: more entries kept as
+ * `import.raw` for a reason other than having no model meaning (abandoned branches, messages
+ * without content, refused items) than entries mapped to items and boundaries.
+ */
+function mostlyRaw(
+  sources: readonly SourceConversation[],
+  refused: number,
+  label: string | undefined,
+): ImportProblem | undefined {
+  let mapped = -refused;
+  let unmapped = refused;
+  const reasons = new Map<string, number>();
+  for (const source of sources) {
+    for (const entry of source.entries) {
+      if (entry.kind === 'item' || entry.kind === 'boundary') mapped++;
+      else if (entry.kind === 'raw' && entry.routine !== true) {
+        unmapped++;
+        reasons.set(entry.reason, (reasons.get(entry.reason) ?? 0) + 1);
+      }
+    }
+  }
+  if (unmapped === 0 || unmapped <= mapped) return undefined;
+  if (refused > 0) reasons.set('refused by the log', refused);
+  const why = [...reasons]
+    .sort((left, right) => right[1] - left[1])
+    .slice(0, 3)
+    .map(([reason, count]) => `${count} ${reason}`)
+    .join(', ');
+  return {
+    ...(label === undefined ? {} : { source: label }),
+    message: `most message entries were kept as raw data, not as messages, calls and outputs (${unmapped} of ${unmapped + Math.max(mapped, 0)}: ${why}); this may be a version of the format the importer does not understand: check the session, and report it with the agent's version`,
+  };
 }
 
 /** Converts a Claude Code session file (`~/.claude/projects/<project>/<session>.jsonl`). */

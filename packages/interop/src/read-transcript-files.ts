@@ -34,6 +34,8 @@ export interface TranscriptFilesResult {
   readonly conversations: readonly ImportedConversation[];
   /** Damaged lines and unreadable files, each naming its file. */
   readonly problems: readonly ImportProblem[];
+  /** Files most of whose message entries were kept as raw data (see `ImportResult.warnings`). */
+  readonly warnings: readonly ImportProblem[];
 }
 
 const optionsSchema = z
@@ -85,6 +87,7 @@ export async function importTranscriptFiles(
     : [path];
   const conversations: ImportedConversation[] = [];
   const problems: ImportProblem[] = [];
+  const warnings: ImportProblem[] = [];
   for (const file of files) {
     let text: string;
     let modified: Date;
@@ -106,6 +109,7 @@ export async function importTranscriptFiles(
     });
     conversations.push(...result.conversations);
     problems.push(...result.problems);
+    warnings.push(...result.warnings);
   }
-  return { format, files, conversations, problems };
+  return { format, files, conversations, problems, warnings };
 }

@@ -32,7 +32,7 @@ it('imports a Claude Code session twice as the README shows', async () => {
     session: 'created',
     runs: { created: 3 },
     records_written: 36,
-    events: { appended: 14 },
+    events: { appended: 15 },
   });
   const again = await saveImport(stores, importClaudeCode(text).conversations, {
     scope: 'acme-api',
@@ -40,7 +40,7 @@ it('imports a Claude Code session twice as the README shows', async () => {
   expect(again.conversations[0]).toMatchObject({
     session: 'unchanged',
     runs: { created: 0, extended: 0, unchanged: 3 },
-    events: { appended: 0, unchanged: 14 },
+    events: { appended: 0, unchanged: 15 },
   });
 });
 

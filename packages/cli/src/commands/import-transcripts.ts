@@ -55,6 +55,34 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
+/** What became of each file read: imported whole, refused whole, in conflict, or empty. */
+function filesOf(
+  files: readonly string[],
+  conversations: readonly ConversationImportReceipt[],
+  stdinLabel: string | undefined,
+) {
+  return files.map((file) => {
+    const label = stdinLabel ?? file;
+    const own = conversations.filter((conversation) => conversation.source === label);
+    const error = own.find((conversation) => conversation.error !== null)?.error ?? null;
+    const conflict = own.find((conversation) => conversation.conflicts.length > 0);
+    const status =
+      own.length === 0
+        ? ('empty' as const)
+        : error !== null
+          ? ('refused' as const)
+          : conflict !== undefined
+            ? ('conflict' as const)
+            : ('imported' as const);
+    return {
+      file: stdinLabel === undefined ? resolve(file) : '-',
+      status,
+      conversations: own.length,
+      reason: error ?? conflict?.conflicts[0] ?? null,
+    };
+  });
+}
+
 /** `import claude-code|codex|openai PATH`. */
 export const importTranscripts: CommandHandler = async (context) => {
   const { options, globals } = context;
@@ -118,6 +146,8 @@ export const importTranscripts: CommandHandler = async (context) => {
   );
   const totals = totalsOf(saved.conversations);
   const conflicts = saved.conversations.flatMap((conversation) => conversation.conflicts);
+  const fileResults = filesOf(read.files, saved.conversations, input === '-' ? 'stdin' : undefined);
+  const refused = fileResults.filter((file) => file.status === 'refused');
   const receipt = {
     format,
     input: input === '-' ? '-' : resolve(input),
@@ -126,6 +156,11 @@ export const importTranscripts: CommandHandler = async (context) => {
     scope: scope ?? null,
     totals,
     conversations: saved.conversations,
+    file_results: fileResults,
+    warnings: read.warnings.map((warning) => ({
+      source: warning.source ?? null,
+      message: warning.message,
+    })),
     problems_total: read.problems.length,
     problems: read.problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => ({
       source: problem.source ?? null,
@@ -135,8 +170,9 @@ export const importTranscripts: CommandHandler = async (context) => {
   };
   return {
     receipt,
-    // A conflict means part of the transcripts was not imported: the receipt says which.
-    exitCode: conflicts.length > 0 ? EXIT_FAILURE : undefined,
+    // A conflict or a refused file means part of the transcripts was not imported (and, with
+    // --dry-run, would not be): the receipt says which.
+    exitCode: conflicts.length > 0 || refused.length > 0 ? EXIT_FAILURE : undefined,
     render: (write) => {
       const styles = createStyles(globals.color);
       if (!globals.quiet) {
@@ -149,8 +185,18 @@ export const importTranscripts: CommandHandler = async (context) => {
             `${styles.yellow('skipped:')} … and ${read.problems.length - MAX_LISTED_PROBLEMS} more (see --json)\n`,
           );
       }
+      if (!globals.quiet) {
+        for (const warning of read.warnings)
+          write(
+            `${styles.yellow('warning:')} ${sanitizeForTerminal(`${where(warning)}: ${warning.message}`)}\n`,
+          );
+      }
       for (const conflict of conflicts)
         write(`${styles.red('conflict:')} ${sanitizeForTerminal(conflict)}\n`);
+      for (const file of refused)
+        write(
+          `${styles.red(dryRun ? 'would not import:' : 'not imported:')} ${sanitizeForTerminal(`${file.file}: ${file.reason ?? ''}`)}\n`,
+        );
       if (globals.quiet) return;
       const sessions = totals.sessions;
       const what = `${plural(totals.conversations, 'conversation')} from ${plural(read.files.length, 'file')}: ${sessions.created} session${sessions.created === 1 ? '' : 's'} new, ${sessions.updated} continued, ${sessions.unchanged} unchanged; ${plural(totals.runs.created + totals.runs.extended, 'run')} written (${plural(totals.records_written, 'record')}); ${plural(totals.events.appended, 'ledger event')}${scope === undefined ? '' : ` in scope ${scope}`}`;

@@ -106,6 +106,14 @@ function episodeText(episode: Episode): string {
 }
 
 /** `sessions show SESSION_ID`. */
+/** The session that started this one (an imported sub-agent's parent), as a `parent` field. */
+function parentRow(context: unknown): Array<[string, string]> {
+  const imported = (context as { import?: { parent_session_id?: unknown } } | undefined)?.import;
+  return typeof imported?.parent_session_id === 'string'
+    ? [['parent', imported.parent_session_id]]
+    : [];
+}
+
 export const show: CommandHandler = async (context) => {
   const sessionId = parseInput(uuidSchema, context.positionals[0], 'SESSION_ID').toLowerCase();
   const shown = optionalInteger(context.options, 'episodes', { min: 0, max: 100_000 }) ?? 20;
@@ -150,6 +158,7 @@ export const show: CommandHandler = async (context) => {
             ['last run', state.run_id ?? null],
             ['messages', state.messages.length],
             ['episodes', episodes.length],
+            ...parentRow(state.context),
             ['context', JSON.stringify(state.context ?? {})],
           ],
           styles,

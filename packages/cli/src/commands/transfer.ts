@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import {
   EpisodicError,
   type Ledger,
@@ -9,8 +11,8 @@ import {
   type SessionState,
 } from '@episodic/core';
 import { jsonEqual, ledgerIdentifierSchema, uuidSchema } from '@episodic/core/internal';
-import type { EpisodicStores } from '@episodic/mcp/stores';
-import type { CommandHandler } from '../command-spec.js';
+import { type EpisodicStores, openEpisodicStores } from '@episodic/mcp/stores';
+import type { CommandContext, CommandHandler } from '../command-spec.js';
 import {
   flag,
   isEveryScope,
@@ -23,7 +25,7 @@ import {
 } from '../option-values.js';
 import { createStyles, sanitizeForTerminal } from '../output.js';
 import { createProgress } from '../progress.js';
-import { withStores } from '../stores.js';
+import { locate, withStores } from '../stores.js';
 import {
   collectLearning,
   type LearningPlan,
@@ -443,15 +445,157 @@ async function planImport(
   return plan;
 }
 
+/** What a write of an import plan did, to undo it when a later write fails. */
+interface ImportWrites {
+  readonly counts: ExportCounts;
+  /** Sessions and runs the import created (it can remove them again). */
+  readonly createdSessions: string[];
+  readonly createdRuns: string[];
+  /** Runs it appended to, events and learning it wrote (these cannot be taken back). */
+  extendedRuns: number;
+}
+
+/** Runs a write, naming the object in its error (`run <id>: …`). */
+async function naming<T>(what: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!EpisodicError.isInstance(error)) throw error;
+    throw new EpisodicError({
+      code: error.code,
+      message: `${what}: ${error.message}`,
+      ...(error.details === undefined ? {} : { details: error.details }),
+      cause: error,
+    });
+  }
+}
+
+/** Writes a planned import: sessions, runs, ledger events, then metadata and artifacts. */
+async function writeImport(
+  stores: EpisodicStores,
+  planned: ImportPlan,
+  clocks: { ledger: { current: Date }; artifacts: { current: Date } },
+  writes: ImportWrites,
+  onWritten: (count: number) => void,
+): Promise<void> {
+  const written = writes.counts;
+  for (const { state } of planned.sessions) {
+    await naming(`session ${state.session_id}`, () =>
+      stores.sessions.save(state, { expectedRevision: null }),
+    );
+    writes.createdSessions.push(state.session_id);
+    written.sessions++;
+    onWritten(1);
+  }
+  for (const { run, from } of planned.runs) {
+    for (let start = from; start < run.records.length; start += APPEND_CHUNK) {
+      const chunk: RunRecord[] = run.records.slice(start, start + APPEND_CHUNK);
+      await naming(`run ${run.runId}`, () => stores.runs.append(run.runId, chunk));
+      if (start === 0) writes.createdRuns.push(run.runId);
+      else if (start === from) writes.extendedRuns++;
+      written.records += chunk.length;
+      onWritten(chunk.length);
+    }
+    written.runs++;
+  }
+  for (const event of planned.events) {
+    clocks.ledger.current = new Date(event.created_at);
+    await naming(`event ${event.event_id}`, () => stores.ledger.append(newEventOf(event)));
+    if (event.redacted) {
+      await stores.ledger.redact(
+        { scope: event.scope, eventId: event.event_id },
+        { replacement: event.payload === null ? 'null' : 'placeholder' },
+      );
+    }
+    written.events++;
+    onWritten(1);
+  }
+  await writeLearning(stores.artifacts, planned.learning, clocks.artifacts, () => onWritten(1));
+  written.episode_metadata = planned.learning.metadata.length;
+  written.artifacts = planned.learning.artifacts.length;
+}
+
+function emptyWrites(): ImportWrites {
+  return { counts: { ...NO_COUNTS }, createdSessions: [], createdRuns: [], extendedRuns: 0 };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Writes the whole plan into empty scratch stores of the home's kind (run files or SQLite) in a
+ * temporary directory, so that whatever the stores refuse (rules of one store, such as the file
+ * names of cached tool outputs) is found before anything is written to the home, and a dry run
+ * reports the same failure as the import. The scratch stores are removed afterwards.
+ */
+async function trialImport(context: CommandContext, planned: ImportPlan): Promise<void> {
+  const directory = mkdtempSync(join(tmpdir(), 'episodic-import-trial-'));
+  const clocks = { ledger: { current: new Date() }, artifacts: { current: new Date() } };
+  try {
+    const scratch = await openEpisodicStores({
+      home: directory,
+      store: locate(context).store,
+      env: {},
+      durability: 'none',
+      ledger: { ...IMPORT_LEDGER_OPTIONS, now: () => clocks.ledger.current },
+      artifacts: { now: () => clocks.artifacts.current },
+    });
+    try {
+      // Scratch stores are empty: every run is written whole, as a new one.
+      const whole = { ...planned, runs: planned.runs.map(({ run }) => ({ run, from: 0 })) };
+      await writeImport(scratch, whole, clocks, emptyWrites(), () => {});
+    } finally {
+      await scratch.close();
+    }
+  } catch (error) {
+    throw new EpisodicError({
+      code: EpisodicError.isInstance(error) ? error.code : 'STORAGE_ERROR',
+      message: `The export cannot be imported into this home: ${messageOf(error).replace(/ Nothing was (written|imported)[^.]*\.?/g, '')} Nothing was imported.`,
+      ...(EpisodicError.isInstance(error) && error.details !== undefined
+        ? { details: error.details }
+        : {}),
+      cause: error,
+    });
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Removes what a failed import created (its sessions and new runs), and says what it could not
+ * take back (records appended to existing runs, ledger events, metadata and artifacts).
+ */
+async function undoImport(stores: EpisodicStores, writes: ImportWrites): Promise<string> {
+  const left: string[] = [];
+  for (const runId of writes.createdRuns) {
+    await Promise.resolve(stores.runs.delete(runId)).catch(() => left.push(`run ${runId}`));
+  }
+  for (const sessionId of writes.createdSessions) {
+    await Promise.resolve(stores.sessions.delete(sessionId)).catch(() =>
+      left.push(`session ${sessionId}`),
+    );
+  }
+  const kept = writes.counts;
+  if (writes.extendedRuns > 0)
+    left.push(`records appended to ${writes.extendedRuns} existing run(s)`);
+  if (kept.events > 0) left.push(`${kept.events} ledger event(s)`);
+  if (kept.episode_metadata + kept.artifacts > 0)
+    left.push(`${kept.episode_metadata + kept.artifacts} metadata and artifact object(s)`);
+  return left.length === 0
+    ? 'What it had written was removed: nothing was imported.'
+    : `It could not take back: ${left.join(', ')}; run the same import again once the cause is fixed (it skips what is there).`;
+}
+
 /** `import FILE`. */
 export const importCommand: CommandHandler = async (context) => {
   const { globals } = context;
   const input = context.positionals[0] as string;
   const dryRun = flag(context.options, 'dry-run');
   const parsed = await readExport(await readTextArgument(context, input, 'FILE'));
-  const clock = { current: new Date() };
-  const written: ExportCounts = { ...NO_COUNTS };
-  const artifactClock = { current: new Date() };
+  const clocks = { ledger: { current: new Date() }, artifacts: { current: new Date() } };
+  const writes = emptyWrites();
+  const written = writes.counts;
   const progress = createProgress(context, dryRun ? 'import (dry run)' : 'import');
   const plan = await withStores(
     context,
@@ -464,6 +608,8 @@ export const importCommand: CommandHandler = async (context) => {
           details: { conflicts: planned.conflicts },
         });
       }
+      // The dry run and the import make the same trial, so they fail alike.
+      await trialImport(context, planned);
       if (dryRun) return planned;
       const total =
         planned.sessions.length +
@@ -472,43 +618,24 @@ export const importCommand: CommandHandler = async (context) => {
         planned.learning.metadata.length +
         planned.learning.artifacts.length;
       let done = 0;
-      for (const { state } of planned.sessions) {
-        await stores.sessions.save(state, { expectedRevision: null });
-        written.sessions++;
-        progress.update(++done, total);
-      }
-      for (const { run, from } of planned.runs) {
-        for (let start = from; start < run.records.length; start += APPEND_CHUNK) {
-          const chunk: RunRecord[] = run.records.slice(start, start + APPEND_CHUNK);
-          await stores.runs.append(run.runId, chunk);
-          written.records += chunk.length;
-          done += chunk.length;
+      try {
+        await writeImport(stores, planned, clocks, writes, (count) => {
+          done += count;
           progress.update(done, total);
-        }
-        written.runs++;
+        });
+      } catch (error) {
+        const undone = await undoImport(stores, writes);
+        throw new EpisodicError({
+          code: EpisodicError.isInstance(error) ? error.code : 'STORAGE_ERROR',
+          message: `The import failed while writing: ${messageOf(error).replace(/ Nothing was (written|imported)[^.]*\.?/g, '')} ${undone}`,
+          cause: error,
+        });
       }
-      for (const event of planned.events) {
-        clock.current = new Date(event.created_at);
-        await stores.ledger.append(newEventOf(event));
-        if (event.redacted) {
-          await stores.ledger.redact(
-            { scope: event.scope, eventId: event.event_id },
-            { replacement: event.payload === null ? 'null' : 'placeholder' },
-          );
-        }
-        written.events++;
-        progress.update(++done, total);
-      }
-      await writeLearning(stores.artifacts, planned.learning, artifactClock, () =>
-        progress.update(++done, total),
-      );
-      written.episode_metadata = planned.learning.metadata.length;
-      written.artifacts = planned.learning.artifacts.length;
       return planned;
     },
     {
-      ledger: { ...IMPORT_LEDGER_OPTIONS, now: () => clock.current },
-      artifacts: { now: () => artifactClock.current },
+      ledger: { ...IMPORT_LEDGER_OPTIONS, now: () => clocks.ledger.current },
+      artifacts: { now: () => clocks.artifacts.current },
       readOnly: dryRun,
     },
   ).finally(() => progress.finish());

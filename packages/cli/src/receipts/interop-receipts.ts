@@ -22,6 +22,12 @@ const conversationReceiptSchema = z.object({
   events: z.object({ appended: count, unchanged: count }),
   /** Why the conversation was not written; empty when it was. */
   conflicts: z.array(z.string()),
+  /** Why the stores refused the conversation or another of its file (nothing of the file is written), or null. */
+  error: z.string().nullable(),
+  /** The file it came from (`stdin` for `-`), or null. */
+  source: z.string().nullable(),
+  /** The session that started this one (a Claude Code sub-agent's parent session), or null. */
+  parent_session_id: z.string().nullable(),
 });
 
 function importTranscriptsReceipt<Kind extends string>(kind: Kind) {
@@ -42,6 +48,21 @@ function importTranscriptsReceipt<Kind extends string>(kind: Kind) {
       events: z.object({ appended: count, unchanged: count }),
     }),
     conversations: z.array(conversationReceiptSchema),
+    /**
+     * Each file read (all or nothing per file): `imported` (written, or already there), `refused`
+     * (the stores refused one of its conversations: nothing of it was written), `conflict`, or
+     * `empty` (nothing to import). With `--dry-run`: what the import would do.
+     */
+    file_results: z.array(
+      z.object({
+        file: z.string(),
+        status: z.enum(['imported', 'refused', 'conflict', 'empty']),
+        conversations: count,
+        reason: z.string().nullable(),
+      }),
+    ),
+    /** Files most of whose message entries were kept as raw data (a format version the importer may not understand). */
+    warnings: z.array(z.object({ source: z.string().nullable(), message: z.string() })),
     /** Damaged lines and unreadable files, all counted; the first 100 listed. */
     problems_total: count,
     problems: z.array(

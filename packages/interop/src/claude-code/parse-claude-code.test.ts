@@ -144,8 +144,15 @@ describe('importClaudeCode', () => {
     expect(sidechain?.runs).toHaveLength(1);
   });
 
-  it('turns a compaction and its summary into a checkpoint boundary', () => {
-    const boundary = main?.episodes.find((episode) => episode.type === 'boundary');
+  it('turns a compaction and its summary, and the summary of this session, into checkpoints', () => {
+    const boundaries = main?.episodes.filter((episode) => episode.type === 'boundary') ?? [];
+    // The summary of the session comes right after its leaf (the last message).
+    expect(boundaries.map((episode) => episode.payload)).toEqual([
+      expect.objectContaining({ title: 'conversation compacted (manual)' }),
+      { reason: 'checkpoint', title: 'summary', content: 'Fix flaky order total test' },
+    ]);
+    expect(main?.episodes.at(-1)?.type).toBe('boundary');
+    const boundary = boundaries[0];
     expect(boundary?.payload).toEqual({
       reason: 'checkpoint',
       title: 'conversation compacted (manual)',
@@ -197,11 +204,17 @@ describe('importClaudeCode', () => {
   });
 
   it('derives the same ids and data every time (importing is deterministic)', () => {
-    expect(importClaudeCode(text)).toEqual({
-      ...importClaudeCode(text, { label: 'elsewhere.jsonl' }),
-      problems: expect.any(Array),
-    });
-    expect(importClaudeCode(text).conversations).toEqual(result.conversations);
+    // Only the label (the file name, never stored) differs.
+    const unlabelled = (conversations: typeof result.conversations) =>
+      conversations.map(({ label: _label, ...rest }) => rest);
+    const elsewhere = importClaudeCode(text, { label: 'elsewhere.jsonl' });
+    expect(unlabelled(importClaudeCode(text).conversations)).toEqual(
+      unlabelled(elsewhere.conversations),
+    );
+    expect(elsewhere.conversations[0]?.label).toBe('elsewhere.jsonl');
+    expect(importClaudeCode(text, { label: 'session.jsonl' }).conversations).toEqual(
+      result.conversations,
+    );
   });
 
   it('imports a sub-agent file (every entry a sidechain) as its own conversation', () => {
@@ -227,6 +240,7 @@ describe('importClaudeCode', () => {
           message: expect.stringMatching(/no user, assistant or system entries/),
         },
       ],
+      warnings: [],
     });
   });
 

@@ -17,10 +17,13 @@ import { textOfContent } from '../conversation/text-of.js';
 
 /**
  * Claude Code session transcripts (`~/.claude/projects/<project>/<session>.jsonl`): one JSON entry
- * per line. `user` and `assistant` entries carry an Anthropic message and form a tree through
- * `uuid`/`parentUuid`; `isSidechain` entries are a sub-agent's own thread; `summary` entries title
- * a conversation by its `leafUuid`; `system` entries mark compactions (`compact_boundary`) and
- * other events; anything else (`file-history-snapshot`, `queue-operation`, …) has no model meaning.
+ * per line. Every entry with a `uuid` is a link of a tree through `parentUuid`: `user` and
+ * `assistant` entries carry an Anthropic message, and since Claude Code 2.x `progress`, `system`,
+ * `attachment` and other entries sit on the same chain between them. `isSidechain` entries are a
+ * sub-agent's own thread (also written to `<session>/subagents/agent-<id>.jsonl`, with `agentId`);
+ * `summary` entries summarize a conversation up to their `leafUuid`; `system` `compact_boundary`
+ * entries and `isCompactSummary` user messages mark compactions; anything else
+ * (`file-history-snapshot`, `queue-operation`, `progress`, …) has no model meaning.
  */
 
 const MESSAGE_TYPES = new Set(['user', 'assistant', 'system']);
@@ -29,19 +32,38 @@ const MESSAGE_TYPES = new Set(['user', 'assistant', 'system']);
 const MAPPED_FIELDS = ['type', 'uuid', 'parentUuid', 'timestamp', 'isSidechain', 'message'];
 const MAPPED_MESSAGE_FIELDS = ['role', 'content', 'id', 'model', 'usage', 'stop_reason'];
 
-interface Node extends JsonObjectLine {
+/** An entry with a `uuid`: a link of the conversation tree, a message or not. */
+interface Link extends JsonObjectLine {
   readonly uuid: string;
+  /** `parentUuid`, or after a compaction (`parentUuid: null`) its `logicalParentUuid`. */
   readonly parent: string | undefined;
   readonly type: string;
   readonly sidechain: boolean;
+  /** A `user`, `assistant` or `system` entry: what the import maps to episodes. */
+  readonly message: boolean;
+}
+
+/** A link that is a message entry. */
+type Node = Link & { readonly message: true };
+
+function linkOf(line: JsonObjectLine): Link | undefined {
+  const uuid = stringAt(line.value, 'uuid');
+  if (uuid === undefined) return undefined;
+  const type = stringAt(line.value, 'type') ?? 'untyped';
+  const parent = stringAt(line.value, 'parentUuid') ?? stringAt(line.value, 'logicalParentUuid');
+  return {
+    ...line,
+    uuid,
+    parent,
+    type,
+    sidechain: line.value.isSidechain === true,
+    message: MESSAGE_TYPES.has(type),
+  };
 }
 
 function nodeOf(line: JsonObjectLine): Node | undefined {
-  const uuid = stringAt(line.value, 'uuid');
-  const type = stringAt(line.value, 'type');
-  if (uuid === undefined || type === undefined || !MESSAGE_TYPES.has(type)) return undefined;
-  const parent = stringAt(line.value, 'parentUuid');
-  return { ...line, uuid, parent, type, sidechain: line.value.isSidechain === true };
+  const link = linkOf(line);
+  return link?.message === true ? (link as Node) : undefined;
 }
 
 /** The entry's fields the import did not map (and the message's), or undefined when none. */
@@ -202,22 +224,24 @@ function usageOf(usage: unknown): SourceModelCall['usage'] {
   };
 }
 
-/** The nodes on the active path: from the newest leaf back to the root, through compactions. */
-function activePath(nodes: readonly Node[]): Set<string> {
-  const byUuid = new Map(nodes.map((node) => [node.uuid, node]));
+/**
+ * The uuids on the active path: from the thread's newest message back to the root, through every
+ * link (progress, attachment and system entries sit between messages since Claude Code 2.x) and
+ * through compactions (`logicalParentUuid`).
+ */
+function activePath(thread: readonly Link[], byUuid: ReadonlyMap<string, Link>): Set<string> {
   const path = new Set<string>();
-  let current = nodes.at(-1);
+  let current = thread.findLast((link) => link.message) ?? thread.at(-1);
   while (current !== undefined && !path.has(current.uuid)) {
     path.add(current.uuid);
-    const next = current.parent ?? stringAt(current.value, 'logicalParentUuid');
-    current = next === undefined ? undefined : byUuid.get(next);
+    current = current.parent === undefined ? undefined : byUuid.get(current.parent);
   }
   return path;
 }
 
-/** The root of a sidechain node: up its parents while they are sidechain nodes too. */
-function sidechainRoot(node: Node, byUuid: ReadonlyMap<string, Node>): string {
-  let current = node;
+/** The root of a sidechain link: up its parents while they are sidechain links too. */
+function sidechainRoot(link: Link, byUuid: ReadonlyMap<string, Link>): string {
+  let current = link;
   const seen = new Set<string>();
   while (current.parent !== undefined && !seen.has(current.uuid)) {
     seen.add(current.uuid);
@@ -228,16 +252,32 @@ function sidechainRoot(node: Node, byUuid: ReadonlyMap<string, Node>): string {
   return current.uuid;
 }
 
-interface Thread {
-  readonly key: string;
-  readonly sidechainOf?: string;
-  readonly lines: JsonObjectLine[];
-  readonly nodes: Node[];
+/** The nearest message up the chain from a link's parent (skipping non-message links). */
+function messageParent(link: Link, byUuid: ReadonlyMap<string, Link>): string | undefined {
+  const seen = new Set<string>();
+  let current = link.parent === undefined ? undefined : byUuid.get(link.parent);
+  while (current !== undefined && !current.message && !seen.has(current.uuid)) {
+    seen.add(current.uuid);
+    current = current.parent === undefined ? undefined : byUuid.get(current.parent);
+  }
+  return current?.uuid;
 }
 
-function mapThread(thread: Thread, title: string | undefined): SourceConversation {
-  const onPath = activePath(thread.nodes);
-  const last = thread.nodes.at(-1) as Node;
+interface Thread {
+  readonly key: string;
+  /** For a sidechain: the session id of the conversation that started it. */
+  readonly sidechainOf?: string;
+  readonly lines: JsonObjectLine[];
+  readonly links: Link[];
+}
+
+function mapThread(
+  thread: Thread,
+  byUuid: ReadonlyMap<string, Link>,
+  title: string | undefined,
+): SourceConversation {
+  const onPath = activePath(thread.links, byUuid);
+  const last = (thread.links.findLast((link) => link.message) ?? thread.links.at(-1)) as Link;
   const entries: SourceEntry[] = [];
   const calls = new Map<string, SourceModelCall>();
   // The last entry of each assistant message: where its usage (repeated on every entry) is final.
@@ -251,7 +291,8 @@ function mapThread(thread: Thread, title: string | undefined): SourceConversatio
   for (const [index, line] of thread.lines.entries()) {
     const node = nodeOf(line);
     const ts = stringAt(line.value, 'timestamp');
-    const origin = { line: line.line, ...(node === undefined ? {} : { id: node.uuid }) };
+    const uuid = stringAt(line.value, 'uuid');
+    const origin = { line: line.line, ...(uuid === undefined ? {} : { id: uuid }) };
     const timing = ts === undefined ? {} : { ts };
     if (node === undefined) {
       entries.push({
@@ -260,6 +301,7 @@ function mapThread(thread: Thread, title: string | undefined): SourceConversatio
         entry: line.value,
         origin,
         ...timing,
+        routine: true,
       });
       continue;
     }
@@ -284,12 +326,15 @@ function mapThread(thread: Thread, title: string | undefined): SourceConversatio
           entry: line.value,
           origin,
           ...timing,
+          routine: true,
         });
         continue;
       }
-      const summaryLine = thread.lines
-        .slice(index + 1)
-        .find((candidate) => nodeOf(candidate)?.parent === node.uuid);
+      // The compact summary: the next message whose nearest message ancestor is this boundary.
+      const summaryLine = thread.lines.slice(index + 1).find((candidate) => {
+        const link = nodeOf(candidate);
+        return link !== undefined && messageParent(link, byUuid) === node.uuid;
+      });
       const summary =
         summaryLine !== undefined &&
         summaryLine.value.isCompactSummary === true &&
@@ -317,6 +362,22 @@ function mapThread(thread: Thread, title: string | undefined): SourceConversatio
           ...(raw === undefined ? {} : { raw }),
         });
       }
+      continue;
+    }
+    if (node.type === 'user' && line.value.isCompactSummary === true) {
+      // A compact summary without its boundary (older versions, or a resumed session's first
+      // message): the checkpoint on its own.
+      entries.push({
+        kind: 'boundary',
+        payload: {
+          reason: 'checkpoint',
+          title: 'conversation compacted',
+          content: textOfContent(message.content),
+        },
+        origin,
+        ...timing,
+        ...(raw === undefined ? {} : { raw }),
+      });
       continue;
     }
     const mapped =
@@ -381,6 +442,7 @@ function mapThread(thread: Thread, title: string | undefined): SourceConversatio
       });
     }
   }
+  const withSummaries = summariesAfterLeaves(thread, onPath, entries);
   const version = stringAt(last.value, 'version');
   const cwd = stringAt(last.value, 'cwd');
   const gitBranch = stringAt(last.value, 'gitBranch');
@@ -389,6 +451,7 @@ function mapThread(thread: Thread, title: string | undefined): SourceConversatio
   return {
     format: 'claude-code',
     key: thread.key,
+    ...(thread.sidechainOf === undefined ? {} : { parentKey: thread.sidechainOf }),
     ...(title === undefined ? {} : { title }),
     agent: { name: 'claude-code', ...(version === undefined ? {} : { version }) },
     model: { provider: 'anthropic' },
@@ -401,14 +464,58 @@ function mapThread(thread: Thread, title: string | undefined): SourceConversatio
       ...(gitBranch === undefined || gitBranch === '' ? {} : { git_branch: gitBranch }),
       ...(version === undefined ? {} : { version }),
     },
-    entries,
+    entries: withSummaries,
   };
+}
+
+/**
+ * The `summary` entries of the thread whose leaf is on its active path, as checkpoints right
+ * after their leaf: the conversation up to there, summarized. (The summary line itself stays raw
+ * where it stands, usually the top of the file; placed after its leaf, a transcript that grows
+ * still imports as a continuation of what was imported before.)
+ */
+function summariesAfterLeaves(
+  thread: Thread,
+  onPath: ReadonlySet<string>,
+  entries: readonly SourceEntry[],
+): SourceEntry[] {
+  const byLeaf = new Map<string, SourceEntry[]>();
+  for (const line of thread.lines) {
+    const leaf = line.value.leafUuid;
+    if (line.value.type !== 'summary' || typeof line.value.summary !== 'string') continue;
+    if (typeof leaf !== 'string' || !onPath.has(leaf)) continue;
+    const boundaries = byLeaf.get(leaf) ?? [];
+    boundaries.push({
+      kind: 'boundary',
+      payload: { reason: 'checkpoint', title: 'summary', content: line.value.summary },
+      origin: { line: line.line },
+      raw: { leafUuid: leaf },
+    });
+    byLeaf.set(leaf, boundaries);
+  }
+  if (byLeaf.size === 0) return [...entries];
+  const result: SourceEntry[] = [];
+  entries.forEach((entry, index) => {
+    result.push(entry);
+    const id = entry.origin.id;
+    if (id === undefined || entries[index + 1]?.origin.id === id) return;
+    const boundaries = byLeaf.get(id);
+    if (boundaries === undefined) return;
+    for (const boundary of boundaries)
+      result.push({
+        ...boundary,
+        ...(entry.ts === undefined ? {} : { ts: entry.ts }),
+      } as SourceEntry);
+    byLeaf.delete(id);
+  });
+  return result;
 }
 
 /**
  * Reads one Claude Code session file into conversations: the main thread (its active path as
  * messages, abandoned branches and entries without a model meaning kept as `import.raw`), and one
- * conversation per sidechain (sub-agent) thread. Damaged lines go to `problems`.
+ * conversation per sidechain (sub-agent) thread, which names the session that started it
+ * (`sidechain_of`) and its `agent_id`. Damaged lines go to `problems`.
  */
 export function parseClaudeCode(
   text: string,
@@ -416,14 +523,14 @@ export function parseClaudeCode(
   label?: string,
 ): SourceConversation[] {
   const lines = readJsonObjectLines(text, problems, label);
-  const nodes = lines.map(nodeOf);
-  const byUuid = new Map<string, Node>();
-  for (const node of nodes) if (node !== undefined) byUuid.set(node.uuid, node);
-  const mainNodes = nodes.filter((node): node is Node => node !== undefined && !node.sidechain);
-  const allNodes = nodes.filter((node): node is Node => node !== undefined);
+  const links = lines.map(linkOf);
+  const byUuid = new Map<string, Link>();
+  for (const link of links) if (link !== undefined) byUuid.set(link.uuid, link);
+  const messages = links.filter((link): link is Link => link?.message === true);
+  const mainMessages = messages.filter((link) => !link.sidechain);
   const sessionId =
-    stringAt((mainNodes.at(-1) ?? allNodes.at(-1))?.value ?? {}, 'sessionId') ??
-    (allNodes.at(-1)?.uuid as string | undefined);
+    stringAt((mainMessages.at(-1) ?? messages.at(-1))?.value ?? {}, 'sessionId') ??
+    messages.at(-1)?.uuid;
   if (sessionId === undefined) {
     if (lines.length > 0) {
       problems.push({
@@ -433,41 +540,52 @@ export function parseClaudeCode(
     }
     return [];
   }
-  const main: Thread = { key: sessionId, lines: [], nodes: [] };
+  const main: Thread = { key: sessionId, lines: [], links: [] };
   const sidechains = new Map<string, Thread>();
   lines.forEach((line, index) => {
-    const node = nodes[index];
-    if (node === undefined || !node.sidechain) {
+    const link = links[index];
+    if (link === undefined || !link.sidechain) {
       main.lines.push(line);
-      if (node !== undefined) main.nodes.push(node);
+      if (link !== undefined) main.links.push(link);
       return;
     }
-    const root = sidechainRoot(node, byUuid);
+    const root = sidechainRoot(link, byUuid);
     let thread = sidechains.get(root);
     if (thread === undefined) {
       thread = {
         key: `${sessionId}:sidechain:${root}`,
         sidechainOf: sessionId,
         lines: [],
-        nodes: [],
+        links: [],
       };
       sidechains.set(root, thread);
     }
     thread.lines.push(line);
-    thread.nodes.push(node);
+    thread.links.push(link);
   });
-  const uuids = new Set(allNodes.map((node) => node.uuid));
   const titles = lines
     .filter((line) => line.value.type === 'summary' && typeof line.value.summary === 'string')
-    .filter((line) => uuids.has(String(line.value.leafUuid)))
+    .filter((line) => byUuid.has(String(line.value.leafUuid)))
     .map((line) => line.value.summary as string);
+  for (const [root, thread] of sidechains) {
+    if (thread.links.some((link) => link.message)) continue;
+    // Sidechain links without a message (progress of a sub-agent): kept with the main thread.
+    sidechains.delete(root);
+    main.lines.push(...thread.lines);
+    main.links.push(...thread.links);
+    main.lines.sort((left, right) => left.line - right.line);
+    main.links.sort((left, right) => left.line - right.line);
+  }
   const conversations: SourceConversation[] = [];
-  if (main.nodes.length > 0) conversations.push(mapThread(main, titles.at(-1)));
+  if (main.links.some((link) => link.message))
+    conversations.push(mapThread(main, byUuid, titles.at(-1)));
   else if (main.lines.length > 0 && sidechains.size > 0) {
     // A sub-agent file: its other lines (snapshots, summaries) join the first sidechain thread.
     const first = sidechains.values().next().value as Thread;
     first.lines.unshift(...main.lines);
+    first.links.unshift(...main.links);
   }
-  for (const thread of sidechains.values()) conversations.push(mapThread(thread, undefined));
+  for (const thread of sidechains.values())
+    conversations.push(mapThread(thread, byUuid, undefined));
   return conversations;
 }

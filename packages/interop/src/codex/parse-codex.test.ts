@@ -70,6 +70,39 @@ describe('importCodex', () => {
     });
   });
 
+  it('recovers prompts recorded only as user_message events (Codex Desktop), once each', () => {
+    const desktop = importCodex(
+      readFixture('codex/desktop-rollout-019b1e7a-3c2d-7f40-8a61-5e4d3c2b1a09.jsonl'),
+    );
+    expect(desktop.problems).toEqual([]);
+    expect(desktop.warnings).toEqual([]);
+    const imported = desktop.conversations[0];
+    expectValidConversation(imported as NonNullable<typeof imported>);
+    const typed = imported?.state.messages
+      .filter((message) => message.role === 'user')
+      .map((message) => JSON.stringify(message.content));
+    expect(typed).toEqual([
+      expect.stringContaining('<environment_context>'),
+      expect.stringContaining('Which files define the order routes?'),
+      expect.stringContaining('Thanks. Now add a 404 test for the admin one.'),
+    ]);
+    // One run per prompt (before: one run, started by the injected context, and no prompt).
+    expect(imported?.runs).toHaveLength(2);
+    const starts = imported?.runs.map(
+      (run) => recordsOf(run.records, 'run.start')[0]?.input as { text: string },
+    );
+    expect(starts?.map((input) => input.text)).toEqual([
+      'Which files define the order routes?',
+      'Thanks. Now add a 404 test for the admin one.',
+    ]);
+    // The CLI rollout holds each prompt twice (a response_item and an event): one message each.
+    const cli = conversation?.state.messages.filter(
+      (message) =>
+        message.role === 'user' && JSON.stringify(message.content).includes('npm test` fail'),
+    );
+    expect(cli).toHaveLength(1);
+  });
+
   it('starts runs at the typed request, not the injected environment context', () => {
     expect(conversation?.runs).toHaveLength(2);
     const [first, second] = conversation?.runs ?? [];

@@ -89,6 +89,10 @@ export function parseCodex(
   let lastCall: SourceModelCall | undefined;
   let calls = 0;
   const typed = new Set<string>();
+  // The user messages the rollout holds as Responses items, by text: an `event_msg`
+  // `user_message` with the same text is the same prompt (Codex CLI writes both); one without is
+  // the only record of the prompt (Codex Desktop writes only the event).
+  const itemTexts = new Map<string, number>();
   for (const { value } of lines) {
     const payload = value.payload;
     if (
@@ -98,6 +102,11 @@ export function parseCodex(
       typeof payload.message === 'string'
     )
       typed.add(payload.message.trim());
+    const item = value.type === 'response_item' ? payload : value;
+    if (isRecord(item) && item.type === 'message' && item.role === 'user') {
+      const text = textOfContent(item.content).trim();
+      itemTexts.set(text, (itemTexts.get(text) ?? 0) + 1);
+    }
   }
 
   const pushItem = (value: Record<string, unknown>, line: number, ts: string | undefined) => {
@@ -134,12 +143,38 @@ export function parseCodex(
     });
   };
 
+  /** A prompt recorded only as an `event_msg` `user_message`: the user message it was. */
+  const pushUserMessage = (
+    text: string,
+    line: number,
+    ts: string | undefined,
+    rest: Record<string, unknown>,
+  ) => {
+    call = undefined;
+    entries.push({
+      kind: 'item',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+      source: 'user',
+      origin: { line },
+      ...(ts === undefined ? {} : { ts }),
+      raw: { event_msg: 'user_message', ...rest },
+      userInput: true,
+    });
+  };
+
   for (const [index, { line, value }] of lines.entries()) {
     const ts = stringAt(value, 'timestamp');
     const timing = ts === undefined ? {} : { ts };
     const payload = value.payload;
-    const rawEntry = (reason: string) =>
-      entries.push({ kind: 'raw', reason, entry: value, origin: { line }, ...timing });
+    const rawEntry = (reason: string, routine = true) =>
+      entries.push({
+        kind: 'raw',
+        reason,
+        entry: value,
+        origin: { line },
+        ...timing,
+        ...(routine ? { routine } : {}),
+      });
     // The legacy layout: a bare session header, then bare items.
     if (
       index === 0 &&
@@ -167,6 +202,7 @@ export function parseCodex(
         value.record_type === undefined
           ? `${String(value.type ?? 'untyped')} line`
           : `${String(value.record_type)} record`,
+        value.record_type !== undefined,
       );
       continue;
     }
@@ -177,7 +213,7 @@ export function parseCodex(
         break;
       case 'response_item':
         if (typeof payload.type === 'string' && payload.type !== '') pushItem(payload, line, ts);
-        else rawEntry('response_item without a type');
+        else rawEntry('response_item without a type', false);
         break;
       case 'turn_context':
         if (typeof payload.model === 'string') model = payload.model;
@@ -221,13 +257,23 @@ export function parseCodex(
             break;
           }
         }
+        if (payload.type === 'user_message' && typeof payload.message === 'string') {
+          const text = payload.message.trim();
+          const items = itemTexts.get(text) ?? 0;
+          if (items > 0) itemTexts.set(text, items - 1);
+          else {
+            const rest = without(payload, ['type', 'message']);
+            pushUserMessage(payload.message, line, ts, rest);
+            break;
+          }
+        }
         if (payload.type === 'thread_name_updated' && typeof payload.thread_name === 'string')
           title = payload.thread_name;
         rawEntry(`event_msg ${String(payload.type ?? '')}`.trim());
         break;
       }
       default:
-        rawEntry(`${String(value.type ?? 'untyped')} line`);
+        rawEntry(`${String(value.type ?? 'untyped')} line`, false);
     }
   }
 

@@ -216,7 +216,19 @@ export function buildConversation(
     messages: snapshotMessages(episodes),
     context: {
       ...(source.title === undefined ? {} : { title: source.title }),
-      import: { format: source.format, key: source.key, ...source.context },
+      import: {
+        format: source.format,
+        key: source.key,
+        ...source.context,
+        ...(source.parentKey === undefined
+          ? {}
+          : {
+              parent_session_id: importedSessionId({
+                format: source.format,
+                key: source.parentKey,
+              }),
+            }),
+      },
     },
     revision: 1,
     episodes: episodes.slice(),
@@ -226,6 +238,10 @@ export function buildConversation(
     sourceKey: source.key,
     sessionId,
     ...(source.title === undefined ? {} : { title: source.title }),
+    ...(options.label === undefined ? {} : { label: options.label }),
+    ...(source.parentKey === undefined
+      ? {}
+      : { parentSessionId: importedSessionId({ format: source.format, key: source.parentKey }) }),
     state,
     episodes,
     runs,

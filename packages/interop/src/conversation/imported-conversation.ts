@@ -18,6 +18,10 @@ export interface ImportedConversation {
   readonly sessionId: string;
   /** A human title, when the source has one. */
   readonly title?: string;
+  /** The importer's `label` of the text it came from (its file), for receipts; never stored. */
+  readonly label?: string;
+  /** The session that started this one (a sub-agent's parent session), when the source says so. */
+  readonly parentSessionId?: string;
   /** The session snapshot: the committed log as JSONL, its chat messages and the source context. */
   readonly state: SessionState;
   /** The log's episodes (what `state.episodic` holds), for the ledger projection. */
@@ -32,4 +36,10 @@ export interface ImportResult {
   readonly conversations: readonly ImportedConversation[];
   /** Damaged lines and entries that could not be read; everything else was imported. */
   readonly problems: readonly ImportProblem[];
+  /**
+   * Things imported that may not be what the source meant: a text most of whose message entries
+   * ended up as `import.raw` data instead of messages, calls and outputs (a format version the
+   * importer may not understand).
+   */
+  readonly warnings: readonly ImportProblem[];
 }

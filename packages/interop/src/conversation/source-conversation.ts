@@ -87,6 +87,12 @@ export interface SourceRawEntry extends SourceEntryBase {
   /** Why it was not mapped, e.g. `abandoned branch` or `event_msg agent_message`. */
   readonly reason: string;
   readonly entry: unknown;
+  /**
+   * True for an entry the format writes with no model meaning (progress, file snapshots, runtime
+   * events): expected as raw data. Other raw entries (an abandoned branch, a message without
+   * content) are messages the import could not map; a file made mostly of them gets a warning.
+   */
+  readonly routine?: boolean;
 }
 
 /** One entry of a conversation, in source order. */
@@ -107,6 +113,11 @@ export interface SourceConversation {
   readonly runtime?: RuntimeInfo;
   /** Instructions the model received outside the messages (Codex `base_instructions`). */
   readonly systemPrompt?: string;
+  /**
+   * The key of the conversation that started this one (a Claude Code sub-agent's session): the
+   * import names that session's id in `context.import.parent_session_id`.
+   */
+  readonly parentKey?: string;
   /** Facts about the source kept in the session context (its ids, cwd, branch, file). */
   readonly context: Readonly<Record<string, unknown>>;
   readonly entries: readonly SourceEntry[];

@@ -119,6 +119,45 @@ describe('saveImport', () => {
     expect((await stores.runs.list()).runs).toEqual([]);
   });
 
+  it('writes a file all or nothing: a file the stores refuse is left out whole, in a dry run too', async () => {
+    const good = importClaudeCode(CLAUDE, { label: 'a.jsonl' }).conversations;
+    // Another session whose tool call has an empty name: the run store refuses its records.
+    const bad = importClaudeCode(
+      CLAUDE.replaceAll(
+        '7f3c2b1a-5d4e-4c3b-9a8f-1e2d3c4b5a60',
+        '11111111-2222-4333-8444-555555555555',
+      )
+        .replaceAll('"a0000000-', '"c0000000-')
+        .replaceAll('"b0000000-', '"d0000000-')
+        .replace('"name": "Bash"', '"name": ""'),
+      { label: 'b.jsonl' },
+    ).conversations;
+    const all = [...good, ...bad];
+    const dry = await saveImport(stores, all, { scope: 'imports', dryRun: true });
+    const real = await saveImport(stores, all, { scope: 'imports' });
+    for (const receipt of [dry, real]) {
+      expect(
+        receipt.conversations.map((conversation) => [conversation.source, conversation.session]),
+      ).toEqual([
+        ['a.jsonl', 'created'],
+        ['a.jsonl', 'created'],
+        ['b.jsonl', 'skipped'],
+        ['b.jsonl', 'skipped'],
+      ]);
+      expect(receipt.conversations[2]?.error).toMatch(/function\.name/);
+      // The sidechain of the bad file is valid, and left out with it.
+      expect(receipt.conversations[3]?.error).toMatch(/another conversation of the same file/);
+    }
+    expect((await stores.sessions.list()).map((session) => session.sessionId).sort()).toEqual(
+      good.map((conversation) => conversation.sessionId).sort(),
+    );
+    for (const conversation of bad) {
+      expect(await stores.sessions.load(conversation.sessionId)).toBeNull();
+      expect((await stores.runs.list({ sessionId: conversation.sessionId })).runs).toEqual([]);
+      expect(await ledgerEvents(conversation.sessionId)).toEqual([]);
+    }
+  });
+
   it('replaces flagged content by placeholders in the ledger only', async () => {
     const secret = 'AKIAIOSFODNN7EXAMPLE';
     const text = `${JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, sessionId: 's1', timestamp: '2025-01-01T00:00:00Z', message: { role: 'user', content: `use key ${secret}` } })}\n`;

@@ -1,6 +1,9 @@
 import {
   CONTENT_KINDS,
   createEpisodic,
+  createMemoryLedger,
+  createMemoryRunStore,
+  createMemorySessionStore,
   type Episode,
   EpisodicError,
   type Ledger,
@@ -65,6 +68,16 @@ export interface ConversationImportReceipt {
   events: { appended: number; unchanged: number };
   /** Why something was not written (nothing of a conversation in conflict is written). */
   conflicts: string[];
+  /**
+   * Why the stores refused the conversation (or another of its file), found by writing it into
+   * empty in-memory stores first; nothing of it was written. Null when it was written (or is in
+   * conflict).
+   */
+  error: string | null;
+  /** The file the conversation came from (the importer's `label`), or null. */
+  source: string | null;
+  /** The session that started this one (a sub-agent's parent session), or null. */
+  parent_session_id: string | null;
 }
 
 /** What `saveImport` did. */
@@ -201,12 +214,80 @@ async function appendEvents(
   }
 }
 
+interface ConversationPlan {
+  readonly conversation: ImportedConversation;
+  readonly receipt: ConversationImportReceipt;
+  readonly save?: { state: SessionState; expectedRevision: number | null };
+  readonly runPlans: RunPlan[];
+  readonly events: NewLedgerEvent[];
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Writes a planned conversation into empty in-memory stores with core's rules (the rules every
+ * store applies): what they refuse is found before anything is written, in a dry run too.
+ */
+async function trialWrite(
+  plan: ConversationPlan,
+  allow: SaveImportOptions['allow'],
+): Promise<void> {
+  const sessions = createMemorySessionStore();
+  const runs = createMemoryRunStore();
+  const ledger = createMemoryLedger();
+  if (plan.save !== undefined) await sessions.save(plan.save.state, { expectedRevision: null });
+  for (const { run } of plan.runPlans) {
+    if (run.records.length > 0) await runs.append(run.runId, run.records);
+  }
+  const options =
+    allow === undefined || allow.length === 0 ? { redact: true } : { allow, redact: true };
+  for (let start = 0; start < plan.events.length; start += LEDGER_BATCH)
+    await ledger.appendBatch(plan.events.slice(start, start + LEDGER_BATCH), options);
+}
+
+/** Removes what a failed write created (a new session, new runs) and says what stays. */
+async function undoWrite(
+  stores: ImportStores,
+  plan: ConversationPlan,
+  createdRuns: readonly string[],
+  sessionSaved: boolean,
+): Promise<string> {
+  const left: string[] = [];
+  for (const runId of createdRuns) {
+    await stores.runs?.delete(runId).catch(() => left.push(`run ${runId}`));
+  }
+  if (sessionSaved) {
+    if (plan.save?.expectedRevision === null)
+      await stores.sessions
+        ?.delete(plan.conversation.sessionId)
+        .catch(() => left.push('its session'));
+    else left.push(`revision ${(plan.save?.expectedRevision ?? 0) + 1} of its session`);
+  }
+  const extended = plan.runPlans.filter((run) => run.status === 'extended').length;
+  if (extended > 0 && plan.receipt.records_written > 0)
+    left.push('records appended to runs imported before');
+  if (plan.receipt.events.appended > 0)
+    left.push(`${plan.receipt.events.appended} ledger event(s)`);
+  return left.length === 0
+    ? 'what it had written was removed'
+    : `it could not take back ${left.join(', ')}; import again once the cause is fixed`;
+}
+
 /**
  * Writes imported conversations into stores, idempotently: a snapshot, run or ledger event that
  * already holds the same content is left alone, so importing the same transcript twice changes
  * nothing. When the source grew since the last import (the stored log and runs are a prefix of the
  * new ones), the snapshot is saved as the next revision and the runs are extended. Anything else
  * under the same ids is a conflict: that conversation is not written at all, the others are.
+ *
+ * All or nothing per source file: every conversation is first planned (reads only) and written
+ * into empty in-memory stores with core's rules; when the stores refuse one, no conversation of its
+ * file (the same `label`) is written and the receipt says why (`error`). A dry run does the same,
+ * so it reports the same failures. A write to the real stores that still fails (a full disk)
+ * removes the conversation's new session and runs, names what it could not take back, and the
+ * remaining conversations are written.
  */
 export async function saveImport(
   stores: ImportStores,
@@ -236,7 +317,9 @@ export async function saveImport(
     });
   }
   const normalizedScope = scope === undefined ? undefined : normalizeScope(scope);
-  const receipts: ConversationImportReceipt[] = [];
+
+  // Plan every conversation (reads only).
+  const plans: ConversationPlan[] = [];
   for (const conversation of conversations) {
     const receipt: ConversationImportReceipt = {
       session_id: conversation.sessionId,
@@ -248,11 +331,11 @@ export async function saveImport(
       records_written: 0,
       events: { appended: 0, unchanged: 0 },
       conflicts: [],
+      error: null,
+      source: conversation.label ?? null,
+      parent_session_id: conversation.parentSessionId ?? null,
     };
-    receipts.push(receipt);
-
-    // Plan (reads only).
-    let save: { state: SessionState; expectedRevision: number | null } | undefined;
+    let save: ConversationPlan['save'];
     if (stores.sessions !== undefined) {
       const stored = await stores.sessions.load(conversation.sessionId);
       if (stored === null) {
@@ -279,10 +362,6 @@ export async function saveImport(
     receipt.runs.conflicts =
       conversation.runs.length -
       (stores.runs === undefined ? conversation.runs.length : runPlans.length);
-    if (receipt.conflicts.length > 0) {
-      continue;
-    }
-    for (const plan of runPlans) receipt.runs[plan.status]++;
     const events =
       normalizedScope === undefined
         ? []
@@ -291,10 +370,46 @@ export async function saveImport(
             sessionId: conversation.sessionId,
             agentId: checked.agentId ?? conversation.format,
           });
+    plans.push({
+      conversation,
+      receipt,
+      ...(save === undefined ? {} : { save }),
+      runPlans,
+      events,
+    });
+  }
+
+  // Trial writes: a file with a conversation the stores refuse is left out whole.
+  const refused = new Map<string, string>();
+  for (const plan of plans) {
+    if (plan.receipt.conflicts.length > 0) continue;
+    try {
+      await trialWrite(plan, checked.allow);
+    } catch (error) {
+      plan.receipt.error = messageOf(error);
+      const file = plan.conversation.label;
+      if (file !== undefined && !refused.has(file))
+        refused.set(file, `conversation ${plan.conversation.sourceKey}: ${plan.receipt.error}`);
+    }
+  }
+  for (const plan of plans) {
+    const file = plan.conversation.label;
+    if (plan.receipt.error === null && file !== undefined && refused.has(file))
+      plan.receipt.error = `another conversation of the same file was refused (${refused.get(file)})`;
+  }
+
+  for (const plan of plans) {
+    const { receipt, runPlans, events, save } = plan;
+    if (receipt.conflicts.length > 0) continue;
+    if (receipt.error !== null) {
+      if (receipt.session !== 'unchanged') receipt.session = 'skipped';
+      continue;
+    }
+    for (const run of runPlans) receipt.runs[run.status]++;
     if (dryRun) {
       // What would be written: every planned record, and at most every projected event (the
       // ledger skips those it holds already).
-      for (const plan of runPlans) receipt.records_written += plan.run.records.length - plan.from;
+      for (const run of runPlans) receipt.records_written += run.run.records.length - run.from;
       receipt.events.appended = events.length;
       continue;
     }
@@ -302,16 +417,28 @@ export async function saveImport(
     // Write: runs first, then the snapshot that names them, then the ledger. Each run append is
     // a compare-and-append from the position planned, so a writer that got there first makes it a
     // CONFLICT instead of a doubled run.
-    for (const plan of runPlans) {
-      if (plan.from === plan.run.records.length) continue;
-      const records = plan.run.records.slice(plan.from);
-      await stores.runs?.append(plan.run.runId, records, { expectedPosition: plan.position });
-      receipt.records_written += records.length;
+    const createdRuns: string[] = [];
+    let sessionSaved = false;
+    try {
+      for (const run of runPlans) {
+        if (run.from === run.run.records.length) continue;
+        const records = run.run.records.slice(run.from);
+        await stores.runs?.append(run.run.runId, records, { expectedPosition: run.position });
+        if (run.from === 0) createdRuns.push(run.run.runId);
+        receipt.records_written += records.length;
+      }
+      if (save !== undefined) {
+        await stores.sessions?.save(save.state, { expectedRevision: save.expectedRevision });
+        sessionSaved = true;
+      }
+      if (stores.ledger !== undefined)
+        await appendEvents(stores.ledger, events, checked.allow, receipt);
+    } catch (error) {
+      const undone = await undoWrite(stores, plan, createdRuns, sessionSaved);
+      receipt.error = `${messageOf(error)} (${undone})`;
+      receipt.runs = { created: 0, extended: 0, unchanged: 0, conflicts: receipt.runs.conflicts };
+      if (receipt.session === 'created') receipt.session = 'skipped';
     }
-    if (save !== undefined)
-      await stores.sessions?.save(save.state, { expectedRevision: save.expectedRevision });
-    if (stores.ledger !== undefined)
-      await appendEvents(stores.ledger, events, checked.allow, receipt);
   }
-  return { dry_run: dryRun, conversations: receipts };
+  return { dry_run: dryRun, conversations: plans.map((plan) => plan.receipt) };
 }
