@@ -356,8 +356,8 @@ export interface StoredFieldEntry {
   /** e.g. `input.messages[].content`; `{}` names the keys of a record or of open JSON. */
   readonly path: string;
   readonly class: StoredFieldClass;
-  /** `value` for a string or scalar, `json` for open JSON, `keys` for a caller key position. */
-  readonly position: 'value' | 'json' | 'keys';
+  /** `text` a string, `scalar` a number, boolean or fixed label, `json` open JSON, `keys` caller keys. */
+  readonly position: 'text' | 'scalar' | 'json' | 'keys';
 }
 
 function entriesOf(
@@ -370,10 +370,10 @@ function entriesOf(
   const at = (suffix: string) => (path === '' ? suffix : `${path}${suffix}`);
   switch (shape.kind) {
     case 'text':
-      out.push({ record, path, class: shape.class, position: 'value' });
+      out.push({ record, path, class: shape.class, position: 'text' });
       return;
     case 'scalar':
-      out.push({ record, path, class: 'system', position: 'value' });
+      out.push({ record, path, class: 'system', position: 'scalar' });
       return;
     case 'any':
       out.push({ record, path, class: 'content', position: 'json' });

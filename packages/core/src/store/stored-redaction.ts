@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { redactStringValue, redactText } from '../ledger/content-guard.js';
+import { redactStringValue, redactText, uniqueKey } from '../ledger/content-guard.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { CONTENT_KINDS, type ContentKind } from '../schema/ledger-event.js';
 import { safeJsonParse } from '../util/json.js';
@@ -105,15 +105,6 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
   const isPlaceholderKey = (key: string) =>
     /^\[REDACTED(?::[A-Za-z0-9_-]+)?\](?:#\d+)?$/.test(key) || /^\*+\d*$/.test(key);
 
-  /** `candidate`, or `candidate#n` with the smallest n that no other key of the object has. */
-  const unique = (candidate: string, taken: ReadonlySet<string>): string => {
-    if (!taken.has(candidate)) return candidate;
-    for (let n = 2; ; n++) {
-      const next = `${candidate}#${n}`;
-      if (!taken.has(next)) return next;
-    }
-  };
-
   /** A mask of `length` characters no other key has: `*` with a counter at its end if needed. */
   const uniqueMask = (length: number, taken: ReadonlySet<string>): string => {
     const mask = '*'.repeat(Math.max(1, length));
@@ -149,7 +140,7 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
       replacements = typed.findings;
     }
     for (const candidate of candidates) {
-      const next = unique(candidate, taken);
+      const next = uniqueKey(candidate, taken);
       if (fits(next)) return { text: next, replacements };
     }
     return { text: uniqueMask(key.length, taken), replacements };
