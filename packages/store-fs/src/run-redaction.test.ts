@@ -75,7 +75,8 @@ describe('redacting a run file', () => {
 
     const receipt = await store.runs.redact(RUN_ID);
     expect(receipt.changedLines).toBe(2);
-    for (const path of [original, copy]) expect(fs.readFileSync(path, 'utf8')).not.toContain(SECRET);
+    for (const path of [original, copy])
+      expect(fs.readFileSync(path, 'utf8')).not.toContain(SECRET);
 
     expect(await store.runs.delete(RUN_ID)).toBe(true);
     expect(fs.existsSync(original) || fs.existsSync(copy)).toBe(false);

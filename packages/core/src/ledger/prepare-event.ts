@@ -7,10 +7,10 @@ import {
   ledgerEventIdSchema,
   newLedgerEventSchema,
 } from '../schema/ledger-event.js';
+import { ledgerIdFields } from '../store/stored-fields.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { toInputIssues, validationError } from '../validation/parse-input.js';
 import { canonicalJson } from './canonical-json.js';
-import { ledgerIdFields } from '../store/stored-fields.js';
 import {
   type ContentFinding,
   contentRejectedError,
@@ -192,7 +192,11 @@ function checkIds(
         rule,
         kind,
         issues: [
-          { field, message: `looks like ${ID_KIND_WORDS[kind]} (rule ${rule})`, value: '(withheld)' },
+          {
+            field,
+            message: `looks like ${ID_KIND_WORDS[kind]} (rule ${rule})`,
+            value: '(withheld)',
+          },
         ],
       },
     });

@@ -33,7 +33,12 @@ const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: ZodDef
  * of every loose object. At a union, sample `variant` takes option `variant % n`, so the samples
  * together reach every option. Ids and labels get harmless values (literals their own).
  */
-function sampleOf(schema: z.ZodType, name: string | undefined, variant: number, depth = 0): unknown {
+function sampleOf(
+  schema: z.ZodType,
+  name: string | undefined,
+  variant: number,
+  depth = 0,
+): unknown {
   const def = defOf(schema);
   if (depth > 12) return SECRET;
   switch (def.type) {
@@ -87,7 +92,13 @@ function sampleOf(schema: z.ZodType, name: string | undefined, variant: number, 
 const idOrSystem = new Map(
   storedFieldInventory()
     .filter((entry) => entry.class !== 'content')
-    .map((entry) => [entry.path.split(/[.|[\]{}]/).filter(Boolean).at(-1), entry.class]),
+    .map((entry) => [
+      entry.path
+        .split(/[.|[\]{}]/)
+        .filter(Boolean)
+        .at(-1),
+      entry.class,
+    ]),
 );
 
 function stringFor(name: string | undefined): string {
@@ -202,10 +213,17 @@ describe('the stored-field inventory', () => {
   it('the coverage check fails for a redactor that misses a position', () => {
     // A redactor that scrubs values but forgets keys: the check names what is left.
     const valuesOnly = (record: string, sample: unknown) =>
-      scrubWith('content', false)(record, sample).replace(/"\[REDACTED\](#\d+)?":/g, `"${SECRET}":`);
+      scrubWith('content', false)(record, sample).replace(
+        /"\[REDACTED\](#\d+)?":/g,
+        `"${SECRET}":`,
+      );
     expect(uncovered(valuesOnly).length).toBeGreaterThan(0);
     // And a schema with a field the redactor does not know is still covered (content by default).
-    const extended = z.looseObject({ type: z.literal('run.end'), run_id: z.string(), note: z.string() });
+    const extended = z.looseObject({
+      type: z.literal('run.end'),
+      run_id: z.string(),
+      note: z.string(),
+    });
     const sample = sampleOf(extended, undefined, 0);
     expect(scrubWith('content', true)('run:run.end', sample)).not.toContain(SECRET);
   });
@@ -213,10 +231,11 @@ describe('the stored-field inventory', () => {
   it('ledger redaction overwrites every content field and key of the row', async () => {
     const adapter = createMemoryLedgerAdapter();
     const ledger = createLedger(adapter);
-    const sample = sampleOf(STORED_RECORD_SCHEMAS['ledger.event'] as z.ZodType, undefined, 0) as Record<
-      string,
-      unknown
-    >;
+    const sample = sampleOf(
+      STORED_RECORD_SCHEMAS['ledger.event'] as z.ZodType,
+      undefined,
+      0,
+    ) as Record<string, unknown>;
     const event = {
       ...sample,
       event_id: 'e1',

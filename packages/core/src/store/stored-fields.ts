@@ -1,6 +1,9 @@
 import * as z from 'zod';
-import { taskCompletedEventSchema, taskStepEventSchema } from '../lifecycle/task-records.js';
-import { runStartTaskSchema } from '../lifecycle/task-records.js';
+import {
+  runStartTaskSchema,
+  taskCompletedEventSchema,
+  taskStepEventSchema,
+} from '../lifecycle/task-records.js';
 import { episodeSchema } from '../schema/episode.js';
 import {
   functionCallItemSchema,
@@ -160,7 +163,10 @@ function shapeOf(schema: z.ZodType, name: string | undefined, seen: Set<z.ZodTyp
     case 'tuple':
       return {
         kind: 'array',
-        item: { kind: 'union', options: (def.items ?? []).map((item) => shapeOf(item, name, seen)) },
+        item: {
+          kind: 'union',
+          options: (def.items ?? []).map((item) => shapeOf(item, name, seen)),
+        },
       };
     case 'record':
       return { kind: 'record', value: shapeOf(def.valueType as z.ZodType, undefined, seen) };
@@ -360,13 +366,7 @@ export interface StoredFieldEntry {
   readonly position: 'text' | 'scalar' | 'json' | 'keys';
 }
 
-function entriesOf(
-  record: string,
-  shape: Shape,
-  path: string,
-  out: StoredFieldEntry[],
-  depth: number,
-): void {
+function entriesOf(record: string, shape: Shape, path: string, out: StoredFieldEntry[]): void {
   const at = (suffix: string) => (path === '' ? suffix : `${path}${suffix}`);
   switch (shape.kind) {
     case 'text':
@@ -377,23 +377,24 @@ function entriesOf(
       return;
     case 'any':
       out.push({ record, path, class: 'content', position: 'json' });
-      if (shape.callerKeys) out.push({ record, path: at('{}'), class: 'content', position: 'keys' });
+      if (shape.callerKeys)
+        out.push({ record, path: at('{}'), class: 'content', position: 'keys' });
       return;
     case 'record':
       out.push({ record, path: at('{}'), class: 'content', position: 'keys' });
-      entriesOf(record, shape.value, at('{}'), out, depth + 1);
+      entriesOf(record, shape.value, at('{}'), out);
       return;
     case 'array':
-      entriesOf(record, shape.item, at('[]'), out, depth + 1);
+      entriesOf(record, shape.item, at('[]'), out);
       return;
     case 'union':
       shape.options.forEach((option, index) => {
-        entriesOf(record, option, shape.options.length > 1 ? `${path}|${index}` : path, out, depth);
+        entriesOf(record, option, shape.options.length > 1 ? `${path}|${index}` : path, out);
       });
       return;
     case 'object':
       for (const [key, field] of shape.fields) {
-        entriesOf(record, field, path === '' ? key : `${path}.${key}`, out, depth + 1);
+        entriesOf(record, field, path === '' ? key : `${path}.${key}`, out);
       }
       if (shape.open) out.push({ record, path: at('.*'), class: 'content', position: 'json' });
   }
@@ -406,7 +407,7 @@ function entriesOf(
 export function storedFieldInventory(): StoredFieldEntry[] {
   const out: StoredFieldEntry[] = [];
   for (const record of Object.keys(STORED_RECORD_SCHEMAS)) {
-    entriesOf(record, recordShape(record), '', out, 0);
+    entriesOf(record, recordShape(record), '', out);
   }
   return out;
 }
@@ -425,6 +426,9 @@ export function ledgerContentFields(): string[] {
   const shape = recordShape('ledger.event');
   if (shape.kind !== 'object') return [];
   return [...shape.fields]
-    .filter(([, field]) => field.kind !== 'scalar' && !(field.kind === 'text' && field.class !== 'content'))
+    .filter(
+      ([, field]) =>
+        field.kind !== 'scalar' && !(field.kind === 'text' && field.class !== 'content'),
+    )
     .map(([key]) => key);
 }

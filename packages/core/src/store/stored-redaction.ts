@@ -245,7 +245,6 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
     return { text: masked.text, replacements: masked.findings };
   };
 
-
   const line = (raw: string, maxBytes?: number): string => {
     // The same tolerance as the reader: a BOM, a trailing CR and NUL padding around a record.
     const trimmed = raw
