@@ -42,7 +42,7 @@ import type { JsonPath } from '../util/json-strings.js';
 export type StoredFieldClass = 'content' | 'id' | 'system';
 
 /** String fields that identify a record. */
-export const ID_FIELD_NAMES: ReadonlySet<string> = new Set([
+const ID_FIELD_NAMES: ReadonlySet<string> = new Set([
   'agent_id',
   'call_id',
   'event_id',
@@ -55,7 +55,7 @@ export const ID_FIELD_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** String fields whose values the protocol or Episodic defines (kept by `content` mode). */
-export const SYSTEM_FIELD_NAMES: ReadonlySet<string> = new Set([
+const SYSTEM_FIELD_NAMES: ReadonlySet<string> = new Set([
   'arch',
   'created_at',
   'ended_at',
