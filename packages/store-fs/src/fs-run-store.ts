@@ -172,6 +172,20 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
   };
 
   /**
+   * Every file of the run, newest day first (the first is the one `locate` uses). A run file
+   * copied into another day directory (by hand, by a restore) is a second copy of its records:
+   * redaction and deletion reach every copy.
+   */
+  const locateAll = (runId: string): string[] => {
+    const found: string[] = [];
+    for (const { path } of dayDirectories()) {
+      const candidate = join(path, `${runId}${RUN_SUFFIX}`);
+      if (fs.existsSync(candidate)) found.push(candidate);
+    }
+    return found;
+  };
+
+  /**
    * The stored header: `null` when unreadable, `EMPTY` when the file is still empty. A file that
    * another writer has created but not yet given its header is waited for briefly, without
    * blocking (the creator may be this process); otherwise the answer is synchronous, so appends
@@ -485,6 +499,8 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       let datedMatches = 0;
       // With `runIds`, only those files are opened, and the walk ends once each one is found.
       const wanted = filter.runIds === undefined ? undefined : new Set(filter.runIds);
+      // A run is listed once, from its newest day; another file of it is reported as a copy.
+      const listed = new Map<string, string>();
       for (const { path: directory } of days) {
         if (wanted?.size === 0) break;
         let entries: fs.Dirent[];
@@ -502,6 +518,14 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
           if (wanted !== undefined && !wanted.delete(runId)) continue;
           const fail = (message: string) =>
             errors.push({ ...(isPathId(runId) ? { runId } : {}), location, message });
+          const first = listed.get(runId);
+          if (first !== undefined) {
+            fail(
+              `it is a second copy of run ${runId}, already listed from ${first}: it is not listed again. Keep one of the files (redaction and deletion reach both).`,
+            );
+            continue;
+          }
+          listed.set(runId, location);
           if (!isPathId(runId)) {
             fail('the file name is not a lowercase run id (UUID)');
             continue;
@@ -514,19 +538,19 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
             );
             continue;
           }
-          let first: { line: string; complete: boolean };
+          let head: { line: string; complete: boolean };
           try {
-            first = readFirstLine(io, path);
+            head = readFirstLine(io, path);
           } catch (error) {
             const code = (error as NodeJS.ErrnoException).code;
             if (code === 'ENOENT') continue;
             fail(`it cannot be read (${code ?? String(error)})`);
             continue;
           }
-          const header = readRunHeaderLine(first.line);
+          const header = readRunHeaderLine(head.line);
           if (header === null) {
             fail(
-              first.line === ''
+              head.line === ''
                 ? 'the file is empty'
                 : 'the first line is not a readable run header',
             );
@@ -545,30 +569,41 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     },
 
     delete(runId) {
-      const path = locate(runId);
-      if (path === null) return false;
-      writer.forget(path);
+      const first = locate(runId);
+      if (first === null) return false;
       paths.delete(runId);
       marks.delete(runId);
-      try {
-        fs.unlinkSync(path);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-        throw error;
+      let deleted = false;
+      for (const path of new Set([first, ...locateAll(runId)])) {
+        writer.forget(path);
+        try {
+          fs.unlinkSync(path);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+          throw error;
+        }
+        deleted = true;
+        if (fsyncDirectories) {
+          fsyncDirectory(path.slice(0, path.length - runId.length - RUN_SUFFIX.length - 1));
+        }
       }
-      if (fsyncDirectories) {
-        fsyncDirectory(path.slice(0, path.length - runId.length - RUN_SUFFIX.length - 1));
-      }
-      return true;
+      return deleted;
     },
 
     redact(runId, redactor) {
-      const path = locate(runId);
-      if (path === null) return null;
+      const first = locate(runId);
+      if (first === null) return null;
       // The run's lock keeps compare-and-appends out while lines are rewritten; plain appends go on.
       return withFileLock(lockPath(runId), lock, async () => {
-        await writer.drain(path);
-        return redactRun(path, redactor);
+        const total: RunRedactStats = { changedLines: 0, changedToolOutputs: 0 };
+        // Every copy of the run: a second file in another day directory holds the same records.
+        for (const path of new Set([first, ...locateAll(runId)])) {
+          await writer.drain(path);
+          const stats = await redactRun(path, redactor);
+          total.changedLines += stats.changedLines;
+          total.changedToolOutputs += stats.changedToolOutputs;
+        }
+        return total;
       });
     },
 

@@ -55,6 +55,34 @@ describe('redacting a run file', () => {
     expect(JSON.stringify(read.records)).not.toContain(SECRET);
   });
 
+  it('reaches every copy of a run: listed once (the copy reported), both files scrubbed, both deleted', async () => {
+    const { store, root } = open();
+    await store.runs.append(RUN_ID, [header, event(1, `key ${SECRET}`)]);
+    const original = join(root, 'sessions', '2026', '02', '03', `${RUN_ID}.jsonl`);
+    const copy = join(root, 'sessions', '2026', '02', '04', `${RUN_ID}.jsonl`);
+    fs.mkdirSync(dirname(copy), { recursive: true });
+    fs.copyFileSync(original, copy);
+
+    const listed = await store.runs.list();
+    expect(listed.runs.map((run) => run.runId)).toEqual([RUN_ID]);
+    expect(listed.errors).toEqual([
+      expect.objectContaining({
+        runId: RUN_ID,
+        location: expect.stringContaining('2026/02/03'),
+        message: expect.stringContaining('second copy'),
+      }),
+    ]);
+
+    const receipt = await store.runs.redact(RUN_ID);
+    expect(receipt.changedLines).toBe(2);
+    for (const path of [original, copy])
+      expect(fs.readFileSync(path, 'utf8')).not.toContain(SECRET);
+
+    expect(await store.runs.delete(RUN_ID)).toBe(true);
+    expect(fs.existsSync(original) || fs.existsSync(copy)).toBe(false);
+    expect((await store.runs.list()).runs).toEqual([]);
+  });
+
   it('scrubs the cached full text of its tool outputs too', async () => {
     const { store } = open();
     const output = `line 1\nAWS_ACCESS_KEY_ID=${SECRET}\n`;

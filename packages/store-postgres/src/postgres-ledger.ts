@@ -262,9 +262,19 @@ RETURNING id, event_id, position`,
     'ledger_gc_delete',
     `DELETE FROM ${tables.events} WHERE id IN (SELECT id FROM ${tables.events} WHERE scope = $1 AND type = $2 AND ts_ms < $3 LIMIT $4)`,
   );
+  // A head whose session has no event left names a session GC collected: its id must go too.
+  const orphanHeadsCondition = `scope = $1 AND NOT EXISTS (SELECT 1 FROM ${tables.events} e WHERE e.scope = h.scope AND e.session_id = h.session_id)`;
+  const lockOrphanHeads = database.statement(
+    'ledger_lock_orphan_heads',
+    `SELECT session_id FROM ${tables.heads} h WHERE ${orphanHeadsCondition} FOR UPDATE`,
+  );
+  const deleteOrphanHeads = database.statement(
+    'ledger_delete_orphan_heads',
+    `DELETE FROM ${tables.heads} h WHERE session_id = ANY($2::text[]) AND ${orphanHeadsCondition}`,
+  );
   const redactBatch = database.statement(
     'ledger_redact_batch',
-    `UPDATE ${tables.events} SET summary = $1, payload_json = $2, refs_json = NULL, redacted = 1 WHERE id = ANY($3::bigint[])`,
+    `UPDATE ${tables.events} SET summary = $1, payload_json = $2, refs_json = NULL, metadata_json = NULL, redacted = 1 WHERE id = ANY($3::bigint[])`,
   );
 
   const findDuplicates = async (rows: readonly NewLedgerRow[], on?: Queryable) =>
@@ -468,7 +478,22 @@ RETURNING id, event_id, position`,
               changed += count;
             }
           }
-          if (!plan.dryRun && changed > 0) await scrubber.scrub([tables.events]);
+          if (!plan.dryRun && changed > 0) {
+            for (const scope of scopes) {
+              // Lock the heads first, then delete in a second statement: its snapshot sees every
+              // append that held one of those locks, so a session that just got an event keeps
+              // its head (one statement would re-check against its older snapshot).
+              await database.transaction(async (client) => {
+                const orphans = (
+                  await database.query<{ session_id: string }>(lockOrphanHeads, [scope], client)
+                ).rows.map((row) => row.session_id);
+                if (orphans.length > 0) {
+                  await database.query(deleteOrphanHeads, [scope, orphans], client);
+                }
+              });
+            }
+            await scrubber.scrub([tables.events, tables.heads]);
+          }
           return counts;
         },
       );

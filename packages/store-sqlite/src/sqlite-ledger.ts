@@ -301,8 +301,15 @@ export function createSqliteLedgerAdapter(
     (scope: string, type: string, cutoff: number, limit: number) =>
       gcDelete.run(scope, type, cutoff, limit).changes,
   );
+  // A head whose session has no event left names a session GC collected: its id must go too.
+  const deleteOrphanHeads = database.prepare(
+    'DELETE FROM episodic_session_heads AS h WHERE scope = ? AND NOT EXISTS (SELECT 1 FROM episodic_events AS e WHERE e.scope = h.scope AND e.session_id = h.session_id)',
+  );
+  const deleteOrphanHeadsTransaction = database.transaction(
+    (scope: string) => deleteOrphanHeads.run(scope).changes,
+  );
   const redactBatch = database.prepare(
-    'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, redacted = 1 WHERE id IN (SELECT value FROM json_each(?))',
+    'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, metadata_json = NULL, redacted = 1 WHERE id IN (SELECT value FROM json_each(?))',
   );
   const redactTransaction = database.transaction(
     (summary: string, payloadJson: string | null, ids: number[]) =>
@@ -385,7 +392,9 @@ export function createSqliteLedgerAdapter(
       const counts: Partial<Record<LedgerEventType, number>> = {};
       const sizer = createBatchSizer(batchSize, maxLockMs);
       let changed = 0;
-      for (const scope of scopesOf(plan.scope)) {
+      // Listed before anything is deleted: a scope GC empties still has heads to clear.
+      const scopes = scopesOf(plan.scope);
+      for (const scope of scopes) {
         for (const [type, cutoff] of Object.entries(plan.cutoffs) as Array<
           [LedgerEventType, number]
         >) {
@@ -405,7 +414,10 @@ export function createSqliteLedgerAdapter(
           changed += count;
         }
       }
-      if (!plan.dryRun && changed > 0) checkpoint();
+      if (!plan.dryRun && changed > 0) {
+        for (const scope of scopes) deleteOrphanHeadsTransaction.immediate(scope);
+        checkpoint();
+      }
       return counts;
     },
   });

@@ -33,6 +33,18 @@ interface Span {
   order: number;
 }
 
+/**
+ * `candidate`, or `candidate#2`, `#3`, … when another key of the object already has it: a key
+ * replaced by a placeholder never overwrites another entry.
+ */
+export function uniqueKey(candidate: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(candidate)) return candidate;
+  for (let n = 2; ; n++) {
+    const next = `${candidate}#${n}`;
+    if (!taken.has(next)) return next;
+  }
+}
+
 /** The placeholder that replaces content found by `rule`, e.g. `[REDACTED:aws_key]`. */
 export function placeholderFor(ruleId: string): string {
   return `[REDACTED:${ruleId}]`;
@@ -209,9 +221,11 @@ export function redactStringValue(
 }
 
 /**
- * Scans every string in a JSON value (object keys name the field; a string under a credential
- * key such as `password` or `api_key` is a `credential` finding). With `redact`, returns a copy in
- * which each finding is replaced by its placeholder; otherwise returns the value unchanged.
+ * Scans every string in a JSON value, object keys included (keys name the field; a string under
+ * a credential key such as `password` or `api_key` is a `credential` finding; a key holding a
+ * secret is reported as `<path> (an object key)`, never by its text). With `redact`, returns a
+ * copy in which each finding is replaced by its placeholder (a key by a placeholder key, made
+ * unique with `#2`, `#3`, …); otherwise returns the value unchanged.
  */
 export function guardJsonValue<T>(
   value: T,
@@ -256,17 +270,30 @@ export function guardJsonValue<T>(
       }
       return copy ?? node;
     }
-    let copy: Record<string, unknown> | undefined;
-    for (const [entryKey, entryValue] of Object.entries(node)) {
-      path.push(entryKey);
-      const next = visit(entryValue, path, entryKey);
-      path.pop();
-      if (next !== entryValue) {
-        copy ??= { ...(node as Record<string, unknown>) };
-        copy[entryKey] = next;
+    const entries = Object.entries(node);
+    let taken: Set<string> | undefined;
+    let changed = false;
+    const next = entries.map(([entryKey, entryValue]): [string, unknown] => {
+      // A key is content too: one holding a secret is reported (by its object's path, never its
+      // text) and, with `redact`, replaced by a placeholder no other key of the object has.
+      let key = entryKey;
+      const keySpans = findSpans(entryKey, rules);
+      if (keySpans.length > 0) {
+        const where = `${formatPath([...path]) || '(top level)'} (an object key)`;
+        for (const span of keySpans)
+          findings.push({ rule: span.rule.id, kind: span.rule.kind, field: where });
+        taken ??= new Set(entries.map(([name]) => name));
+        key = uniqueKey(replaceSpans(entryKey, keySpans), taken);
+        taken.add(key);
       }
-    }
-    return copy ?? node;
+      path.push(key);
+      const value = visit(entryValue, path, entryKey);
+      path.pop();
+      const storedKey = redact ? key : entryKey;
+      if (value !== entryValue || storedKey !== entryKey) changed = true;
+      return [storedKey, value];
+    });
+    return changed ? Object.fromEntries(next) : node;
   };
 
   const result = visit(value, field === '' ? [] : [field]) as T;

@@ -103,6 +103,48 @@ describe('prepareLedgerEvent', () => {
     ).toMatchObject({ field: 'summary' });
   });
 
+  it('refuses an id that looks like a secret, naming the field, even with allow or redact', () => {
+    const secret = ['AKIA', 'QZ2X7WJ4KT5M3R6N'].join('');
+    for (const field of ['session_id', 'agent_id', 'event_id', 'scope'] as const) {
+      for (const call of [{}, { allow: ['secret' as const] }, { redact: true }]) {
+        const error = caught(() =>
+          prepareLedgerEvent({ ...event, [field]: `x-${secret}` }, context(), call),
+        );
+        expect(error.code).toBe('VALIDATION_ERROR');
+        expect(error.details.field).toBe(field);
+        expect(error.message).toContain(`${field} looks like a secret (rule aws_key)`);
+        expect(error.message).not.toContain(secret);
+      }
+    }
+    // Personal data in an id follows the allow list, like a summary.
+    const email = { ...event, agent_id: 'alice@example.com' };
+    expect(caught(() => prepareLedgerEvent(email, context())).details.field).toBe('agent_id');
+    expect(prepareLedgerEvent(email, context(), { allow: ['pii'] }).row.agent_id).toBe(
+      'alice@example.com',
+    );
+  });
+
+  it('guards object keys: a secret key is refused without echoing it, or replaced by a unique placeholder key', () => {
+    const secret = ['AKIA', 'QZ2X7WJ4KT5M3R6N'].join('');
+    const keyed = {
+      ...event,
+      payload: { [secret]: 'v', '[REDACTED:aws_key]': 'w' },
+      refs: { [`b-${secret}`]: 1 },
+      metadata: { [`m-${secret}`]: 'x' },
+    };
+    const error = caught(() => prepareLedgerEvent(keyed, context()));
+    expect(error.message).toContain('payload (an object key) looks like a secret (rule aws_key)');
+    expect(JSON.stringify(error.details)).not.toContain(secret);
+    expect(error.message).not.toContain(secret);
+    const { row } = prepareLedgerEvent(keyed, context(), { redact: true });
+    expect(JSON.parse(row.payload_json as string)).toEqual({
+      '[REDACTED:aws_key]#2': 'v',
+      '[REDACTED:aws_key]': 'w',
+    });
+    expect(row.refs_json).toBe('{"b-[REDACTED:aws_key]":1}');
+    expect(row.metadata_json).toBe('{"m-[REDACTED:aws_key]":"x"}');
+  });
+
   it('refuses an unusable generated id', () => {
     expect(
       caught(() => prepareLedgerEvent(event, context({ generateId: () => '../x' }))).message,

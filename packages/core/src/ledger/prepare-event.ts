@@ -7,10 +7,16 @@ import {
   ledgerEventIdSchema,
   newLedgerEventSchema,
 } from '../schema/ledger-event.js';
+import { ledgerIdFields } from '../store/stored-fields.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { toInputIssues, validationError } from '../validation/parse-input.js';
 import { canonicalJson } from './canonical-json.js';
-import { type ContentFinding, contentRejectedError, guardJsonValue } from './content-guard.js';
+import {
+  type ContentFinding,
+  contentRejectedError,
+  guardJsonValue,
+  scanText,
+} from './content-guard.js';
 import type { ContentRule } from './content-rules.js';
 import type { LedgerRow, NewLedgerRow } from './ledger-row.js';
 import { requireScope } from './scope.js';
@@ -149,6 +155,54 @@ function trimmedInput(input: unknown): unknown {
   return copy ?? input;
 }
 
+let idFields: readonly string[] | undefined;
+
+const ID_KIND_WORDS: Record<ContentKind, string> = {
+  secret: 'a secret',
+  pii: 'personal data',
+  tool_output: 'raw tool output',
+};
+
+/**
+ * Ids (`event_id`, `scope`, `session_id`, `agent_id`: the fields the stored-field inventory
+ * classifies as ids) go through the content guard like a summary, but redaction keeps ids, so
+ * one that looks like content is refused whatever `redact` says, and a secret even when `allow`
+ * lists `secret`: it could never be scrubbed.
+ */
+function checkIds(
+  event: NewLedgerEventInput,
+  allow: readonly ContentKind[],
+  rules: readonly ContentRule[],
+  subject: string,
+): void {
+  idFields ??= ledgerIdFields();
+  const idAllow = allow.filter((kind) => kind !== 'secret');
+  for (const field of idFields) {
+    const value = (event as Record<string, unknown>)[field];
+    if (typeof value !== 'string') continue;
+    const [rule] = scanText(value, { rules, allow: idAllow });
+    if (rule === undefined) continue;
+    const kind = rules.find((candidate) => candidate.id === rule)?.kind ?? 'secret';
+    throw new EpisodicError({
+      code: 'VALIDATION_ERROR',
+      message: `Invalid ${subject}: ${field} looks like ${ID_KIND_WORDS[kind]} (rule ${rule}). Ids are kept when events are redacted, so an id that carries content could never be scrubbed: use an opaque id (a ULID, a UUID, a name) and put the content in the payload. Neither { redact: true } nor { allow } stores it. Nothing was changed.`,
+      details: {
+        subject,
+        field,
+        rule,
+        kind,
+        issues: [
+          {
+            field,
+            message: `looks like ${ID_KIND_WORDS[kind]} (rule ${rule})`,
+            value: '(withheld)',
+          },
+        ],
+      },
+    });
+  }
+}
+
 /**
  * The pure append pipeline every ledger backend shares: trim the session id, agent id and summary, validate (without echoing content in
  * errors), require and normalize the scope, canonicalize payload, refs and metadata, enforce the
@@ -257,6 +311,8 @@ export function prepareLedgerEvent(
       }
     }
   }
+
+  checkIds(event, allow, guard.rules, subject);
 
   let eventId = event.event_id;
   if (eventId === undefined) {

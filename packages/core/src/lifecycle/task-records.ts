@@ -46,7 +46,8 @@ export const runStartTaskSchema = z.looseObject({
   metadata: metadataSchema.optional(),
 });
 
-const stepEventSchema = z.looseObject({
+/** The `event` of a step's `agent.event` record. */
+export const taskStepEventSchema = z.looseObject({
   type: z.literal(TASK_STEP_EVENT),
   step_number: z.number().int().min(1),
   tool: z.string(),
@@ -56,7 +57,8 @@ const stepEventSchema = z.looseObject({
   latency_ms: z.number().int().nonnegative().optional(),
 });
 
-const completedEventSchema = z.looseObject({
+/** The `event` of a completion's `agent.event` record. */
+export const taskCompletedEventSchema = z.looseObject({
   type: z.literal(TASK_COMPLETED_EVENT),
   outcome: taskOutcomeSchema,
   reward: taskRewardSchema,
@@ -124,7 +126,7 @@ export function createTaskFold(runId: string): TaskFold {
   let start: RunRecord | undefined;
   let task: z.infer<typeof runStartTaskSchema> | undefined;
   const steps: TaskStep[] = [];
-  let completed: { ts: string; event: z.infer<typeof completedEventSchema> } | undefined;
+  let completed: { ts: string; event: z.infer<typeof taskCompletedEventSchema> } | undefined;
   let nextEventSeq = 0;
 
   const check = () => {
@@ -167,7 +169,7 @@ export function createTaskFold(runId: string): TaskFold {
         if (typeof ts !== 'string') continue;
         const type = (event as { type?: unknown } | null)?.type;
         if (type === TASK_STEP_EVENT && completed === undefined) {
-          const parsed = stepEventSchema.safeParse(event);
+          const parsed = taskStepEventSchema.safeParse(event);
           if (!parsed.success) continue;
           const { type: _type, ...fields } = parsed.data;
           steps.push({
@@ -180,7 +182,7 @@ export function createTaskFold(runId: string): TaskFold {
             ...(fields.latency_ms === undefined ? {} : { latency_ms: fields.latency_ms }),
           });
         } else if (type === TASK_COMPLETED_EVENT && completed === undefined) {
-          const parsed = completedEventSchema.safeParse(event);
+          const parsed = taskCompletedEventSchema.safeParse(event);
           if (parsed.success) completed = { ts, event: parsed.data };
         }
       }

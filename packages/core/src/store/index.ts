@@ -59,6 +59,8 @@ export {
   summarizeSession,
 } from './session-store.js';
 export { callAdapter, toStorageError } from './storage-error.js';
+export type { StoredFieldClass, StoredFieldEntry } from './stored-fields.js';
+export { storedFieldInventory } from './stored-fields.js';
 export type {
   StoredRedactionCounts,
   StoredRedactionMode,

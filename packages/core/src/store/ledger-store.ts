@@ -99,7 +99,10 @@ export interface LedgerRedactPlan {
   readonly scope: string | null;
   readonly eventId?: string;
   readonly sessionId?: string;
-  /** The new summary (`[REDACTED]`). `refs_json` becomes null and `redacted` true. */
+  /**
+   * The new summary (`[REDACTED]`). `refs_json` and `metadata_json` become null and `redacted`
+   * true: every column that held caller content is overwritten (see `LEDGER_ROW_FIELDS`).
+   */
   readonly summary: string;
   /** The new payload: null or the JSON text `"[REDACTED]"`. */
   readonly payloadJson: string | null;
@@ -142,8 +145,8 @@ export interface LedgerAdapter {
   query(plan: LedgerQueryPlan): MaybePromise<LedgerRow[]>;
   /**
    * Overwrites the matching rows (one event id or one session, within the scope unless it is
-   * null): `summary` and `payload_json` from the plan, `refs_json` null, `redacted` true. The rows
-   * are kept. Returns how many rows matched.
+   * null): `summary` and `payload_json` from the plan, `refs_json` and `metadata_json` null,
+   * `redacted` true. The rows are kept. Returns how many rows matched.
    */
   redact(plan: LedgerRedactPlan): MaybePromise<number>;
   /** Deletes (or only counts, when `dryRun`) the rows the plan selects; returns counts per type. */

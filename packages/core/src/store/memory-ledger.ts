@@ -122,6 +122,7 @@ export function createMemoryLedgerAdapter(): LedgerAdapter {
             summary: plan.summary,
             payload_json: plan.payloadJson,
             refs_json: null,
+            metadata_json: null,
             redacted: true,
           }),
         );
@@ -145,6 +146,9 @@ export function createMemoryLedgerAdapter(): LedgerAdapter {
         for (const row of rows) if (expired(row)) byId.delete(row.event_id);
         rows.length = 0;
         rows.push(...kept);
+        // A session GC emptied is forgotten (its id kept nowhere): its next event is position 1.
+        const live = new Set(kept.map((row) => sessionKey(row.scope, row.session_id)));
+        for (const key of heads.keys()) if (!live.has(key)) heads.delete(key);
       }
       return counts;
     },

@@ -1,21 +1,29 @@
 import * as z from 'zod';
-import { guardJsonValue, redactStringValue, redactText } from '../ledger/content-guard.js';
+import { redactStringValue, redactText, uniqueKey } from '../ledger/content-guard.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { CONTENT_KINDS, type ContentKind } from '../schema/ledger-event.js';
 import { safeJsonParse } from '../util/json.js';
-import { rewriteJsonStrings } from '../util/json-strings.js';
+import { type JsonPath, rewriteJsonText } from '../util/json-strings.js';
 import { utf8ByteLength } from '../util/utf8.js';
 import { parseInput } from '../validation/parse-input.js';
+import { isCallerKeyPosition, runRecordInventoryName, storedStringClass } from './stored-fields.js';
 
 /**
  * How stored runs and snapshots are scrubbed:
  * - `secrets`: every string is run through the content detectors (the ledger's, by default the
  *   `secret` rules) and each finding is replaced by its typed placeholder, e.g.
  *   `[REDACTED:aws_key]`. Everything else stays as it was.
- * - `content`: every string value is replaced by `[REDACTED]`, except the fields that identify and
- *   order a record (`type`, ids, timestamps, sequence numbers, roles, statuses, outcomes and tool
- *   names); numbers and booleans are kept. A line that cannot be read as JSON becomes the JSON
- *   string `"[REDACTED]"` (still a damaged line, so the run keeps its positions).
+ * - `content`: every string the stored-field inventory (`storedFieldInventory`) classifies as
+ *   content is replaced by `[REDACTED]`; ids and system fields (`type`, ids, timestamps, roles,
+ *   statuses, outcomes, tool and model names) are kept, and so are numbers and booleans. A line
+ *   that cannot be read as JSON becomes the JSON string `"[REDACTED]"` (still a damaged line, so
+ *   the run keeps its positions).
+ *
+ * Object keys are scrubbed too. In both modes a key holding a detector finding is replaced like a
+ * value (`[REDACTED:aws_key]`); in `content` mode every caller key (of parameters, metadata,
+ * payloads, `meta`, `context`: JSON a schema leaves open) becomes `[REDACTED]`. Keys stay unique:
+ * a replacement that another key of the object already has gets `#2`, `#3`, … appended, so no
+ * entry is lost.
  *
  * A stored run line is rewritten string by string: numbers, key order and every unchanged string
  * keep their exact bytes.
@@ -34,31 +42,6 @@ export interface StoredRedactionOptions {
 
 /** The text every string becomes in `content` mode. */
 export const REDACTED_TEXT = '[REDACTED]';
-
-/**
- * Keys whose string values identify or order a record, and which `content` mode keeps so the
- * scrubbed record still reads as what it was (a `tool.output` of `call_1` at 12:00, `completed`).
- */
-const STRUCTURAL_KEYS = new Set([
-  'type',
-  'schema_version',
-  'run_id',
-  'session_id',
-  'id',
-  'call_id',
-  'tool_call_id',
-  'ts',
-  'started_at',
-  'updated_at',
-  'ended_at',
-  'role',
-  'status',
-  'outcome',
-  'reason',
-  'tool',
-  'name',
-  'provider',
-]);
 
 const optionsSchema = z
   .strictObject({
@@ -116,42 +99,110 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
   };
   const counts: StoredRedactionCounts = { replacements: 0 };
 
-  const blank = (node: unknown, key: string | undefined): unknown => {
-    if (typeof node === 'string') {
-      if ((key !== undefined && STRUCTURAL_KEYS.has(key)) || node === REDACTED_TEXT) return node;
-      counts.replacements++;
-      return REDACTED_TEXT;
+  const anything = () => true;
+
+  /** A key already written by a redaction (kept as it is, so redacting twice changes nothing). */
+  const isPlaceholderKey = (key: string) =>
+    /^\[REDACTED(?::[A-Za-z0-9_-]+)?\](?:#\d+)?$/.test(key) || /^\*+\d*$/.test(key);
+
+  /** A mask of `length` characters no other key has: `*` with a counter at its end if needed. */
+  const uniqueMask = (length: number, taken: ReadonlySet<string>): string => {
+    const mask = '*'.repeat(Math.max(1, length));
+    if (!taken.has(mask)) return mask;
+    for (let n = 2; ; n++) {
+      const digits = String(n);
+      const next = mask.slice(0, Math.max(1, mask.length - digits.length)) + digits;
+      if (!taken.has(next)) return next;
     }
-    if (typeof node !== 'object' || node === null) return node;
-    if (Array.isArray(node)) {
-      let copy: unknown[] | undefined;
-      node.forEach((item, index) => {
-        // Array items carry their parent's key: `content: ["a", "b"]` is content.
-        const next = blank(item, key);
-        if (next !== item) {
-          copy ??= [...node];
-          copy[index] = next;
-        }
-      });
-      return copy ?? node;
-    }
-    let copy: Record<string, unknown> | undefined;
-    for (const [entryKey, value] of Object.entries(node)) {
-      const next = blank(value, entryKey);
-      if (next !== value) {
-        copy ??= { ...(node as Record<string, unknown>) };
-        copy[entryKey] = next;
-      }
-    }
-    return copy ?? node;
   };
 
-  const json = <T>(value: T): T => {
-    if (mode === 'content') return blank(value, undefined) as T;
-    const { value: redacted, findings } = guardJsonValue(value, '', { ...guard, redact: true });
-    counts.replacements += findings.length;
-    return redacted;
+  /**
+   * The replacement of one object key (`key` itself when it stays): a caller key in `content`
+   * mode becomes `[REDACTED]`; any key with a detector finding is redacted like a value.
+   */
+  const replaceKey = (
+    key: string,
+    callerKey: boolean,
+    taken: ReadonlySet<string>,
+    fits: (candidate: string) => boolean,
+  ): { text: string; replacements: number } => {
+    if (isPlaceholderKey(key)) return { text: key, replacements: 0 };
+    let candidates: string[];
+    let replacements: number;
+    if (mode === 'content' && callerKey) {
+      candidates = [REDACTED_TEXT];
+      replacements = 1;
+    } else {
+      const typed = redactStringValue(key, undefined, guard);
+      if (typed.findings === 0) return { text: key, replacements: 0 };
+      const plain = redactStringValue(key, undefined, guard, () => REDACTED_TEXT);
+      candidates = [typed.text, plain.text];
+      replacements = typed.findings;
+    }
+    for (const candidate of candidates) {
+      const next = uniqueKey(candidate, taken);
+      if (fits(next)) return { text: next, replacements };
+    }
+    return { text: uniqueMask(key.length, taken), replacements };
   };
+
+  /** Whether `content` mode blanks the string at `path` of `root` (a record of `record`). */
+  const blanks = (record: string, root: unknown, path: JsonPath, value: string) =>
+    value !== REDACTED_TEXT && storedStringClass(record, root, path) === 'content';
+
+  /** A parsed stored value (a session snapshot: inventory record `record`), scrubbed. */
+  const scrubValue = (record: string, root: unknown): unknown => {
+    const path: Array<string | number> = [];
+    const visit = (node: unknown): unknown => {
+      if (typeof node === 'string') {
+        if (mode === 'content') {
+          if (!blanks(record, root, path, node)) return node;
+          counts.replacements++;
+          return REDACTED_TEXT;
+        }
+        const key = [...path].reverse().find((part) => typeof part === 'string') as
+          | string
+          | undefined;
+        const redacted = redactStringValue(node, key, guard);
+        counts.replacements += redacted.findings;
+        return redacted.text;
+      }
+      if (typeof node !== 'object' || node === null) return node;
+      if (Array.isArray(node)) {
+        let copy: unknown[] | undefined;
+        node.forEach((item, index) => {
+          path.push(index);
+          const next = visit(item);
+          path.pop();
+          if (next !== item) {
+            copy ??= [...node];
+            copy[index] = next;
+          }
+        });
+        return copy ?? node;
+      }
+      const entries = Object.entries(node);
+      const taken = new Set(entries.map(([key]) => key));
+      const callerKeys = mode === 'content' && isCallerKeyPosition(record, root, path);
+      let changed = false;
+      const next: Array<[string, unknown]> = entries.map(([key, value]) => {
+        path.push(key);
+        const scrubbed = visit(value);
+        path.pop();
+        const renamed = replaceKey(key, callerKeys, taken, anything);
+        if (renamed.text !== key) {
+          taken.add(renamed.text);
+          counts.replacements += renamed.replacements;
+        }
+        if (scrubbed !== value || renamed.text !== key) changed = true;
+        return [renamed.text, scrubbed];
+      });
+      return changed ? Object.fromEntries(next) : node;
+    };
+    return visit(root);
+  };
+
+  const json = <T>(value: T): T => scrubValue('session.snapshot', value) as T;
 
   const text = (input: string): string => {
     if (mode === 'content') {
@@ -173,11 +224,10 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
     value: string,
     key: string | undefined,
     fits: (candidate: string) => boolean,
+    blank = true,
   ): { text: string; replacements: number } => {
     if (mode === 'content') {
-      if ((key !== undefined && STRUCTURAL_KEYS.has(key)) || value === REDACTED_TEXT) {
-        return { text: value, replacements: 0 };
-      }
+      if (!blank || value === REDACTED_TEXT) return { text: value, replacements: 0 };
       return {
         text: fits(REDACTED_TEXT) ? REDACTED_TEXT : '*'.repeat(value.length),
         replacements: 1,
@@ -195,8 +245,6 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
     return { text: masked.text, replacements: masked.findings };
   };
 
-  const anything = () => true;
-
   const line = (raw: string, maxBytes?: number): string => {
     // The same tolerance as the reader: a BOM, a trailing CR and NUL padding around a record.
     const trimmed = raw
@@ -206,15 +254,30 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
       .trim();
     if (trimmed === '') return raw;
     let replaced = 0;
-    if (safeJsonParse(trimmed).success) {
-      const next = rewriteJsonStrings(trimmed, (value, key, encodedBytes) => {
-        const fits =
-          maxBytes === undefined
-            ? anything
-            : (candidate: string) => utf8ByteLength(JSON.stringify(candidate)) <= encodedBytes;
-        const result = replaceString(value, key, fits);
-        replaced += result.replacements;
-        return result.text;
+    const parsed = safeJsonParse(trimmed);
+    if (parsed.success) {
+      const root = parsed.value;
+      const record = runRecordInventoryName(root);
+      const fitsIn = (encodedBytes: number) =>
+        maxBytes === undefined
+          ? anything
+          : (candidate: string) => utf8ByteLength(JSON.stringify(candidate)) <= encodedBytes;
+      const next = rewriteJsonText(trimmed, {
+        value(value, path, encodedBytes) {
+          const key = [...path].reverse().find((part) => typeof part === 'string') as
+            | string
+            | undefined;
+          const blank = mode === 'content' && blanks(record, root, path, value);
+          const result = replaceString(value, key, fitsIn(encodedBytes), blank);
+          replaced += result.replacements;
+          return result.text;
+        },
+        key(key, parent, encodedBytes, taken) {
+          const callerKeys = mode === 'content' && isCallerKeyPosition(record, root, parent);
+          const result = replaceKey(key, callerKeys, taken, fitsIn(encodedBytes));
+          replaced += result.replacements;
+          return result.text;
+        },
       });
       counts.replacements += replaced;
       return next === trimmed ? raw : next;

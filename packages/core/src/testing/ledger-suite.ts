@@ -572,6 +572,52 @@ export function describeLedgerSuite(
       expect((await ledger.redact({ global: true, eventId: 'r2' })).redacted_count).toBe(1);
     });
 
+    it('redaction clears metadata too: no caller text is left in a redacted row', async (context) => {
+      const ledger = await open(context);
+      await ledger.append(eventOf({ event_id: 'm1', metadata: { m: 'keep-me-not', n: 2 } }));
+      await ledger.append(eventOf({ event_id: 'm2', ts_ms: T0 + 1, metadata: { m: 'other' } }));
+      await ledger.redact({ scope: 'project-a', eventId: 'm1' });
+      const events = (await ledger.query({ scope: 'project-a', includePayload: true })).events;
+      expect(events.map((event) => [event.event_id, event.metadata])).toEqual([
+        ['m1', undefined],
+        ['m2', { m: 'other' }],
+      ]);
+      await ledger.redact({ scope: 'project-a', sessionId: 'session-1' });
+      const page = await ledger.query({
+        scope: 'project-a',
+        metadata: {
+          type: 'and',
+          filters: [{ property_name: 'm', comparison_operator: '=', property_value: 'other' }],
+        },
+      });
+      expect(page.events).toEqual([]);
+    });
+
+    it('forgets a session GC emptied: its next event is position 1 again', async (context) => {
+      const ledger = await open(context);
+      const old = T0 - 400 * DAY;
+      await ledger.append(eventOf({ event_id: 'g1', session_id: 'gone', ts_ms: old }));
+      await ledger.append(eventOf({ event_id: 'g2', session_id: 'gone', ts_ms: old + 1 }));
+      await ledger.append(eventOf({ event_id: 'k1', session_id: 'kept', ts_ms: old }));
+      await ledger.append(eventOf({ event_id: 'k2', session_id: 'kept', ts_ms: T0 }));
+      await ledger.append(
+        eventOf({ event_id: 'o1', scope: 'project-b', session_id: 'other', ts_ms: old }),
+      );
+      const gc = await ledger.gc({ global: true, nowMs: T0 });
+      expect(gc.deleted_total).toBe(4);
+      const again = await ledger.append(
+        eventOf({ event_id: 'g3', session_id: 'gone', ts_ms: T0 }),
+        { expectedPosition: 0 },
+      );
+      expect(again.event.position).toBe(1);
+      const kept = await ledger.append(eventOf({ event_id: 'k3', session_id: 'kept', ts_ms: T0 }));
+      expect(kept.event.position).toBe(3);
+      const other = await ledger.append(
+        eventOf({ event_id: 'o2', scope: 'project-b', session_id: 'other', ts_ms: T0 }),
+      );
+      expect(other.event.position).toBe(1);
+    });
+
     it('deletes strictly older events per type; the dry run reports exactly what the real run deletes', async (context) => {
       const ledger = await open(context);
       const now = T0;

@@ -75,6 +75,11 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
     const checkpoint = () => withClient(url, (client) => client.query('CHECKPOINT'));
     try {
       const ledgerSecrets = Array.from({ length: 6 }, awsKey);
+      // Caller content beyond summary, payload and refs: metadata values, and keys.
+      const metadataSecrets = Array.from({ length: 6 }, awsKey);
+      const keySecrets = Array.from({ length: 6 }, awsKey);
+      // The id of a session GC collects whole: no table may keep it (the session heads included).
+      const oldSession = `old-${randomText(12)}`;
       const runSecret = awsKey();
       const sessionSecret = awsKey();
       const baseSecret = awsKey();
@@ -91,8 +96,13 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
             type: 'tool.result',
             event_id: `secret-${index}`,
             summary: `summary with ${secret}`,
-            payload: { secret, padding: index % 2 === 0 ? 'p'.repeat(6000) : 'short' },
-            refs: { secret },
+            payload: {
+              secret,
+              padding: index % 2 === 0 ? 'p'.repeat(6000) : 'short',
+              [`key-${keySecrets[index]}`]: 'v',
+            },
+            refs: { secret, [`ref-${keySecrets[index]}`]: 1 },
+            metadata: { m: metadataSecrets[index] as string, [`k-${keySecrets[index]}`]: 1 },
             ts_ms: Date.now(),
           },
           { allow: ['secret', 'tool_output'] },
@@ -101,7 +111,7 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       await store.ledger.append(
         {
           scope: 'residue',
-          session_id: 'old',
+          session_id: oldSession,
           agent_id: 'agent',
           type: 'tool.result',
           summary: `expired ${expiredSecret}`,
@@ -144,6 +154,9 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       expect((await store.sessions.read(turnsId))?.deltas).toHaveLength(1);
       const all = [
         ...ledgerSecrets,
+        ...metadataSecrets,
+        ...keySecrets,
+        oldSession,
         runSecret,
         sessionSecret,
         baseSecret,
@@ -165,8 +178,29 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       await checkpoint();
       const after = residue(all);
       expect(after.inFiles).toEqual({});
+      // And through SQL: no row of any table of the schema holds any of them.
+      const tables = await withClient(url, async (client) =>
+        (
+          await client.query<{ name: string }>(
+            'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1',
+            [schema],
+          )
+        ).rows.map((row) => row.name),
+      );
+      expect(tables).toContain('episodic_session_heads');
+      const rows = await withClient(url, async (client) => {
+        const texts: string[] = [];
+        for (const table of tables) {
+          const result = await client.query<{ row: string }>(
+            `SELECT t::text AS row FROM "${schema}"."${table}" t`,
+          );
+          texts.push(...result.rows.map((row) => row.row));
+        }
+        return texts.join('\n');
+      });
+      expect(all.filter((secret) => rows.includes(secret))).toEqual([]);
       console.log(
-        `[figures] postgres secret residue: ${all.length} secrets, 0 copies in ${filesUnder(dataDirectory).filter((path) => !path.includes('pg_wal')).length} data files; ${after.inWal} still in WAL segments (recycled by the server, see README)`,
+        `[figures] postgres secret residue: ${all.length} secrets (metadata, keys and a collected session id among them), 0 copies in ${tables.length} tables (SQL) and in ${filesUnder(dataDirectory).filter((path) => !path.includes('pg_wal')).length} data files; ${after.inWal} still in WAL segments (recycled by the server, see README)`,
       );
 
       // What was redacted is still there, readable and marked.
