@@ -13,7 +13,7 @@ describe('pnpm demo --ai-sdk --json (offline)', () => {
   let report: DemoReport;
 
   beforeAll(async () => {
-    result = await runDemo(['--ai-sdk', '--json', '--home', home], { timeoutMs: 120_000 });
+    result = await runDemo(['--ai-sdk', '--json', '--home', home], { timeoutMs: 300_000 });
     report = JSON.parse(result.stdout) as DemoReport;
   }, 300_000);
 

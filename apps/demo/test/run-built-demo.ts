@@ -69,7 +69,7 @@ export function runNode(
       {
         env: options.env ?? cleanEnvironment(),
         cwd: options.cwd,
-        timeout: options.timeoutMs ?? 60_000,
+        timeout: options.timeoutMs ?? 300_000,
         maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout, stderr) => {

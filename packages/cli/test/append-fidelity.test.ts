@@ -126,7 +126,7 @@ function episodicWithBytes(args: ReadonlyArray<string | Buffer>) {
       process.execPath,
       ...args.map((arg) => (typeof arg === 'string' ? arg : '')),
     ],
-    { encoding: 'utf8', env: cleanEnv(), timeout: 60_000 },
+    { encoding: 'utf8', env: cleanEnv(), timeout: 120_000 },
   );
   const lines = result.stdout.split('\n').filter((line) => line !== '');
   return {

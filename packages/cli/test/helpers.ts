@@ -74,7 +74,7 @@ export function episodic(
     encoding: 'utf8',
     env: cleanEnv(options.env),
     ...(options.input === undefined ? {} : { input: options.input }),
-    timeout: 60_000,
+    timeout: 120_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

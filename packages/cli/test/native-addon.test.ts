@@ -55,7 +55,7 @@ function run(bin: string, args: string[]) {
     encoding: 'utf8',
     // pnpm's bin shims set NODE_PATH to its store: a module found there is not what a user has.
     env: cleanEnv({ NODE_PATH: undefined }),
-    timeout: 60_000,
+    timeout: 120_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -20,7 +20,7 @@ function episodic(home: string, store: string, ...args: string[]) {
   const result = spawnSync(process.execPath, [bin, '--home', home, '--store', store, ...args], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', EPISODIC_HOME: undefined },
-    timeout: 60_000,
+    timeout: 120_000,
   });
   expect(result.status, result.stderr).toBe(0);
   return result.stdout;

@@ -54,7 +54,7 @@ function inspect(home: string, args: string[]): unknown {
       'inspector',
       ...args,
     ],
-    { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 60_000 },
+    { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 120_000 },
   );
   expect(
     result.status,

@@ -33,7 +33,7 @@ function openInChild(filename: string, readOnly: boolean): { code?: string; mess
     }`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: 120_000,
     ...(root ? { uid: NOBODY, gid: NOBODY } : {}),
   });
   expect(result.status, result.stderr).toBe(0);

@@ -33,7 +33,7 @@ function appendInChild(home: string): { code?: string; message?: string } {
     }`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: 120_000,
     ...(root ? { uid: 65534, gid: 65534 } : {}),
   });
   expect(result.status, result.stderr).toBe(0);
