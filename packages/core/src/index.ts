@@ -406,6 +406,7 @@ export {
   type SessionCommit,
   type SessionCommitReceipt,
   type SessionCommitSizes,
+  type SessionFoldOption,
   type SessionFoldPolicy,
   type SessionFoldReceipt,
   type SessionHead,
