@@ -13,6 +13,7 @@ import {
   type Episodic,
 } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
+import { CHAT_MESSAGE_KEY } from '../messages/chat-message-marker.js';
 import { lastUserMessageOfEpisodes } from '../messages/last-user-message.js';
 import type {
   BoundaryEpisode,
@@ -833,13 +834,21 @@ class SessionImpl implements Session {
               `output of tool ${call.name} (call ${call.call_id})`,
               'executeTool result',
               result,
-              'must be a string or an array of content parts ({ type, … })',
+              'must be a string, an array of content parts ({ type, … }) or { output, outputRef? }',
             );
           }
+          const { output, outputRef } =
+            typeof checked.data === 'string' || Array.isArray(checked.data)
+              ? { output: checked.data, outputRef: undefined }
+              : checked.data;
+          // The output_ref the run file gave this output, for the seed 001 tool message.
           const outputItem: InputItem = {
             type: 'function_call_output',
             call_id: call.call_id,
-            output: checked.data,
+            output,
+            ...(outputRef === undefined
+              ? {}
+              : { [CHAT_MESSAGE_KEY]: { fields: { output_ref: outputRef } } }),
           };
           working.appendItems([outputItem], meta('tool'));
           produced.push(outputItem);
