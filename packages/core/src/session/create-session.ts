@@ -271,6 +271,8 @@ export interface SessionInternals {
   readonly recorder: SessionRecorder | undefined;
   readonly onCheckpoint: CheckpointHook | undefined;
   readonly revision: number;
+  /** The session's clock. */
+  readonly now: () => Date;
   committed(): Episodic;
   assertOpen(): void;
   exclusive<T>(task: () => Promise<T>): Promise<T>;
@@ -608,6 +610,7 @@ class SessionImpl implements Session {
       id: this.id,
       recorder: this.config.recorder,
       onCheckpoint: this.config.onCheckpoint,
+      now: this.config.now,
       get revision() {
         return self.committedRevision;
       },
