@@ -33,6 +33,7 @@ import {
 import { frozenJsonCopy } from '../util/json.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import { raceAbort, throwIfAborted, turnAbortedError } from './abortable.js';
+import { countMessages, type MessageCut, noMessageCut } from './message-count.js';
 import {
   type ModelCall,
   modelResponseSchema,
@@ -555,6 +556,8 @@ class SessionImpl implements Session {
   private committedContext: SessionContext;
   /** Seed 001's `last_user_message` of the committed log, once a commit needed it. */
   private lastUserText: { value: string | undefined } | undefined;
+  /** Where the committed log's seed 001 messages stop changing (see `countMessages`). */
+  private messageCut: MessageCut = noMessageCut();
   private carried: Record<string, unknown>;
   private invokeCount: number;
   private readonly queue = new MutationQueue();
@@ -1008,6 +1011,7 @@ class SessionImpl implements Session {
     this.carried = { ...seed.carried };
     this.invokeCount = seed.invokeSeq;
     this.lastUserText = undefined;
+    this.messageCut = noMessageCut();
   }
 
   /**
@@ -1042,6 +1046,8 @@ class SessionImpl implements Session {
       };
       lastUser = this.lastUserText.value;
     }
+    // The message count too, so a session list shows one state (its latest) from the last commit.
+    const messages = countMessages(log, reset ? noMessageCut() : this.messageCut);
     const delta: SessionDelta = {
       revision,
       updated_at: updatedAt,
@@ -1053,6 +1059,7 @@ class SessionImpl implements Session {
         ? {}
         : { invoke_seq: invokeSeq }),
       episode_count: log.size,
+      message_count: messages.count,
       ...(lastUser === undefined ? {} : { last_user_message: lastUser }),
     };
     await this.config.store.commit({
@@ -1068,6 +1075,7 @@ class SessionImpl implements Session {
     this.carried = carried;
     this.committedContext = context;
     this.lastUserText = { value: lastUser };
+    this.messageCut = messages.advance();
     return revision;
   }
 

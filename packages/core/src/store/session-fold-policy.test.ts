@@ -57,6 +57,21 @@ describe('the fold policy', () => {
     expect(await deltasAfterEachTurn(always, 6, bulky)).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
+  it('lists the message count and the last user message of one state, the last commit', async () => {
+    // Deltas after the base: the base alone would say 2 messages and "turn 1".
+    const store = createMemorySessionStore({ fold: { currentUpToBytes: 0 } });
+    const { session } = newSession({}, store);
+    for (const text of ['turn 1', 'turn 2', 'turn 3']) await session.runTurn(text, echoModel);
+    const [summary] = await store.list();
+    expect(summary).toMatchObject({
+      revision: 3,
+      baseRevision: 1,
+      messageCount: (await store.load(session.id))?.messages.length,
+      lastUserMessage: 'turn 3',
+    });
+    expect(summary?.messageCount).toBe(6);
+  });
+
   it('refuses a bad fold option with VALIDATION_ERROR naming it', async () => {
     for (const fold of ['sometimes', { currentUpToBytes: -1 }, { currentUpToBytes: 1.5 }]) {
       const error = await rejection(

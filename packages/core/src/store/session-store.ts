@@ -63,7 +63,11 @@ export interface SessionSummary {
   runId?: string;
   /** Episodes in the committed log, when the stored form records it (every version 2 session). */
   episodeCount?: number;
-  /** Messages in the base snapshot's seed 001 `messages` (as of `baseRevision`). */
+  /**
+   * Seed 001 `messages` of the session as of its last commit (`revision`), like `lastUserMessage`:
+   * both come from one state, the last commit's (or, for a commit that did not record its message
+   * count, the base's as of `baseRevision`).
+   */
   messageCount: number;
   /** The revision of the base snapshot: the last fold (or save). */
   baseRevision: number;
@@ -529,10 +533,23 @@ export function summarizeSession(head: StoredSessionHead): SessionSummary | null
       summary.revision = delta.data.revision;
       summary.updatedAt = delta.data.updated_at;
       if (delta.data.run_id !== undefined) summary.runId = delta.data.run_id;
-      const count = (delta.data as { episode_count?: unknown }).episode_count;
-      if (typeof count === 'number') summary.episodeCount = count;
-      const lastUserText = (delta.data as { last_user_message?: unknown }).last_user_message;
-      if (typeof lastUserText === 'string') summary.lastUserMessage = lastUserText;
+      const {
+        episode_count: episodes,
+        message_count: messages,
+        last_user_message: lastUserText,
+      } = delta.data as {
+        episode_count?: unknown;
+        message_count?: unknown;
+        last_user_message?: unknown;
+      };
+      if (typeof episodes === 'number') summary.episodeCount = episodes;
+      // The counts and the last user message of one state: the last commit's, when it recorded
+      // its message count (every commit by a session does); the base's otherwise.
+      if (typeof messages === 'number') {
+        summary.messageCount = messages;
+        if (typeof lastUserText === 'string') summary.lastUserMessage = lastUserText;
+        else delete summary.lastUserMessage;
+      }
     }
   }
   return summary;
