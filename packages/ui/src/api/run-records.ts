@@ -32,7 +32,13 @@ function callsOf(record: AnyRecord, index: number): CallSide[] {
     const callId = text(event.tool_call_id);
     if (event.type === 'tool_call' && callId !== null) {
       return [
-        { callId, tool: text(event.tool), arguments: argumentsText(event), index, ts: text(record.ts) },
+        {
+          callId,
+          tool: text(event.tool),
+          arguments: argumentsText(event),
+          index,
+          ts: text(record.ts),
+        },
       ];
     }
     return [];
