@@ -28,8 +28,19 @@ import { implementationKey } from './implementation.js';
 import { asciiProse, createRandom, prose } from './text.js';
 import { DATA_VERSION } from './version.js';
 
-/** The session every commit row starts from has this many episodes. */
-export const SMALL_SESSION_EPISODES = 1000;
+/**
+ * The session every commit row starts from has this many episodes (about 3.5 MB stored): above
+ * the size up to which the default fold policy folds on every commit (`FOLD_EVERY_COMMIT_BYTES`),
+ * so the commit rows measure the amortized regime, as DESIGN.md §10 asks. The small-session
+ * commit has its own informational row.
+ */
+export const SMALL_SESSION_EPISODES = 10_000;
+
+/**
+ * `SessionFoldPolicy.currentUpToBytes`'s default in @episodic/core: a session stored in at most
+ * this many bytes folds on every commit.
+ */
+export const FOLD_EVERY_COMMIT_BYTES = 1024 * 1024;
 
 /** The two session stores the session rows measure. */
 export type SessionBackend = 'fs' | 'sqlite';

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { commitEpisodes, loadSession, type Session } from '@episodic/core';
+import { commitEpisodes, createSession, loadSession, type Session } from '@episodic/core';
 import {
   copyStore,
   ensureSessionDataset,
+  FOLD_EVERY_COMMIT_BYTES,
   type OpenedSessionStore,
   openSessionStore,
   SESSION_BACKENDS,
@@ -10,6 +11,9 @@ import {
   type SessionBackend,
   type SessionDataset,
   SMALL_SESSION_EPISODES,
+  sequentialIds,
+  steadyClock,
+  storeBytes,
   TURN_ANSWER_TEXT,
   TURN_USER_TEXT,
   turnEpisodes,
@@ -171,8 +175,9 @@ async function commitRow(
   sessionId: string,
   scratch: string,
 ): Promise<RowResult> {
-  const { backend } = data;
+  const { backend, small } = data;
   const { rounds, warmup } = context.sizes;
+  aboveFoldEveryCommit(small);
   // Enough commits that every round holds the folds the default policy makes (three, at the same
   // points, as each round starts from the same session) and the probe's WAL checkpoints: with 300
   // a round on a growing session held a fold or not, and the same code read 0.40x and 0.78x.
@@ -246,6 +251,97 @@ async function commitRow(
       ...notesOf([split.note(`a whole runTurn on ${grown}`)]),
     ],
   );
+}
+
+/**
+ * Throws unless `dataset` is stored in more bytes than the default policy folds on every commit:
+ * the commit rows measure commits whose cost does not grow with the session (DESIGN.md §10).
+ */
+function aboveFoldEveryCommit(dataset: SessionDataset): void {
+  if (dataset.bytes <= FOLD_EVERY_COMMIT_BYTES) {
+    throw new Error(
+      `the ${formatCount(dataset.episodes)}-episode session is stored in ${formatCount(dataset.bytes)} bytes, at most the ${formatCount(FOLD_EVERY_COMMIT_BYTES)} up to which every commit folds: raise SMALL_SESSION_EPISODES so the commit rows measure the amortized regime`,
+    );
+  }
+}
+
+/** Turns committed before a small-session round's clock starts, and turns measured. */
+const TINY_WARM_TURNS = 50;
+
+/**
+ * For information (no target): a turn's commit on a small session, below the size up to which
+ * the default policy folds on every commit, so every commit also rewrites its base (what seed 001
+ * readers see is current). Each round commits to a new session of 100 episodes (50 turns
+ * committed before the clock starts).
+ */
+async function smallCommitRow(
+  context: BenchContext,
+  backend: SessionBackend,
+  directory: string,
+  scratch: string,
+): Promise<RowResult> {
+  const { rounds, warmup } = context.sizes;
+  const count = context.quick ? 50 : 200;
+  const store = openSessionStore(backend, directory);
+  const ids = sequentialIds(backend === 'fs' ? 5 : 6);
+  let largest = 0;
+  const template = { revision: 1, updated_at: new Date(0).toISOString(), episodes: TURN_EPISODES };
+  const line = () => `${JSON.stringify(template)}\n`;
+  const probe =
+    backend === 'fs'
+      ? fileAppendProbe(join(scratch, 'probe-small.jsonl'), true)
+      : sqliteAppendProbe(join(scratch, 'probe-small.db'));
+  try {
+    const measured = await alternate({
+      rounds,
+      warmup,
+      product: async () => {
+        const session = createSession({ store: store.sessions, id: ids(), now: steadyClock() });
+        for (let turn = 0; turn < TINY_WARM_TURNS; turn++) {
+          await commitEpisodes(session, TURN_EPISODES);
+        }
+        const round = await commitThroughput(session, count);
+        largest = Math.max(largest, storeBytes(directory));
+        return round;
+      },
+      probe: () => {
+        const latencies = new LatencyRecorder(count);
+        const start = nowMicros();
+        for (let index = 0; index < count; index++) {
+          const before = nowMicros();
+          template.revision += 1;
+          probe.append(line());
+          latencies.add(nowMicros() - before);
+        }
+        return { value: count / ((nowMicros() - start) / 1e6), latencies: latencies.toArray() };
+      },
+    });
+    const episodes = 2 * (TINY_WARM_TURNS + count);
+    return compareRow(
+      {
+        id: `session.commit.small.${backend}`,
+        area: 'session commit',
+        title: `commit one turn on a small session, folded on every commit (${backend} store)`,
+        durability: `${SESSION_DURABILITY[backend].text}; probe: ${probe.durability}`,
+        mode: SESSION_DURABILITY[backend].mode,
+        dataset: `a new session per round: ${2 * TINY_WARM_TURNS} episodes, then ${formatCount(count)} turns of 2 episodes measured, growing it to ${formatCount(episodes)} episodes (below ${formatBytes(FOLD_EVERY_COMMIT_BYTES)}: every commit folds)`,
+        product:
+          "await commitEpisodes(session, turn) with the default fold policy: the delta's compare-and-append, then a fold that rewrites the session's base, so the seed 001 snapshot is current after every commit",
+        probe: probe.description,
+        metric: { name: 'throughput', unit: 'commits/s', better: 'higher' },
+        latencyUnit: 'µs',
+        target: 'none (reported for information: DESIGN.md §10)',
+      },
+      measured,
+      () => [],
+      [
+        `the store after the last round: ${formatBytes(largest)} for ${rounds + warmup} sessions of up to ${formatCount(episodes)} episodes`,
+      ],
+    );
+  } finally {
+    probe.close();
+    await store.close();
+  }
 }
 
 async function sizeIndependenceRow(
@@ -373,7 +469,14 @@ async function backendRows(context: BenchContext, backend: SessionBackend): Prom
         await loadSession(smallStore.sessions, small.sessionId),
       );
     }
-    return [commit, independence, load];
+    context.log(`session.commit.small.${backend}`);
+    const smallCommit = await smallCommitRow(
+      context,
+      backend,
+      join(scratch.path, 'small-sessions'),
+      scratch.path,
+    );
+    return [commit, smallCommit, independence, load];
   } finally {
     for (const store of stores) await store.close();
     scratch.dispose();
@@ -384,6 +487,7 @@ export const sessionModule: RowModule = {
   id: 'session',
   rows: SESSION_BACKENDS.flatMap((backend) => [
     `session.commit.${backend}`,
+    `session.commit.small.${backend}`,
     `session.commit.size-independence.${backend}`,
     `session.load.${backend}`,
   ]),

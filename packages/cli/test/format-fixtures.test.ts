@@ -111,10 +111,12 @@ async function withStore(
 ) {
   const home = temporaryHome();
   mkdirSync(home, { recursive: true });
+  // The fixtures' deltas are replayed as stored: no commit folds on its own (a fold is asked for).
+  const fold = { currentUpToBytes: 0 };
   const store =
     kind === 'fs'
-      ? createFsStore({ root: home, durability: 'none' })
-      : createSqliteStore({ filename: join(home, 'episodic.db') });
+      ? createFsStore({ root: home, durability: 'none', fold })
+      : createSqliteStore({ filename: join(home, 'episodic.db'), fold });
   try {
     await work(store.sessions, home);
   } finally {

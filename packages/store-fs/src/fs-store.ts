@@ -4,7 +4,7 @@ import {
   parseInput,
   type RunDurability,
   type RunStore,
-  type SessionFoldPolicy,
+  type SessionFoldOption,
   type SessionStore,
 } from '@episodic/core';
 import { parseRunId } from '@episodic/core/internal';
@@ -41,10 +41,13 @@ export interface FsStoreOptions {
   /** How many run files the writer keeps open at most. @default 64 */
   maxOpenFiles?: number;
   /**
-   * When a session's deltas are folded into a new base (`sessions/state/<id>.json`). @default
-   * `{ share: 1, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   * When a session's deltas are folded into a new base (`sessions/state/<id>.json`, the file seed
+   * 001 readers open): on every commit while the session's files hold at most 1 MiB (so the
+   * base is current), then every so often; `'always'`: on every commit at any size. @default
+   * `{ currentUpToBytes: 1048576, share: 1, minBytes: 65536, deltas: 100000 }` (see
+   * `SessionFoldPolicy`)
    */
-  fold?: SessionFoldPolicy;
+  fold?: SessionFoldOption;
 }
 
 /** Run files and session snapshots under one root. */
@@ -86,11 +89,15 @@ const optionsSchema = z
       .optional(),
     maxOpenFiles: z.number().int().positive().optional(),
     fold: z
-      .strictObject({
-        share: z.number().positive().optional(),
-        minBytes: z.number().int().nonnegative().optional(),
-        deltas: z.number().int().positive().optional(),
-      })
+      .union([
+        z.literal('always'),
+        z.strictObject({
+          currentUpToBytes: z.number().int().nonnegative().optional(),
+          share: z.number().positive().optional(),
+          minBytes: z.number().int().nonnegative().optional(),
+          deltas: z.number().int().positive().optional(),
+        }),
+      ])
       .optional(),
   })
   .optional();

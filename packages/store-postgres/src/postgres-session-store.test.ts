@@ -68,7 +68,8 @@ function userInputs(state: SessionState | null): unknown[] {
 
 describe('session commits on PostgreSQL', () => {
   it('commits an existing session with ONE statement that touches only the delta and sizes rows', async () => {
-    const store = await open();
+    // Past the size up to which every commit folds (here: from the first commit on).
+    const store = await open({ fold: { currentUpToBytes: 0 } });
     const session = createSession({ store: store.sessions, id: SESSION_ID });
     await session.runTurn('first', echo);
     // Watch what the next commit sends to the server (the store's own pool, the real server).
@@ -97,7 +98,7 @@ describe('session commits on PostgreSQL', () => {
   });
 
   it('keeps last_user_message and the counts in list() from the deltas, reading no base', async () => {
-    const store = await open();
+    const store = await open({ fold: { currentUpToBytes: 0 } });
     const session = createSession({ store: store.sessions, id: SESSION_ID });
     await session.runTurn('what changed in the parser?', echo);
     await session.runTurn('and in the lexer?', echo);
@@ -107,12 +108,13 @@ describe('session commits on PostgreSQL', () => {
       revision: 2,
       baseRevision: 1,
       episodeCount: 4,
+      messageCount: 4,
       lastUserMessage: 'and in the lexer?',
     });
   });
 
   it('folds by the fold policy given to the store, in one transaction', async () => {
-    const store = await open({ fold: { deltas: 3, minBytes: 0, share: 1000 } });
+    const store = await open({ fold: { currentUpToBytes: 0, deltas: 3, minBytes: 0, share: 1000 } });
     const session = createSession({ store: store.sessions, id: SESSION_ID });
     for (let turn = 1; turn <= 3; turn++) await session.runTurn(`turn ${turn}`, echo);
     expect(await count(store, 'episodic_session_deltas')).toBe(2);
@@ -145,7 +147,7 @@ describe('session commits on PostgreSQL', () => {
   });
 
   it('never loads a mix while another process-like pool commits and folds (one snapshot per load)', async () => {
-    const writer = await open({ fold: { deltas: 2, minBytes: 0 } });
+    const writer = await open({ fold: { currentUpToBytes: 0, deltas: 2, minBytes: 0 } });
     const reader = await open({ schema: writer.schema });
     opened.pop(); // one schema, dropped once
     const session = createSession({ store: writer.sessions, id: SESSION_ID });

@@ -11,7 +11,7 @@ import {
   type LedgerRow,
   parseInput,
   type RunStore,
-  type SessionFoldPolicy,
+  type SessionFoldOption,
   type SessionStore,
 } from '@episodic/core';
 import pg from 'pg';
@@ -109,10 +109,13 @@ export interface PostgresStoreOptions {
    */
   migrate?: boolean;
   /**
-   * When a session's deltas are folded into a new base. @default
-   * `{ share: 1, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   * When a session's deltas are folded into a new base (the seed 001 snapshot other readers
+   * see): on every commit while the session holds at most 1 MiB (so the base is current), then
+   * every so often; `'always'`: on every commit at any size. @default
+   * `{ currentUpToBytes: 1048576, share: 1, minBytes: 65536, deltas: 100000 }` (see
+   * `SessionFoldPolicy`)
    */
-  fold?: SessionFoldPolicy;
+  fold?: SessionFoldOption;
 }
 
 /** The ledger, sessions, runs and artifacts in one PostgreSQL schema. */
@@ -180,7 +183,7 @@ const optionsSchema = z.strictObject({
   batchSize: z.number().int().min(1).max(100_000).optional(),
   scrubAfterErase: z.boolean().optional(),
   migrate: z.boolean().optional(),
-  fold: z.record(z.string(), z.unknown()).optional(),
+  fold: z.union([z.literal('always'), z.record(z.string(), z.unknown())]).optional(),
 });
 
 /** The connection settings given as options (undefined ones left out, so they do not override). */

@@ -89,7 +89,7 @@ class Committer {
 
 /** Runs `test` on a store over a private in-memory database, closed after. */
 async function withMemoryStore(test: (store: SqliteStore) => Promise<void>): Promise<void> {
-  const store = createSqliteStore({ filename: ':memory:' });
+  const store = createSqliteStore({ filename: ':memory:', fold: { currentUpToBytes: 0 } });
   try {
     await test(store);
   } finally {

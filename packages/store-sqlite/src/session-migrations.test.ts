@@ -40,7 +40,7 @@ async function sessionAtSchema(version: number) {
   const directory = mkdtempSync(join(tmpdir(), 'episodic-session-migrations-'));
   directories.push(directory);
   const source = join(directory, 'source.db');
-  const writer = createSqliteStore({ filename: source });
+  const writer = createSqliteStore({ filename: source, fold: { currentUpToBytes: 0 } });
   const session = await createSession({ store: writer.sessions, id: SESSION_ID });
   for (const text of ['one', 'two', 'three', 'four']) await commitEpisodes(session, turn(text));
   const before = (await loadSession(writer.sessions, SESSION_ID)).log.read({ fromId: 0 });

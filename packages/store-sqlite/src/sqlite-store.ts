@@ -9,7 +9,7 @@ import {
   type Ledger,
   type LedgerOptions,
   type RunStore,
-  type SessionFoldPolicy,
+  type SessionFoldOption,
   type SessionStore,
 } from '@episodic/core';
 import type Database from 'better-sqlite3';
@@ -37,10 +37,13 @@ export interface SqliteStoreOptions extends SqliteConnectionOptions {
   /** Checkpoint and truncate the WAL after a redaction or GC, so erased bytes leave `-wal` too. @default true */
   truncateWalAfterErase?: boolean;
   /**
-   * When a session's deltas are folded into a new base. @default
-   * `{ share: 1, minBytes: 65536, deltas: 100000 }` (see `SessionFoldPolicy`)
+   * When a session's deltas are folded into a new base (the seed 001 snapshot other readers
+   * see): on every commit while the session holds at most 1 MiB (so the base is current), then
+   * every so often; `'always'`: on every commit at any size. @default
+   * `{ currentUpToBytes: 1048576, share: 1, minBytes: 65536, deltas: 100000 }` (see
+   * `SessionFoldPolicy`)
    */
-  fold?: SessionFoldPolicy;
+  fold?: SessionFoldOption;
 }
 
 /** One SQLite file holding the ledger, the session snapshots, the runs and the artifacts. */

@@ -205,6 +205,23 @@ function textOf(content: unknown): string {
   return '';
 }
 
+/**
+ * Seed 001's `tool_call` arguments: `args` is the object the model's JSON arguments parse to; text
+ * that is not a JSON object is kept as `raw_args` beside an empty `args`, as Codelia does.
+ */
+function toolCallArgs(text: unknown): { args: Record<string, unknown>; raw_args?: string } {
+  if (typeof text !== 'string') return { args: {}, raw_args: String(text) };
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      return { args: parsed as Record<string, unknown> };
+    }
+  } catch {
+    // Not JSON: kept as raw_args below.
+  }
+  return { args: {}, raw_args: text };
+}
+
 function finalAnswer(items: readonly InputItem[]): string | null {
   for (let index = items.length - 1; index >= 0; index--) {
     const item = items[index] as InputItem;
@@ -416,7 +433,7 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
           await recorder.agentEvent({
             type: 'tool_call',
             tool: item.name,
-            args: item.arguments,
+            ...toolCallArgs(item.arguments),
             tool_call_id: item.call_id,
           });
         }
@@ -444,7 +461,7 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
         };
         toolCalls.push(record);
         // The run file keeps the full output; the model's view of it may be truncated.
-        await recorder.toolOutput({
+        const outputRef = await recorder.toolOutput({
           tool: call.name,
           toolCallId: call.call_id,
           resultRaw: run.output,
@@ -453,13 +470,15 @@ function agentFor(session: Session, options: DemoAgentOptions, slot: RunSlot): D
         await recorder.agentEvent({
           type: 'tool_result',
           tool: call.name,
+          result: run.output,
           tool_call_id: call.call_id,
           is_error: run.isError,
           output_chars: run.output.length,
         });
         options.onEvent?.({ type: 'tool-end', call, record });
         step(toolStep(record));
-        return run.output;
+        // The snapshot's tool message gets the run file's output_ref, as Codelia's does.
+        return { output: run.output, outputRef };
       } catch (error) {
         const latencyMs = Math.round(performance.now() - started);
         toolCalls.push({

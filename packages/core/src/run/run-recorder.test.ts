@@ -181,10 +181,17 @@ describe('createRunRecorder', () => {
     const store = createMemoryRunStore();
     const recorder = createRunRecorder({ store, runId: RUN_ID, now: clock() });
     await recorder.start('go');
-    await recorder.toolOutput({ tool: 't', toolCallId: 'call/1', resultRaw: 'é', isError: true });
+    expect(
+      await recorder.toolOutput({ tool: 't', toolCallId: 'call/1', resultRaw: 'é', isError: true }),
+    ).toBeUndefined();
     const forced = createRunRecorder({ store, now: clock(), outputRefs: true });
     await forced.start('go');
-    await forced.toolOutput({ tool: 't', toolCallId: 'call/1', resultRaw: 'é' });
+    // It resolves to the output_ref it wrote, for the session's tool message.
+    expect(await forced.toolOutput({ tool: 't', toolCallId: 'call/1', resultRaw: 'é' })).toEqual({
+      id: 'call_1',
+      byte_size: 2,
+      line_count: 1,
+    });
     const [plain] = (await recordsOf(store)).filter((record) => record.type === 'tool.output');
     expect(plain).not.toHaveProperty('output_ref');
     expect(plain).toMatchObject({ is_error: true });

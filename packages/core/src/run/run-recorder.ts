@@ -15,6 +15,7 @@ import {
   type RuntimeInfo,
   runModelInfoSchema,
   runtimeInfoSchema,
+  type ToolOutputRef,
   toolOutputRefFor,
 } from '../schema/run-record.js';
 import { type SessionState, sessionStateSchema, uuidSchema } from '../schema/session-state.js';
@@ -176,8 +177,12 @@ export interface RunRecorder {
   llmRequest(input: LlmRequestInput): Promise<number>;
   /** Appends the `llm.response` of an invocation; resolves to its seq. */
   llmResponse(output: LlmResponseOutput): Promise<number>;
-  /** Appends a `tool.output` with the full output. */
-  toolOutput(output: ToolOutputInput): Promise<void>;
+  /**
+   * Appends a `tool.output` with the full output; resolves to the `output_ref` it carries
+   * (undefined without `outputRefs`). Return it with the output from a session's tool executor
+   * (`{ output, outputRef }`) and the snapshot's tool message carries it too.
+   */
+  toolOutput(output: ToolOutputInput): Promise<ToolOutputRef | undefined>;
   /** Appends a `run.context` when the value differs from the last one written; resolves to whether it did. */
   context(contextLeftPercent: number): Promise<boolean>;
   /** Appends a non-terminal `run.status` (e.g. `awaiting_ui`, or `running` again). */
@@ -550,17 +555,18 @@ export function createRunRecorder(options: RunRecorderOptions): RunRecorder {
     async toolOutput(output) {
       requireRunning();
       const checkedOutput = parseInput(toolOutputSchema, output, 'tool output');
+      const outputRef = outputRefs
+        ? toolOutputRefFor(checkedOutput.toolCallId, checkedOutput.resultRaw)
+        : undefined;
       const record: RunRecord = {
         ...base('tool.output', checkedOutput.meta),
         tool: checkedOutput.tool,
         tool_call_id: checkedOutput.toolCallId,
         result_raw: checkedOutput.resultRaw,
         ...(checkedOutput.isError === undefined ? {} : { is_error: checkedOutput.isError }),
-        ...(outputRefs
-          ? { output_ref: toolOutputRefFor(checkedOutput.toolCallId, checkedOutput.resultRaw) }
-          : {}),
+        ...(outputRef === undefined ? {} : { output_ref: outputRef }),
       };
-      return write([record]);
+      return write([record]).then(() => (outputRef === undefined ? undefined : { ...outputRef }));
     },
 
     async context(contextLeftPercent) {

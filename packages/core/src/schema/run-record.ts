@@ -296,6 +296,7 @@ export type RunStartRecord = z.infer<typeof runStartRecordSchema>;
 export type RunContextRecord = z.infer<typeof runContextRecordSchema>;
 export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type AgentEventRecord = z.infer<typeof agentEventRecordSchema>;
+/** Seed 001's `output_ref`: where the full text of a tool output is kept (cache id, byte size, line count). */
 export type ToolOutputRef = z.infer<typeof toolOutputRefSchema>;
 export type ToolOutputRecord = z.infer<typeof toolOutputRecordSchema>;
 export type LlmRequestRecord = z.infer<typeof llmRequestRecordSchema>;

@@ -4,6 +4,7 @@ import type { BoundaryEpisode } from '../schema/index.js';
 import {
   echoModel,
   failure,
+  fixedClock,
   newSession,
   rejection,
   say,
@@ -67,10 +68,21 @@ describe('compact', () => {
       '"covers":{"fromId":1,"toId":6}',
     );
 
+    // Seed 001's fields (timestamp in milliseconds, compacted), then ours.
+    const timestamp = fixedClock().getTime();
     expect(events).toEqual([
-      { type: 'compaction_start', session_id: session.id, from_id: 1, to_id: 6, episode_count: 6 },
+      {
+        type: 'compaction_start',
+        timestamp,
+        session_id: session.id,
+        from_id: 1,
+        to_id: 6,
+        episode_count: 6,
+      },
       {
         type: 'compaction_complete',
+        timestamp,
+        compacted: true,
         session_id: session.id,
         from_id: 1,
         to_id: 6,
@@ -163,6 +175,7 @@ describe('compact', () => {
     expect(error.message).toBe('model overloaded');
     expect(events[1]).toMatchObject({
       type: 'compaction_complete',
+      compacted: false,
       status: 'failed',
       error: 'model overloaded',
     });

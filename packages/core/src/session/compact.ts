@@ -101,7 +101,12 @@ async function emit(
   internals: SessionInternals,
   event: { type: string; [key: string]: unknown },
 ): Promise<void> {
-  await internals.recorder?.agentEvent({ ...event, session_id: internals.id });
+  // Seed 001's compaction events carry `timestamp` (milliseconds since the epoch, as Codelia's).
+  await internals.recorder?.agentEvent({
+    ...event,
+    timestamp: internals.now().getTime(),
+    session_id: internals.id,
+  });
 }
 
 /**
@@ -109,7 +114,8 @@ async function emit(
  * a `checkpoint` boundary with the summary as its content and `covers: { fromId, toId }` in its
  * payload. Nothing is deleted; the next assembly starts at the checkpoint (the default
  * `startAt`). Runs in the session's mutation order. When the session has a `recorder`, emits
- * `compaction_start` and `compaction_complete` agent events (seed 001). After the commit it calls
+ * `compaction_start` and `compaction_complete` agent events (seed 001's, with its `timestamp`
+ * and, on completion, `compacted`: true when a checkpoint was written). After the commit it calls
  * the session's and this call's `onCheckpoint` so the summary can be associated, as an artifact,
  * with the episodes it covers. With nothing new since the last checkpoint it does nothing.
  */
@@ -181,6 +187,7 @@ export async function compact(session: Session, options: CompactOptions): Promis
       await emit(internals, {
         type: 'compaction_complete',
         ...span,
+        compacted: false,
         status: signal.aborted ? 'aborted' : 'failed',
         error: error instanceof Error ? error.message : String(error),
       }).catch(() => undefined);
@@ -190,6 +197,7 @@ export async function compact(session: Session, options: CompactOptions): Promis
     await emit(internals, {
       type: 'compaction_complete',
       ...span,
+      compacted: true,
       status: 'completed',
       checkpoint_id: checkpoint.id,
       summary_chars: summaryText.length,

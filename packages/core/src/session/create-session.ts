@@ -13,6 +13,7 @@ import {
   type Episodic,
 } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
+import { CHAT_MESSAGE_KEY } from '../messages/chat-message-marker.js';
 import { lastUserMessageOfEpisodes } from '../messages/last-user-message.js';
 import type {
   BoundaryEpisode,
@@ -32,6 +33,7 @@ import {
 import { frozenJsonCopy } from '../util/json.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import { raceAbort, throwIfAborted, turnAbortedError } from './abortable.js';
+import { countMessages, type MessageCut, noMessageCut } from './message-count.js';
 import {
   type ModelCall,
   modelResponseSchema,
@@ -270,6 +272,8 @@ export interface SessionInternals {
   readonly recorder: SessionRecorder | undefined;
   readonly onCheckpoint: CheckpointHook | undefined;
   readonly revision: number;
+  /** The session's clock. */
+  readonly now: () => Date;
   committed(): Episodic;
   assertOpen(): void;
   exclusive<T>(task: () => Promise<T>): Promise<T>;
@@ -552,6 +556,8 @@ class SessionImpl implements Session {
   private committedContext: SessionContext;
   /** Seed 001's `last_user_message` of the committed log, once a commit needed it. */
   private lastUserText: { value: string | undefined } | undefined;
+  /** Where the committed log's seed 001 messages stop changing (see `countMessages`). */
+  private messageCut: MessageCut = noMessageCut();
   private carried: Record<string, unknown>;
   private invokeCount: number;
   private readonly queue = new MutationQueue();
@@ -607,6 +613,7 @@ class SessionImpl implements Session {
       id: this.id,
       recorder: this.config.recorder,
       onCheckpoint: this.config.onCheckpoint,
+      now: this.config.now,
       get revision() {
         return self.committedRevision;
       },
@@ -833,13 +840,21 @@ class SessionImpl implements Session {
               `output of tool ${call.name} (call ${call.call_id})`,
               'executeTool result',
               result,
-              'must be a string or an array of content parts ({ type, … })',
+              'must be a string, an array of content parts ({ type, … }) or { output, outputRef? }',
             );
           }
+          const { output, outputRef } =
+            typeof checked.data === 'string' || Array.isArray(checked.data)
+              ? { output: checked.data, outputRef: undefined }
+              : checked.data;
+          // The output_ref the run file gave this output, for the seed 001 tool message.
           const outputItem: InputItem = {
             type: 'function_call_output',
             call_id: call.call_id,
-            output: checked.data,
+            output,
+            ...(outputRef === undefined
+              ? {}
+              : { [CHAT_MESSAGE_KEY]: { fields: { output_ref: outputRef } } }),
           };
           working.appendItems([outputItem], meta('tool'));
           produced.push(outputItem);
@@ -996,6 +1011,7 @@ class SessionImpl implements Session {
     this.carried = { ...seed.carried };
     this.invokeCount = seed.invokeSeq;
     this.lastUserText = undefined;
+    this.messageCut = noMessageCut();
   }
 
   /**
@@ -1030,6 +1046,8 @@ class SessionImpl implements Session {
       };
       lastUser = this.lastUserText.value;
     }
+    // The message count too, so a session list shows one state (its latest) from the last commit.
+    const messages = countMessages(log, reset ? noMessageCut() : this.messageCut);
     const delta: SessionDelta = {
       revision,
       updated_at: updatedAt,
@@ -1041,6 +1059,7 @@ class SessionImpl implements Session {
         ? {}
         : { invoke_seq: invokeSeq }),
       episode_count: log.size,
+      message_count: messages.count,
       ...(lastUser === undefined ? {} : { last_user_message: lastUser }),
     };
     await this.config.store.commit({
@@ -1056,6 +1075,7 @@ class SessionImpl implements Session {
     this.carried = carried;
     this.committedContext = context;
     this.lastUserText = { value: lastUser };
+    this.messageCut = messages.advance();
     return revision;
   }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AssemblyManifest } from '../assembly/manifest.js';
 import { type TurnUsage, turnUsageSchema } from '../schema/episode.js';
 import { type FunctionCallItem, type InputItem, inputItemSchema } from '../schema/input-item.js';
+import { type ToolOutputRef, toolOutputRefSchema } from '../schema/run-record.js';
 
 /**
  * One model invocation, as `runTurn` asks for it. The session assembled `items` from the turn's
@@ -58,8 +59,19 @@ export interface ToolCallContext {
   readonly signal: AbortSignal;
 }
 
-/** A tool's result: text, or content parts (`{ type: 'input_text', text }`, …). */
-export type ToolResult = string | ReadonlyArray<{ type: string; [key: string]: unknown }>;
+/**
+ * A tool's result: its output (text, or content parts such as `{ type: 'input_text', text }`), or
+ * `{ output, outputRef }` when the run file keeps that output under an `output_ref` (what
+ * `RunRecorder.toolOutput` resolves to): the session's seed 001 tool message then carries the same
+ * `output_ref`, as the run file's `tool.output` does.
+ */
+export type ToolResult =
+  | string
+  | ReadonlyArray<{ type: string; [key: string]: unknown }>
+  | {
+      output: string | ReadonlyArray<{ type: string; [key: string]: unknown }>;
+      outputRef?: ToolOutputRef | undefined;
+    };
 
 /**
  * Runs one tool call the model made and returns its output; the session appends it as a
@@ -76,7 +88,12 @@ export const modelResponseSchema = z.looseObject({
   usage: turnUsageSchema.nullish(),
 });
 
-export const toolOutputSchema = z.union([
+const toolOutputValueSchema = z.union([
   z.string(),
   z.array(z.looseObject({ type: z.string().min(1) })),
+]);
+
+export const toolOutputSchema = z.union([
+  toolOutputValueSchema,
+  z.strictObject({ output: toolOutputValueSchema, outputRef: toolOutputRefSchema.optional() }),
 ]);

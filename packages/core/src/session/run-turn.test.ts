@@ -161,6 +161,33 @@ describe('runTurn', () => {
     ]);
   });
 
+  it("gives a tool message the output_ref the tool executor returns (the run file's)", async () => {
+    const outputRef = { id: 'c1', byte_size: 11, line_count: 2 };
+    const { session, store } = newSession({
+      executeTool: (toolCall) =>
+        toolCall.name === 'list' ? { output: 'a.txt\nb.txt', outputRef } : { output: 'plain' },
+    });
+    const { model } = scriptedModel(
+      { output: [call('c1', 'list'), call('c2', 'read')] },
+      { output: [say('assistant', 'Done.')] },
+    );
+    await session.runTurn('look', model);
+    const tools = (await store.load(session.id))?.messages.filter(
+      (message) => message.role === 'tool',
+    );
+    expect(tools).toEqual([
+      expect.objectContaining({ tool_call_id: 'c1', content: 'a.txt\nb.txt', output_ref: outputRef }),
+      expect.not.objectContaining({ output_ref: expect.anything() }),
+    ]);
+    const bad = await rejection(
+      session.runTurn('again', scriptedModel({ output: [call('c3', 'list')] }).model, {
+        executeTool: () => ({ output: 'x', outputRef: { byte_size: 1 } }) as never,
+      }),
+    );
+    expect(bad.code).toBe('VALIDATION_ERROR');
+    expect(bad.message).toContain('outputRef');
+  });
+
   it('does not run calls the model answered itself', async () => {
     let executed = 0;
     const { session } = newSession({ executeTool: () => String(++executed) });

@@ -34,6 +34,7 @@ export type {
   SessionCommit,
   SessionCommitReceipt,
   SessionCommitSizes,
+  SessionFoldOption,
   SessionFoldPolicy,
   SessionFoldReceipt,
   SessionRedactReceipt,

@@ -63,7 +63,11 @@ export interface SessionSummary {
   runId?: string;
   /** Episodes in the committed log, when the stored form records it (every version 2 session). */
   episodeCount?: number;
-  /** Messages in the base snapshot's seed 001 `messages` (as of `baseRevision`). */
+  /**
+   * Seed 001 `messages` of the session as of its last commit (`revision`), like `lastUserMessage`:
+   * both come from one state, the last commit's (or, for a commit that did not record its message
+   * count, the base's as of `baseRevision`).
+   */
   messageCount: number;
   /** The revision of the base snapshot: the last fold (or save). */
   baseRevision: number;
@@ -260,8 +264,23 @@ export interface SaveSessionOptions {
   expectedRevision?: number | null;
 }
 
-/** When a store folds a session's deltas into a new base. */
+/**
+ * When a store folds a session's deltas into a new base. Two regimes: while the session is small
+ * (`currentUpToBytes`), every commit folds, so the base (what seed 001 readers open, e.g.
+ * `sessions/state/<id>.json`) is the current state after every commit; beyond it, folds are
+ * amortized (`share`, `minBytes`, `deltas`), so a commit costs its own size, not the session's.
+ */
 export interface SessionFoldPolicy {
+  /**
+   * Fold on every commit while the session's stored bytes (its base plus its deltas, this commit's
+   * included) are at most this many: its base is then current after every commit, at the cost of
+   * rewriting a file of at most this size per commit (milliseconds). Above it the amortized rules
+   * below apply, and the base lags the last commit until the next fold (`fold()` brings it up to
+   * date on demand). 0 turns the per-commit fold off; store option `fold: 'always'` folds on every
+   * commit at any size.
+   * @default 1048576 (1 MiB)
+   */
+  currentUpToBytes?: number;
   /**
    * Fold once the deltas take this share of the base's bytes: a load reads at most `1 + share`
    * times the base, and the write cost per commit stays proportional to the commit (a fold that
@@ -280,10 +299,17 @@ export interface SessionFoldPolicy {
   deltas?: number;
 }
 
+/**
+ * The fold option of a store: a `SessionFoldPolicy`, or `'always'`: fold on every commit whatever
+ * the session's size, so the base seed 001 readers open is always current (a commit then costs a
+ * rewrite of the whole session: use it when other tools read the base of large sessions).
+ */
+export type SessionFoldOption = SessionFoldPolicy | 'always';
+
 /** Options of `createSessionStore`. */
 export interface SessionStoreOptions {
-  /** When to fold deltas into a new base (see `SessionFoldPolicy`). */
-  fold?: SessionFoldPolicy;
+  /** When to fold deltas into a new base (see `SessionFoldPolicy`, `SessionFoldOption`). */
+  fold?: SessionFoldOption;
 }
 
 /** The session store callers use: always promises, validated input, domain errors. */
@@ -300,8 +326,9 @@ export interface SessionStore {
   read(sessionId: string): Promise<StoredSession | null>;
   /**
    * Appends one commit, guarded by `expectedRevision` (`CONFLICT` when another commit landed
-   * first; nothing is stored). Costs the commit's size, not the session's: a new base is written
-   * only for a new session and, every so often, to fold the deltas (the fold policy).
+   * first; nothing is stored), then folds when the fold policy says so: on every commit of a
+   * small session (so its base is current), every so often beyond (so a commit of a large
+   * session costs the commit's size, not the session's).
    */
   commit(commit: SessionCommit): Promise<SessionCommitReceipt>;
   /** Replaces the whole stored session with `state` (a base, dropping any deltas). */
@@ -345,6 +372,8 @@ const READ_ATTEMPTS = 5;
 const DEFAULT_FOLD_SHARE = 1;
 const DEFAULT_FOLD_DELTAS = 100_000;
 const DEFAULT_FOLD_MIN_BYTES = 64 * 1024;
+/** Sessions up to this many stored bytes fold on every commit (see `currentUpToBytes`). */
+const DEFAULT_FOLD_CURRENT_UP_TO_BYTES = 1024 * 1024;
 
 const saveOptionsSchema = z
   .strictObject({ expectedRevision: z.number().int().nonnegative().nullable().optional() })
@@ -353,11 +382,15 @@ const saveOptionsSchema = z
 const storeOptionsSchema = z
   .strictObject({
     fold: z
-      .strictObject({
-        share: z.number().positive().max(1000).optional(),
-        minBytes: z.number().int().nonnegative().optional(),
-        deltas: z.number().int().positive().optional(),
-      })
+      .union([
+        z.literal('always'),
+        z.strictObject({
+          currentUpToBytes: z.number().int().nonnegative().optional(),
+          share: z.number().positive().max(1000).optional(),
+          minBytes: z.number().int().nonnegative().optional(),
+          deltas: z.number().int().positive().optional(),
+        }),
+      ])
       .optional(),
   })
   .optional();
@@ -500,10 +533,23 @@ export function summarizeSession(head: StoredSessionHead): SessionSummary | null
       summary.revision = delta.data.revision;
       summary.updatedAt = delta.data.updated_at;
       if (delta.data.run_id !== undefined) summary.runId = delta.data.run_id;
-      const count = (delta.data as { episode_count?: unknown }).episode_count;
-      if (typeof count === 'number') summary.episodeCount = count;
-      const lastUserText = (delta.data as { last_user_message?: unknown }).last_user_message;
-      if (typeof lastUserText === 'string') summary.lastUserMessage = lastUserText;
+      const {
+        episode_count: episodes,
+        message_count: messages,
+        last_user_message: lastUserText,
+      } = delta.data as {
+        episode_count?: unknown;
+        message_count?: unknown;
+        last_user_message?: unknown;
+      };
+      if (typeof episodes === 'number') summary.episodeCount = episodes;
+      // The counts and the last user message of one state: the last commit's, when it recorded
+      // its message count (every commit by a session does); the base's otherwise.
+      if (typeof messages === 'number') {
+        summary.messageCount = messages;
+        if (typeof lastUserText === 'string') summary.lastUserMessage = lastUserText;
+        else delete summary.lastUserMessage;
+      }
     }
   }
   return summary;
@@ -629,9 +675,12 @@ export function createSessionStore(
 ): SessionStore {
   checkAdapter(adapter);
   const checkedOptions = parseInput(storeOptionsSchema, options, 'session store options') ?? {};
-  const foldShare = checkedOptions.fold?.share ?? DEFAULT_FOLD_SHARE;
-  const foldDeltas = checkedOptions.fold?.deltas ?? DEFAULT_FOLD_DELTAS;
-  const foldMinBytes = checkedOptions.fold?.minBytes ?? DEFAULT_FOLD_MIN_BYTES;
+  const foldAlways = checkedOptions.fold === 'always';
+  const policy = checkedOptions.fold === 'always' ? {} : (checkedOptions.fold ?? {});
+  const foldCurrentUpTo = policy.currentUpToBytes ?? DEFAULT_FOLD_CURRENT_UP_TO_BYTES;
+  const foldShare = policy.share ?? DEFAULT_FOLD_SHARE;
+  const foldDeltas = policy.deltas ?? DEFAULT_FOLD_DELTAS;
+  const foldMinBytes = policy.minBytes ?? DEFAULT_FOLD_MIN_BYTES;
   const name = adapter.name;
   const sessionId = (value: unknown) => parseInput(uuidSchema, value, 'session id').toLowerCase();
 
@@ -777,6 +826,8 @@ export function createSessionStore(
       const due =
         expected !== null &&
         (commit.fold === true ||
+          foldAlways ||
+          sizes.baseBytes + sizes.deltaBytes <= foldCurrentUpTo ||
           sizes.deltaCount >= foldDeltas ||
           sizes.deltaBytes >= Math.max(foldMinBytes, foldShare * sizes.baseBytes));
       if (!due) return { sessionId: id, revision, folded: false };

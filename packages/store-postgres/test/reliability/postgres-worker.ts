@@ -23,7 +23,7 @@ const store = await createPostgresStore({
   poolSize: 2,
   // Tests wait for a killed worker's connections to end by this name (see worker-setup.ts).
   applicationName: `reliability-${process.pid}`,
-  fold: { deltas: foldEvery, minBytes: 0 },
+  fold: { currentUpToBytes: 0, deltas: foldEvery, minBytes: 0 },
 });
 const ledger = store.ledger;
 const say = (line: string) => process.stdout.write(`${line}\n`);

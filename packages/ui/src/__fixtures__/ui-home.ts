@@ -186,7 +186,7 @@ export async function createUiHome(): Promise<UiHome> {
       event: {
         type: 'tool_call',
         tool: 'read_log',
-        args: '{"path":"app.log"}',
+        args: { path: 'app.log' },
         tool_call_id: 'call_1',
       },
     } as RunRecord,

@@ -10,6 +10,13 @@ type AnyRecord = RunRecord & Record<string, unknown>;
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
+/** A `tool_call` event's arguments as text: seed 001's `args` object (or `raw_args`), or a string. */
+function argumentsText(event: Record<string, unknown>): string | null {
+  if (typeof event.raw_args === 'string') return event.raw_args;
+  if (typeof event.args === 'object' && event.args !== null) return JSON.stringify(event.args);
+  return text(event.args);
+}
+
 interface CallSide {
   callId: string;
   tool: string | null;
@@ -25,7 +32,13 @@ function callsOf(record: AnyRecord, index: number): CallSide[] {
     const callId = text(event.tool_call_id);
     if (event.type === 'tool_call' && callId !== null) {
       return [
-        { callId, tool: text(event.tool), arguments: text(event.args), index, ts: text(record.ts) },
+        {
+          callId,
+          tool: text(event.tool),
+          arguments: argumentsText(event),
+          index,
+          ts: text(record.ts),
+        },
       ];
     }
     return [];

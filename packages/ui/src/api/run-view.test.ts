@@ -21,6 +21,7 @@ describe('GET /api/runs/:id', () => {
       ['call_2', 'search', true],
     ]);
     const [read] = run.tool_calls;
+    expect(read?.arguments).toBe('{"path":"app.log"}');
     expect(read?.output_chars).toBe(LONG_OUTPUT.length);
     expect(read?.cache_id).toBe('call_1');
     const call = run.records[read?.call_index as number];

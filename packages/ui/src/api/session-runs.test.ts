@@ -24,8 +24,9 @@ function openHome(options: { foldEveryCommit: boolean }): FsStore {
   const store = createFsStore({
     root: home,
     durability: 'none',
-    // Every commit folded into a new base: the base keeps only the last run's id.
-    ...(options.foldEveryCommit ? { fold: { share: 0.001, minBytes: 0 } } : {}),
+    // Every commit folded into a new base (the base keeps only the last run's id), or never one
+    // (as a session past the size up to which the default policy folds every commit).
+    fold: options.foldEveryCommit ? 'always' : { currentUpToBytes: 0 },
   });
   cleanups.push(
     () => rmSync(home, { recursive: true, force: true }),
