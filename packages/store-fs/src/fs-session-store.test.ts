@@ -177,7 +177,9 @@ describe('the fs session store', () => {
 
   it('folds after fold.deltas commits past the base, and counts them again from a new base', async () => {
     const path = root();
-    const store = open(path, { fold: { currentUpToBytes: 0, deltas: 3, minBytes: 1e9, share: 1000 } });
+    const store = open(path, {
+      fold: { currentUpToBytes: 0, deltas: 3, minBytes: 1e9, share: 1000 },
+    });
     const folded: boolean[] = [];
     for (let revision = 1; revision <= 8; revision++) {
       folded.push((await commitTurn(store, revision)).folded);
@@ -192,7 +194,9 @@ describe('the fs session store', () => {
 
   it('commits after a fold that died before dropping its deltas: drops them, counts only new ones', async () => {
     const path = root();
-    const store = open(path, { fold: { currentUpToBytes: 0, deltas: 3, minBytes: 1e9, share: 1000 } });
+    const store = open(path, {
+      fold: { currentUpToBytes: 0, deltas: 3, minBytes: 1e9, share: 1000 },
+    });
     for (let revision = 1; revision <= 3; revision++) await commitTurn(store, revision);
     const deltas = join(path, 'sessions', 'state', `${SESSION_ID}.deltas.jsonl`);
     const covered = fs.readFileSync(deltas);

@@ -114,7 +114,9 @@ describe('session commits on PostgreSQL', () => {
   });
 
   it('folds by the fold policy given to the store, in one transaction', async () => {
-    const store = await open({ fold: { currentUpToBytes: 0, deltas: 3, minBytes: 0, share: 1000 } });
+    const store = await open({
+      fold: { currentUpToBytes: 0, deltas: 3, minBytes: 0, share: 1000 },
+    });
     const session = createSession({ store: store.sessions, id: SESSION_ID });
     for (let turn = 1; turn <= 3; turn++) await session.runTurn(`turn ${turn}`, echo);
     expect(await count(store, 'episodic_session_deltas')).toBe(2);

@@ -176,7 +176,11 @@ describe('runTurn', () => {
       (message) => message.role === 'tool',
     );
     expect(tools).toEqual([
-      expect.objectContaining({ tool_call_id: 'c1', content: 'a.txt\nb.txt', output_ref: outputRef }),
+      expect.objectContaining({
+        tool_call_id: 'c1',
+        content: 'a.txt\nb.txt',
+        output_ref: outputRef,
+      }),
       expect.not.objectContaining({ output_ref: expect.anything() }),
     ]);
     const bad = await rejection(

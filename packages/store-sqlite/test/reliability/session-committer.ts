@@ -6,7 +6,10 @@ import { commitForever, type SessionApi } from '../../../../test-support/session
 import { createSqliteStore } from '../../src/sqlite-store.js';
 
 const [filename = '', sessionId = '', foldEvery = '3'] = process.argv.slice(2);
-const store = createSqliteStore({ filename, fold: { currentUpToBytes: 0, deltas: Number(foldEvery), minBytes: 0 } });
+const store = createSqliteStore({
+  filename,
+  fold: { currentUpToBytes: 0, deltas: Number(foldEvery), minBytes: 0 },
+});
 await commitForever(
   { createSession, loadSession } as unknown as SessionApi<SessionStore>,
   store.sessions,

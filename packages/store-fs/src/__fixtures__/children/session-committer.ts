@@ -13,7 +13,11 @@ const { root, sessionId, foldEvery } = JSON.parse(process.argv[2] as string) as 
   sessionId: string;
   foldEvery: number;
 };
-const store = createFsStore({ root, durability: 'run', fold: { currentUpToBytes: 0, deltas: foldEvery, minBytes: 0 } });
+const store = createFsStore({
+  root,
+  durability: 'run',
+  fold: { currentUpToBytes: 0, deltas: foldEvery, minBytes: 0 },
+});
 await commitForever(
   { createSession, loadSession } as unknown as SessionApi<SessionStore>,
   store.sessions,
