@@ -282,7 +282,9 @@ export class EpisodicSessionStore implements SessionStore {
     build: (state: RunState) => RunRecord[],
   ): Promise<void> {
     const state = this.state(runId);
-    await this.catchUp(runId, state, meta);
+    // Optimistic: a run this store has read is appended at the position it knows (a lost race
+    // reads what was added and tries again), so an uncontended append costs one write.
+    if (state.position === 0) await this.catchUp(runId, state, meta);
     for (let attempt = 1; ; attempt++) {
       const records = build(state);
       if (records.length === 0) return;
@@ -293,7 +295,9 @@ export class EpisodicSessionStore implements SessionStore {
         this.learn(state, records);
         return;
       } catch (error) {
-        if (!EpisodicError.hasCode(error, 'CONFLICT')) throw error;
+        // NOT_FOUND: the run was deleted since this store read it (catchUp starts it afresh).
+        const gone = EpisodicError.hasCode(error, 'NOT_FOUND') && state.position > 0;
+        if (!gone && !EpisodicError.hasCode(error, 'CONFLICT')) throw error;
         if (attempt >= APPEND_ATTEMPTS) {
           throw new EpisodicError({
             code: 'CONFLICT',
@@ -314,7 +318,7 @@ export class EpisodicSessionStore implements SessionStore {
     entries: SessionStoreEntry[],
   ): Promise<void> {
     const state = this.state(runId);
-    await this.catchUp(runId, state, keyMeta(key));
+    if (state.position === 0) await this.catchUp(runId, state, keyMeta(key));
     // A key is listed in its project's run before its run is created, so a listing never misses
     // a stored key (a listed key whose run is gone is skipped).
     if (state.position === 0) await this.listKey(key);

@@ -146,6 +146,22 @@ describe.each(BACKENDS)('EpisodicSessionStore contract on $name', (backend) => {
       expect(await store.load(KEY)).toEqual([line('again', { uuid: 'u1' })]);
     }));
 
+  it('appends again after another store deleted the session, and dedups against what is stored', () =>
+    withStore(async (store) => {
+      const runs = (store as unknown as { runs: never }).runs;
+      const other = new EpisodicSessionStore({ runs });
+      await store.append(KEY, [line('user', { uuid: 'u1' })]);
+      await other.append(KEY, [line('user', { uuid: 'u2' })]);
+      await store.append(KEY, [line('user', { uuid: 'u2' }), line('user', { uuid: 'u3' })]);
+      expect((await other.load(KEY))?.map((entry) => entry.uuid)).toEqual(['u1', 'u2', 'u3']);
+      await other.delete(KEY);
+      await store.append(KEY, [line('user', { uuid: 'u1' }), line('user', { uuid: 'u4' })]);
+      expect((await other.load(KEY))?.map((entry) => entry.uuid)).toEqual(['u1', 'u4']);
+      expect((await other.listSessions(KEY.projectKey)).map((s) => s.sessionId)).toEqual([
+        KEY.sessionId,
+      ]);
+    }));
+
   it('rejects a bad key or bad entries, naming the field, and stores nothing', () =>
     withStore(async (store) => {
       await expect(store.append({ projectKey: '', sessionId: 's' }, [line('a')])).rejects.toThrow(
