@@ -32,6 +32,10 @@ const sourceAliases = [
   { find: /^@episodic\/mcp$/, replacement: `${root}packages/mcp/src/index.ts` },
   { find: /^@episodic\/ai-sdk$/, replacement: `${root}packages/ai-sdk/src/index.ts` },
   { find: /^@episodic\/langgraph$/, replacement: `${root}packages/langgraph/src/index.ts` },
+  {
+    find: /^@episodic\/claude-agent-sdk$/,
+    replacement: `${root}packages/claude-agent-sdk/src/index.ts`,
+  },
 ];
 
 /**

@@ -16,6 +16,7 @@ const published = [
   'cli',
   'ai-sdk',
   'langgraph',
+  'claude-agent-sdk',
 ].map((name) => `packages/${name}`);
 const all = [...published, 'apps/demo'];
 const requiredScripts = ['build', 'dev', 'clean', 'typecheck', 'test', 'lint'];

@@ -1,4 +1,5 @@
 import type { RowModule } from '../lib/row-module.js';
+import { claudeAgentSdkModule } from './claude-agent-sdk.js';
 import { cliStartModule } from './cli-start.js';
 import { episodicLogModule } from './episodic-log.js';
 import { langgraphModule } from './langgraph.js';
@@ -34,4 +35,5 @@ export const MODULES: readonly RowModule[] = [
   mcpModule,
   uiPagesModule,
   langgraphModule,
+  claudeAgentSdkModule,
 ];
