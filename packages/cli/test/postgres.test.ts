@@ -15,6 +15,9 @@ import {
   type RunRecord,
 } from '@episodic/core';
 import { openEpisodicStores } from '@episodic/mcp/stores';
+import { createFsStore } from '@episodic/store-fs';
+import { createPostgresStore, schemaOfUrl } from '@episodic/store-postgres';
+import { createSqliteStore } from '@episodic/store-sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startTestPostgres,
@@ -92,9 +95,19 @@ async function seed(home: string, store: 'sqlite' | 'fs'): Promise<void> {
       revision: 3,
       future_field: { kept: true },
     } as never);
-    const turns = createSession({ store: stores.sessions, id: TURNS });
-    for (const input of ['first question', 'second question', 'third question'])
-      await turns.runTurn(input, echo);
+    // Past the per-commit fold (as a session over 1 MiB would be): a base and two deltas.
+    const keepDeltas = { currentUpToBytes: 0 };
+    const turnStore =
+      store === 'sqlite'
+        ? createSqliteStore({ filename: join(home, 'episodic.db'), fold: keepDeltas })
+        : createFsStore({ root: home, fold: keepDeltas });
+    try {
+      const turns = createSession({ store: turnStore.sessions, id: TURNS });
+      for (const input of ['first question', 'second question', 'third question'])
+        await turns.runTurn(input, echo);
+    } finally {
+      await turnStore.close();
+    }
     expect((await stores.sessions.read(TURNS))?.deltas).toHaveLength(2);
     const event = (index: number, session: string) => ({
       scope: 'proj',
@@ -210,7 +223,12 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
 
     // The session of turns arrived folded (one base at its last revision) and takes commits
     // there; "sessions fold" folds them on PostgreSQL.
-    const target = await openEpisodicStores({ db: url, env: {} });
+    const where = schemaOfUrl(url);
+    const target = await createPostgresStore({
+      connectionString: where.url,
+      ...(where.schema === undefined ? {} : { schema: where.schema }),
+      fold: { currentUpToBytes: 0 },
+    });
     try {
       const stored = await target.sessions.read(TURNS);
       expect(stored).toMatchObject({ baseRevision: 3, deltas: [] });
