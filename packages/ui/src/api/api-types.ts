@@ -129,6 +129,11 @@ export interface SessionTimelineResponse {
   updated_at: string;
   last_run_id: string | null;
   context: unknown;
+  /**
+   * The session this one is a sub-agent of: an imported sub-agent transcript or sidechain names
+   * its parent in `context.import.parent_session_id`. `null` for any other session.
+   */
+  parent_session_id: string | null;
   episode_count: number;
   last_id: number;
   /** This page of episodes: ids after `from`, at most `limit`. */

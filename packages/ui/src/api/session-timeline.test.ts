@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
-import type { RunRecord } from '@episodic/core';
+import { createSession, type RunRecord } from '@episodic/core';
 import { createFsStore, type FsIo, nodeFsIo } from '@episodic/store-fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUiHome, type UiHome } from '../__fixtures__/ui-home.js';
@@ -68,6 +68,22 @@ describe('GET /api/sessions/:id', () => {
       code: 'NOT_FOUND',
     });
     await expect(sessionRuns(deps, 'nope')).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  it('names the parent of an imported sub-agent session, and none for an ordinary one', async () => {
+    // As the Claude Code importer saves a sub-agent transcript or sidechain: its own session,
+    // whose context names the main conversation's session.
+    const childId = '00000000-0000-4000-8000-0000000000a1';
+    const child = createSession({
+      store: home.stores.sessions,
+      id: childId,
+      context: { import: { source: 'claude-code', parent_session_id: home.ids.sessionId } },
+    });
+    await child.updateContext({ note: 'saved' });
+    const timeline = await sessionTimeline(deps, childId, {});
+    expect(timeline.parent_session_id).toBe(home.ids.sessionId);
+    expect((await sessionTimeline(deps, home.ids.sessionId, {})).parent_session_id).toBeNull();
+    await child.remove();
   });
 
   it('finds the fork and where it branched, from both sides', async () => {

@@ -40,6 +40,12 @@ function turnsOf(episodes: readonly TimelineEpisode[]): Omit<TimelineTurn, 'run_
   return turns;
 }
 
+/** The parent an imported sub-agent session names in `context.import.parent_session_id`. */
+function parentSessionId(context: unknown): string | null {
+  const imported = (context as { import?: { parent_session_id?: unknown } } | undefined)?.import;
+  return typeof imported?.parent_session_id === 'string' ? imported.parent_session_id : null;
+}
+
 /**
  * `GET /api/sessions/:id`: a session's turns, boundaries and the runs it names. Its cost follows
  * the session, not the home: the session is read once (`SessionStore.read`: its base and
@@ -77,6 +83,7 @@ export async function sessionTimeline(
     updated_at: state.updated_at,
     last_run_id: state.run_id ?? null,
     context: state.context ?? {},
+    parent_session_id: parentSessionId(state.context),
     episode_count: episodes.length,
     last_id: episodes.at(-1)?.id ?? 0,
     from: query.from,

@@ -163,6 +163,12 @@ export function SessionView(props: { route: Route; sessionId: string }) {
             <h1>
               Session <ShortId id={data.session_id} />
             </h1>
+            {data.parent_session_id !== null && (
+              <p class="sub-agent-of">
+                Sub-agent of session <IdLink to="sessions" id={data.parent_session_id} /> (an
+                imported sub-agent transcript or sidechain)
+              </p>
+            )}
             <Fields
               fields={[
                 ['session', <code key="id">{data.session_id}</code>],
