@@ -614,7 +614,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'scrub a stored run in place (secrets, or all text)',
     usage: 'episodic runs redact RUN_ID [--mode secrets|content] [--kind KIND]…',
     description:
-      "Rewrites the run in place so that what the secret detectors find, in every record, every damaged line and the cached full tool outputs, is replaced by [REDACTED:<rule>]; --mode content replaces all text instead. No line is added or removed, and writers may keep appending meanwhile: nothing they write is lost (records appended after the redaction started may be left for the next one). A run file's changed lines are padded to their own length behind a synced journal; in the SQLite store the rows are rewritten with secure_delete and the WAL is truncated.",
+      "Rewrites the run in place so that what the secret detectors find, in every record, every damaged line and the cached full tool outputs, is replaced by [REDACTED:<rule>]; --mode content replaces all text instead. No line is added or removed, and writers may keep appending meanwhile: nothing they write is lost (records appended after the redaction started may be left for the next one). A run file's changed lines are padded to their own length behind a synced journal; in the SQLite store the rows are rewritten with secure_delete and the WAL is truncated. A task's metadata is also kept by the artifact store (the task episode's metadata): that copy is scrubbed with the run.",
     positionals: [runId],
     options: { mode: redactionMode, kind: redactionKind },
     examples: [

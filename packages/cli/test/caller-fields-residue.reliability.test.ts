@@ -157,6 +157,9 @@ describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs
         'ops',
         '--task-type',
         'debugging',
+        // Stored in the run and copied into the artifact store's episode metadata (seed 003).
+        '--metadata-json',
+        JSON.stringify({ token: next(), [`k-${next()}`]: 'v' }),
       ]);
       const id = (created.task as { id: string }).id;
       taskIds.push(id);
@@ -231,7 +234,7 @@ describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs
     expect(secrets.filter((secret) => shown.includes(secret))).toEqual([]);
     expect((query.events as unknown[]).length).toBe(EVENTS);
     console.log(
-      `[figures] caller-field residue (${store}): ${secrets.length} secrets (${EVENTS} events × 7 fields and keys, 3 refused ids, 2 task steps × 5), 1 collected session id; 0 copies in ${filesUnder(home).length} files`,
+      `[figures] caller-field residue (${store}): ${secrets.length} secrets (${EVENTS} events × 7 fields and keys, 3 refused ids, 2 tasks × (2 metadata + 5 step)), 1 collected session id; 0 copies in ${filesUnder(home).length} files`,
     );
   }, 300_000);
 });

@@ -387,6 +387,67 @@ describe('a postgres:// URL wherever a database is accepted', () => {
     for (const output of outputs) expect(output).not.toContain(password());
   }, 300_000);
 
+  it('runs redact scrubs task metadata from every table, the artifact store copy included', async () => {
+    const schema = newSchema();
+    const url = urlFor(schema);
+    const home = temporaryHome();
+    // Assembled at run time, so no file holds them before the test writes them.
+    const secret = (n: number) => `AKIA${'QWERTYUIOPASDFGH'.slice(n)}${'Z234567'.slice(0, n)}`;
+    const [value, key] = [secret(1), secret(2)];
+    const run = (args: string[]) => {
+      const result = episodicJson(['--home', home, '--db', url, ...args]);
+      expect(result.status, result.stderr).toBe(0);
+      return result.receipt;
+    };
+    const created = run([
+      'tasks',
+      'create',
+      '--description',
+      'metadata with a secret',
+      '--domain',
+      'cli',
+      '--task-type',
+      'testing',
+      '--metadata-json',
+      JSON.stringify({ token: value, [`k-${key}`]: 'v' }),
+    ]) as { task: { id: string } };
+    const stores = await openEpisodicStores({ db: url, env: {} });
+    try {
+      const pool = stores.postgres?.pool;
+      expect(pool).toBeDefined();
+      const found = async () => {
+        const tables = await pool?.query<{ name: string }>(
+          'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1',
+          [schema],
+        );
+        const hits: string[] = [];
+        for (const { name } of tables?.rows ?? []) {
+          const rows = await pool?.query<{ row: string }>(
+            `SELECT row_to_json(t)::text AS row FROM "${schema}"."${name}" t`,
+          );
+          for (const { row } of rows?.rows ?? []) {
+            for (const needle of [value, key])
+              if (row.includes(needle)) hits.push(`${name}: ${needle}`);
+          }
+        }
+        return hits.sort();
+      };
+      // The test can fail: both secrets are in the artifact store's copy of the task metadata
+      // (the run itself is a run file of the home here; caller-fields-residue covers those).
+      expect(await found()).toEqual(
+        [`episodic_episode_metadata: ${value}`, `episodic_episode_metadata: ${key}`].sort(),
+      );
+      run(['runs', 'redact', created.task.id]);
+      expect(await found()).toEqual([]);
+      expect(await stores.artifacts.getEpisodeMetadata(`task:${created.task.id}`)).toEqual({
+        token: '[REDACTED:aws_key]',
+        'k-[REDACTED:aws_key]': 'v',
+      });
+    } finally {
+      await stores.close();
+    }
+  }, 300_000);
+
   it('reports an unreachable server as STORAGE_ERROR without the password', () => {
     const secret = 'never-shown-Pw-5';
     const result = episodicJson(

@@ -18,8 +18,12 @@ import { createRunFileFollower, findRunFile } from '../run-file-follower.js';
 import { type RunStatus, runStatusOf, styleStatus } from '../run-status.js';
 import { damageJson, damageLine, describeRecord, recordLine } from '../run-view.js';
 import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-notes.js';
-import { runRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
-import { locate, withRunStores } from '../stores.js';
+import {
+  redactRunAndTaskMetadata,
+  runRedactionOutput,
+  storedRedactionOptions,
+} from '../stored-redaction.js';
+import { locate, withRunStores, withStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
 
 function runIdArgument(context: CommandContext): string {
@@ -489,10 +493,13 @@ export const tail: CommandHandler = async (context) => {
 export const redact: CommandHandler = async (context) => {
   const runId = runIdArgument(context);
   const options = storedRedactionOptions(context.options, 'mode') as StoredRedactionOptions;
-  const { receipt, store } = await withRunStores(context, async (stores) => ({
-    receipt: await stores.runs.redact(runId, options).catch(async (error: unknown) => {
-      throw await notFoundWhere(error, stores.location);
-    }),
+  // Every store: the artifact store keeps a copy of a task's metadata, scrubbed with the run.
+  const { receipt, store } = await withStores(context, async (stores) => ({
+    receipt: await redactRunAndTaskMetadata(stores, runId, options).catch(
+      async (error: unknown) => {
+        throw await notFoundWhere(error, stores.location);
+      },
+    ),
     store: stores.location.store,
   }));
   const run = runRedactionOutput(receipt);
