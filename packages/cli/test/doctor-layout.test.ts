@@ -62,7 +62,7 @@ function doctor(home: string, fix = false) {
 /** A home with one complete run and one session (a base and a commit after it). */
 async function populatedHome(): Promise<string> {
   const home = temporaryHome();
-  const store = createFsStore({ root: home, durability: 'none' });
+  const store = createFsStore({ root: home, durability: 'none', fold: { currentUpToBytes: 0 } });
   try {
     await store.runs.append(RUN, completedRun(RUN, 2));
     const episode = (id: number) => ({
