@@ -7,7 +7,7 @@ import {
   sessionDeltaSchema,
   sessionStateSchema,
 } from '../schema/session-state.js';
-import { safeJsonParse } from '../util/json.js';
+import { parseStoredJson } from '../util/json.js';
 
 /**
  * How a session is stored (schema_version 2): a **base** snapshot, a complete state as of its
@@ -196,7 +196,7 @@ export function decodeSessionBase(
     let firstLine = first.value;
     if (firstLine.charCodeAt(0) === 0xfeff) firstLine = firstLine.slice(1);
     if (firstLine.endsWith(EPISODES_OPEN)) {
-      const parsedHead = safeJsonParse(`${firstLine.slice(0, -EPISODES_OPEN.length)}}`);
+      const parsedHead = parseStoredJson(`${firstLine.slice(0, -EPISODES_OPEN.length)}}`);
       if (!parsedHead.success)
         throw corrupt(sessionId, `its first line is not JSON (${parsedHead.error})`);
       const episodes: unknown[] = [];
@@ -205,7 +205,7 @@ export function decodeSessionBase(
         const line = next.value;
         if (line === MESSAGES_OPEN || line.startsWith('],')) break;
         const text = line.endsWith(',') ? line.slice(0, -1) : line;
-        const parsed = safeJsonParse(text);
+        const parsed = parseStoredJson(text);
         if (!parsed.success) {
           throw corrupt(sessionId, `episode ${episodes.length + 1} is not JSON (${parsed.error})`);
         }
@@ -224,7 +224,7 @@ export function decodeSessionBase(
     // Not streamable: version 1, seed 001, or a version 2 base another tool reformatted.
     const text = [firstLine, ...collect(iterator)].join('\n');
     if (text.trim() === '') throw corrupt(sessionId, 'the file is empty');
-    const parsed = safeJsonParse(text);
+    const parsed = parseStoredJson(text);
     if (!parsed.success) throw corrupt(sessionId, `it is not valid JSON (${parsed.error})`);
     const state = checkedState(sessionId, parsed.value);
     // A version 2 base read whole (another tool reformatted it) loses its summary too.
@@ -249,7 +249,7 @@ function readMessageLines(sessionId: string, iterator: Iterator<string>): Sessio
     if (next.done === true) throw corrupt(sessionId, 'it ends inside its messages (cut short)');
     const line = next.value;
     if (line === BASE_CLOSE) return messages;
-    const parsed = safeJsonParse(line.endsWith(',') ? line.slice(0, -1) : line);
+    const parsed = parseStoredJson(line.endsWith(',') ? line.slice(0, -1) : line);
     if (!parsed.success) {
       throw corrupt(sessionId, `message ${messages.length + 1} is not JSON (${parsed.error})`);
     }
@@ -288,7 +288,7 @@ export function decodeSessionDeltas(
     lineNumber++;
     if (raw.trim() === '') continue;
     if (pending !== null) throw corrupt(sessionId, pending);
-    const parsed = safeJsonParse(raw);
+    const parsed = parseStoredJson(raw);
     const checked = parsed.success ? sessionDeltaSchema.safeParse(parsed.value) : null;
     if (checked === null || !checked.success) {
       pending = `delta line ${lineNumber} is damaged`;

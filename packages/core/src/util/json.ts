@@ -142,6 +142,21 @@ export function deepFreeze<T>(value: T): T {
 export type JsonParseResult = { success: true; value: unknown } | { success: false; error: string };
 
 /**
+ * `JSON.parse` that never throws, without `safeJsonParse`'s shape scan: for the lines of a session
+ * base and its deltas, which a load reads by the hundred thousand (the scan costs about half a
+ * `JSON.parse` again). They hold only what Episodic's writers wrote after `safeJsonParse` or a
+ * schema checked it at the boundary, or what a seed 001 writer (`JSON.stringify`) wrote, so no key
+ * repeats; a line nested too deep for the code that walks it later is reported by the reader.
+ */
+export function parseStoredJson(text: string): JsonParseResult {
+  try {
+    return { success: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { success: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
  * `JSON.parse` that never throws. Use it for every piece of stored data and every JSON text a
  * caller gives. It also refuses what `JSON.parse` would silently change or what would overflow the
  * stack later: a key given twice in one object, and nesting deeper than `MAX_JSON_DEPTH` (512);
