@@ -143,6 +143,8 @@ export const importTranscripts: CommandHandler = async (context) => {
         ...(allow === undefined ? {} : { allow: allow as Array<(typeof CONTENT_KINDS)[number]> }),
       },
     ),
+    // A dry run only reads: it creates no home and migrates no database.
+    { readOnly: dryRun },
   );
   const totals = totalsOf(saved.conversations);
   const conflicts = saved.conversations.flatMap((conversation) => conversation.conflicts);
