@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -191,6 +191,8 @@ describe('import codex and openai', () => {
     expect(dry.status).toBe(0);
     expect(dry.stdout).toMatch(/Dry run, would import 1 conversation from 1 file: 1 session new/);
     expect(dry.stdout).toMatch(/skipped: .* line 14: not valid JSON/);
+    // Read-only: no home, no database is created.
+    expect(existsSync(home)).toBe(false);
     expect(episodicJson(['sessions', 'list', '--home', home]).receipt.sessions).toEqual([]);
   });
 

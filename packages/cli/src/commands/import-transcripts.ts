@@ -128,21 +128,25 @@ export const importTranscripts: CommandHandler = async (context) => {
           },
         );
 
-  const saved = await withStores(context, (stores) =>
-    saveImport(
-      {
-        sessions: stores.sessions,
-        runs: stores.runs,
-        ...(scope === undefined ? {} : { ledger: stores.ledger }),
-      },
-      read.conversations,
-      {
-        dryRun,
-        ...(scope === undefined ? {} : { scope }),
-        ...(agentId === undefined ? {} : { agentId }),
-        ...(allow === undefined ? {} : { allow: allow as Array<(typeof CONTENT_KINDS)[number]> }),
-      },
-    ),
+  const saved = await withStores(
+    context,
+    (stores) =>
+      saveImport(
+        {
+          sessions: stores.sessions,
+          runs: stores.runs,
+          ...(scope === undefined ? {} : { ledger: stores.ledger }),
+        },
+        read.conversations,
+        {
+          dryRun,
+          ...(scope === undefined ? {} : { scope }),
+          ...(agentId === undefined ? {} : { agentId }),
+          ...(allow === undefined ? {} : { allow: allow as Array<(typeof CONTENT_KINDS)[number]> }),
+        },
+      ),
+    // A dry run only reads: it creates no home and migrates no database.
+    { readOnly: dryRun },
   );
   const totals = totalsOf(saved.conversations);
   const conflicts = saved.conversations.flatMap((conversation) => conversation.conflicts);
