@@ -39,12 +39,11 @@ const sourceAliases = [
 ];
 
 /**
- * How many test files one package runs at once. `pnpm test` runs two packages per core (turbo
- * `--concurrency=200%`: much of a test's time is spent waiting on the processes it starts), and
- * those files spawn processes of their own (the CLI, MCP servers, PostgreSQL, Chromium), so each
- * package gets a quarter of the cores: one file at a time on a 2-core machine, four packages at
- * once, where turbo's default ran ten vitest pools side by side (a load average of 15–20 on two
- * cores). `EPISODIC_TEST_WORKERS` overrides it.
+ * How many test files one package runs at once. `pnpm test` runs one package per core (turbo
+ * `--concurrency=100%`), and many test files spawn processes of their own (the CLI, MCP servers,
+ * PostgreSQL, Chromium), so each package gets a quarter of the cores: one file at a time on a
+ * 2-core machine, where two packages then keep both cores busy without queueing ten vitest pools
+ * behind each other. `EPISODIC_TEST_WORKERS` overrides it.
  */
 const TEST_WORKERS =
   Number(process.env.EPISODIC_TEST_WORKERS) || Math.max(1, Math.floor(availableParallelism() / 4));
