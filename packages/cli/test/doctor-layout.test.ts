@@ -211,4 +211,27 @@ describe('doctor on a damaged home layout', { timeout: 240_000 }, () => {
     ).toContain('FIFO');
     expect(readdirSync(join(outside, 'day'))).toEqual([]);
   });
+
+  it('a home config that is a FIFO or not JSON: doctor reports it and checks the rest of the home', async () => {
+    for (const damage of ['fifo', 'text'] as const) {
+      const home = await populatedHome();
+      const config = join(home, 'episodic-home.json');
+      rmSync(config, { force: true });
+      if (damage === 'fifo') mkfifo(config);
+      else writeFileSync(config, 'not a config\n');
+      // Every other command stops at the config, naming it.
+      const show = run(home, ['runs', 'list']);
+      expect(show.receipt).toMatchObject({ ok: false, code: 'CORRUPT_DATA' });
+      expect(show.receipt.error).toContain('episodic-home.json');
+      // doctor finishes, names it once, and still checks the run files and the session.
+      const { status, receipt } = doctor(home);
+      expect(status, damage).toBe(1);
+      expect(receipt.healthy).toBe(false);
+      const found = receipt.problems.filter((problem) => problem.path === 'episodic-home.json');
+      expect(found, JSON.stringify(receipt.problems)).toHaveLength(1);
+      expect(found[0]?.message).toContain(damage === 'fifo' ? 'FIFO' : 'episodic-home.json');
+      expect(receipt.checked.run_files).toBe(1);
+      expect(receipt.problems).toHaveLength(1);
+    }
+  });
 });

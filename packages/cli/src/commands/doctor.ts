@@ -1,7 +1,12 @@
 import { existsSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { EpisodicError } from '@episodic/core';
-import { openEpisodicStores } from '@episodic/mcp/stores';
+import {
+  type EpisodicLocation,
+  HOME_CONFIG_FILE,
+  openEpisodicStores,
+  resolveEpisodicLocation,
+} from '@episodic/mcp/stores';
 import type { CommandHandler } from '../command-spec.js';
 import {
   checkDatabase,
@@ -34,10 +39,30 @@ interface Problem {
   action?: string;
 }
 
+/**
+ * Where the stores are. A home config that cannot be read (a FIFO, a directory, not JSON) stops
+ * every other command with `CORRUPT_DATA`; doctor reports it instead (`configProblem`) and checks
+ * the rest of the home as a SQLite home, the default.
+ */
+function locateForDoctor(context: Parameters<CommandHandler>[0]): {
+  location: EpisodicLocation;
+  configProblem?: string;
+} {
+  try {
+    return { location: locate(context) };
+  } catch (error) {
+    if (!EpisodicError.hasCode(error, 'CORRUPT_DATA')) throw error;
+    const location = resolveEpisodicLocation({ ...storeOptions(context), store: 'sqlite' });
+    const config = join(location.home, HOME_CONFIG_FILE);
+    if ((error as EpisodicError).details?.path !== config) throw error;
+    return { location, configProblem: (error as EpisodicError).message };
+  }
+}
+
 /** `doctor [--fix]`. */
 export const doctor: CommandHandler = async (context) => {
   const fix = flag(context.options, 'fix');
-  const location = locate(context);
+  const { location, configProblem } = locateForDoctor(context);
   const { home } = location;
   const styles = createStyles(context.globals.color, context.globals.width);
   const problems: Problem[] = [];
@@ -108,8 +133,13 @@ export const doctor: CommandHandler = async (context) => {
 
   // Snapshots, tool-output cache and temp files.
   const snapshotCheck = checkSnapshots(home, layout);
+  const configPath = join(home, HOME_CONFIG_FILE);
   const fileProblems = [
     ...layout.problems,
+    // A config the layout check did not already report (a regular file that is not a config).
+    ...(configProblem === undefined || layoutProblems.has(configPath)
+      ? []
+      : [{ area: 'file' as const, path: configPath, message: configProblem, fixable: false }]),
     ...snapshotCheck.problems,
     ...staleRunTempFiles([...new Set(files.map((file) => dirname(file.path)))]),
   ];
