@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { decodeUtf8, rawProcessArguments } from './utf8-text.js';
+import { rawProcessArguments } from '@episodic/core/internal';
+import { decodeUtf8 } from './utf8-text.js';
 
 /** Where the CLI reads and writes: the process's streams, or test doubles. */
 export interface CliIo {

@@ -1,3 +1,4 @@
+import { assertArgumentsAreUtf8 } from '@episodic/core/internal';
 import type { CliIo } from './cli-io.js';
 import type { CommandContext, GlobalOptions, OptionValues } from './command-spec.js';
 import { EXIT_OK, exitCodeFor } from './exit-codes.js';
@@ -6,7 +7,6 @@ import { createStyles, useColor } from './output.js';
 import { commandPathOf, kindOf, parseCommandLine } from './parse-command-line.js';
 import { receiptEnvelope } from './receipt-envelope.js';
 import { UsageError } from './usage-error.js';
-import { assertArgumentsAreUtf8 } from './utf8-text.js';
 import { VERSION } from './version.js';
 
 export type { CliIo } from './cli-io.js';
@@ -93,9 +93,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const json = argv.includes('--json');
   const noColor = argv.includes('--no-color');
   try {
-    if (argv.some((argument) => argument.includes('\uFFFD'))) {
-      assertArgumentsAreUtf8(argv, io.rawArguments?.());
-    }
+    assertArgumentsAreUtf8(argv, () => io.rawArguments?.());
     const parsed = parseCommandLine(argv);
     if (parsed.action === 'version') {
       io.stdout(`${VERSION}\n`);

@@ -1,42 +1,5 @@
+import { firstInvalidUtf8Offset, showBytes } from '@episodic/core/internal';
 import { UsageError } from './usage-error.js';
-
-/** Which bytes may follow a lead byte as its first continuation byte (Unicode table 3-7). */
-function secondByteRange(lead: number): [number, number] {
-  if (lead === 0xe0) return [0xa0, 0xbf];
-  if (lead === 0xed) return [0x80, 0x9f];
-  if (lead === 0xf0) return [0x90, 0xbf];
-  if (lead === 0xf4) return [0x80, 0x8f];
-  return [0x80, 0xbf];
-}
-
-/**
- * The byte offset of the first byte that does not begin (or continue) a well-formed UTF-8
- * character, or -1 when every byte does. Overlong forms, surrogates and code points above
- * U+10FFFF are malformed, as they are for `TextDecoder` with `fatal: true`.
- */
-export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
-  let index = 0;
-  while (index < bytes.length) {
-    const lead = bytes[index] as number;
-    let length: number;
-    if (lead < 0x80) length = 1;
-    else if (lead >= 0xc2 && lead <= 0xdf) length = 2;
-    else if (lead >= 0xe0 && lead <= 0xef) length = 3;
-    else if (lead >= 0xf0 && lead <= 0xf4) length = 4;
-    else return index;
-    if (length > 1) {
-      const [low, high] = secondByteRange(lead);
-      const second = bytes[index + 1];
-      if (second === undefined || second < low || second > high) return index;
-      for (let offset = 2; offset < length; offset++) {
-        const next = bytes[index + offset];
-        if (next === undefined || next < 0x80 || next > 0xbf) return index;
-      }
-    }
-    index += length;
-  }
-  return -1;
-}
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -49,74 +12,10 @@ export function decodeUtf8(bytes: Uint8Array, what: string): string {
     return decoder.decode(bytes);
   } catch {
     const offset = firstInvalidUtf8Offset(bytes);
-    const shown = Array.from(
-      bytes.subarray(offset, offset + 4),
-      (byte) => `0x${byte.toString(16).padStart(2, '0')}`,
-    ).join(' ');
+    const shown = showBytes(bytes, offset);
     throw new UsageError(
       `${what} is not valid UTF-8: the bytes at offset ${offset} (${shown}) do not form a character. Nothing was changed; save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8) and run the command again.`,
       'VALIDATION_ERROR',
     );
   }
-}
-
-/**
- * Refuses a command-line argument whose bytes are not UTF-8. Node decodes the arguments before any
- * code runs, replacing each malformed byte with U+FFFD, so a value typed in Latin-1 would be stored
- * changed; `raw` holds the arguments as the system passed them (one byte array per entry of `argv`,
- * or undefined where the platform does not say). Only an argument that holds U+FFFD is looked at:
- * every other one decoded without a replacement. The error names the argument and the fix.
- */
-export function assertArgumentsAreUtf8(
-  argv: readonly string[],
-  raw: readonly Uint8Array[] | undefined,
-): void {
-  if (raw === undefined || raw.length !== argv.length) return;
-  for (let index = 0; index < argv.length; index++) {
-    const text = argv[index] as string;
-    if (!text.includes('\uFFFD')) continue;
-    const bytes = raw[index] as Uint8Array;
-    const offset = firstInvalidUtf8Offset(bytes);
-    if (offset === -1) continue;
-    const shown = Array.from(
-      bytes.subarray(offset, offset + 4),
-      (byte) => `0x${byte.toString(16).padStart(2, '0')}`,
-    ).join(' ');
-    const previous = argv[index - 1];
-    const option =
-      !text.startsWith('-') && previous?.startsWith('--') === true && !previous.includes('=')
-        ? ` (the value of ${previous})`
-        : '';
-    throw new UsageError(
-      `Argument ${index + 1}${option} is not valid UTF-8: the bytes at offset ${offset} (${shown}) do not form a character, and would be stored as U+FFFD (read as ${JSON.stringify(text)}). Nothing was changed; set a UTF-8 locale in your terminal (e.g. LANG=C.UTF-8), convert the text (iconv -f latin1 -t utf-8), or pass it in a file.`,
-      'VALIDATION_ERROR',
-    );
-  }
-}
-
-/**
- * The arguments of this process after the script (as `process.argv.slice(2)`), as raw bytes, where
- * the system says what they were: Linux's `/proc/self/cmdline`. Undefined elsewhere (macOS, the
- * BSDs and Windows have no such file; Windows passes arguments as UTF-16, so bytes cannot be
- * malformed there), or when the file does not hold as many arguments.
- */
-export function rawProcessArguments(
-  count: number,
-  readCommandLine: () => Uint8Array,
-): Uint8Array[] | undefined {
-  let bytes: Uint8Array;
-  try {
-    bytes = readCommandLine();
-  } catch {
-    return undefined;
-  }
-  const entries: Uint8Array[] = [];
-  let start = 0;
-  for (let index = 0; index < bytes.length; index++) {
-    if (bytes[index] !== 0) continue;
-    entries.push(bytes.subarray(start, index));
-    start = index + 1;
-  }
-  if (start < bytes.length) entries.push(bytes.subarray(start));
-  return entries.length >= count + 2 ? entries.slice(entries.length - count) : undefined;
 }

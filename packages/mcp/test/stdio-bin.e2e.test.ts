@@ -1,5 +1,6 @@
 // End to end: the BUILT bin (dist/bin/episodic-mcp.js, run `npx tsup` first) spawned over stdio and
 // driven by the official MCP client, as an MCP client application would run it.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,4 +95,38 @@ describe('episodic-mcp over stdio (built bin)', () => {
     }
     expect(stderr()).toContain('serving scope "e2e" over stdio');
   });
+
+  it.skipIf(process.platform !== 'linux')(
+    'refuses a command-line argument that is not UTF-8 with exit 2, naming it, and creates nothing',
+    () => {
+      expect(existsSync(bin), 'build the package first: npx tsup').toBe(true);
+      const parent = mkdtempSync(join(tmpdir(), 'episodic-argv-'));
+      directories.push(parent);
+      // Node encodes string arguments as UTF-8: the raw bytes go through a shell's printf (a real
+      // exec, as a terminal in a Latin-1 locale would run it). "café" in Latin-1 ends with 0xe9.
+      const run = (script: string, ...args: string[]) =>
+        spawnSync('/bin/sh', ['-c', script, process.execPath, bin, ...args], {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH ?? '' },
+          timeout: 60_000,
+        });
+      const home = run(`exec "$0" "$1" --scope e2e --home "$2/caf$(printf '\\351')"`, parent);
+      expect(home.status, home.stderr).toBe(2);
+      expect(home.stderr).toContain(
+        'episodic-mcp: Argument 4 (the value of --home) is not valid UTF-8: the bytes at offset',
+      );
+      expect(home.stderr).toContain('(0xe9)');
+      expect(home.stderr).toContain('LANG=C.UTF-8');
+      expect(home.stdout).toBe('');
+      expect(readdirSync(parent)).toEqual([]);
+      const scope = run(`exec "$0" "$1" --scope "t$(printf '\\377')am" --home "$2/home"`, parent);
+      expect(scope.status, scope.stderr).toBe(2);
+      expect(scope.stderr).toContain('Argument 2 (the value of --scope) is not valid UTF-8');
+      expect(readdirSync(parent)).toEqual([]);
+      // U+FFFD typed as UTF-8 is a character like any other.
+      const typed = run('exec "$0" "$1" --scope "c\uFFFD" --version');
+      expect(typed.status, typed.stderr).toBe(0);
+      expect(typed.stdout).toBe(`${version}\n`);
+    },
+  );
 });

@@ -144,6 +144,46 @@ export function scanText(text: string, options: ContentGuardOptions = {}): strin
   return findSpans(text, activeRules(options)).map((span) => span.rule.id);
 }
 
+const ID_KIND_WORDS: Record<ContentKind, string> = {
+  secret: 'a secret',
+  pii: 'personal data',
+  tool_output: 'raw tool output',
+};
+
+/**
+ * Refuses an id (a ledger event's `event_id`, `scope`, `session_id` or `agent_id`, a session
+ * commit's `run_id`) that looks like content. Redaction keeps ids (they name rows and files), so
+ * an id carrying content could never be scrubbed: it is refused whatever `redact` says, and a
+ * secret even when `allow` lists `secret`. A `VALIDATION_ERROR` names the field and the rule, never
+ * the value. Anything but a string passes (the schemas check the type).
+ */
+export function assertIdCarriesNoContent(
+  value: unknown,
+  field: string,
+  subject: string,
+  options: ContentGuardOptions = {},
+): void {
+  if (typeof value !== 'string') return;
+  const rules = options.rules ?? DEFAULT_CONTENT_RULES;
+  const allow = (options.allow ?? []).filter((kind) => kind !== 'secret');
+  const [rule] = scanText(value, { rules, allow });
+  if (rule === undefined) return;
+  const kind = rules.find((candidate) => candidate.id === rule)?.kind ?? 'secret';
+  throw new EpisodicError({
+    code: 'VALIDATION_ERROR',
+    message: `Invalid ${subject}: ${field} looks like ${ID_KIND_WORDS[kind]} (rule ${rule}). Ids are kept when records are redacted, so an id that carries content could never be scrubbed: use an opaque id (a ULID, a UUID, a name) and put the content in a content field (a summary, a payload, an episode). Neither { redact: true } nor { allow } stores it. Nothing was changed.`,
+    details: {
+      subject,
+      field,
+      rule,
+      kind,
+      issues: [
+        { field, message: `looks like ${ID_KIND_WORDS[kind]} (rule ${rule})`, value: '(withheld)' },
+      ],
+    },
+  });
+}
+
 function replaceSpans(text: string, spans: Span[]): string {
   let output = '';
   let cursor = 0;

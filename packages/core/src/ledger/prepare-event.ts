@@ -12,10 +12,10 @@ import { lazyCompiled } from '../validation/compiled-schema.js';
 import { toInputIssues, validationError } from '../validation/parse-input.js';
 import { canonicalJson } from './canonical-json.js';
 import {
+  assertIdCarriesNoContent,
   type ContentFinding,
   contentRejectedError,
   guardJsonValue,
-  scanText,
 } from './content-guard.js';
 import type { ContentRule } from './content-rules.js';
 import type { LedgerRow, NewLedgerRow } from './ledger-row.js';
@@ -157,12 +157,6 @@ function trimmedInput(input: unknown): unknown {
 
 let idFields: readonly string[] | undefined;
 
-const ID_KIND_WORDS: Record<ContentKind, string> = {
-  secret: 'a secret',
-  pii: 'personal data',
-  tool_output: 'raw tool output',
-};
-
 /**
  * Ids (`event_id`, `scope`, `session_id`, `agent_id`: the fields the stored-field inventory
  * classifies as ids) go through the content guard like a summary, but redaction keeps ids, so
@@ -176,29 +170,10 @@ function checkIds(
   subject: string,
 ): void {
   idFields ??= ledgerIdFields();
-  const idAllow = allow.filter((kind) => kind !== 'secret');
   for (const field of idFields) {
-    const value = (event as Record<string, unknown>)[field];
-    if (typeof value !== 'string') continue;
-    const [rule] = scanText(value, { rules, allow: idAllow });
-    if (rule === undefined) continue;
-    const kind = rules.find((candidate) => candidate.id === rule)?.kind ?? 'secret';
-    throw new EpisodicError({
-      code: 'VALIDATION_ERROR',
-      message: `Invalid ${subject}: ${field} looks like ${ID_KIND_WORDS[kind]} (rule ${rule}). Ids are kept when events are redacted, so an id that carries content could never be scrubbed: use an opaque id (a ULID, a UUID, a name) and put the content in the payload. Neither { redact: true } nor { allow } stores it. Nothing was changed.`,
-      details: {
-        subject,
-        field,
-        rule,
-        kind,
-        issues: [
-          {
-            field,
-            message: `looks like ${ID_KIND_WORDS[kind]} (rule ${rule})`,
-            value: '(withheld)',
-          },
-        ],
-      },
+    assertIdCarriesNoContent((event as Record<string, unknown>)[field], field, subject, {
+      rules,
+      allow,
     });
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EpisodicError } from '../errors/episodic-error.js';
+import { assertIdCarriesNoContent } from '../ledger/content-guard.js';
 import type { Episode, NewEpisode } from '../schema/episode.js';
 import { pauseAfterLostRace } from '../util/lost-race-pause.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
@@ -83,6 +84,7 @@ export async function commitEpisodes(
   const internals = sessionInternals(session, 'commitEpisodes');
   const { onConflict = 'fail', ...settings } =
     parseInput(optionsSchema, options, 'commitEpisodes options') ?? {};
+  assertIdCarriesNoContent(settings.runId, 'runId', 'commitEpisodes options');
   if (!Array.isArray(episodes) || episodes.length === 0) {
     throw invalidField(
       'commitEpisodes',

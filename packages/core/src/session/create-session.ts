@@ -13,6 +13,7 @@ import {
   type Episodic,
 } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
+import { assertIdCarriesNoContent } from '../ledger/content-guard.js';
 import { CHAT_MESSAGE_KEY } from '../messages/chat-message-marker.js';
 import { lastUserMessageOfEpisodes } from '../messages/last-user-message.js';
 import type {
@@ -633,6 +634,8 @@ class SessionImpl implements Session {
     const items = parseTurnInput(input);
     parseInput(isFunction('request → response'), modelCall, 'runTurn modelCall');
     const settings = parseInput(runTurnOptionsSchema, options, 'runTurn options') ?? {};
+    // Checked again by the store at commit; here, before any model call is spent.
+    assertIdCarriesNoContent(settings.runId, 'runId', 'runTurn options');
     this.assertOpen();
     // Registered now, not when it starts: interrupt() right after runTurn() must reach it.
     const turn = this.registerTurn(settings.turnId ?? this.config.generateId(), settings.signal);

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { createEpisodic } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
+import { assertIdCarriesNoContent } from '../ledger/content-guard.js';
 import { lastUserMessage } from '../messages/last-user-message.js';
 import { messagesToEpisodes } from '../messages/message-episodes.js';
 import {
@@ -782,6 +783,7 @@ export function createSessionStore(
     },
     async commit(input) {
       const commit = parseInput(commitSchema, input, 'session commit');
+      assertIdCarriesNoContent(commit.delta.run_id, 'delta.run_id', 'session commit');
       const id = commit.sessionId.toLowerCase();
       const expected = commit.expectedRevision;
       const revision = (expected ?? 0) + 1;
@@ -843,6 +845,7 @@ export function createSessionStore(
     },
     async save(state, saveOptions) {
       const checked = parseInput(sessionStateSchema, state, 'session state');
+      assertIdCarriesNoContent(checked.run_id, 'run_id', 'session state');
       const { expectedRevision } = parseInput(saveOptionsSchema, saveOptions, 'save options') ?? {};
       const log = checked.episodes as Episode[] | undefined;
       // Messages the episodes give (as a fold writes them) are laid out as a fold lays a base out,

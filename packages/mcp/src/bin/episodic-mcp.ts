@@ -1,5 +1,7 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { EpisodicError } from '@episodic/core';
+import { assertArgumentsAreUtf8, rawProcessArguments } from '@episodic/core/internal';
 import { MCP_SERVER_USAGE, parseMcpServerArguments } from '../run/parse-arguments.js';
 import { runMcpServer } from '../run/run-mcp-server.js';
 import { VERSION } from '../version.js';
@@ -13,7 +15,12 @@ console.info = toStderr;
 console.debug = toStderr;
 
 async function main(): Promise<void> {
-  const { help, version, options } = parseMcpServerArguments(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  // Node read the arguments with U+FFFD for bytes that are not UTF-8: refused, as `episodic` does.
+  assertArgumentsAreUtf8(argv, () =>
+    rawProcessArguments(argv.length, () => readFileSync('/proc/self/cmdline')),
+  );
+  const { help, version, options } = parseMcpServerArguments(argv);
   if (help) {
     process.stderr.write(MCP_SERVER_USAGE);
     return;

@@ -196,6 +196,80 @@ describe('the HTTP server', () => {
     expect(counting.total()).toBe(0);
   });
 
+  it('refuses a body with a key given twice or nested too deep, naming it, and stores nothing', async () => {
+    const { server, counting } = await start();
+    const send = (body: string, headers: Record<string, string> = {}) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: {
+          ...auth(TOKEN_A),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body,
+      });
+    // The second "task_description" would win under JSON.parse.
+    const twice = createCall.replace(
+      '"task_description":',
+      '"task_description":"first","task_description":',
+    );
+    expect(twice).not.toBe(createCall);
+    const duplicate = await send(twice);
+    expect(duplicate.status).toBe(400);
+    expect(await duplicate.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: {
+        code: -32600,
+        message: expect.stringContaining(
+          'the key "task_description" appears twice in the object at $.params.arguments',
+        ),
+      },
+    });
+    const escaped = await send(
+      createCall.replace('"jsonrpc":', '"\\u006asonrpc":"2.0","jsonrpc":'),
+    );
+    expect(escaped.status).toBe(400);
+    expect(((await escaped.json()) as { error: { message: string } }).error.message).toContain(
+      '"jsonrpc" appears twice',
+    );
+    const deep = await send(
+      createCall.replace(
+        '"arguments":',
+        `"extra":${'['.repeat(8000)}${']'.repeat(8000)},"arguments":`,
+      ),
+    );
+    expect(deep.status).toBe(400);
+    expect(await deep.json()).toMatchObject({ id: 1, error: { code: -32600 } });
+    const notJson = await send('{"jsonrpc":"2.0",');
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({ id: null, error: { code: -32700 } });
+    // A Latin-1 "é" inside a string: a decoder that is not strict would store U+FFFD.
+    const latin1 = Buffer.from(createCall.replace('JWT', 'J\u00e9T'), 'latin1');
+    const notUtf8 = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        ...auth(TOKEN_A),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: latin1,
+    });
+    expect(notUtf8.status).toBe(400);
+    expect(await notUtf8.json()).toMatchObject({
+      id: null,
+      error: { code: -32700, message: expect.stringContaining('not valid UTF-8') },
+    });
+    expect(counting.total()).toBe(0);
+
+    // The same call without the repeated key is served.
+    const served = await send(createCall);
+    expect(served.status).toBe(200);
+    expect(await served.text()).toContain('Episode created successfully');
+    expect(counting.calls.get('runs.appendAt')).toBe(1);
+  });
+
   it('refuses unsafe or ambiguous configurations at start', async () => {
     const { stores } = countingStores();
     const expectInvalid = async (

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EpisodicError, parseInput } from '@episodic/core';
+import { safeJsonParse } from '@episodic/core/internal';
 import {
   createMcpHandler,
+  isJsonContentType,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   type McpHttpHandler,
@@ -104,6 +106,60 @@ function sendJson(
     ...headers,
   });
   response.end(body);
+}
+
+/** What a POST body parsed to, or the JSON-RPC error that answers it (status 400). */
+type ParsedBody =
+  | { ok: true; value: unknown }
+  | {
+      ok: false;
+      error: {
+        jsonrpc: '2.0';
+        id: string | number | null;
+        error: { code: number; message: string };
+      };
+    };
+
+function idOf(message: unknown): string | number | null {
+  const id = (message as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/**
+ * Parses a JSON request body with core's safe parse, as the stdio transport parses a line: bytes
+ * that are not UTF-8 or text that is not JSON are a `-32700` parse error; a key given twice in
+ * one object (`JSON.parse` would keep the last value) or nesting deeper than 512 is `-32600`,
+ * naming the key or the place, with the message's `id`. The SDK would parse the body with
+ * `JSON.parse` alone.
+ */
+function parseBody(body: Buffer): ParsedBody {
+  const refuse = (id: string | number | null, code: number, message: string): ParsedBody => ({
+    ok: false,
+    error: { jsonrpc: '2.0', id, error: { code, message } },
+  });
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    return refuse(
+      null,
+      -32700,
+      'Parse error: the body is not valid UTF-8. Send the JSON-RPC message encoded as UTF-8.',
+    );
+  }
+  const parsed = safeJsonParse(text);
+  if (parsed.success) return { ok: true, value: parsed.value };
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return refuse(
+      null,
+      -32700,
+      `Parse error: the body is not JSON (${parsed.error}). Send one JSON-RPC message (or a batch).`,
+    );
+  }
+  return refuse(idOf(message), -32600, `Invalid Request: ${parsed.error}. It was not run.`);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -258,6 +314,30 @@ export async function startEpisodicHttpServer(
       }
       body = read;
     }
+    // A JSON body is parsed here, with the duplicate-key and depth checks, and handed to the SDK
+    // parsed; an empty body or another media type is left to the SDK (400 / 415).
+    let parsedBody: unknown;
+    if (
+      body !== undefined &&
+      body.length > 0 &&
+      isJsonContentType(headerValue(request.headers['content-type']))
+    ) {
+      const parsed = parseBody(body);
+      if (!parsed.ok) {
+        logger({
+          level: 'warn',
+          message: `refused an HTTP request (400): ${parsed.error.error.message}`,
+        });
+        const text = JSON.stringify(parsed.error);
+        response.writeHead(400, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+        });
+        response.end(text);
+        return;
+      }
+      parsedBody = parsed.value;
+    }
     const abort = new AbortController();
     response.on('close', () => {
       if (!response.writableFinished) abort.abort();
@@ -274,7 +354,10 @@ export async function startEpisodicHttpServer(
       signal: abort.signal,
       ...(body === undefined ? {} : { body }),
     });
-    const answer = await entry.handler.fetch(webRequest);
+    const answer = await entry.handler.fetch(
+      webRequest,
+      parsedBody === undefined ? undefined : { parsedBody },
+    );
     response.writeHead(answer.status, Object.fromEntries(answer.headers));
     if (answer.body === null) {
       response.end();
