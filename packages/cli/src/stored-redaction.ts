@@ -4,16 +4,11 @@ import {
   EpisodicError,
   type LedgerRedactTarget,
   type RunRedactReceipt,
+  redactRun,
   type SessionRedactReceipt,
   type StoredRedactionOptions,
 } from '@episodic/core';
-import {
-  createStoredRedactor,
-  type Metadata,
-  safeJsonParse,
-  taskEpisodeRef,
-  uuidSchema,
-} from '@episodic/core/internal';
+import { safeJsonParse, uuidSchema } from '@episodic/core/internal';
 import type { EpisodicStores } from '@episodic/mcp/stores';
 import type { OptionValues } from './command-spec.js';
 import { readLedgerEventRow } from './ledger-event-row.js';
@@ -139,44 +134,6 @@ export async function findRedactionSources(
   return { runIds, sessionIds };
 }
 
-/**
- * Redacts a run and the copy of its task metadata the artifact store keeps (seed 003: the task
- * episode `task:<run id>`'s metadata, which artifacts derive their effective metadata from), with
- * the rules of the run's own copy (`run.start`'s `task.metadata`, values and keys). The metadata
- * goes first, so the run redaction's cleanup (the SQLite WAL truncation) also takes its old bytes;
- * then the old row versions are removed from the database files (SQLite WAL, PostgreSQL
- * `VACUUM (FULL)` when the store scrubs after erases).
- */
-export async function redactRunAndTaskMetadata(
-  stores: EpisodicStores,
-  runId: string,
-  options: StoredRedactionOptions,
-): Promise<RunRedactReceipt> {
-  const ref = uuidSchema.safeParse(runId).success ? taskEpisodeRef(runId.toLowerCase()) : undefined;
-  const metadata = ref === undefined ? null : await stores.artifacts.getEpisodeMetadata(ref);
-  let changed = false;
-  if (ref !== undefined && metadata !== null) {
-    const redactor = createStoredRedactor(options);
-    const line = JSON.stringify({ type: 'run.start', task: { metadata } });
-    const next = redactor.line(line);
-    if (next !== line) {
-      const parsed = JSON.parse(next) as { task: { metadata: Metadata } };
-      await stores.artifacts.setEpisodeMetadata(ref, parsed.task.metadata);
-      changed = true;
-    }
-  }
-  const receipt = await stores.runs.redact(runId, options);
-  if (changed) {
-    const database = stores.sqlite?.database;
-    if (database !== undefined && !database.memory) {
-      database.pragma('wal_checkpoint(PASSIVE)');
-      database.pragma('wal_checkpoint(TRUNCATE)');
-    }
-    await stores.postgres?.scrub();
-  }
-  return receipt;
-}
-
 /** Redacts each run that exists (a candidate that does not is skipped). */
 export async function redactRuns(
   stores: EpisodicStores,
@@ -186,7 +143,8 @@ export async function redactRuns(
   const receipts: RunRedactReceipt[] = [];
   for (const runId of [...runIds].sort()) {
     try {
-      receipts.push(await redactRunAndTaskMetadata(stores, runId, options));
+      // With its task's metadata in the artifact store: every copy of the run's bytes.
+      receipts.push(await redactRun(stores, runId, options));
     } catch (error) {
       if (EpisodicError.hasCode(error, 'NOT_FOUND')) continue;
       throw error;

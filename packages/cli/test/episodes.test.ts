@@ -684,7 +684,21 @@ describe('episodes redact', () => {
       '--scope',
       'alpha',
     ]);
-    expect(expectError(wrongScope, 1, 'NOT_FOUND')).toContain(beta.event_id as string);
+    const wrongScopeMessage = expectError(wrongScope, 1, 'NOT_FOUND');
+    expect(wrongScopeMessage).toContain(beta.event_id as string);
+    // A dry run gives the real run's answer, not "0 events would be redacted".
+    const wrongScopeDry = episodicJson([
+      '--home',
+      home,
+      'episodes',
+      'redact',
+      '--event-id',
+      beta.event_id as string,
+      '--scope',
+      'alpha',
+      '--dry-run',
+    ]);
+    expect(expectError(wrongScopeDry, 1, 'NOT_FOUND')).toBe(wrongScopeMessage);
     const ok = episodesRedactReceiptSchema.parse(
       episodicJson([
         '--home',

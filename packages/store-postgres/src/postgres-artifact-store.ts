@@ -9,6 +9,7 @@ import type {
 } from '@episodic/core';
 import { assertSameArtifactKind, parseStoredArtifactJson } from '@episodic/core/internal';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
+import type { Scrubber } from './scrub.js';
 
 interface ArtifactRow {
   key: string;
@@ -68,6 +69,7 @@ export function buildArtifactScan(
  */
 export function createPostgresArtifactStoreAdapter(
   database: PostgresDatabase,
+  scrubber: Scrubber,
 ): ArtifactStoreAdapter {
   const { tables } = database;
   const selectArtifact = database.statement(
@@ -244,6 +246,11 @@ AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key 
           };
         }),
       );
+    },
+
+    eraseReplaced() {
+      // The old row versions stay in the table file until it is rewritten (when the store scrubs).
+      return scrubber.scrub([tables.episodeMetadata]);
     },
   };
 }

@@ -267,7 +267,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       options.fold === undefined ? undefined : { fold: options.fold },
     ),
     runs: createRunStore(createPostgresRunStoreAdapter(database, scrubber)),
-    artifacts: createArtifactStore(createPostgresArtifactStoreAdapter(database), options.artifacts),
+    artifacts: createArtifactStore(
+      createPostgresArtifactStoreAdapter(database, scrubber),
+      options.artifacts,
+    ),
   });
   let stores: ReturnType<typeof contracts>;
   try {

@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTaskLifecycle, EpisodicError } from '@episodic/core';
+import { createTaskLifecycle, EpisodicError, redactRun } from '@episodic/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
 import { openSqliteDatabase } from './open-database.js';
@@ -153,6 +154,43 @@ describe('SQLite artifact store', () => {
       await store.close();
     }
     expect(readFileSync(filename).includes(secret)).toBe(false);
+  });
+
+  it('redactRun (the library, no CLI) leaves no copy of a task metadata secret in the database or its -wal', async () => {
+    const filename = temporaryFile();
+    const store = createSqliteStore({ filename });
+    // Fresh per run, and found by the secret detectors (aws_key).
+    const fresh = () =>
+      `AKIA${Array.from(randomBytes(16), (byte) => 'ABCDEFGHJKLMNPQRSTUVWXYZ234567'[byte % 30]).join('')}`;
+    const value = fresh();
+    const key = fresh();
+    const files = () =>
+      [filename, `${filename}-wal`]
+        .filter((path) => existsSync(path))
+        .map((path) => readFileSync(path));
+    const copies = () =>
+      [value, key].filter((secret) => files().some((bytes) => bytes.includes(secret)));
+    try {
+      const lifecycle = createTaskLifecycle({ runs: store.runs, artifacts: store.artifacts });
+      const { id } = await lifecycle.createTask({
+        task_description: 'Rotate the keys',
+        domain: 'ops',
+        task_type: 'analysis',
+        metadata: { note: value, [`k-${key}`]: 'v' },
+      });
+      // The test can fail: both secrets are in the files, in the run and in the artifact store.
+      expect(copies()).toEqual([value, key]);
+      await redactRun(store, id);
+      // While the store is still open (closing checkpoints the WAL, which would hide a copy).
+      expect(copies()).toEqual([]);
+      expect(await store.artifacts.getEpisodeMetadata(`task:${id}`)).toEqual({
+        note: '[REDACTED:aws_key]',
+        'k-[REDACTED:aws_key]': 'v',
+      });
+    } finally {
+      await store.close();
+    }
+    expect(copies()).toEqual([]);
   });
 
   it('adds its tables to a version 3 database in place', () => {

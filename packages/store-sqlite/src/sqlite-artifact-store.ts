@@ -11,6 +11,7 @@ import type {
 } from '@episodic/core';
 import { assertSameArtifactKind, parseStoredArtifactJson } from '@episodic/core/internal';
 import type Database from 'better-sqlite3';
+import { truncateWal } from './sqlite-run-store.js';
 
 interface ArtifactRow {
   key: string;
@@ -202,6 +203,11 @@ export function createSqliteArtifactStoreAdapter(
 
     deleteEpisode(ref) {
       return deleteEpisodeTransaction.immediate(ref);
+    },
+
+    eraseReplaced() {
+      // secure_delete zeroed the replaced metadata in the database file; this removes the WAL's copy.
+      truncateWal(database);
     },
   };
 }

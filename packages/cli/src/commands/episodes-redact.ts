@@ -7,7 +7,11 @@ import {
   parseInput,
   type StoredRedactionOptions,
 } from '@episodic/core';
-import { ledgerRedactTargetSchema, resolveScopeSelector } from '@episodic/core/internal';
+import {
+  eventToRedactNotFound,
+  ledgerRedactTargetSchema,
+  resolveScopeSelector,
+} from '@episodic/core/internal';
 import type { EpisodicStores } from '@episodic/mcp/stores';
 import type { CommandHandler, CommandResult } from '../command-spec.js';
 import { commandName, ledgerCommand, scopeFields } from '../ledger-command.js';
@@ -35,8 +39,9 @@ import { UsageError } from '../usage-error.js';
 
 /**
  * The events a redaction would touch, per scope (scope order), without changing anything: the
- * event of `--event-id` when it is in the scope (every scope: wherever it is), or every event of
- * the session in the scope (every scope: in each scope that has the session).
+ * event of `--event-id` (every scope: wherever it is; `NOT_FOUND` when it is not in the scope, as
+ * the real run answers), or every event of the session in the scope (every scope: in each scope
+ * that has the session).
  */
 async function eventsToRedact(
   stores: EpisodicStores,
@@ -46,7 +51,11 @@ async function eventsToRedact(
   const counts = new Map<string, number>();
   if (target.eventId !== undefined) {
     const row = await readLedgerEventRow(stores, target.eventId);
-    if (row !== undefined && (scope === null || row.scope === scope)) counts.set(row.scope, 1);
+    // The real run's answer for an event that is not there: NOT_FOUND, not "0 events".
+    if (row === undefined || (scope !== null && row.scope !== scope)) {
+      throw eventToRedactNotFound(target.eventId, scope);
+    }
+    counts.set(row.scope, 1);
   } else {
     let afterId: string | undefined;
     for (;;) {

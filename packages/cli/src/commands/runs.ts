@@ -3,6 +3,7 @@ import {
   parseInput,
   type RunReadError,
   type RunRecord,
+  redactRun,
   replayRun,
   replaySession,
   type StoredRedactionOptions,
@@ -18,11 +19,7 @@ import { createRunFileFollower, findRunFile } from '../run-file-follower.js';
 import { type RunStatus, runStatusOf, styleStatus } from '../run-status.js';
 import { damageJson, damageLine, describeRecord, recordLine } from '../run-view.js';
 import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-notes.js';
-import {
-  redactRunAndTaskMetadata,
-  runRedactionOutput,
-  storedRedactionOptions,
-} from '../stored-redaction.js';
+import { runRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
 import { locate, withRunStores, withStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
 
@@ -495,11 +492,9 @@ export const redact: CommandHandler = async (context) => {
   const options = storedRedactionOptions(context.options, 'mode') as StoredRedactionOptions;
   // Every store: the artifact store keeps a copy of a task's metadata, scrubbed with the run.
   const { receipt, store } = await withStores(context, async (stores) => ({
-    receipt: await redactRunAndTaskMetadata(stores, runId, options).catch(
-      async (error: unknown) => {
-        throw await notFoundWhere(error, stores.location);
-      },
-    ),
+    receipt: await redactRun(stores, runId, options).catch(async (error: unknown) => {
+      throw await notFoundWhere(error, stores.location);
+    }),
     store: stores.location.store,
   }));
   const run = runRedactionOutput(receipt);

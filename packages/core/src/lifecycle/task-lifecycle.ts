@@ -30,6 +30,7 @@ import { frozenJsonCopy } from '../util/json.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { pauseAfterLostRace } from '../util/lost-race-pause.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
+import { storeSchema } from '../validation/store-schema.js';
 import { EPISODIC_SERVER_INFO } from '../version.js';
 import { createKeyedQueue } from './keyed-queue.js';
 import {
@@ -126,14 +127,6 @@ export interface TaskLifecycle {
 
 const functionSchema = <Value>() =>
   z.custom<Value>((value) => typeof value === 'function', 'must be a function');
-const storeSchema = <Value>(methods: string[], what: string) =>
-  z.custom<Value>(
-    (value) =>
-      typeof value === 'object' &&
-      value !== null &&
-      methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function'),
-    `must be ${what}`,
-  );
 
 const optionsSchema = z.strictObject({
   runs: storeSchema<RunStore>(['append', 'readAfter', 'delete'], 'a RunStore (see createRunStore)'),

@@ -18,6 +18,11 @@ import { frozenJsonCopy, type JsonValue, safeJsonParse } from '../util/json.js';
 import { parseInput } from '../validation/parse-input.js';
 import type { MaybePromise } from './maybe-promise.js';
 import { callAdapter } from './storage-error.js';
+import {
+  createStoredRedactor,
+  parseStoredRedactionOptions,
+  type StoredRedactionOptions,
+} from './stored-redaction.js';
 
 /** What an artifact store backend can promise, declared as data. */
 export interface ArtifactStoreCapabilities {
@@ -118,6 +123,13 @@ export interface ArtifactStoreAdapter {
    * when no associated episode remains. Deleting an unknown episode is not an error.
    */
   deleteEpisode(ref: EpisodeRef): MaybePromise<DeleteEpisodeReceipt>;
+  /**
+   * Removes from the backend's files the old bytes of the metadata `setEpisodeMetadata` replaced
+   * (optional: a backend that keeps no such copy, like memory, leaves it out). Called after a
+   * redaction rewrote metadata (e.g. SQLite: the WAL's page images; PostgreSQL: the dead row
+   * versions, with `VACUUM (FULL)`).
+   */
+  eraseReplaced?(): MaybePromise<void>;
   /** Releases the backend's resources. */
   close?(): MaybePromise<void>;
 }
@@ -194,8 +206,49 @@ export interface ArtifactStore {
   getEpisodeMetadata(ref: EpisodeRef): Promise<Metadata | null>;
   /** Deletes an episode's metadata and associations, garbage-collecting orphaned artifacts. */
   deleteEpisode(ref: EpisodeRef): Promise<DeleteEpisodeReceipt>;
+  /**
+   * Scrubs an episode's metadata in place with the rules of a run's copy of it (`run.start`'s
+   * `task.metadata`: values and keys, see `StoredRedactionOptions`), then removes the old bytes
+   * from the backend's files. Use `redactRun` to scrub a run with its task's metadata.
+   */
+  redactEpisodeMetadata(
+    ref: EpisodeRef,
+    options?: StoredRedactionOptions,
+  ): Promise<EpisodeMetadataRedactReceipt>;
   /** Closes the backend. */
   close(): Promise<void>;
+}
+
+/** What `ArtifactStore.redactEpisodeMetadata()` did. */
+export interface EpisodeMetadataRedactReceipt {
+  /** The episode (normalized). */
+  episode: EpisodeRef;
+  /** True when the stored metadata was rewritten (false: none stored, or nothing to replace). */
+  changed: boolean;
+  /** Detector findings (`secrets`) or string values and keys (`content`) replaced. */
+  replacements: number;
+}
+
+/**
+ * Metadata scrubbed with the rules of a run's copy of it (`run.start`'s `task.metadata`, keys and
+ * values): it is redacted as that line, so one implementation decides both copies. Null when
+ * nothing changes.
+ */
+function redactTaskMetadata(
+  metadata: Metadata,
+  options: StoredRedactionOptions,
+): { metadata: Metadata; replacements: number } | null {
+  const redactor = createStoredRedactor(options);
+  const line = JSON.stringify({ type: 'run.start', task: { metadata } });
+  const next = redactor.line(line);
+  if (next === line) return null;
+  // Still metadata: strings stay strings, keys stay unique and within the key limit.
+  const redacted = parseInput(
+    metadataSchema,
+    (JSON.parse(next) as { task: { metadata: unknown } }).task.metadata,
+    'redacted metadata',
+  );
+  return { metadata: redacted, replacements: redactor.counts.replacements };
 }
 
 /** Options of `createArtifactStore`. */
@@ -375,6 +428,21 @@ export function createArtifactStore(
     async deleteEpisode(ref) {
       const checked = episodeRef(ref, 'episode reference');
       return callAdapter(name, `delete episode ${checked}`, () => adapter.deleteEpisode(checked));
+    },
+
+    async redactEpisodeMetadata(ref, redactOptions) {
+      const checked = episodeRef(ref, 'episode reference');
+      const options = parseStoredRedactionOptions(redactOptions, 'metadata redaction options');
+      const metadata = await callAdapter(name, `read the metadata of ${checked}`, () =>
+        adapter.getEpisodeMetadata(checked),
+      );
+      const redacted = metadata === null ? null : redactTaskMetadata(metadata, options);
+      if (redacted === null) return { episode: checked, changed: false, replacements: 0 };
+      await callAdapter(name, `redact the metadata of ${checked}`, async () => {
+        await adapter.setEpisodeMetadata(checked, redacted.metadata);
+        await adapter.eraseReplaced?.();
+      });
+      return { episode: checked, changed: true, replacements: redacted.replacements };
     },
 
     async close() {

@@ -8,6 +8,7 @@ export {
   createMemorySessionStore,
   createMemorySessionStoreAdapter,
 } from './memory-session-store.js';
+export * from './redact-run.js';
 export * from './run-store.js';
 export type {
   DecodedSessionBase,

@@ -240,6 +240,18 @@ const compiledSessionId = lazyCompiled(storedSessionIdSchema);
 const compiledReplayOptions = lazyCompiled(ledgerReplayOptionsSchema);
 const compiledAppendOptions = lazyCompiled(ledgerAppendOptionsSchema);
 
+/**
+ * The `NOT_FOUND` of a redaction whose event is not in the scope (`null`: in no scope), for every
+ * path that must answer like `Ledger.redact` (a dry run included).
+ */
+export function eventToRedactNotFound(eventId: string, scope: string | null): EpisodicError {
+  return new EpisodicError({
+    code: 'NOT_FOUND',
+    message: `No event ${eventId}${scope === null ? '' : ` in scope ${scope}`} to redact. Check the event id and the scope; nothing was changed.`,
+    details: { eventId, scope },
+  });
+}
+
 /** Throws `CONFLICT` unless the session's last position (0 when empty) equals `expectedPosition`. */
 export function assertExpectedPosition(
   scope: string,
@@ -603,11 +615,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
         }),
       );
       if (parsed.eventId !== undefined && count === 0) {
-        throw new EpisodicError({
-          code: 'NOT_FOUND',
-          message: `No event ${parsed.eventId}${scope === null ? '' : ` in scope ${scope}`} to redact. Check the event id and the scope; nothing was changed.`,
-          details: { eventId: parsed.eventId, scope },
-        });
+        throw eventToRedactNotFound(parsed.eventId, scope);
       }
       return {
         kind: 'ledger.redact',

@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { metadataSchema } from '../schema/metadata.js';
 import { utf8ByteLength } from '../util/utf8.js';
 import { createStoredRedactor, REDACTED_TEXT } from './stored-redaction.js';
 
@@ -64,6 +65,26 @@ describe('stored redaction of run lines', () => {
     // Idempotent: a placeholder line is left alone.
     expect(content.line(JSON.stringify(REDACTED_TEXT))).toBe(JSON.stringify(REDACTED_TEXT));
     expect(content.counts.replacements).toBe(2);
+  });
+
+  it('keeps a replaced key within the metadata key limit, so a task still reads as one', () => {
+    // 64 characters: a typed placeholder for the 9-character password would make it 76.
+    const key = `${'a'.repeat(45)} password=abc123xyz`;
+    const line = JSON.stringify({ type: 'run.start', task: { metadata: { [key]: 1, b: 'c' } } });
+    const redactor = createStoredRedactor();
+    const next = JSON.parse(redactor.line(line)) as { task: { metadata: object } };
+    expect(next.task.metadata).toEqual({ ['*'.repeat(64)]: 1, b: 'c' });
+    expect(metadataSchema.safeParse(next.task.metadata).success).toBe(true);
+    expect(redactor.counts.replacements).toBe(1);
+    // A shorter key keeps its typed placeholder; a key already longer keeps at most its length.
+    const short = JSON.stringify({ metadata: { 'x password=abc123xyz': 1 } });
+    expect(createStoredRedactor().line(short)).toBe(
+      '{"metadata":{"x password=[REDACTED:credential]":1}}',
+    );
+    const long = `${'a'.repeat(70)} password=abc123xyz789`;
+    expect(createStoredRedactor().line(JSON.stringify({ [long]: 1 }))).toBe(
+      JSON.stringify({ [`${'a'.repeat(70)} password=[REDACTED]`]: 1 }),
+    );
   });
 
   it('leaves blank lines and lines without findings as they are', () => {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { redactStringValue, redactText, uniqueKey } from '../ledger/content-guard.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { CONTENT_KINDS, type ContentKind } from '../schema/ledger-event.js';
+import { METADATA_KEY_MAX_LENGTH } from '../schema/metadata.js';
 import { safeJsonParse } from '../util/json.js';
 import { type JsonPath, rewriteJsonText } from '../util/json-strings.js';
 import { utf8ByteLength } from '../util/utf8.js';
@@ -23,7 +24,8 @@ import { isCallerKeyPosition, runRecordInventoryName, storedStringClass } from '
  * value (`[REDACTED:aws_key]`); in `content` mode every caller key (of parameters, metadata,
  * payloads, `meta`, `context`: JSON a schema leaves open) becomes `[REDACTED]`. Keys stay unique:
  * a replacement that another key of the object already has gets `#2`, `#3`, … appended, so no
- * entry is lost.
+ * entry is lost. A replaced key is never longer than 64 characters (the metadata key limit) unless
+ * the key itself was: where a placeholder would make it longer, the key becomes `*` per character.
  *
  * A stored run line is rewritten string by string: numbers, key order and every unchanged string
  * keep their exact bytes.
@@ -127,6 +129,9 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
     fits: (candidate: string) => boolean,
   ): { text: string; replacements: number } => {
     if (isPlaceholderKey(key)) return { text: key, replacements: 0 };
+    // A key a schema limits (metadata: 64 characters) stays within that limit.
+    const fitsKey = (candidate: string) =>
+      candidate.length <= Math.max(key.length, METADATA_KEY_MAX_LENGTH) && fits(candidate);
     let candidates: string[];
     let replacements: number;
     if (mode === 'content' && callerKey) {
@@ -141,7 +146,7 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
     }
     for (const candidate of candidates) {
       const next = uniqueKey(candidate, taken);
-      if (fits(next)) return { text: next, replacements };
+      if (fitsKey(next)) return { text: next, replacements };
     }
     return { text: uniqueMask(key.length, taken), replacements };
   };

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { createTaskLifecycle } from '../lifecycle/task-lifecycle.js';
 import type { Metadata } from '../schema/metadata.js';
 import type { Artifact, ArtifactStore } from '../store/artifact-store.js';
+import { redactRun } from '../store/redact-run.js';
+import type { RunStore } from '../store/run-store.js';
+import type { StoredRedactionMode } from '../store/stored-redaction.js';
 import type { CreateStoreHarness, StoreConformanceCapabilities } from './store-harness.js';
-import { expectEpisodicError, openStore } from './suite-helpers.js';
+import { expectEpisodicError, openStore, requireCapability } from './suite-helpers.js';
 
 const CONTRACT = 'ArtifactStore';
 
@@ -11,6 +15,17 @@ const TASK_2 = 'task:7a2d3b5f-4c6e-4d8f-8a91-2b3c4d5e6f70';
 const TASK_3 = 'task:8b3e4c60-5d7f-4e90-9ba2-3c4d5e6f7081';
 const SESSION_EPISODE = 'session:9c4f5d71-6e80-4fa1-8cb3-4d5e6f708192#12';
 const LEDGER_EVENT = 'ledger:01J9ZQ4V8N3K2M1P0R5S6T7U8W';
+
+const AWS = ['AKIA', 'QZ2X7WJ4KT5M3R6N'].join('');
+const GITHUB = ['ghp_', 'a1B2c3D4e5F6g7H8'.repeat(3).slice(0, 36)].join('');
+/** Task metadata with secrets in values, in an array and in a key. */
+const SECRET_METADATA: Metadata = {
+  tenant: 'acme',
+  token: GITHUB,
+  tags: ['billing', `aws ${AWS}`],
+  [`note ${AWS}`]: 'key with a secret',
+  priority: 3,
+};
 
 /** Everything a store holds, read back through the public API (for "nothing changed" checks). */
 async function snapshot(store: ArtifactStore, episodes: readonly string[]) {
@@ -322,6 +337,133 @@ export function describeArtifactStoreSuite(
         effectiveMetadata: { tags: ['a'] },
       });
       expect(await store.getEpisodeMetadata(TASK_1)).toEqual({ tags: ['a'] });
+    });
+
+    it("redacts an episode's metadata in place, values and keys, idempotently", async (context) => {
+      const { store } = await open(context);
+      await store.setEpisodeMetadata(TASK_1, SECRET_METADATA);
+      await store.upsert({ key: 'p:1', kind: 'pattern', content: 1, episodes: [TASK_1] });
+      const receipt = await store.redactEpisodeMetadata(
+        TASK_1.toUpperCase().replace('TASK:', 'task:'),
+      );
+      expect(receipt).toEqual({ episode: TASK_1, changed: true, replacements: 3 });
+      const redacted = (await store.getEpisodeMetadata(TASK_1)) as Metadata;
+      const text = JSON.stringify(redacted);
+      for (const secret of [AWS, GITHUB]) expect(text).not.toContain(secret);
+      expect(redacted).toMatchObject({ tenant: 'acme', priority: 3 });
+      expect(Object.keys(redacted)).toHaveLength(Object.keys(SECRET_METADATA).length);
+      // Artifacts derive their effective metadata from the redacted copy.
+      expect(JSON.stringify((await store.get('p:1'))?.effectiveMetadata)).not.toContain(AWS);
+      expect(await store.redactEpisodeMetadata(TASK_1)).toEqual({
+        episode: TASK_1,
+        changed: false,
+        replacements: 0,
+      });
+      const content = await store.redactEpisodeMetadata(TASK_1, { mode: 'content' });
+      expect(content.changed).toBe(true);
+      const blank = (await store.getEpisodeMetadata(TASK_1)) as Metadata;
+      // Every string and every caller key is blanked; numbers stay.
+      expect(JSON.stringify(blank)).not.toMatch(/acme|billing|tenant/);
+      expect(Object.values(blank)).toContain(3);
+      // No metadata: nothing to redact.
+      expect(await store.redactEpisodeMetadata(TASK_2)).toEqual({
+        episode: TASK_2,
+        changed: false,
+        replacements: 0,
+      });
+      expect(await store.getEpisodeMetadata(TASK_2)).toBeNull();
+    });
+
+    it('rejects a bad episode reference or bad redaction options, changing nothing', async (context) => {
+      const { store } = await open(context);
+      await store.setEpisodeMetadata(TASK_1, SECRET_METADATA);
+      const before = await snapshot(store, [TASK_1]);
+      for (const call of [
+        () => store.redactEpisodeMetadata('task:nope'),
+        () => store.redactEpisodeMetadata(TASK_1, { mode: 'everything' as never }),
+        () => store.redactEpisodeMetadata(TASK_1, { kinds: [] }),
+      ]) {
+        const error = await expectEpisodicError(call(), 'VALIDATION_ERROR');
+        expect(error.message).toMatch(/nothing was changed/);
+      }
+      expect(await snapshot(store, [TASK_1])).toEqual(before);
+    });
+
+    describe("redactRun (with the harness's RunStore)", () => {
+      const openBoth = async (context: Parameters<typeof openStore>[0]) => {
+        const { harness, store } = await open(context);
+        const runs = harness.runs as RunStore | undefined;
+        if (runs === undefined)
+          context.skip('the harness provides no RunStore (StoreHarness.runs)');
+        requireCapability(context, runs?.capabilities.redaction, 'redaction (RunStore)');
+        const lifecycle = createTaskLifecycle({ runs: runs as RunStore, artifacts: store });
+        const createTask = async () =>
+          (
+            await lifecycle.createTask({
+              task_description: 'Rotate the keys',
+              domain: 'ops',
+              task_type: 'analysis',
+              metadata: SECRET_METADATA,
+            })
+          ).id;
+        /** The run's own copy of the task metadata (`run.start`'s `task.metadata`). */
+        const runCopy = async (id: string) =>
+          (
+            (await (runs as RunStore).read(id)).records.find(
+              (record) => record.type === 'run.start',
+            ) as unknown as { task: { metadata: Metadata } }
+          ).task.metadata;
+        return { runs: runs as RunStore, artifacts: store, createTask, runCopy };
+      };
+
+      for (const mode of ['secrets', 'content'] as StoredRedactionMode[]) {
+        it(`scrubs the run and its task's metadata in the artifact store alike (${mode})`, async (context) => {
+          const { runs, artifacts, createTask, runCopy } = await openBoth(context);
+          const id = await createTask();
+          const ref = `task:${id}`;
+          expect(await artifacts.getEpisodeMetadata(ref)).toEqual(SECRET_METADATA);
+          const receipt = await redactRun({ runs, artifacts }, id, { mode });
+          expect(receipt).toMatchObject({ runId: id, mode });
+          const copy = await artifacts.getEpisodeMetadata(ref);
+          // One set of rules: the artifact store's copy is exactly the run's.
+          expect(copy).toEqual(await runCopy(id));
+          expect(copy).not.toEqual(SECRET_METADATA);
+          const text = JSON.stringify(copy);
+          for (const secret of [AWS, GITHUB]) expect(text).not.toContain(secret);
+          // Again: nothing left to replace in either copy.
+          expect(await redactRun({ runs, artifacts }, id, { mode })).toMatchObject({
+            changedLines: 0,
+            replacements: 0,
+          });
+          expect(await artifacts.getEpisodeMetadata(ref)).toEqual(copy);
+        });
+      }
+
+      it('changes neither copy for an unknown run or bad input', async (context) => {
+        const { runs, artifacts, createTask, runCopy } = await openBoth(context);
+        const id = await createTask();
+        // Metadata of a task whose run does not exist (an id the run store never saw).
+        const missing = '0f0e0d0c-0b0a-4908-8706-00000000abcd';
+        await artifacts.setEpisodeMetadata(`task:${missing}`, SECRET_METADATA);
+        await expectEpisodicError(redactRun({ runs, artifacts }, missing), 'NOT_FOUND');
+        expect(await artifacts.getEpisodeMetadata(`task:${missing}`)).toEqual(SECRET_METADATA);
+        await expectEpisodicError(
+          redactRun({ runs, artifacts }, id, { mode: 'all' as never }),
+          'VALIDATION_ERROR',
+        );
+        await expectEpisodicError(redactRun({ runs, artifacts }, '../etc'), 'VALIDATION_ERROR');
+        const error = await expectEpisodicError(
+          redactRun({ runs: {} as RunStore, artifacts }, id),
+          'VALIDATION_ERROR',
+        );
+        expect(error.message).toContain('RunStore');
+        await expectEpisodicError(
+          redactRun({ runs, artifacts: { get: () => null } as never }, id),
+          'VALIDATION_ERROR',
+        );
+        expect(await runCopy(id)).toEqual(SECRET_METADATA);
+        expect(await artifacts.getEpisodeMetadata(`task:${id}`)).toEqual(SECRET_METADATA);
+      });
     });
 
     it('rejects bad input with VALIDATION_ERROR and changes nothing', async (context) => {

@@ -134,4 +134,17 @@ describe('scoped artifact store', () => {
       updatedArtifacts: [],
     });
   });
+
+  it("redacts an episode's metadata in the shared store (episode calls pass through)", async () => {
+    const shared = createMemoryArtifactStore();
+    const scoped = createScopedArtifactStore(shared, 'team-a');
+    const secret = ['AKIA', 'QZ2X7WJ4KT5M3R6N'].join('');
+    await scoped.setEpisodeMetadata(TASK, { note: secret });
+    expect(await scoped.redactEpisodeMetadata(TASK)).toEqual({
+      episode: TASK,
+      changed: true,
+      replacements: 1,
+    });
+    expect(await shared.getEpisodeMetadata(TASK)).toEqual({ note: '[REDACTED:aws_key]' });
+  });
 });

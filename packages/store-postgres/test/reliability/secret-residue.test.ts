@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createSession, type ModelCall } from '@episodic/core';
+import { createSession, type ModelCall, redactRun } from '@episodic/core';
 import { scanText } from '@episodic/core/internal';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/postgres-store.js';
@@ -86,6 +86,9 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       // The id of a session GC collects whole: no table may keep it (the session heads included).
       const oldSession = `old-${randomText(12)}`;
       const runSecret = awsKey();
+      // A task's metadata: in the run (`run.start`) and in the artifact store's copy of it.
+      const taskSecret = awsKey();
+      const taskKeySecret = awsKey();
       const sessionSecret = awsKey();
       const baseSecret = awsKey();
       const deltaSecret = awsKey();
@@ -138,8 +141,13 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
           run_id: runId,
           ts: '2026-02-03T12:00:00.000Z',
           input: { type: 'text', text: `deploy with ${runSecret}` },
+          task: { metadata: { note: taskSecret, [`k-${taskKeySecret}`]: 'v' } },
         },
       ]);
+      await store.artifacts.setEpisodeMetadata(`task:${runId}`, {
+        note: taskSecret,
+        [`k-${taskKeySecret}`]: 'v',
+      });
       const sessionId = '4d3c2b1a-0f9e-4d8c-8b7a-6f5e4d3c2b1a';
       await store.sessions.save({
         schema_version: 1,
@@ -163,6 +171,8 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
         ...keySecrets,
         oldSession,
         runSecret,
+        taskSecret,
+        taskKeySecret,
         sessionSecret,
         baseSecret,
         deltaSecret,
@@ -177,7 +187,8 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       ).toBe(5);
       await store.ledger.redact({ scope: 'residue', eventId: 'secret-5' });
       expect((await store.ledger.gc({ scope: 'residue' })).deleted_total).toBe(1);
-      expect((await store.runs.redact(runId)).changedLines).toBe(1);
+      // The library's run redaction: the run and its task's metadata in the artifact store.
+      expect((await redactRun(store, runId)).changedLines).toBe(1);
       expect((await store.sessions.redact(sessionId)).changed).toBe(true);
       expect((await store.sessions.redact(turnsId)).changed).toBe(true);
       await checkpoint();
@@ -215,6 +226,10 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       expect(JSON.stringify((await store.runs.read(runId)).records)).toContain(
         '[REDACTED:aws_key]',
       );
+      expect(await store.artifacts.getEpisodeMetadata(`task:${runId}`)).toEqual({
+        note: '[REDACTED:aws_key]',
+        'k-[REDACTED:aws_key]': 'v',
+      });
       expect((await store.sessions.load(sessionId))?.revision).toBe(2);
       const scrubbed = await store.sessions.load(turnsId);
       expect(scrubbed?.revision).toBe(3);
