@@ -168,6 +168,7 @@ export {
   type EpisodeCommon,
   type EpisodeMeta,
   type EpisodeRef,
+  type EpisodeRunRange,
   type EpisodeSource,
   type EpisodeType,
   type EpisodicQuery,

@@ -66,7 +66,7 @@ export {
   metadataValueSchema,
 } from './metadata.js';
 export * from './run-record.js';
-export type { SessionDelta, SessionState } from './session-state.js';
+export type { EpisodeRunRange, SessionDelta, SessionState } from './session-state.js';
 export {
   SESSION_STATE_SCHEMA_VERSION,
   sessionDeltaSchema,

@@ -21,6 +21,23 @@ export const UUID_PATTERN =
 export const uuidSchema = z.string().regex(UUID_PATTERN, 'must be a UUID');
 
 /**
+ * The run that committed one range of a session's episodes (ids `first_id` to `last_id`, both
+ * included): an element of a base's `episode_runs`.
+ */
+export interface EpisodeRunRange {
+  [key: string]: unknown;
+  run_id: string;
+  first_id: number;
+  last_id: number;
+}
+
+const episodeRunRangeSchema = z.looseObject({
+  run_id: z.string(),
+  first_id: z.number().int().positive(),
+  last_id: z.number().int().positive(),
+});
+
+/**
  * A session state snapshot: seed 001's `SessionState` (for resume) joined with seed 000's
  * `context` and committed log, plus `revision`, which every commit increments and which stores
  * use for optimistic concurrency. The log is `episodes` (an array, version 2) or `episodic`
@@ -46,6 +63,13 @@ export const sessionStateSchema = z.looseObject({
   episodes: z.array(z.unknown()).optional(),
   /** Incremented by every commit; `save` with a stale expected revision fails with `CONFLICT`. */
   revision: z.number().int().nonnegative().optional(),
+  /**
+   * Which run committed which episodes (Episodic's; seed 001 readers ignore it): one range per
+   * commit that named its run (`run_id`) and added episodes, in commit order, a commit of the
+   * same run right after the previous one extending its range. Each delta's `run_id` and
+   * `episodes` say the same for the commits since the base; a fold carries both over.
+   */
+  episode_runs: z.array(episodeRunRangeSchema).optional(),
 });
 
 export type SessionState = z.infer<typeof sessionStateSchema>;

@@ -24,7 +24,8 @@ import type {
   TurnUsage,
 } from '../schema/episode.js';
 import { type FunctionCallItem, type InputItem, inputItemSchema } from '../schema/input-item.js';
-import { type SessionDelta, uuidSchema } from '../schema/session-state.js';
+import { type EpisodeRunRange, type SessionDelta, uuidSchema } from '../schema/session-state.js';
+import { addEpisodeRun } from '../store/episode-runs.js';
 import {
   type SessionStore,
   type StoredSession,
@@ -417,6 +418,8 @@ export interface SessionSeed {
   readonly revision: number | null;
   readonly invokeSeq: number;
   readonly carried: Readonly<Record<string, unknown>>;
+  /** The run of each range of the committed log's episodes (the stored `episode_runs`). */
+  readonly episodeRuns?: readonly EpisodeRunRange[];
   /**
    * False when the stored base is an older format (a version 1 or seed 001 snapshot): the next
    * commit then folds, so the session is stored as a current base from then on.
@@ -466,6 +469,7 @@ export function storedSessionSeed(stored: StoredSession, now: () => Date): Sessi
     revision: state.revision ?? 0,
     invokeSeq: typeof state.invoke_seq === 'number' ? state.invoke_seq : 0,
     carried: carriedFields(state),
+    episodeRuns: state.episode_runs ?? [],
     baseCurrent: stored.base.log !== null && 'episodes' in stored.base.log,
   };
 }
@@ -560,6 +564,8 @@ class SessionImpl implements Session {
   /** Where the committed log's seed 001 messages stop changing (see `countMessages`). */
   private messageCut: MessageCut = noMessageCut();
   private carried: Record<string, unknown>;
+  /** The stored `episode_runs` as of the last commit (each commit adds its own in place). */
+  private episodeRuns: EpisodeRunRange[];
   private invokeCount: number;
   private readonly queue = new MutationQueue();
   /** Turns in call order: the first is running or next to run; later ones wait behind it. */
@@ -577,6 +583,7 @@ class SessionImpl implements Session {
     this.contextValue = seed.context;
     this.committedContext = seed.context;
     this.carried = { ...seed.carried };
+    this.episodeRuns = [...(seed.episodeRuns ?? [])];
     this.invokeCount = seed.invokeSeq;
     const self = this;
     this.log = Object.freeze({
@@ -1012,6 +1019,7 @@ class SessionImpl implements Session {
     if (this.contextValue === this.committedContext) this.contextValue = seed.context;
     this.committedContext = seed.context;
     this.carried = { ...seed.carried };
+    this.episodeRuns = [...(seed.episodeRuns ?? [])];
     this.invokeCount = seed.invokeSeq;
     this.lastUserText = undefined;
     this.messageCut = noMessageCut();
@@ -1069,7 +1077,20 @@ class SessionImpl implements Session {
       sessionId: this.id,
       expectedRevision: this.saved ? this.committedRevision : null,
       delta,
-      base: () => buildSnapshot({ sessionId: this.id, log, context, revision, updatedAt, carried }),
+      base: () => {
+        // The runs of the commits before this one, and this one's (as a fold of the deltas adds it).
+        const episodeRuns = this.episodeRuns.slice();
+        addEpisodeRun(episodeRuns, delta);
+        return buildSnapshot({
+          sessionId: this.id,
+          log,
+          context,
+          revision,
+          updatedAt,
+          carried,
+          episodeRuns,
+        });
+      },
       fold: !this.baseCurrent,
     });
     this.committedRevision = revision;
@@ -1079,6 +1100,7 @@ class SessionImpl implements Session {
     this.committedContext = context;
     this.lastUserText = { value: lastUser };
     this.messageCut = messages.advance();
+    addEpisodeRun(this.episodeRuns, delta);
     return revision;
   }
 

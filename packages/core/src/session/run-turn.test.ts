@@ -66,6 +66,8 @@ describe('runTurn', () => {
       updated_at: '2026-02-03T12:00:00.000Z',
       context: { user: 'ada' },
       revision: 1,
+      // Which run committed which episodes: this turn's run, all three.
+      episode_runs: [{ run_id: 'run-1', first_id: 1, last_id: 3 }],
       episodes: session.log.read({ fromId: 0 }),
       messages: [
         { role: 'user', content: 'Hi!', message_ts: '2026-02-03T12:00:00.000Z' },

@@ -1,6 +1,10 @@
 import type { Episodic } from '../episodic/create-episodic.js';
 import { baseMessages } from '../messages/snapshot-messages.js';
-import { SESSION_STATE_SCHEMA_VERSION, type SessionState } from '../schema/session-state.js';
+import {
+  type EpisodeRunRange,
+  SESSION_STATE_SCHEMA_VERSION,
+  type SessionState,
+} from '../schema/session-state.js';
 import { markBuiltState } from '../store/built-state.js';
 
 /** The snapshot fields a session writes itself; everything else in a loaded snapshot is kept. */
@@ -15,6 +19,7 @@ const OWN_FIELDS = [
   'episode_count',
   'message_count',
   'revision',
+  'episode_runs',
 ] as const;
 
 export interface SnapshotInput {
@@ -25,6 +30,8 @@ export interface SnapshotInput {
   readonly updatedAt: string;
   /** Fields of the loaded snapshot to carry over (`run_id`, `invoke_seq`, `meta`, unknown fields). */
   readonly carried: Readonly<Record<string, unknown>>;
+  /** The run of each range of the log's episodes (`episode_runs`), this commit's included. */
+  readonly episodeRuns?: readonly EpisodeRunRange[];
 }
 
 /**
@@ -48,6 +55,9 @@ export function buildSnapshot(input: SnapshotInput): SessionState {
     context: { ...input.context },
     episodes: episodes.slice(),
     revision: input.revision,
+    ...(input.episodeRuns === undefined || input.episodeRuns.length === 0
+      ? {}
+      : { episode_runs: input.episodeRuns.slice() }),
     ...others,
   });
 }

@@ -1,6 +1,7 @@
 import { EpisodicError } from '../errors/episodic-error.js';
 import { lastUserMessage } from '../messages/last-user-message.js';
 import {
+  type EpisodeRunRange,
   SESSION_STATE_SCHEMA_VERSION,
   type SessionDelta,
   type SessionState,
@@ -8,6 +9,7 @@ import {
   sessionStateSchema,
 } from '../schema/session-state.js';
 import { parseStoredJson } from '../util/json.js';
+import { addEpisodeRun } from './episode-runs.js';
 
 /**
  * How a session is stored (schema_version 2): a **base** snapshot, a complete state as of its
@@ -123,6 +125,7 @@ export interface SessionHead {
   meta?: Record<string, unknown> | undefined;
   context?: Record<string, unknown> | undefined;
   revision?: number | undefined;
+  episode_runs?: EpisodeRunRange[] | undefined;
 }
 
 /** What a base holds, read as far as a loader needs. */
@@ -308,19 +311,24 @@ export function decodeSessionDeltas(
 
 /**
  * The state a session's last commit left, from its base head and deltas: the latest
- * `updated_at`, `revision`, `run_id`, `invoke_seq` and `context`, with every other head field
- * kept.
+ * `updated_at`, `revision`, `run_id`, `invoke_seq` and `context`, the base's `episode_runs` with
+ * each commit's run added (`addEpisodeRun`), and every other head field kept.
  */
 export function applyDeltaFields(head: SessionHead, deltas: readonly SessionDelta[]): SessionHead {
   if (deltas.length === 0) return head;
   const next: Record<string, unknown> = { ...head };
+  const runs = [...(head.episode_runs ?? [])];
   for (const delta of deltas) {
     next.revision = delta.revision;
     next.updated_at = delta.updated_at;
     if (delta.run_id !== undefined) next.run_id = delta.run_id;
     if (delta.invoke_seq !== undefined) next.invoke_seq = delta.invoke_seq;
     if (delta.context !== undefined) next.context = delta.context;
+    addEpisodeRun(runs, delta);
   }
+  // The runs of the base's episodes and of every commit since, as a fold writes them.
+  if (runs.length > 0) next.episode_runs = runs;
+  else delete next.episode_runs;
   next.schema_version = SESSION_STATE_SCHEMA_VERSION;
   return next as SessionHead;
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionState } from '../schema/session-state.js';
+import type { EpisodeRunRange, SessionState } from '../schema/session-state.js';
+import { createSession } from '../session/create-session.js';
+import { loadSession } from '../session/load-session.js';
+import type { ModelCall } from '../session/model-call.js';
 import type { SessionStore } from '../store/session-store.js';
 import { raceTurn } from './conformance-child.js';
 import { messageEpisode, SESSION_TS, sessionBase } from './session-fixtures.js';
@@ -345,6 +348,31 @@ export function describeSessionStoreSuite(
         expect(loaded?.episodes).toEqual([]);
         expect(loaded?.context).toEqual({ cleared: true });
         expect(log).toHaveLength(2);
+      });
+
+      it('keeps which run committed which episodes, through per-commit folds, a load and a fold', async (context) => {
+        const { store } = await open(context);
+        const answer: ModelCall = () => ({
+          output: [{ type: 'message', role: 'assistant', content: 'ok' }],
+        });
+        const ranges: EpisodeRunRange[] = [];
+        const turn = async (session: ReturnType<typeof createSession>, runId?: string) => {
+          const first = session.log.lastId + 1;
+          await session.runTurn(`turn of ${runId ?? 'no run'}`, answer, runId ? { runId } : {});
+          if (runId) ranges.push({ run_id: runId, first_id: first, last_id: session.log.lastId });
+        };
+        const session = createSession({ store, id: SESSION_1, now: () => new Date(SESSION_TS) });
+        await turn(session, 'run-a');
+        await turn(session, 'run-b');
+        await turn(session);
+        // A small session is folded on every commit (the default policy): its base names every
+        // commit's run, not only the last one.
+        const loaded = await loadSession(store, SESSION_1);
+        await turn(loaded, 'run-c');
+        expect((await store.read(SESSION_1))?.state.episode_runs).toEqual(ranges);
+        expect((await store.load(SESSION_1))?.episode_runs).toEqual(ranges);
+        await store.fold(SESSION_1);
+        expect((await store.read(SESSION_1))?.base.head.episode_runs).toEqual(ranges);
       });
 
       it('continues a version 1 snapshot with deltas, and folds it into version 2', async (context) => {

@@ -108,10 +108,9 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')
 
 export async function createUiHome(): Promise<UiHome> {
   const home = mkdtempSync(join(tmpdir(), 'episodic-ui-test-'));
-  // Sessions past the per-commit fold (as a session over 1 MiB is): each commit is a delta that
-  // names its run, which the session page's per-turn runs read. A small session folded on every
-  // commit names only its last run there (see the UI README).
-  const files = createFsStore({ root: home, durability: 'none', fold: { currentUpToBytes: 0 } });
+  // The default fold policy: these small sessions are folded on every commit, their bases
+  // naming the run of each commit (`episode_runs`), which the session page's per-turn runs read.
+  const files = createFsStore({ root: home, durability: 'none' });
   const sqlite = createSqliteStore({ filename: join(home, 'episodic.db') });
   const stores: UiStores = {
     runs: files.runs,

@@ -91,8 +91,9 @@ export interface TimelineTurn {
   last_id: number;
   started_at: string | null;
   /**
-   * The run that committed this turn: named by the session's commit, or matched by time for
-   * commits the session keeps no run of (its first, folded ones). Null when unknown.
+   * The run that committed this turn: as the session records it (`episode_runs` and the
+   * deltas' `run_id`), or matched by time for episodes it keeps no run of (committed without a
+   * run id, or folded by an Episodic before `episode_runs`). Null when unknown.
    */
   run_id: string | null;
 }

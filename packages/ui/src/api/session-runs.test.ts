@@ -1,11 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSession, type ModelCall, type RunRecord, type Session } from '@episodic/core';
+import {
+  createSession,
+  type ModelCall,
+  type RunRecord,
+  type Session,
+  type SessionState,
+} from '@episodic/core';
 import { createFsStore, type FsStore } from '@episodic/store-fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRunStatusCache } from './run-status.js';
-import { readSession, runsNamedBy, sessionRuns } from './session-runs.js';
+import { namedRunOf, readSession, runsNamedBy, sessionRuns } from './session-runs.js';
 import { sessionTimeline } from './session-timeline.js';
 
 const SESSION = '00000000-0000-4000-8000-00000000a001';
@@ -24,9 +30,9 @@ function openHome(options: { foldEveryCommit: boolean }): FsStore {
   const store = createFsStore({
     root: home,
     durability: 'none',
-    // Every commit folded into a new base (the base keeps only the last run's id), or never one
-    // (as a session past the size up to which the default policy folds every commit).
-    fold: options.foldEveryCommit ? 'always' : { currentUpToBytes: 0 },
+    // The default policy (a small session is folded on every commit), or no fold at all (as for a
+    // session past the size up to which the default policy folds every commit).
+    ...(options.foldEveryCommit ? {} : { fold: { currentUpToBytes: 0 } }),
   });
   cleanups.push(
     () => rmSync(home, { recursive: true, force: true }),
@@ -74,47 +80,80 @@ function deps(store: FsStore) {
   };
 }
 
+const ALL_THREE = [
+  [runId(1), { first_id: 1, last_id: 2 }],
+  [runId(2), { first_id: 3, last_id: 4 }],
+  [runId(3), { first_id: 5, last_id: 6 }],
+];
+
 describe('the runs a session names', () => {
-  it('after folds, names only the base’s last run; every run is found after, matched by time', async () => {
+  it('after a fold on every commit (the default for a small session), names every commit’s run', async () => {
     const store = openHome({ foldEveryCommit: true });
     await recordedSession(store, 3);
     const read = await readSession(store.sessions, SESSION);
     expect(read.stored.deltas).toEqual([]);
+    const named = runsNamedBy(read.stored);
+    expect(named.named).toEqual([runId(1), runId(2), runId(3)]);
+    expect([...named.exact]).toEqual(ALL_THREE);
+
+    const timeline = await sessionTimeline(deps(store), SESSION, {});
+    expect(timeline.runs.map((run) => [run.run_id, run.committed])).toEqual(ALL_THREE);
+    expect(timeline.turns.map((entry) => entry.run_id)).toEqual([runId(1), runId(2), runId(3)]);
+    const all = await sessionRuns(deps(store), SESSION);
+    expect(all.runs.map((run) => [run.run_id, run.committed])).toEqual(ALL_THREE);
+  });
+
+  it('matches runs by time for a base without episode_runs (an older Episodic’s)', async () => {
+    const store = openHome({ foldEveryCommit: true });
+    await recordedSession(store, 3);
+    const { episode_runs: _runs, ...older } = (await store.sessions.load(SESSION)) as SessionState;
+    await store.sessions.save(older);
+    const read = await readSession(store.sessions, SESSION);
+    expect(read.stored.state).not.toHaveProperty('episode_runs');
     expect(runsNamedBy(read.stored).named).toEqual([runId(3)]);
 
     const timeline = await sessionTimeline(deps(store), SESSION, {});
     expect(timeline.runs.map((run) => run.run_id)).toEqual([runId(3)]);
     expect(timeline.turns.map((entry) => entry.run_id)).toEqual([null, null, runId(3)]);
-
     const all = await sessionRuns(deps(store), SESSION);
-    expect(all.runs.map((run) => [run.run_id, run.committed])).toEqual([
-      [runId(1), { first_id: 1, last_id: 2 }],
-      [runId(2), { first_id: 3, last_id: 4 }],
-      [runId(3), { first_id: 5, last_id: 6 }],
-    ]);
+    expect(all.runs.map((run) => [run.run_id, run.committed])).toEqual(ALL_THREE);
   });
 
   it('takes each delta’s run and episodes as recorded, and forgets them after a clear()', async () => {
     const store = openHome({ foldEveryCommit: false });
     const { session, clock } = await recordedSession(store, 3);
     let named = runsNamedBy((await readSession(store.sessions, SESSION)).stored);
-    // The first commit is the base (its run named, its episodes not); the others are deltas.
-    expect(named.named.sort()).toEqual([runId(1), runId(2), runId(3)]);
-    expect([...named.exact]).toEqual([
-      [runId(2), { first_id: 3, last_id: 4 }],
-      [runId(3), { first_id: 5, last_id: 6 }],
-    ]);
+    // The first commit is the base (its range in its episode_runs); the others are deltas.
+    expect(named.named).toEqual([runId(1), runId(2), runId(3)]);
+    expect([...named.exact]).toEqual(ALL_THREE);
 
     await session.clear();
     await turn(store, session, 4, clock);
     named = runsNamedBy((await readSession(store.sessions, SESSION)).stored);
-    // The episodes before the clear() are gone, and so is what the deltas said about them.
+    // The episodes before the clear() are gone, and so is what the session said about them.
     expect([...named.exact.keys()]).toEqual([runId(4)]);
     const range = named.exact.get(runId(4)) as { first_id: number; last_id: number };
-    expect([...named.attributed]).toEqual(
-      Array.from({ length: range.last_id - range.first_id + 1 }, (_, i) => range.first_id + i),
-    );
+    expect(named.ranges).toEqual([{ run_id: runId(4), ...range }]);
     const timeline = await sessionTimeline(deps(store), SESSION, {});
     expect(timeline.turns.map((entry) => entry.run_id)).toEqual([runId(4)]);
+  });
+
+  it('gives each turn its own run when runs take turns (a run’s committed range spans another’s)', async () => {
+    const store = openHome({ foldEveryCommit: true });
+    const clock = { at: Date.UTC(2026, 2, 1, 12) };
+    const session = createSession({
+      store: store.sessions,
+      id: SESSION,
+      now: () => new Date(clock.at),
+    });
+    await turn(store, session, 1, clock);
+    await turn(store, session, 2, clock);
+    // Run 1 commits again (as a task's run spans turns): its range, 1 to 6, spans run 2's.
+    await session.runTurn('turn 1 again', answer, { runId: runId(1) });
+    const timeline = await sessionTimeline(deps(store), SESSION, {});
+    expect(timeline.turns.map((entry) => entry.run_id)).toEqual([runId(1), runId(2), runId(1)]);
+    expect(namedRunOf(runsNamedBy((await readSession(store.sessions, SESSION)).stored), 3)).toBe(
+      runId(2),
+    );
   });
 });

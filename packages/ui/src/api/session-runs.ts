@@ -1,6 +1,7 @@
 import {
   createEpisodic,
   type Episode,
+  type EpisodeRunRange,
   EpisodicError,
   type RunStore,
   type RunSummary,
@@ -40,52 +41,65 @@ export async function readSession(sessions: SessionStore, sessionId: string): Pr
 
 /** The runs a session's stored commits name (see `runsNamedBy`). */
 export interface NamedRuns {
-  /** Every run id the base or a delta names, lowercase. */
+  /** Every run id the base or a delta names, lowercase, the runs of the newest commits last. */
   named: string[];
-  /** The episodes each named run's deltas added, as a range of ids. */
+  /** The episodes each named run committed, as one range of ids (first to last). */
   exact: Map<string, Range>;
-  /** The ids of the episodes those deltas added (the rest are matched to runs by time). */
-  attributed: Set<number>;
+  /**
+   * Which run committed which episodes of the log, in id order: the base's `episode_runs` and
+   * the deltas' runs (`SessionStore.read` joins them). Episodes no range covers are matched to
+   * runs by time.
+   */
+  ranges: readonly EpisodeRunRange[];
 }
 
 /**
- * What the session itself records about its runs: each delta's `run_id` with the episodes that
- * commit added (exact), and the base's `run_id` (the run of the last commit the base took in; the
- * base keeps no run per episode, so the runs of earlier folded commits are not named).
+ * What the session itself records about its runs: which run committed which episodes
+ * (`episode_runs`, kept by the base through folds and added to by each delta since), the base's
+ * `run_id` and each delta's.
  */
 export function runsNamedBy(stored: StoredSession): NamedRuns {
   const named = new Set<string>();
   const exact = new Map<string, Range>();
-  const attributed = new Set<number>();
-  const baseRun = stored.base.head.run_id;
-  if (typeof baseRun === 'string') named.add(baseRun.toLowerCase());
-  for (const delta of stored.deltas) {
-    // `clear()` emptied the log: the episodes earlier commits added are gone.
-    if (delta.reset === true) {
-      exact.clear();
-      attributed.clear();
-    }
-    if (typeof delta.run_id !== 'string') continue;
-    const runId = delta.run_id.toLowerCase();
+  const name = (runId: string) => {
+    // Moved to the end: `named` ends with the runs of the newest commits.
+    named.delete(runId);
     named.add(runId);
-    for (const episode of delta.episodes ?? []) {
-      const id = (episode as { id?: unknown }).id;
-      if (typeof id !== 'number') continue;
-      attributed.add(id);
-      const range = exact.get(runId);
-      if (range === undefined) exact.set(runId, { first_id: id, last_id: id });
-      else {
-        range.first_id = Math.min(range.first_id, id);
-        range.last_id = Math.max(range.last_id, id);
-      }
-    }
+  };
+  const ranges = stored.state.episode_runs ?? [];
+  for (const range of ranges) {
+    const runId = range.run_id.toLowerCase();
+    name(runId);
+    const known = exact.get(runId);
+    if (known === undefined) exact.set(runId, { first_id: range.first_id, last_id: range.last_id });
+    else known.last_id = range.last_id;
   }
-  return { named: [...named], exact, attributed };
+  const baseRun = stored.base.head.run_id;
+  if (typeof baseRun === 'string') name(baseRun.toLowerCase());
+  for (const delta of stored.deltas) {
+    if (typeof delta.run_id === 'string') name(delta.run_id.toLowerCase());
+  }
+  return { named: [...named], exact, ranges };
+}
+
+/** The run the session records as having committed episode `id`, or undefined. */
+export function namedRunOf(commits: NamedRuns, id: number): string | undefined {
+  const { ranges } = commits;
+  let low = 0;
+  let high = ranges.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const range = ranges[middle] as EpisodeRunRange;
+    if (id < range.first_id) high = middle - 1;
+    else if (id > range.last_id) low = middle + 1;
+    else return range.run_id.toLowerCase();
+  }
+  return undefined;
 }
 
 /**
- * Which run committed each episode the commits do not attribute (a new session's first commit is
- * its base; folded commits are in the base): the run that started last at or before the episode's
+ * Which run committed each episode the session does not attribute (committed without a run id,
+ * or folded by an Episodic that kept no `episode_runs`): the run that started last at or before the episode's
  * time and had not ended before it. A task episode's run spans many turns; the turn's own, later
  * run wins.
  */
@@ -110,19 +124,19 @@ function assignByTime(
 
 /**
  * The timeline's runs (oldest first) from their summaries: status from each run's tail, the
- * episodes each committed (exact where a delta names the run, by time for the rest), and whether
+ * episodes each committed (as the session records them, by time for the rest), and whether
  * it is a failed turn (failed or cancelled, nothing in the session).
  */
 export async function timelineRuns(
   statuses: RunStatusCache,
   summaries: readonly RunSummary[],
   read: ReadSession,
-  { exact, attributed }: NamedRuns,
+  commits: NamedRuns,
 ): Promise<TimelineRun[]> {
   const kept = summaries.slice(0, TIMELINE_MAX_RUNS);
   const standings = await Promise.all(kept.map((summary) => statuses.get(summary.runId)));
   const byTime = assignByTime(
-    read.episodes.filter((episode) => !attributed.has(episode.id)),
+    read.episodes.filter((episode) => namedRunOf(commits, episode.id) === undefined),
     kept.map((summary, index) => ({
       run_id: summary.runId,
       startMs: Date.parse(summary.startedAt),
@@ -135,7 +149,7 @@ export async function timelineRuns(
   return kept
     .map((summary, index) => {
       const standing = standings[index] as Awaited<ReturnType<RunStatusCache['get']>>;
-      const range = exact.get(summary.runId) ?? byTime.get(summary.runId) ?? null;
+      const range = commits.exact.get(summary.runId) ?? byTime.get(summary.runId) ?? null;
       return {
         run_id: summary.runId,
         started_at: summary.startedAt,

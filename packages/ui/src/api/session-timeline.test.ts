@@ -32,8 +32,14 @@ describe('GET /api/sessions/:id', () => {
       home.ids.toolRunId,
       home.ids.secondRunId,
     ]);
-    // The first commit is the session's base (its run_id; its episodes matched by time), the
-    // second a delta naming its run and episodes.
+    // A small session, folded on every commit (the default policy): its base names the run of
+    // each commit and the episodes it committed.
+    const stored = await home.stores.sessions.read(home.ids.sessionId);
+    expect(stored?.deltas).toEqual([]);
+    expect(stored?.base.head.episode_runs).toEqual([
+      { run_id: home.ids.toolRunId, first_id: 1, last_id: 3 },
+      { run_id: home.ids.secondRunId, first_id: 4, last_id: 6 },
+    ]);
     expect(timeline.runs).toEqual([
       expect.objectContaining({
         run_id: home.ids.toolRunId,

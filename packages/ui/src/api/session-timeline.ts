@@ -12,7 +12,13 @@ import { runOfEpisode } from './run-of-episode.js';
 import type { RunStatusCache } from './run-status.js';
 import { parseSessionId } from './session-id.js';
 import type { RelativesFinder } from './session-relatives.js';
-import { readSession, runsNamedBy, timelineRuns } from './session-runs.js';
+import {
+  namedRunOf,
+  readSession,
+  runsNamedBy,
+  TIMELINE_MAX_RUNS,
+  timelineRuns,
+} from './session-runs.js';
 
 const querySchema = z.strictObject({
   from: z.coerce.number().int().min(0).default(0),
@@ -50,8 +56,8 @@ function parentSessionId(context: unknown): string | null {
  * `GET /api/sessions/:id`: a session's turns, boundaries and the runs it names. Its cost follows
  * the session, not the home: the session is read once (`SessionStore.read`: its base and
  * deltas), and only the headers and tails of the runs its commits name are read
- * (`runs.list({ runIds })`). The session's other runs (failed turns, runs still going) are in
- * `GET /api/sessions/:id/runs`, which the browser asks for next.
+ * (`runs.list({ runIds })`, the newest `TIMELINE_MAX_RUNS`). The session's other runs (failed
+ * turns, runs still going) are in `GET /api/sessions/:id/runs`, which the browser asks for next.
  */
 export async function sessionTimeline(
   deps: { sessions: SessionStore; runs: RunStore; statuses: RunStatusCache },
@@ -69,8 +75,10 @@ export async function sessionTimeline(
   const shown = page.map((episode) => timelineEpisode(episode));
 
   const commits = runsNamedBy(read.stored);
-  const listed =
-    commits.named.length === 0 ? [] : (await deps.runs.list({ runIds: commits.named })).runs;
+  // The runs of the newest commits: the timeline lists no more (a session of many turns names
+  // many runs, and each costs a read of its header and tail).
+  const newest = commits.named.slice(-TIMELINE_MAX_RUNS);
+  const listed = newest.length === 0 ? [] : (await deps.runs.list({ runIds: newest })).runs;
   const runs = await timelineRuns(deps.statuses, listed, read, commits);
   const boundaries = episodes
     .filter((episode) => episode.type === 'boundary')
@@ -89,7 +97,10 @@ export async function sessionTimeline(
     from: query.from,
     next_from: pageEnd < episodes.length && page.length > 0 ? (page.at(-1) as Episode).id : null,
     episodes: shown,
-    turns: turnsOf(shown).map((turn) => ({ ...turn, run_id: runOfEpisode(runs, turn.first_id) })),
+    turns: turnsOf(shown).map((turn) => ({
+      ...turn,
+      run_id: namedRunOf(commits, turn.first_id) ?? runOfEpisode(runs, turn.first_id),
+    })),
     boundaries,
     runs,
   };

@@ -134,6 +134,14 @@ function OtherRunsStatus(props: { loaded: Loaded<SessionRunsResponse>; named: nu
   );
 }
 
+/**
+ * The run of a turn: as the session records it, else the run matched by time among `runs` (all of
+ * the session's once they are found).
+ */
+function runOfTurn(turn: TimelineTurn, runs: readonly TimelineRun[]): string | null {
+  return turn.run_id ?? runOfEpisode(runs, turn.first_id);
+}
+
 /** Session timeline: turns and their episodes, boundaries, checkpoints and what they cover, forks, failed turns. */
 export function SessionView(props: { route: Route; sessionId: string }) {
   const from = props.route.query.get('from');
@@ -302,14 +310,10 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                           </>
                         )}{' '}
                         · #{entry.turn?.first_id}–#{entry.turn?.last_id}
-                        {entry.turn !== undefined && runOfEpisode(runs, entry.turn.first_id) && (
+                        {entry.turn !== undefined && runOfTurn(entry.turn, runs) !== null && (
                           <>
                             {' '}
-                            · run{' '}
-                            <IdLink
-                              to="runs"
-                              id={runOfEpisode(runs, entry.turn.first_id) as string}
-                            />
+                            · run <IdLink to="runs" id={runOfTurn(entry.turn, runs) as string} />
                           </>
                         )}
                       </h3>
