@@ -674,7 +674,7 @@ describe('episodes redact', () => {
     const home = temporaryHome();
     const alpha = appendEvent(home, { scope: 'alpha', summary: 'a', 'payload-json': '{"x":1}' });
     const beta = appendEvent(home, { scope: 'beta', summary: 'b', 'payload-json': '{"y":2}' });
-    const wrongScope = episodicJson([
+    const wrongScope = [
       '--home',
       home,
       'episodes',
@@ -683,21 +683,11 @@ describe('episodes redact', () => {
       beta.event_id as string,
       '--scope',
       'alpha',
-    ]);
-    const wrongScopeMessage = expectError(wrongScope, 1, 'NOT_FOUND');
+    ];
+    const wrongScopeMessage = expectError(episodicJson(wrongScope), 1, 'NOT_FOUND');
     expect(wrongScopeMessage).toContain(beta.event_id as string);
     // A dry run gives the real run's answer, not "0 events would be redacted".
-    const wrongScopeDry = episodicJson([
-      '--home',
-      home,
-      'episodes',
-      'redact',
-      '--event-id',
-      beta.event_id as string,
-      '--scope',
-      'alpha',
-      '--dry-run',
-    ]);
+    const wrongScopeDry = episodicJson([...wrongScope, '--dry-run']);
     expect(expectError(wrongScopeDry, 1, 'NOT_FOUND')).toBe(wrongScopeMessage);
     const ok = episodesRedactReceiptSchema.parse(
       episodicJson([
