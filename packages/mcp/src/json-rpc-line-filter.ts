@@ -46,6 +46,43 @@ function isJsonRpcMessage(message: unknown): boolean {
   return 'id' in record && ('result' in record || 'error' in record);
 }
 
+/** A JSON-RPC text parsed, or the error response that answers it. */
+export type ParsedJsonRpcText =
+  | { ok: true; value: unknown }
+  | { ok: false; error: JsonRpcErrorResponse };
+
+/**
+ * Parses one JSON-RPC text (a stdio line, an HTTP body) as every transport must: text that is not
+ * JSON is a `-32700` parse error; a key given twice in one object (`JSON.parse` would keep the last
+ * value) or nesting deeper than 512 is `-32600`, naming the key or the place, with the message's
+ * `id`. `unit` names the text in the message and how to send it right.
+ */
+export function parseJsonRpcText(text: string, unit: 'line' | 'body'): ParsedJsonRpcText {
+  const refuse = (id: string | number | null, code: number, message: string) =>
+    ({ ok: false, error: { jsonrpc: '2.0', id, error: { code, message } } }) as const;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const how =
+      unit === 'line' ? 'one JSON-RPC message per line' : 'one JSON-RPC message (or a batch)';
+    return refuse(
+      null,
+      JSON_RPC_PARSE_ERROR,
+      `Parse error: the ${unit} is not JSON (${(error as Error).message}). Send ${how}.`,
+    );
+  }
+  const problem = findJsonShapeProblem(text);
+  if (problem !== null) {
+    return refuse(
+      idOf(value),
+      JSON_RPC_INVALID_REQUEST,
+      `Invalid Request: ${problem.message}. It was not run.`,
+    );
+  }
+  return { ok: true, value };
+}
+
 /**
  * Reads newline-delimited JSON-RPC from `source` and passes each well-formed message on, unchanged.
  * A line that is not JSON is answered with a `-32700` parse error, and JSON that is not a JSON-RPC
@@ -69,26 +106,12 @@ export function createJsonRpcLineFilter(
   const handle = (stream: Transform, raw: string) => {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim() === '') return;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch (error) {
-      answer(
-        null,
-        JSON_RPC_PARSE_ERROR,
-        `Parse error: the line is not JSON (${(error as Error).message}). Send one JSON-RPC message per line.`,
-      );
+    const parsed = parseJsonRpcText(line, 'line');
+    if (!parsed.ok) {
+      reply(parsed.error);
       return;
     }
-    const problem = findJsonShapeProblem(line);
-    if (problem !== null) {
-      answer(
-        idOf(message),
-        JSON_RPC_INVALID_REQUEST,
-        `Invalid Request: ${problem.message}. It was not run.`,
-      );
-      return;
-    }
+    const message = parsed.value;
     if (!isJsonRpcMessage(message)) {
       answer(
         idOf(message),

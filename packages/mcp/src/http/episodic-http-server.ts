@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EpisodicError, parseInput } from '@episodic/core';
-import { safeJsonParse } from '@episodic/core/internal';
 import {
   createMcpHandler,
   isJsonContentType,
@@ -14,6 +13,11 @@ import {
 import * as z from 'zod';
 import { createEpisodicMcpServer } from '../episodic-mcp-server.js';
 import { createEpisodicTools, type EpisodicToolsOptions } from '../episodic-tools.js';
+import {
+  JSON_RPC_PARSE_ERROR,
+  type ParsedJsonRpcText,
+  parseJsonRpcText,
+} from '../json-rpc-line-filter.js';
 import { type EpisodicMcpLogger, formatLogEntry } from '../logger.js';
 import {
   checkTokens,
@@ -99,7 +103,21 @@ function sendJson(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+  writeJson(
+    response,
+    status,
+    { jsonrpc: '2.0', error: { code: -32000, message }, id: null },
+    headers,
+  );
+}
+
+function writeJson(
+  response: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const body = JSON.stringify(value);
   response.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
@@ -108,58 +126,31 @@ function sendJson(
   response.end(body);
 }
 
-/** What a POST body parsed to, or the JSON-RPC error that answers it (status 400). */
-type ParsedBody =
-  | { ok: true; value: unknown }
-  | {
-      ok: false;
-      error: {
-        jsonrpc: '2.0';
-        id: string | number | null;
-        error: { code: number; message: string };
-      };
-    };
-
-function idOf(message: unknown): string | number | null {
-  const id = (message as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
-}
-
 /**
- * Parses a JSON request body with core's safe parse, as the stdio transport parses a line: bytes
- * that are not UTF-8 or text that is not JSON are a `-32700` parse error; a key given twice in
- * one object (`JSON.parse` would keep the last value) or nesting deeper than 512 is `-32600`,
- * naming the key or the place, with the message's `id`. The SDK would parse the body with
- * `JSON.parse` alone.
+ * Parses a JSON request body as the stdio transport parses a line (`parseJsonRpcText`: `-32700`
+ * for text that is not JSON, `-32600` for a repeated key or nesting deeper than 512), after
+ * refusing bytes that are not UTF-8 (`-32700`), which decoding would turn into U+FFFD. The SDK
+ * would parse the body with `JSON.parse` alone.
  */
-function parseBody(body: Buffer): ParsedBody {
-  const refuse = (id: string | number | null, code: number, message: string): ParsedBody => ({
-    ok: false,
-    error: { jsonrpc: '2.0', id, error: { code, message } },
-  });
+function parseBody(body: Buffer): ParsedJsonRpcText {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(body);
   } catch {
-    return refuse(
-      null,
-      -32700,
-      'Parse error: the body is not valid UTF-8. Send the JSON-RPC message encoded as UTF-8.',
-    );
+    return {
+      ok: false,
+      error: {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: JSON_RPC_PARSE_ERROR,
+          message:
+            'Parse error: the body is not valid UTF-8. Send the JSON-RPC message encoded as UTF-8.',
+        },
+      },
+    };
   }
-  const parsed = safeJsonParse(text);
-  if (parsed.success) return { ok: true, value: parsed.value };
-  let message: unknown;
-  try {
-    message = JSON.parse(text);
-  } catch {
-    return refuse(
-      null,
-      -32700,
-      `Parse error: the body is not JSON (${parsed.error}). Send one JSON-RPC message (or a batch).`,
-    );
-  }
-  return refuse(idOf(message), -32600, `Invalid Request: ${parsed.error}. It was not run.`);
+  return parseJsonRpcText(text, 'body');
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -328,12 +319,7 @@ export async function startEpisodicHttpServer(
           level: 'warn',
           message: `refused an HTTP request (400): ${parsed.error.error.message}`,
         });
-        const text = JSON.stringify(parsed.error);
-        response.writeHead(400, {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(text),
-        });
-        response.end(text);
+        writeJson(response, 400, parsed.error);
         return;
       }
       parsedBody = parsed.value;

@@ -52,9 +52,9 @@ const SCOPED_RANGE_END = `${SCOPED_KEY_MARKER}${'z'.repeat(250)}`;
  * Restricts an artifact store to one scope: every key the scope writes is stored under the scope's
  * prefix, and reads see only keys under it, with the prefix removed. Patterns learned in one scope
  * are therefore separate artifacts from the same patterns learned in another, and their effective
- * metadata only ever comes from the scope's own episodes. Episode-level calls (metadata, its redaction,
- * deleting an episode) pass through: episode references are globally unique ids that the caller has already
- * checked belong to the scope.
+ * metadata only ever comes from the scope's own episodes. Episode-level calls (metadata, its
+ * redaction, deleting an episode) pass through: episode references are globally unique ids that
+ * the caller has already checked belong to the scope.
  */
 export function createScopedArtifactStore(
   artifacts: ArtifactStore,
