@@ -72,7 +72,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
       : {}),
   });
   const turns: TurnSummary[] = [];
-  const sessions: DemoAgent[] = [agent];
+  /** Every session of the chat; a fork with the last episode it inherited. */
+  const sessions: Array<{ agent: DemoAgent; inheritedThrough?: number }> = [{ agent }];
   write(
     `Episodic demo chat (model: ${options.model.label}). Home: ${layout.home} (recreated fresh)`,
   );
@@ -119,8 +120,9 @@ export async function runChat(options: ChatOptions): Promise<void> {
         return;
       case '/fork': {
         const from = agent.session.id;
+        const inheritedThrough = agent.session.log.lastId;
         agent = agent.fork();
-        sessions.push(agent);
+        sessions.push({ agent, inheritedThrough });
         write(
           `Forked session ${from} into ${agent.session.id}: you are now talking in the fork (saved at its first turn).`,
         );
@@ -225,15 +227,16 @@ export async function runChat(options: ChatOptions): Promise<void> {
             },
     );
     const runs = [];
-    for (const session of sessions) {
+    for (const { agent: session } of sessions) {
       const { runs: listed } = await store.runs.list({ sessionId: session.session.id });
       for (const summary of listed)
         runs.push({ id: summary.runId, records: (await store.runs.read(summary.runId)).records });
     }
     const indexed = await indexIntoLedger(sqlite.ledger, {
-      sessions: sessions.map((session) => ({
+      sessions: sessions.map(({ agent: session, inheritedThrough }) => ({
         id: session.session.id,
         episodes: [...session.session.log.read({ fromId: 0 })],
+        ...(inheritedThrough === undefined ? {} : { inheritedThrough }),
       })),
       runs,
     });

@@ -613,9 +613,16 @@ async function checkFork(context: CheckContext, view: DiskView): Promise<Outcome
   return `fork ${fork.id.slice(0, 8)} shares #1–#${fork.forkedAtEpisode} with ${report.session.id.slice(0, 8)}; ${scenario.turn} added ${inFork.length} episodes to the fork only`;
 }
 
-async function projectedCounts(view: DiskView) {
+async function projectedCounts(report: DemoReport, view: DiskView) {
   const sessions = [];
-  for (const id of view.sessionIds()) sessions.push({ id, episodes: await view.log(id) });
+  for (const id of view.sessionIds()) {
+    const fork = report.fork?.id === id ? report.fork : null;
+    sessions.push({
+      id,
+      episodes: await view.log(id),
+      ...(fork === null ? {} : { inheritedThrough: fork.forkedAtEpisode }),
+    });
+  }
   const runs = [...(await view.runs()).values()].map((run) => ({
     id: run.read.runId,
     records: run.read.records,
@@ -624,7 +631,7 @@ async function projectedCounts(view: DiskView) {
 }
 
 async function checkLedger(context: CheckContext, view: DiskView): Promise<Outcome> {
-  const expected = await projectedCounts(view);
+  const expected = await projectedCounts(context.report, view);
   const actual = await ledgerCounts(context.ledger, DEMO_SCOPE);
   const wrong = Object.keys(expected).filter(
     (type) => expected[type as keyof typeof expected] !== actual[type as keyof typeof actual],

@@ -14,9 +14,17 @@ export const DEMO_SCOPE = 'episodic-demo';
 /** A scope the demo never writes to: queries there must come back empty. */
 export const OTHER_SCOPE = 'another-project';
 
+/** A session's committed episodes; a fork names the last episode it inherited. */
+export interface SessionSource {
+  readonly id: string;
+  readonly episodes: readonly Episode[];
+  /** Episodes up to this id were copied from the session it was forked from (indexed there). */
+  readonly inheritedThrough?: number;
+}
+
 /** What to project: each session's committed episodes and each run's records. */
 export interface LedgerSources {
-  readonly sessions: ReadonlyArray<{ readonly id: string; readonly episodes: readonly Episode[] }>;
+  readonly sessions: readonly SessionSource[];
   readonly runs: ReadonlyArray<{ readonly id: string; readonly records: readonly RunRecord[] }>;
 }
 
@@ -27,23 +35,65 @@ export function emptyCounts(): TypeCounts {
   return Object.fromEntries(LEDGER_EVENT_TYPES.map((type) => [type, 0])) as TypeCounts;
 }
 
+/** The turn ids the runs recorded (`run.start`'s `meta.turn_id`). */
+function recordedTurns(runs: LedgerSources['runs']): Set<string> {
+  const turns = new Set<string>();
+  for (const run of runs) {
+    for (const record of run.records) {
+      if (record.type !== 'run.start') continue;
+      const turnId = (record.meta as Record<string, unknown> | undefined)?.turn_id;
+      if (typeof turnId === 'string') turns.add(turnId);
+    }
+  }
+  return turns;
+}
+
 /**
- * The ledger events the sources project to: episodes as `agent_id` "demo-agent" (the committed
- * conversation), run records as "demo-runs" (every run as executed, including failed and
- * interrupted turns that the committed history does not contain).
+ * The episodes only the session holds: not inherited from the session it was forked from, and not
+ * part of a turn a run recorded (the run's records already hold its messages, calls and outputs,
+ * and its interrupt as `run.status`). In the demo that leaves the compaction checkpoint.
+ */
+export function sessionOnlyEpisodes(session: SessionSource, turns: ReadonlySet<string>): Episode[] {
+  const inherited = session.inheritedThrough ?? 0;
+  return session.episodes.filter(
+    (episode) =>
+      episode.id > inherited &&
+      (episode.meta.turnId === undefined || !turns.has(episode.meta.turnId)),
+  );
+}
+
+/**
+ * The ledger events the sources project to, each event once: every run's records as `agent_id`
+ * "demo-runs" (every turn as executed, including failed and interrupted ones), and as
+ * "demo-agent" the episodes only a session holds (see `sessionOnlyEpisodes`). Projecting both
+ * sources whole would show each message two or three times (the run, the session, its fork).
  */
 export function projectSources(
   sources: LedgerSources,
   scope: string = DEMO_SCOPE,
 ): NewLedgerEvent[] {
-  return [
-    ...sources.sessions.flatMap((session) =>
-      projectEpisodes(session.episodes, { scope, sessionId: session.id, agentId: 'demo-agent' }),
+  const { fromSessions, fromRuns } = projectBySource(sources, scope);
+  return [...fromSessions, ...fromRuns];
+}
+
+/** `projectSources`, kept apart by where each event comes from. */
+export function projectBySource(
+  sources: LedgerSources,
+  scope: string = DEMO_SCOPE,
+): { readonly fromSessions: NewLedgerEvent[]; readonly fromRuns: NewLedgerEvent[] } {
+  const turns = recordedTurns(sources.runs);
+  return {
+    fromSessions: sources.sessions.flatMap((session) =>
+      projectEpisodes(sessionOnlyEpisodes(session, turns), {
+        scope,
+        sessionId: session.id,
+        agentId: 'demo-agent',
+      }),
     ),
-    ...sources.runs.flatMap((run) =>
+    fromRuns: sources.runs.flatMap((run) =>
       projectRunRecords(run.records, { scope, agentId: 'demo-runs' }),
     ),
-  ];
+  };
 }
 
 export function countByType(events: readonly { type: string }[]): TypeCounts {

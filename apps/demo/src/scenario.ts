@@ -2,12 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import {
-  type BaseMessage,
-  projectEpisodes,
-  projectRunRecords,
-  type RunRecord,
-} from '@episodic/core';
+import type { BaseMessage, RunRecord } from '@episodic/core';
 import { createFsStore, type FsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { runAiSdkTurn } from './agent/ai-sdk-turn.js';
@@ -15,7 +10,13 @@ import { type DemoAgent, openDemoAgent, type TurnOptions } from './agent/demo-ag
 import { runChecks } from './checks.js';
 import { type DemoHomeLayout, deltasPath, recreateDemoHome, snapshotPath } from './demo-home.js';
 import { exploreCommands } from './explore-commands.js';
-import { DEMO_SCOPE, indexIntoLedger, ledgerCounts, OTHER_SCOPE } from './ledger-index.js';
+import {
+  DEMO_SCOPE,
+  indexIntoLedger,
+  ledgerCounts,
+  OTHER_SCOPE,
+  projectBySource,
+} from './ledger-index.js';
 import type { DemoModel } from './models/demo-model.js';
 import { withInterruptOnAnswer, withOutage } from './models/simulated-faults.js';
 import type { DemoReport, TurnSummary } from './report.js';
@@ -369,30 +370,24 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     const episode = await tracker.episode();
     const taskTimeline = await tracker.timeline();
 
-    // Index what happened into the SQLite ledger: both sessions' episodes and every run.
+    // Index what happened into the SQLite ledger, each event once: every run, and what only the
+    // sessions hold (the fork's history up to the fork point is the original's).
     const mainEpisodes = [...agent.session.log.read({ fromId: 0 })];
     const forkEpisodes = [...forkAgent.session.log.read({ fromId: 0 })];
     const runs = await readRuns(store, [sessionId, forkAgent.session.id]);
     const sources = {
       sessions: [
         { id: sessionId, episodes: mainEpisodes },
-        { id: forkAgent.session.id, episodes: forkEpisodes },
+        { id: forkAgent.session.id, episodes: forkEpisodes, inheritedThrough: forkedAtEpisode },
       ],
       runs,
     };
     const indexed = await indexIntoLedger(sqlite.ledger, sources);
     const byType = await ledgerCounts(sqlite.ledger, DEMO_SCOPE);
     const otherScope = await sqlite.ledger.query({ scope: OTHER_SCOPE, limit: 500 });
-    const fromEpisodes = sources.sessions.reduce(
-      (sum, session) =>
-        sum +
-        projectEpisodes(session.episodes, { scope: DEMO_SCOPE, sessionId: session.id }).length,
-      0,
-    );
-    const fromRuns = runs.reduce(
-      (sum, entry) => sum + projectRunRecords(entry.records, { scope: DEMO_SCOPE }).length,
-      0,
-    );
+    const projected = projectBySource(sources);
+    const fromEpisodes = projected.fromSessions.length;
+    const fromRuns = projected.fromRuns.length;
 
     const labelOfRun = new Map(turns.map((turn) => [turn.runId, turn.label]));
     const truncated = turns

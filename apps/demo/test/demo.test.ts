@@ -4,6 +4,13 @@ import { CHECK_NAMES } from '../src/checks.js';
 import type { DemoReport } from '../src/report.js';
 import { CLI_MAIN, type ProcessResult, runDemo, runNode, temporaryHome } from './run-built-demo.js';
 
+interface LedgerRow {
+  readonly type: string;
+  readonly session_id?: string;
+  readonly agent_id?: string;
+  readonly refs?: Record<string, string | number>;
+}
+
 // The offline demo, end to end: the built binary, its MCP server and its resumed child process,
 // each run in a temporary home.
 
@@ -95,6 +102,37 @@ describe('pnpm demo --json (offline)', () => {
     expect(report.ledger?.appended).toBe(
       Object.values(report.ledger?.byType ?? {}).reduce((sum, count) => sum + count, 0),
     );
+  });
+
+  it('indexes each event once: no message, call or result twice (run, session and fork)', async () => {
+    const query = await runNode(CLI_MAIN, [
+      'episodes',
+      'query',
+      '--scope',
+      'episodic-demo',
+      '--home',
+      home,
+      '--limit',
+      '500',
+      '--json',
+    ]);
+    expect(query.status, query.stderr).toBe(0);
+    const events = (JSON.parse(query.stdout) as { events: LedgerRow[] }).events;
+    expect(events.length).toBe(report.ledger?.appended);
+    const calls = events.filter(
+      (event) => event.type === 'tool.call' || event.type === 'tool.result',
+    );
+    expect(calls.length).toBeGreaterThan(0);
+    const keys = calls.map((event) => `${event.type} ${event.refs?.call_id}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    const inputs = events
+      .filter((event) => event.type === 'conversation.user')
+      .map((event) => event.refs?.run_id);
+    expect(new Set(inputs).size).toBe(inputs.length);
+    // The fork's own turn is indexed under the fork; what it inherited is not indexed again.
+    const forkEvents = events.filter((event) => event.session_id === report.fork?.id);
+    expect(forkEvents.length).toBeGreaterThan(0);
+    expect(forkEvents.every((event) => event.agent_id === 'demo-runs')).toBe(true);
   });
 
   it('completes the task episode over MCP with a real reward, reflection and patterns', () => {
