@@ -1,5 +1,4 @@
 import { type Readable, Transform } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { findJsonShapeProblem } from '@episodic/core/internal';
 
 /** A JSON-RPC error response the filter answers with itself. */
@@ -16,9 +15,11 @@ export const JSON_RPC_INVALID_REQUEST = -32600;
 export const JSON_RPC_SHUTTING_DOWN = -32000;
 
 /** The longest line read; the SDK's own read buffer holds 10 MiB. */
-const MAX_LINE_CHARS = 10 * 1024 * 1024;
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
-const TOO_LARGE = `Invalid Request: the message is larger than 10 MiB (${MAX_LINE_CHARS} characters); it was not read. Send a smaller message, one per line.`;
+const TOO_LARGE = `Invalid Request: the message is larger than 10 MiB (${MAX_LINE_BYTES} bytes); it was not read. Send a smaller message, one per line.`;
+
+const NEWLINE = 0x0a;
 
 /** The stdin side of the stdio server, between the process's stdin and the SDK's transport. */
 export interface JsonRpcLineFilter {
@@ -57,7 +58,7 @@ export type ParsedJsonRpcText =
  * value) or nesting deeper than 512 is `-32600`, naming the key or the place, with the message's
  * `id`. `unit` names the text in the message and how to send it right.
  */
-export function parseJsonRpcText(text: string, unit: 'line' | 'body'): ParsedJsonRpcText {
+function parseJsonRpcText(text: string, unit: 'line' | 'body'): ParsedJsonRpcText {
   const refuse = (id: string | number | null, code: number, message: string) =>
     ({ ok: false, error: { jsonrpc: '2.0', id, error: { code, message } } }) as const;
   let value: unknown;
@@ -83,6 +84,33 @@ export function parseJsonRpcText(text: string, unit: 'line' | 'body'): ParsedJso
   return { ok: true, value };
 }
 
+/** Decodes strictly: bytes that are not UTF-8 throw instead of becoming U+FFFD. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * `parseJsonRpcText` over bytes, refusing bytes that are not UTF-8 with `-32700` first: a
+ * lenient decoder would turn them into U+FFFD and the server would store a changed message.
+ */
+export function parseJsonRpcBytes(bytes: Uint8Array, unit: 'line' | 'body'): ParsedJsonRpcText {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    return {
+      ok: false,
+      error: {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: JSON_RPC_PARSE_ERROR,
+          message: `Parse error: the ${unit} is not valid UTF-8. Send the JSON-RPC message encoded as UTF-8.`,
+        },
+      },
+    };
+  }
+  return parseJsonRpcText(text, unit);
+}
+
 /**
  * Reads newline-delimited JSON-RPC from `source` and passes each well-formed message on, unchanged.
  * A line that is not JSON is answered with a `-32700` parse error, and JSON that is not a JSON-RPC
@@ -96,17 +124,19 @@ export function createJsonRpcLineFilter(
   source: Readable,
   reply: (response: JsonRpcErrorResponse) => void,
 ): JsonRpcLineFilter {
-  const decoder = new StringDecoder('utf8');
-  let pending = '';
+  // Lines are cut from bytes (a newline byte is never part of a UTF-8 sequence) and each line is
+  // decoded strictly on its own, so bytes that are not UTF-8 are refused, never replaced.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
   let skipping = false;
   let accepting = true;
   const answer = (id: string | number | null, code: number, message: string) =>
     reply({ jsonrpc: '2.0', id, error: { code, message } });
 
-  const handle = (stream: Transform, raw: string) => {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (line.trim() === '') return;
-    const parsed = parseJsonRpcText(line, 'line');
+  const handle = (stream: Transform, raw: Buffer) => {
+    const bytes = raw.at(-1) === 0x0d ? raw.subarray(0, -1) : raw;
+    if (bytes.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d)) return;
+    const parsed = parseJsonRpcBytes(bytes, 'line');
     if (!parsed.ok) {
       reply(parsed.error);
       return;
@@ -129,41 +159,51 @@ export function createJsonRpcLineFilter(
       );
       return;
     }
-    stream.push(Buffer.from(`${line}\n`, 'utf8'));
+    stream.push(Buffer.concat([bytes, Buffer.of(NEWLINE)]));
   };
 
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      let text = decoder.write(chunk);
+      let start = 0;
       if (skipping) {
         // The rest of a line already answered as too large: dropped up to its end, unread.
-        const end = text.indexOf('\n');
+        const end = chunk.indexOf(NEWLINE);
         if (end === -1) {
           done();
           return;
         }
         skipping = false;
-        text = text.slice(end + 1);
+        start = end + 1;
       }
-      pending += text;
-      for (let index = pending.indexOf('\n'); index !== -1; index = pending.indexOf('\n')) {
-        const line = pending.slice(0, index);
-        pending = pending.slice(index + 1);
-        if (line.length > MAX_LINE_CHARS) answer(null, JSON_RPC_INVALID_REQUEST, TOO_LARGE);
+      for (
+        let end = chunk.indexOf(NEWLINE, start);
+        end !== -1;
+        end = chunk.indexOf(NEWLINE, start)
+      ) {
+        const tail = chunk.subarray(start, end);
+        const line = pending.length === 0 ? tail : Buffer.concat([...pending, tail]);
+        pending = [];
+        pendingBytes = 0;
+        start = end + 1;
+        if (line.length > MAX_LINE_BYTES) answer(null, JSON_RPC_INVALID_REQUEST, TOO_LARGE);
         else handle(this, line);
       }
-      if (pending.length > MAX_LINE_CHARS) {
+      if (start < chunk.length) {
+        pending.push(chunk.subarray(start));
+        pendingBytes += chunk.length - start;
+      }
+      if (pendingBytes > MAX_LINE_BYTES) {
         // Too long to be a message: answered once, and the rest of the line is dropped.
         answer(null, JSON_RPC_INVALID_REQUEST, TOO_LARGE);
-        pending = '';
+        pending = [];
+        pendingBytes = 0;
         skipping = true;
       }
       done();
     },
     flush(done) {
-      pending += decoder.end();
       // A last line without its newline is incomplete: it is not a message (nor an error to answer).
-      pending = '';
+      pending = [];
       done();
     },
   });

@@ -255,6 +255,52 @@ describe('episodic-mcp over stdio (built bin)', { timeout: 180_000 }, () => {
     expect((await server.exited).code).toBe(0);
   });
 
+  it('refuses a line that is not UTF-8 with -32700 (it reached the server with U+FFFD), and keeps a character split across writes', async () => {
+    const server = startStdioServer(bin, ['--scope', 'signals']);
+    await server.initialize();
+    const call = (id: number, name: string, args: Record<string, unknown>) =>
+      `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })}\n`;
+    const create = (id: number) =>
+      call(id, 'create_episode', {
+        task_description: 'Fix the caf\u00e9 menu',
+        domain: 'd',
+        task_type: 'debugging',
+      });
+    // A Latin-1 "é": a lenient decoder would pass U+FFFD on, and the episode would keep it.
+    server.child.stdin.write(Buffer.from(create(11), 'latin1'));
+    // The same call in UTF-8, the character's two bytes written apart (a pipe may cut anywhere).
+    const utf8 = Buffer.from(create(12), 'utf8');
+    const cut = utf8.indexOf(0xc3) + 1;
+    server.child.stdin.write(utf8.subarray(0, cut));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    server.child.stdin.write(utf8.subarray(cut));
+    await server.waitFor(
+      () => server.messages().some((message) => message.id === 12),
+      'the UTF-8 call answered',
+    );
+    const created = server.messages().find((message) => message.id === 12);
+    const { episode_id } = JSON.parse(created?.result?.content?.[0]?.text ?? '{}') as {
+      episode_id?: string;
+    };
+    server.child.stdin.write(call(13, 'get_episode', { episode_id }));
+    await server.waitFor(
+      () => server.messages().some((message) => message.id === 13),
+      'get_episode answered',
+    );
+    const errors = server.messages().filter((message) => message.error !== undefined);
+    expect(errors).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: expect.stringContaining('the line is not valid UTF-8') },
+      },
+    ]);
+    const episode = server.messages().find((message) => message.id === 13);
+    expect(episode?.result?.content?.[0]?.text).toContain('Fix the caf\u00e9 menu');
+    server.child.stdin.end();
+    expect((await server.exited).code).toBe(0);
+  });
+
   it('answers a 60 MB line exactly once (it answered 5 times), then reads the next line', async () => {
     const server = startStdioServer(bin, ['--scope', 'signals']);
     await server.initialize();

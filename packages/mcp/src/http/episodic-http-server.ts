@@ -13,11 +13,7 @@ import {
 import * as z from 'zod';
 import { createEpisodicMcpServer } from '../episodic-mcp-server.js';
 import { createEpisodicTools, type EpisodicToolsOptions } from '../episodic-tools.js';
-import {
-  JSON_RPC_PARSE_ERROR,
-  type ParsedJsonRpcText,
-  parseJsonRpcText,
-} from '../json-rpc-line-filter.js';
+import { parseJsonRpcBytes } from '../json-rpc-line-filter.js';
 import { type EpisodicMcpLogger, formatLogEntry } from '../logger.js';
 import {
   checkTokens,
@@ -124,33 +120,6 @@ function writeJson(
     ...headers,
   });
   response.end(body);
-}
-
-/**
- * Parses a JSON request body as the stdio transport parses a line (`parseJsonRpcText`: `-32700`
- * for text that is not JSON, `-32600` for a repeated key or nesting deeper than 512), after
- * refusing bytes that are not UTF-8 (`-32700`), which decoding would turn into U+FFFD. The SDK
- * would parse the body with `JSON.parse` alone.
- */
-function parseBody(body: Buffer): ParsedJsonRpcText {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
-  } catch {
-    return {
-      ok: false,
-      error: {
-        jsonrpc: '2.0',
-        id: null,
-        error: {
-          code: JSON_RPC_PARSE_ERROR,
-          message:
-            'Parse error: the body is not valid UTF-8. Send the JSON-RPC message encoded as UTF-8.',
-        },
-      },
-    };
-  }
-  return parseJsonRpcText(text, 'body');
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -313,7 +282,10 @@ export async function startEpisodicHttpServer(
       body.length > 0 &&
       isJsonContentType(headerValue(request.headers['content-type']))
     ) {
-      const parsed = parseBody(body);
+      // As the stdio transport parses a line: bytes that are not UTF-8 and text that is not JSON
+      // are -32700, a repeated key or nesting deeper than 512 is -32600 (the SDK would only
+      // `JSON.parse` it).
+      const parsed = parseJsonRpcBytes(body, 'body');
       if (!parsed.ok) {
         logger({
           level: 'warn',
