@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Checks that every workspace package.json follows the house shape, so the published
 // packages stay consistent as they grow. Exits non-zero and lists every problem.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -131,6 +132,29 @@ if (versions.size > 1)
   problems.push(
     `published packages must share one version (fixed group), found ${[...versions].join(', ')}`,
   );
+
+// Every published package is packed, installed and run by the pack smoke test.
+const smoke = readFileSync(join(root, 'scripts', 'smoke-pack.mjs'), 'utf8');
+const smokeList = smoke.slice(
+  smoke.indexOf('const PUBLISHED = ['),
+  smoke.indexOf('];', smoke.indexOf('const PUBLISHED = [')),
+);
+for (const dir of published) {
+  const name = dir.slice('packages/'.length);
+  if (!smokeList.includes(`'${name}'`))
+    problem(
+      dir,
+      `is published but not in scripts/smoke-pack.mjs's PUBLISHED list: add it (and its use)`,
+    );
+}
+
+// No tracked file keeps a merge's conflict markers (biome finds them in code, not in Markdown).
+const markers = spawnSync('git', ['grep', '-lE', '^(<<<<<<<|>>>>>>>) '], {
+  cwd: root,
+  encoding: 'utf8',
+});
+for (const file of markers.stdout.split('\n').filter(Boolean))
+  problems.push(`${file}: has merge conflict markers (<<<<<<< / >>>>>>>): resolve them`);
 
 if (problems.length > 0) {
   console.error(
