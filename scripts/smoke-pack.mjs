@@ -45,11 +45,17 @@ const PUBLISHED = [
   'cli',
   'ai-sdk',
   'langgraph',
+  'claude-agent-sdk',
 ];
 /** The frameworks the adapter packages take as peer dependencies, installed as a user would. */
-const FRAMEWORK_PEERS = ['ai', '@langchain/core', '@langchain/langgraph-checkpoint'];
+const FRAMEWORK_PEERS = [
+  'ai',
+  '@langchain/core',
+  '@langchain/langgraph-checkpoint',
+  '@anthropic-ai/claude-agent-sdk',
+];
 /** The packages whose types include a framework's (checked with skipLibCheck on, in use). */
-const ADAPTERS = ['@episodic/ai-sdk', '@episodic/langgraph'];
+const ADAPTERS = ['@episodic/ai-sdk', '@episodic/langgraph', '@episodic/claude-agent-sdk'];
 /** The MCP tools `episodic-mcp` must list (packages/mcp/README.md). */
 const EXPECTED_TOOLS = [
   'create_episode',
@@ -256,7 +262,12 @@ const saver = new EpisodicSaver({ runs: createMemoryRunStore() });
 const saved = await saver.put({ configurable: { thread_id: 'smoke' } }, { ...emptyCheckpoint(), id: uuid6(-1), channel_values: { a: [1] }, channel_versions: { a: 1 } }, { source: 'input', step: -1, parents: {} }, { a: 1 });
 const tuple = await saver.getTuple(saved);
 if (JSON.stringify(tuple?.checkpoint.channel_values) !== '{"a":[1]}') throw new Error('@episodic/langgraph did not read its checkpoint back');
-console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; JSON Schemas shipped; importer ok; SQLite ledger ok; ai-sdk and langgraph adapters ok\`);
+const { EpisodicSessionStore } = await import('@episodic/claude-agent-sdk');
+const sessionStore = new EpisodicSessionStore({ runs: createMemoryRunStore() });
+const key = { projectKey: 'smoke', sessionId: 'b7e2c1d0-0000-4000-8000-000000000001' };
+await sessionStore.append(key, [{ type: 'user', uuid: 'u-1', message: { role: 'user', content: 'hello' } }]);
+if ((await sessionStore.load(key))?.[0]?.uuid !== 'u-1') throw new Error('@episodic/claude-agent-sdk did not read its entry back');
+console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; JSON Schemas shipped; importer ok; SQLite ledger ok; ai-sdk, langgraph and claude-agent-sdk adapters ok\`);
 `,
   );
   // Types: the built .d.ts of every entry point, checked as a strict consumer with skipLibCheck off.
@@ -308,7 +319,9 @@ export const isEpisodicError = (value: unknown): boolean => EpisodicError.isInst
   // The adapters in use, typed against the installed frameworks as their users type them.
   writeFileSync(
     join(project, 'adapters.ts'),
-    `import { episodicMiddleware, sessionMessages } from '@episodic/ai-sdk';
+    `import type { SessionStore } from '@anthropic-ai/claude-agent-sdk';
+import { episodicMiddleware, sessionMessages } from '@episodic/ai-sdk';
+import { EpisodicSessionStore } from '@episodic/claude-agent-sdk';
 import { createMemoryRunStore, createMemorySessionStore, createSession } from '@episodic/core';
 import { EpisodicSaver } from '@episodic/langgraph';
 import { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
@@ -327,6 +340,7 @@ export async function call(model: MockLanguageModelV3): Promise<string> {
   return result.text;
 }
 export const saver: BaseCheckpointSaver = new EpisodicSaver({ runs: createMemoryRunStore() });
+export const sessionStore: SessionStore = new EpisodicSessionStore({ runs: createMemoryRunStore() });
 `,
   );
   writeFileSync(
@@ -623,7 +637,7 @@ async function main() {
       cwd: project,
     });
     log(
-      `types: ${entries.length - ADAPTERS.length} entry points type-check (TypeScript ${tsVersion}, skipLibCheck: false); the ${ADAPTERS.length} adapters type-check in use against ai and LangGraph`,
+      `types: ${entries.length - ADAPTERS.length} entry points type-check (TypeScript ${tsVersion}, skipLibCheck: false); the ${ADAPTERS.length} adapters type-check in use against their frameworks`,
     );
 
     // 3b. A CommonJS consumer: compiled by TypeScript (nodenext), then run with require().
