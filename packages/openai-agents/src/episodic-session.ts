@@ -534,10 +534,31 @@ export class EpisodicSession
    * added and builds again. `build` may throw to refuse (nothing is written).
    */
   private async write(build: (folded: Folded) => RunRecord[]): Promise<void> {
-    if (this.folded.position === 0) await this.catchUp();
+    // Optimistic: decided on the history this session knows, so an uncontended write costs one
+    // append. A decision to write nothing (or to refuse) is only taken on a fresh read.
+    let fresh = false;
+    if (this.folded.position === 0) {
+      await this.catchUp();
+      fresh = true;
+    }
     for (let attempt = 1; ; attempt++) {
-      const records = build(this.folded);
-      if (records.length === 0) return;
+      let records: RunRecord[];
+      try {
+        records = build(this.folded);
+      } catch (error) {
+        if (fresh) throw error;
+        await this.catchUp();
+        fresh = true;
+        attempt--;
+        continue;
+      }
+      if (records.length === 0) {
+        if (fresh) return;
+        await this.catchUp();
+        fresh = true;
+        attempt--;
+        continue;
+      }
       const position = this.folded.position;
       const batch = position === 0 ? [this.header(), ...records] : records;
       try {
@@ -558,6 +579,7 @@ export class EpisodicSession
           });
         }
         await this.catchUp();
+        fresh = true;
         await pauseAfterLostRace(attempt);
       }
     }
