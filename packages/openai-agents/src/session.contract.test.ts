@@ -47,7 +47,7 @@ describe.each(BACKENDS)('EpisodicSession contract on $name', (backend) => {
       // Another EpisodicSession (another process) reads the run from the store.
       const resumed = await open('kinds').getItems();
       expect(resumed).toStrictEqual(EVERY_KIND);
-      const bytes = (resumed[6] as { output: Array<{ image: { data: unknown } }> }).output[0]?.image
+      const bytes = (resumed[6] as unknown as { output: { image: { data: unknown } } }).output.image
         .data;
       expect(bytes).toBeInstanceOf(Uint8Array);
     }));

@@ -50,7 +50,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
     op: fc.constant('append-tx' as const),
     id: fc.constantFrom('t1', 't2'),
-    items: fc.constant([{ role: 'user', content: 'tx' } as AgentInputItem]),
+    items: fc.constant<AgentInputItem[]>([{ role: 'user', content: 'tx' }]),
   }),
 );
 

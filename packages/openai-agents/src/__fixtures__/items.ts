@@ -49,12 +49,10 @@ export const EVERY_KIND: AgentInputItem[] = [
     callId: 'call_2',
     name: 'screenshot',
     status: 'completed',
-    output: [
-      {
-        type: 'image',
-        image: { data: new Uint8Array([0, 1, 2, 250, 255]), mediaType: 'image/png' },
-      },
-    ],
+    output: {
+      type: 'image',
+      image: { data: new Uint8Array([0, 1, 2, 250, 255]), mediaType: 'image/png' },
+    },
   },
   {
     type: 'reasoning',
