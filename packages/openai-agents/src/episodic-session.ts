@@ -80,7 +80,7 @@ export interface EpisodicSessionOptions {
    * `dontLogModelData` nor `dontLogToolData` is set).
    * @default getLogger('openai-agents:episodic')
    */
-  logger?: Logger;
+  logger?: ReturnType<typeof getLogger>;
   /**
    * The clock for record timestamps.
    * @default () => new Date()
