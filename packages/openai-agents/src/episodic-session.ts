@@ -505,24 +505,27 @@ export class EpisodicSession
     }
   }
 
-  /** Reads what was appended to the run since this session last read or wrote it. */
-  private async catchUp(): Promise<void> {
+  /**
+   * Reads what was appended to the run since this session last read or wrote it; false when the
+   * run is missing (or hidden from this run store).
+   */
+  private async catchUp(): Promise<boolean> {
     const from = this.folded.position;
     try {
       const after = await this.runs.readAfter(this.runId, from);
       if (from === 0) this.checkHeader(after.records[0]);
       this.folded.position = after.position;
       this.fold(from === 0 ? after.records.slice(1) : after.records);
+      return true;
     } catch (error) {
       if (EpisodicError.hasCode(error, 'NOT_FOUND')) {
         this.reset();
-        return;
+        return false;
       }
       // Shorter than this session knew: deleted and written again. Read it whole.
       if (EpisodicError.hasCode(error, 'CONFLICT') && from > 0) {
         this.reset();
-        await this.catchUp();
-        return;
+        return this.catchUp();
       }
       throw error;
     }
@@ -537,6 +540,7 @@ export class EpisodicSession
     // Optimistic: decided on the history this session knows, so an uncontended write costs one
     // append. A decision to write nothing (or to refuse) is only taken on a fresh read.
     let fresh = false;
+    let hidden = 0;
     if (this.folded.position === 0) {
       await this.catchUp();
       fresh = true;
@@ -578,8 +582,19 @@ export class EpisodicSession
             cause: error,
           });
         }
-        await this.catchUp();
+        const found = await this.catchUp();
         fresh = true;
+        // The run exists (creating it lost) yet cannot be read: a scoped run view of another
+        // scope, or an access policy, hides it. Retrying cannot help.
+        hidden = position === 0 && !found ? hidden + 1 : 0;
+        if (hidden >= 3) {
+          throw new EpisodicError({
+            code: 'CONFLICT',
+            message: `Run ${this.runId} (session ${JSON.stringify(this.sessionId)}) exists but this run store cannot read it: it belongs to another scope (a scoped run view hides it) or an access policy hides it. Pass the scope the session was written in (the \`scope\` option, which is part of the run id), or use another session id.`,
+            details: { runId: this.runId },
+            cause: error,
+          });
+        }
         await pauseAfterLostRace(attempt);
       }
     }
