@@ -1,5 +1,7 @@
 // A session kept by EpisodicSession shows in the `episodic` CLI like any run: `runs list` lists
-// it, `runs show` prints each item, pop and clear on one line (their summary).
+// it, `runs show` prints each item, pop and clear on one line (their summary); `doctor` finds
+// nothing wrong with it, and `export` then `import` into another home (of the other store kind)
+// carries it whole: a session there resumes the same history.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -8,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { describe, expect, it } from 'vitest';
+import { EVERY_KIND } from './__fixtures__/items.js';
 import { EpisodicSession } from './episodic-session.js';
 
 const bin = join(
@@ -65,3 +68,44 @@ describe.each(['fs', 'sqlite'] as const)(
     });
   },
 );
+
+it('passes doctor, and moves whole through export and import (files home into a SQLite home)', async () => {
+  expect(existsSync(bin), `build @episodic/cli first (${bin})`).toBe(true);
+  const from = mkdtempSync(join(tmpdir(), 'episodic-openai-agents-export-'));
+  const to = mkdtempSync(join(tmpdir(), 'episodic-openai-agents-import-'));
+  try {
+    const source = createFsStore({ root: from });
+    const session = new EpisodicSession({ runs: source.runs, sessionId: 'moved', scope: 'team' });
+    await session.addItems(EVERY_KIND);
+    await session.popItem();
+    await session.applyHistoryTransaction({
+      operationId: 'op-1',
+      transaction: { type: 'append_items', items: [{ role: 'user', content: 'after' }] },
+    });
+    const expected = await session.getItems();
+    await source.close();
+
+    episodic(from, 'fs', 'doctor');
+    const file = join(from, 'session.jsonl');
+    episodic(from, 'fs', 'export', '--run-id', session.runId, '-o', file);
+    episodic(to, 'sqlite', 'import', file);
+
+    const target = createSqliteStore({ filename: join(to, 'episodic.db') });
+    try {
+      const resumed = new EpisodicSession({ runs: target.runs, sessionId: 'moved', scope: 'team' });
+      expect(await resumed.getItems()).toStrictEqual(expected);
+      // The operation id came along: a retry of the transaction is still a no-op there.
+      await resumed.applyHistoryTransaction({
+        operationId: 'op-1',
+        transaction: { type: 'append_items', items: [{ role: 'user', content: 'after' }] },
+      });
+      expect(await resumed.getItems()).toStrictEqual(expected);
+    } finally {
+      await target.close();
+    }
+    episodic(to, 'sqlite', 'doctor');
+  } finally {
+    rmSync(from, { recursive: true, force: true });
+    rmSync(to, { recursive: true, force: true });
+  }
+});
