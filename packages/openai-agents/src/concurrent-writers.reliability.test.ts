@@ -5,6 +5,9 @@
 // written in one process reads deep-equal in a fresh one. Built on the run store's
 // compare-and-append (see episodic-session.ts).
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize } from 'node:v8';
 import type { AgentInputItem } from '@openai/agents-core';
@@ -53,6 +56,7 @@ describe.each(BACKENDS.filter((backend) => backend.reopen !== undefined))(
     it(`${WRITERS} writers × ${PER_WRITER} adds, pops and shared transactions: nothing lost, nothing popped twice`, async () => {
       const opened = await backend.open();
       try {
+        const barrier = mkdtempSync(join(tmpdir(), 'episodic-openai-agents-barrier-'));
         const results = await Promise.all(
           Array.from({ length: WRITERS }, (_, writer) =>
             run([
@@ -62,9 +66,11 @@ describe.each(BACKENDS.filter((backend) => backend.reopen !== undefined))(
               'race',
               String(writer),
               String(PER_WRITER),
+              barrier,
+              String(WRITERS),
             ]),
           ),
-        );
+        ).finally(() => rmSync(barrier, { recursive: true, force: true }));
         const popped: string[] = [];
         for (const result of results) {
           expect(result.code, result.output).toBe(0);

@@ -2,7 +2,11 @@
 // EpisodicSession. `write`: <count> times adds an item of its own ({ writer, index }); every
 // fifth time pops the last item (whoever added it); every tenth applies the transaction
 // `shared:<index>` that every writer applies (one item); prints the popped items as JSON.
+// The writers start together: each marks itself ready in <barrier> and waits for <writers> marks.
 // `load`: prints the session's items, v8-serialized as base64 (bytes stay Uint8Arrays).
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { serialize } from 'node:v8';
 import type { RunStore } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
@@ -12,7 +16,8 @@ import { createSqliteStore } from '@episodic/store-sqlite';
 import type { AgentInputItem } from '@openai/agents-core';
 import { EpisodicSession } from '../episodic-session.js';
 
-const [mode, backend, location, sessionId, writer, countText] = process.argv.slice(2);
+const [mode, backend, location, sessionId, writer, countText, barrier, writersText] =
+  process.argv.slice(2);
 const count = Number(countText);
 
 async function open(): Promise<{ runs: RunStore; close(): Promise<void> }> {
@@ -35,6 +40,9 @@ try {
   if (mode === 'load') {
     process.stdout.write(`${serialize(await session.getItems()).toString('base64')}\n`);
   } else {
+    await session.getItems();
+    writeFileSync(join(barrier as string, `ready-${writer}`), '');
+    while (readdirSync(barrier as string).length < Number(writersText)) await sleep(2);
     const popped: AgentInputItem[] = [];
     for (let index = 0; index < count; index++) {
       await session.addItems([{ role: 'user', content: `${writer}:${index}` }]);
