@@ -10,6 +10,23 @@ import { EpisodicSession, type EpisodicSessionOptions } from '../episodic-sessio
 let current: RunStore | undefined;
 let instances = 0;
 
+/**
+ * The run store of the backend under test, looked up at each call: the SDK's tests create some
+ * sessions while their file is collected, before a backend is open.
+ */
+const runs = new Proxy({} as RunStore, {
+  get: (_target, name) => {
+    if (name === 'then') return undefined;
+    return (...args: unknown[]) => {
+      if (current === undefined) throw new Error('no backend is open (useRunStore)');
+      return (current[name as keyof RunStore] as (...values: unknown[]) => unknown).apply(
+        current,
+        args,
+      );
+    };
+  },
+});
+
 /** The run store the next sessions are created on. */
 export function useRunStore(runs: RunStore | undefined): void {
   current = runs;
@@ -25,10 +42,9 @@ export class MemorySession extends EpisodicSession {
       logger?: EpisodicSessionOptions['logger'];
     } = {},
   ) {
-    if (current === undefined) throw new Error('useRunStore() first');
     instances += 1;
     super({
-      runs: current,
+      runs,
       scope: `sdk-test-${instances}`,
       ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
