@@ -18,6 +18,7 @@ const published = [
   'ai-sdk',
   'langgraph',
   'claude-agent-sdk',
+  'openai-agents',
 ].map((name) => `packages/${name}`);
 const all = [...published, 'apps/demo'];
 const requiredScripts = ['build', 'dev', 'clean', 'typecheck', 'test', 'lint'];

@@ -8,6 +8,7 @@ import { ledgerInsertModule } from './ledger-insert.js';
 import { ledgerNodeSqliteModule } from './ledger-node-sqlite.js';
 import { ledgerQueryModule } from './ledger-query.js';
 import { mcpModule } from './mcp.js';
+import { openaiAgentsModule } from './openai-agents.js';
 import { peersModule } from './peers.js';
 import { postgresModule } from './postgres.js';
 import { postgresSessionsModule } from './postgres-sessions.js';
@@ -36,4 +37,5 @@ export const MODULES: readonly RowModule[] = [
   uiPagesModule,
   langgraphModule,
   claudeAgentSdkModule,
+  openaiAgentsModule,
 ];
