@@ -36,6 +36,7 @@ const sourceAliases = [
     find: /^@episodic\/claude-agent-sdk$/,
     replacement: `${root}packages/claude-agent-sdk/src/index.ts`,
   },
+  { find: /^@episodic\/google-adk$/, replacement: `${root}packages/google-adk/src/index.ts` },
 ];
 
 /**
