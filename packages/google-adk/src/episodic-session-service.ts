@@ -428,6 +428,16 @@ export class EpisodicSessionService extends BaseSessionService {
     return event;
   }
 
+  /**
+   * Drops what this service has read, so its next call reads each run afresh from the store. A
+   * service reads a run whole once and then only what is appended after, so a redaction made
+   * since (`episodic runs redact`, `RunStore.redact`, which rewrite stored lines in place) reaches
+   * it after `forget()` (or in a fresh process).
+   */
+  forget(): void {
+    this.states.clear();
+  }
+
   private async appState(appName: string): Promise<Record<string, unknown>> {
     const runId = appRunId(appName);
     const run = this.state(runId);
