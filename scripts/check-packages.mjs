@@ -17,6 +17,7 @@ const published = [
   'ai-sdk',
   'langgraph',
   'claude-agent-sdk',
+  'google-adk',
 ].map((name) => `packages/${name}`);
 const all = [...published, 'apps/demo'];
 const requiredScripts = ['build', 'dev', 'clean', 'typecheck', 'test', 'lint'];
