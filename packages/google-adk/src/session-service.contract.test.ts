@@ -12,7 +12,9 @@ import { EpisodicSessionService } from './episodic-session-service.js';
 import { appRunId, sessionRunId, userRunId } from './session-records.js';
 
 const KEY = { appName: 'weather', userId: 'ada', sessionId: 's1' };
-const MARK = Symbol.for('google.adk.event');
+/** Whether the event carries ADK's event mark (`createEvent`'s symbol). */
+const marked = (event: Event) =>
+  (event as unknown as Record<symbol, unknown>)[Symbol.for('google.adk.event')] === true;
 
 const said = (author: string, text: string, fields: Partial<Event> = {}): Event =>
   createEvent({ author, content: { role: author, parts: [{ text }] }, ...fields });
@@ -54,7 +56,7 @@ describe.each(BACKENDS)('EpisodicSessionService contract on $name', (backend) =>
       for (const event of events) await service.appendEvent({ session, event });
       for (const loaded of [await service.getSession(KEY), await reread(runs)]) {
         expect(loaded?.events).toEqual(events);
-        expect(loaded?.events.every((event) => event[MARK] === true)).toBe(true);
+        expect(loaded?.events.every((event) => marked(event))).toBe(true);
         expect(loaded?.lastUpdateTime).toBe(events.at(-1)?.timestamp);
       }
       expect(session.events).toEqual(events);

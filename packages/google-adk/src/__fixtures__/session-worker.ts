@@ -41,7 +41,10 @@ const key = {
 try {
   const session = (await service.getSession(key)) as Session;
   if (mode === 'load') {
-    const marked = session.events.every((event) => event[Symbol.for('google.adk.event')] === true);
+    const marked = session.events.every(
+      (event) =>
+        (event as unknown as Record<symbol, unknown>)[Symbol.for('google.adk.event')] === true,
+    );
     process.stdout.write(`${JSON.stringify({ session, marked })}\n`);
   } else {
     const said = (index: number, text: string) =>
