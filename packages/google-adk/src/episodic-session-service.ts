@@ -229,6 +229,11 @@ export class EpisodicSessionService extends BaseSessionService {
     this.now = parsed.data.now ?? (() => new Date());
   }
 
+  /**
+   * Stores a new session (a new UUID when `sessionId` is not given) with its initial state minus
+   * `temp:` keys, and returns it with the current `app:` and `user:` state merged in. An id
+   * already stored is refused (`CONFLICT`).
+   */
   override async createSession(request: CreateSessionRequest): Promise<Session> {
     const { appName, userId, sessionId, state } = parse('createSession', createSchema, request);
     const id = sessionId ?? randomUUID();
@@ -273,6 +278,11 @@ export class EpisodicSessionService extends BaseSessionService {
     return created;
   }
 
+  /**
+   * The stored session, or undefined: its events (`config.numRecentEvents`,
+   * `config.afterTimestamp` as ADK's `InMemorySessionService` applies them) and its state with
+   * the current `app:` and `user:` state merged in.
+   */
   override async getSession(request: GetSessionRequest): Promise<Session | undefined> {
     const { appName, userId, sessionId, config } = parse('getSession', getSchema, request);
     const runId = sessionRunId(appName, userId, sessionId);
@@ -308,6 +318,7 @@ export class EpisodicSessionService extends BaseSessionService {
     };
   }
 
+  /** The sessions of one user, or of every user of the app, without events or state. */
   override async listSessions(request: ListSessionsRequest): Promise<ListSessionsResponse> {
     const { appName, userId, limit, offset, page, order } = parse(
       'listSessions',
@@ -351,6 +362,7 @@ export class EpisodicSessionService extends BaseSessionService {
     };
   }
 
+  /** Deletes the session's run (a missing session is no error); user and app state stay. */
   override async deleteSession(request: DeleteSessionRequest): Promise<void> {
     const { appName, userId, sessionId } = parse('deleteSession', keySchema, request);
     const runId = sessionRunId(appName, userId, sessionId);
@@ -363,6 +375,11 @@ export class EpisodicSessionService extends BaseSessionService {
     });
   }
 
+  /**
+   * Applies the event to `session` as ADK's services do (`temp:` keys dropped, state delta
+   * applied, the event added or, with a known id, replaced), then stores it, and its `app:` and
+   * `user:` keys in the app's and the user's state. A `partial` event is returned untouched.
+   */
   override async appendEvent(request: AppendEventRequest): Promise<Event> {
     const { session, event } = parse('appendEvent', appendSchema, request);
     if (event.partial) return event;
