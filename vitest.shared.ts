@@ -37,6 +37,7 @@ const sourceAliases = [
     replacement: `${root}packages/claude-agent-sdk/src/index.ts`,
   },
   { find: /^@episodic\/openai-agents$/, replacement: `${root}packages/openai-agents/src/index.ts` },
+  { find: /^@episodic\/google-adk$/, replacement: `${root}packages/google-adk/src/index.ts` },
 ];
 
 /**

@@ -19,6 +19,7 @@ const published = [
   'langgraph',
   'claude-agent-sdk',
   'openai-agents',
+  'google-adk',
 ].map((name) => `packages/${name}`);
 const all = [...published, 'apps/demo'];
 const requiredScripts = ['build', 'dev', 'clean', 'typecheck', 'test', 'lint'];

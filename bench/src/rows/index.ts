@@ -2,6 +2,7 @@ import type { RowModule } from '../lib/row-module.js';
 import { claudeAgentSdkModule } from './claude-agent-sdk.js';
 import { cliStartModule } from './cli-start.js';
 import { episodicLogModule } from './episodic-log.js';
+import { googleAdkModule } from './google-adk.js';
 import { langgraphModule } from './langgraph.js';
 import { ledgerGcModule } from './ledger-gc.js';
 import { ledgerInsertModule } from './ledger-insert.js';
@@ -38,4 +39,5 @@ export const MODULES: readonly RowModule[] = [
   langgraphModule,
   claudeAgentSdkModule,
   openaiAgentsModule,
+  googleAdkModule,
 ];
