@@ -46,6 +46,8 @@ const PUBLISHED = [
   'ai-sdk',
   'langgraph',
   'claude-agent-sdk',
+  'openai-agents',
+  'google-adk',
 ];
 /** The frameworks the adapter packages take as peer dependencies, installed as a user would. */
 const FRAMEWORK_PEERS = [
@@ -53,9 +55,17 @@ const FRAMEWORK_PEERS = [
   '@langchain/core',
   '@langchain/langgraph-checkpoint',
   '@anthropic-ai/claude-agent-sdk',
+  '@openai/agents-core',
+  '@google/adk',
 ];
 /** The packages whose types include a framework's (checked with skipLibCheck on, in use). */
-const ADAPTERS = ['@episodic/ai-sdk', '@episodic/langgraph', '@episodic/claude-agent-sdk'];
+const ADAPTERS = [
+  '@episodic/ai-sdk',
+  '@episodic/langgraph',
+  '@episodic/claude-agent-sdk',
+  '@episodic/openai-agents',
+  '@episodic/google-adk',
+];
 /** The MCP tools `episodic-mcp` must list (packages/mcp/README.md). */
 const EXPECTED_TOOLS = [
   'create_episode',
@@ -267,7 +277,17 @@ const sessionStore = new EpisodicSessionStore({ runs: createMemoryRunStore() });
 const key = { projectKey: 'smoke', sessionId: 'b7e2c1d0-0000-4000-8000-000000000001' };
 await sessionStore.append(key, [{ type: 'user', uuid: 'u-1', message: { role: 'user', content: 'hello' } }]);
 if ((await sessionStore.load(key))?.[0]?.uuid !== 'u-1') throw new Error('@episodic/claude-agent-sdk did not read its entry back');
-console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; JSON Schemas shipped; importer ok; SQLite ledger ok; ai-sdk, langgraph and claude-agent-sdk adapters ok\`);
+const { EpisodicSession } = await import('@episodic/openai-agents');
+const agentsSession = new EpisodicSession({ runs: createMemoryRunStore(), sessionId: 'smoke' });
+await agentsSession.addItems([{ role: 'user', content: 'hello' }, { role: 'user', content: 'oops' }]);
+await agentsSession.popItem();
+if ((await agentsSession.getItems()).length !== 1) throw new Error('@episodic/openai-agents did not fold its pop');
+const { EpisodicSessionService } = await import('@episodic/google-adk');
+const adkRuns = createMemoryRunStore();
+const adkSession = await new EpisodicSessionService({ runs: adkRuns }).createSession({ appName: 'smoke', userId: 'u', state: { 'user:name': 'Ada' } });
+const reread = await new EpisodicSessionService({ runs: adkRuns }).getSession({ appName: 'smoke', userId: 'u', sessionId: adkSession.id });
+if (reread?.state['user:name'] !== 'Ada') throw new Error('@episodic/google-adk did not read its session back');
+console.log(\`\${Object.keys(entries).length} entry points loaded; version \${expected} in core, mcp and the run header; JSON Schemas shipped; importer ok; SQLite ledger ok; ai-sdk, langgraph, claude-agent-sdk, openai-agents and google-adk adapters ok\`);
 `,
   );
   // Types: the built .d.ts of every entry point, checked as a strict consumer with skipLibCheck off.
@@ -323,6 +343,10 @@ export const isEpisodicError = (value: unknown): boolean => EpisodicError.isInst
 import { episodicMiddleware, sessionMessages } from '@episodic/ai-sdk';
 import { EpisodicSessionStore } from '@episodic/claude-agent-sdk';
 import { createMemoryRunStore, createMemorySessionStore, createSession } from '@episodic/core';
+import { EpisodicSessionService } from '@episodic/google-adk';
+import { EpisodicSession } from '@episodic/openai-agents';
+import type { BaseSessionService } from '@google/adk';
+import type { Session } from '@openai/agents-core';
 import { EpisodicSaver } from '@episodic/langgraph';
 import { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { generateText, type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
@@ -341,6 +365,10 @@ export async function call(model: MockLanguageModelV3): Promise<string> {
 }
 export const saver: BaseCheckpointSaver = new EpisodicSaver({ runs: createMemoryRunStore() });
 export const sessionStore: SessionStore = new EpisodicSessionStore({ runs: createMemoryRunStore() });
+export const agentsSession: Session = new EpisodicSession({ runs: createMemoryRunStore() });
+export const sessionService: BaseSessionService = new EpisodicSessionService({
+  runs: createMemoryRunStore(),
+});
 `,
   );
   writeFileSync(
