@@ -636,7 +636,9 @@ async function main() {
             Object.entries(files).filter(([name]) => name !== '@episodic/cli'),
           ),
           // What `npm install-scripts approve better-sqlite3` records (npm >= 11.10).
-          allowScripts: { 'better-sqlite3': true },
+          // ...and `npm install-scripts deny @google/genai protobufjs` (packages/google-adk's README):
+          // scripts of @google/adk's dependencies that it does not need.
+          allowScripts: { 'better-sqlite3': true, '@google/genai': false, protobufjs: false },
         },
         null,
         2,
