@@ -169,6 +169,14 @@ export function createScopedRunView(options: ScopedRunViewOptions): ScopedRunVie
       if (!(await isVisible(id))) throw runNotFound(id);
       return runs.redact(id, redactOptions);
     },
+    // A prefix resolves only among this scope's visible runs: others are never named or counted.
+    resolveRunId: (reference, resolveOptions = {}) =>
+      runs.resolveRunId(reference, {
+        ...resolveOptions,
+        visible: async (runId) =>
+          (await isVisible(runId)) &&
+          (resolveOptions.visible === undefined || (await resolveOptions.visible(runId))),
+      }),
     close: () => runs.close(),
   };
 
