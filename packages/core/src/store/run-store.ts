@@ -439,11 +439,17 @@ export function parseRunId(value: unknown, subject = 'run id'): string {
   return parseInput(uuidSchema, value, subject).toLowerCase();
 }
 
-/** Throws `NOT_FOUND` for a run that does not exist. */
-export function runNotFound(runId: string): EpisodicError {
+/**
+ * The `NOT_FOUND` for a run that does not exist. For a read (the default) it only says how to find
+ * the right id; for an append (`action: 'append'`) it also says how a run is started.
+ */
+export function runNotFound(runId: string, action: 'read' | 'append' = 'read'): EpisodicError {
   return new EpisodicError({
     code: 'NOT_FOUND',
-    message: `Run ${runId} does not exist. Check the id (list runs to see the ones stored), or start the run by appending its header first.`,
+    message:
+      action === 'append'
+        ? `Run ${runId} does not exist. Check the id (list runs to see the ones stored), or start the run by appending its header first.`
+        : `Run ${runId} does not exist. Check the id (list runs to see the ones stored).`,
     details: { runId },
   });
 }
@@ -745,7 +751,7 @@ export function planRunAppend(
   const first = entries[0];
   const startsWithHeader = first?.record.type === 'header';
   if (storedHeader === undefined) {
-    if (!startsWithHeader) throw runNotFound(runId);
+    if (!startsWithHeader) throw runNotFound(runId, 'append');
     return entries;
   }
   if (!startsWithHeader) return entries;

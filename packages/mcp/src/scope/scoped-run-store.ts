@@ -134,7 +134,7 @@ export function createScopedRunView(options: ScopedRunViewOptions): ScopedRunVie
       const id = parseRunId(runId);
       const startsRun = records[0]?.type === 'header';
       // Appending to an existing run needs that run to be visible; a new run is created in scope.
-      if (!startsRun && !(await isVisible(id))) throw runNotFound(id);
+      if (!startsRun && !(await isVisible(id))) throw runNotFound(id, 'append');
       return runs.append(id, stamp(records), appendOptions);
     },
     async readAfter(runId, position) {
