@@ -117,11 +117,16 @@ const metadataFilter: OptionSpec = {
   description:
     'a full metadata filter: {"type":"and"|"or","filters":[…],"groups":[…]} (combined with --metadata by AND)',
 };
-const runId = { name: 'RUN_ID', required: true, description: 'the run id (a UUID)' } as const;
+const runId = {
+  name: 'RUN_ID',
+  required: true,
+  description: 'the run id (a UUID), or its first 6 or more characters as "runs list" shows them',
+} as const;
 const taskId = {
   name: 'EPISODE_ID',
   required: true,
-  description: 'the task episode id (printed by tasks create)',
+  description:
+    "the task episode id (printed by tasks create), or its first 6 or more characters (a prefix of another scope's task is not found)",
 } as const;
 /** What every time option accepts (the same parser, `time-option.ts`). */
 const TIME_FORMS =
@@ -548,7 +553,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: 'episodic runs replay (RUN_ID | --session-id ID) [--max-events N] [--max-runs N]',
     description:
       'Turns run records into UI events: the run input as a hidden user message, then the agent events in order. The newest events are kept when there are more than --max-events.',
-    positionals: [{ name: 'RUN_ID', required: false, description: 'the run to replay' }],
+    positionals: [
+      {
+        name: 'RUN_ID',
+        required: false,
+        description: 'the run to replay (its id, or its first 6 or more characters)',
+      },
+    ],
     options: {
       'session-id': {
         type: 'string',
@@ -637,7 +648,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     path: ['sessions', 'show'],
     summary: "a session's snapshot: revision, context and log",
     usage: 'episodic sessions show SESSION_ID [--episodes N]',
-    positionals: [{ name: 'SESSION_ID', required: true, description: 'the session id (a UUID)' }],
+    positionals: [
+      {
+        name: 'SESSION_ID',
+        required: true,
+        description: 'the session id (a UUID), or its first 6 or more characters',
+      },
+    ],
     options: {
       episodes: {
         type: 'string',
@@ -658,7 +675,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: 'episodic sessions redact SESSION_ID [--mode secrets|content] [--kind KIND]…',
     description:
       "Saves the snapshot again as its next revision with what the secret detectors find replaced by [REDACTED:<rule>] (--mode content: all text), so a session still holding the old revision gets a conflict instead of writing it back. The old copy does not survive in the store's files.",
-    positionals: [{ name: 'SESSION_ID', required: true, description: 'the session id (a UUID)' }],
+    positionals: [
+      {
+        name: 'SESSION_ID',
+        required: true,
+        description: 'the session id (a UUID), or its first 6 or more characters',
+      },
+    ],
     options: { mode: redactionMode, kind: redactionKind },
     examples: ['episodic sessions redact 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e'],
     load: sessions,
@@ -670,7 +693,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: 'episodic sessions fold SESSION_ID',
     description:
       'A session is stored as a base snapshot plus one delta per commit since; the store folds the deltas into a new base every so often. This folds them now, so the base is up to date: in store-fs, sessions/state/<id>.json is then a complete seed 001 snapshot for other readers (they read the base and not the deltas). Safe while other processes commit: a commit that lands meanwhile wins, and the fold is retried.',
-    positionals: [{ name: 'SESSION_ID', required: true, description: 'the session id (a UUID)' }],
+    positionals: [
+      {
+        name: 'SESSION_ID',
+        required: true,
+        description: 'the session id (a UUID), or its first 6 or more characters',
+      },
+    ],
     options: {},
     examples: [
       'episodic sessions fold 0b7d9c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e --store fs',
@@ -928,7 +957,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       task: {
         type: 'string',
         value: 'EPISODE_ID',
-        description: 'only patterns learned from this task episode',
+        description:
+          'only patterns learned from this task episode (its id, or its first 6 or more characters)',
       },
       kind: {
         type: 'string',

@@ -77,6 +77,26 @@ describe('parseCommandLine', () => {
     expect(usage(['doctor', 'now']).message).toContain('takes no arguments');
   });
 
+  it('suggests the nearest option wherever an unknown one is typed', () => {
+    // Alone, before a command, beside a group, and in every command.
+    expect(usage(['--versoin']).message).toContain('Did you mean --version?');
+    expect(usage(['--hom', '/tmp/x', 'runs', 'list']).message).toMatch(
+      /^Unknown option --hom before the command\. Did you mean --home\?/,
+    );
+    expect(usage(['runs', '--versoin']).message).toMatch(
+      /^Unknown option --versoin for "episodic runs"\. Did you mean --version\?/,
+    );
+    for (const command of COMMANDS) {
+      expect(usage([...command.path, '--versoin']).message, command.path.join(' ')).toContain(
+        'Did you mean --version?',
+      );
+    }
+    // Global options keep working before the command and beside a group.
+    expect(parseCommandLine(['--home', '/tmp/x', '--json', 'runs', 'list']).action).toBe('run');
+    expect(parseCommandLine(['--home=/tmp/x', '-q', 'runs', 'list']).action).toBe('run');
+    expect(parseCommandLine(['runs', '--no-color']).action).toBe('help');
+  });
+
   it('names the receipt kind of what was typed, even when it is not valid', () => {
     expect(commandPathOf(['--home', 'x', 'episodes', 'query', '--nope'])).toEqual([
       'episodes',

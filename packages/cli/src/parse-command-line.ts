@@ -50,6 +50,40 @@ const GLOBAL_WITH_VALUE = new Set(
     .map(([name]) => `--${name}`),
 );
 
+/** Every spelling of a global option: `--home`, `-q`… */
+const GLOBAL_TOKENS = new Set(
+  Object.entries(GLOBAL_OPTIONS).flatMap(([name, spec]) => [
+    `--${name}`,
+    ...(spec.short === undefined ? [] : [`-${spec.short}`]),
+  ]),
+);
+
+/**
+ * Refuses an option among `argv[from..to)` that is not a global option (the ones a command line
+ * may hold before its command, or beside a group's name), suggesting the nearest global option.
+ */
+function checkGlobalOptions(
+  argv: readonly string[],
+  from: number,
+  to: number,
+  where: string,
+  path: readonly string[],
+): void {
+  for (let index = from; index < to; index++) {
+    const token = argv[index] as string;
+    if (token === '--') return;
+    if (!token.startsWith('-') || token === '-') continue;
+    const bare = token.split('=')[0] as string;
+    if (GLOBAL_TOKENS.has(bare)) {
+      if (GLOBAL_WITH_VALUE.has(token)) index++;
+      continue;
+    }
+    throw new UsageError(
+      `Unknown option ${token}${where}.${didYouMean(bare.replace(/^-+/, ''), Object.keys(GLOBAL_OPTIONS), '--')} ${usageHint(path)}`,
+    );
+  }
+}
+
 /** The words before options (up to two), skipping global options placed before the command. */
 function commandWords(argv: readonly string[]): { word: string; index: number }[] {
   const words: { word: string; index: number }[] = [];
@@ -153,10 +187,16 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         !['--help', '-h', '--no-color', '--json', '-q', '--quiet'].includes(token),
     );
     if (stray !== undefined && !wantsHelp && !GLOBAL_WITH_VALUE.has(stray)) {
-      throw new UsageError(`Unknown option ${stray}: give a command first. ${usageHint([])}`);
+      const bare = (stray.split('=')[0] as string).replace(/^-+/, '');
+      throw new UsageError(
+        `Unknown option ${stray}: give a command first.${didYouMean(bare, Object.keys(GLOBAL_OPTIONS), '--')} ${usageHint([])}`,
+      );
     }
     return { action: 'help', target: null };
   }
+  // An option before the command must be a global one (`--hom` would otherwise take the next word
+  // as the command).
+  if (!wantsHelp) checkGlobalOptions(argv, 0, first.index, ' before the command', []);
   if (first.word === 'help') {
     const target = [...argv.slice(first.index + 1)].filter((token) => !token.startsWith('-'));
     return { action: 'help', target: findTarget(target) };
@@ -183,7 +223,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     spec = sub;
     consumed = [first.index, second.index];
   } else if (group !== undefined) {
-    if (second === undefined) return { action: 'help', target: group };
+    if (second === undefined) {
+      if (!wantsHelp) {
+        checkGlobalOptions(argv, first.index + 1, argv.length, ` for "episodic ${group.name}"`, [
+          group.name,
+        ]);
+      }
+      return { action: 'help', target: group };
+    }
     spec = COMMANDS.find(
       (command) => command.path[0] === group.name && command.path[1] === second.word,
     );

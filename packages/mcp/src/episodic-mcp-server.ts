@@ -6,7 +6,9 @@ import {
   type EpisodicToolsOptions,
 } from './episodic-tools.js';
 import { toObjectInputSchema } from './object-input-schema.js';
+import { toPortableJsonSchema } from './portable-json-schema.js';
 import type { EpisodicToolDefinition } from './tools/tool-catalog.js';
+import { EPISODIC_TOOL_OUTPUT_SCHEMAS } from './tools/tool-output-schemas.js';
 import { VERSION } from './version.js';
 
 /**
@@ -21,6 +23,24 @@ export const EPISODIC_MCP_INSTRUCTIONS =
   'Episodic keeps a trustworthy record of tasks. Track each task as a task episode: call create_episode when it starts, add_episode_step after each meaningful action, and complete_episode when it ends (that computes a reward, a reflection and patterns). Before a new task, search_patterns finds what worked in similar tasks. memory_episodes_query, replay_session and list_runs read history. Errors are JSON {"error", "code"}; follow the error text to fix the call.';
 
 const advertised = new WeakMap<EpisodicToolDefinition, StandardSchemaWithJSON>();
+const advertisedOutput = new WeakMap<EpisodicToolDefinition, StandardSchemaWithJSON>();
+
+/** A JSON Schema the SDK advertises but never enforces (our handler does the checking). */
+function advertiseOnly(toJson: () => Record<string, unknown>): StandardSchemaWithJSON {
+  let json: Record<string, unknown> | undefined;
+  const once = () => {
+    json ??= toJson();
+    return json;
+  };
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'episodic',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: once, output: once },
+    },
+  };
+}
 
 /**
  * The schema registered with the SDK for a tool: it advertises the JSON Schema generated from the
@@ -30,25 +50,35 @@ const advertised = new WeakMap<EpisodicToolDefinition, StandardSchemaWithJSON>()
 function advertisedSchema(definition: EpisodicToolDefinition): StandardSchemaWithJSON {
   let schema = advertised.get(definition);
   if (schema === undefined) {
-    let json: Record<string, unknown> | undefined;
-    const toJson = () => {
-      if (json === undefined) {
-        const { $schema: _dialect, ...rest } = z.toJSONSchema(definition.inputSchema, {
-          io: 'input',
-        }) as Record<string, unknown>;
-        json = toObjectInputSchema(rest);
-      }
-      return json;
-    };
-    schema = {
-      '~standard': {
-        version: 1,
-        vendor: 'episodic',
-        validate: (value: unknown) => ({ value }),
-        jsonSchema: { input: toJson, output: toJson },
-      },
-    };
+    schema = advertiseOnly(() => {
+      const { $schema: _dialect, ...rest } = z.toJSONSchema(definition.inputSchema, {
+        io: 'input',
+      }) as Record<string, unknown>;
+      return toPortableJsonSchema(toObjectInputSchema(rest));
+    });
     advertised.set(definition, schema);
+  }
+  return schema;
+}
+
+/**
+ * The output schema registered for a tool: the JSON Schema of `EPISODIC_TOOL_OUTPUT_SCHEMAS`, with an
+ * object root (MCP's 2025 wire format requires one; the union of the full and the shortened result
+ * is nested under it). The SDK does not check results against it (the client does): a result is
+ * built from the stores by code the output schema tests cover, and checking every result twice would
+ * cost a parse of every answer.
+ */
+function advertisedOutputSchema(definition: EpisodicToolDefinition): StandardSchemaWithJSON {
+  let schema = advertisedOutput.get(definition);
+  if (schema === undefined) {
+    schema = advertiseOnly(() => {
+      const { $schema: _dialect, ...rest } = z.toJSONSchema(
+        EPISODIC_TOOL_OUTPUT_SCHEMAS[definition.name],
+        { io: 'output', unrepresentable: 'any' },
+      ) as Record<string, unknown>;
+      return toPortableJsonSchema({ type: 'object', ...rest });
+    });
+    advertisedOutput.set(definition, schema);
   }
   return schema;
 }
@@ -80,6 +110,7 @@ export function createEpisodicMcpServer(options: EpisodicMcpServerOptions): McpS
         title: definition.title,
         description: definition.description,
         inputSchema: advertisedSchema(definition),
+        outputSchema: advertisedOutputSchema(definition),
         annotations: definition.annotations,
       },
       (args: unknown) => tools.call(definition.name, args),

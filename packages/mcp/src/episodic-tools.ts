@@ -73,10 +73,19 @@ export interface EpisodicToolsOptions {
   logger?: EpisodicMcpLogger | undefined;
 }
 
-/** A tool result as MCP carries it: one text block of JSON, `isError` on failure. */
+/**
+ * A tool result as MCP carries it: one text block of JSON and, on success, the same JSON as
+ * `structuredContent` (described by the tool's `outputSchema`); `isError` on failure.
+ */
 export interface EpisodicToolResult {
   [key: string]: unknown;
+  /** The result as JSON text, for clients that do not read `structuredContent`. */
   content: Array<{ type: 'text'; text: string }>;
+  /**
+   * The parsed text (present on success): the same fields, shortened the same way. An integer
+   * beyond 2^53 in a payload is exact only in the text.
+   */
+  structuredContent?: Record<string, unknown>;
   isError?: true;
 }
 
@@ -207,7 +216,12 @@ export function createEpisodicTools(options: EpisodicToolsOptions): EpisodicTool
         const acceptSchema = acceptSchemas.get(definition.name) as () => z.ZodType;
         const parsed = parseInput(acceptSchema(), args ?? {}, `${name} arguments`);
         const result = await handlers[definition.name](parsed as never, await context());
-        return { content: [{ type: 'text', text: renderToolJson(result, maxResultChars) }] };
+        const text = renderToolJson(result, maxResultChars);
+        return {
+          content: [{ type: 'text', text }],
+          // Parsed from the text, so both say the same (every tool's result is a JSON object).
+          structuredContent: JSON.parse(text) as Record<string, unknown>,
+        };
       } catch (error) {
         return errorResult(error, name);
       }

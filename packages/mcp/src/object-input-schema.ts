@@ -53,8 +53,8 @@ function typesOf(property: JsonSchema, root: JsonSchema, depth = 0): string[] | 
 /**
  * Gives every top-level property a `type`. Schema-driven clients (the MCP Inspector's forms, model
  * tool UIs) decide how to send a value from its property's `type`: an object behind a union or a
- * `$ref` without one is sent as a string and refused. `type` is added next to the union (e.g.
- * `"type": "object"` beside `oneOf`, `["integer", "string"]` beside `anyOf`); nothing else changes.
+ * `$ref` without one is sent as a string and refused. `type` is added next to the union when every branch has the same one
+ * (e.g. `"type": "object"` beside `oneOf`); nothing else changes.
  */
 function withPropertyTypes(schema: JsonSchema): JsonSchema {
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
@@ -63,11 +63,13 @@ function withPropertyTypes(schema: JsonSchema): JsonSchema {
   const typed: Record<string, JsonSchema> = {};
   for (const [name, property] of Object.entries(properties)) {
     const types = property.type === undefined ? typesOf(property, schema) : undefined;
-    if (types === undefined || types.length === 0) {
+    // A union of several types keeps its `anyOf` branches (each typed): an array `type` beside
+    // them is less portable (see toPortableJsonSchema) and no client reads it better.
+    if (types === undefined || types.length !== 1) {
       typed[name] = property;
       continue;
     }
-    typed[name] = { type: types.length === 1 ? types[0] : types, ...property };
+    typed[name] = { type: types[0], ...property };
     changed = true;
   }
   return changed ? { ...schema, properties: typed } : schema;

@@ -79,7 +79,12 @@ function expectEveryPropertyTyped(listing: ToolListing) {
   const untyped: string[] = [];
   for (const tool of listing.tools) {
     for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {})) {
-      if (property.type === undefined) untyped.push(`${tool.name}.${name}`);
+      // A value of several types is a union of typed branches (an array `type` is not portable).
+      const branches = property.anyOf as Array<{ type?: unknown }> | undefined;
+      const typed =
+        typeof property.type === 'string' ||
+        branches?.every((branch) => typeof branch.type === 'string') === true;
+      if (!typed) untyped.push(`${tool.name}.${name}`);
     }
   }
   expect(untyped).toEqual([]);
@@ -89,10 +94,41 @@ function expectEveryPropertyTyped(listing: ToolListing) {
   expect(byName.get('add_episode_step')?.result?.type).toBe('object');
   expect(byName.get('memory_episodes_query')?.metadata?.type).toBe('object');
   expect(byName.get('search_patterns')?.metadata?.type).toBe('object');
-  expect(byName.get('memory_episodes_query')?.fromTs?.type).toEqual(['integer', 'string']);
+  expect(
+    (
+      byName.get('memory_episodes_query')?.fromTs?.anyOf as Array<{ type: string }> | undefined
+    )?.map((branch) => branch.type),
+  ).toEqual(['integer', 'string']);
   const pattern = new RegExp(String(byName.get('get_episode')?.episode_id?.pattern));
   expect(pattern.test('123E4567-E89B-12D3-A456-426614174000')).toBe(true);
 }
+
+describe('the MCP Inspector strict mode', () => {
+  it('reports no schema portability finding for any tool input or output schema', () => {
+    const home = freshHome();
+    const result = spawnSync(
+      process.execPath,
+      [
+        inspector,
+        '--cli',
+        '--method',
+        'tools/list',
+        '--strict',
+        '-e',
+        `EPISODIC_HOME=${home}`,
+        process.execPath,
+        bin,
+      ],
+      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: home }, timeout: 120_000 },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    const listing = JSON.parse(result.stdout) as { tools: Array<{ outputSchema?: unknown }> };
+    expect(listing.tools.filter((tool) => tool.outputSchema === undefined)).toEqual([]);
+    // Strict mode prints each finding as "Warning: tool …" / "Error: tool …" and a count.
+    expect(result.stderr).not.toMatch(/^(Warning|Error): tool/m);
+    expect(result.stderr).not.toMatch(/across \d+ tool/);
+  }, 300_000);
+});
 
 describe('schema-driven MCP clients send objects', () => {
   it('the MCP Inspector CLI sees a type on every parameter and runs the tools with object arguments', () => {

@@ -38,10 +38,14 @@ async function spawnClient(args: string[], env: Record<string, string>) {
   });
   const client = new Client({ name: 'episodic-e2e', version: '1.0.0' });
   await client.connect(transport);
+  // Listed first, so the client checks every result's structuredContent against its outputSchema.
+  await client.listTools();
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = await client.callTool({ name, arguments: args });
     const text = (result.content as Array<{ text: string }>)[0]?.text ?? '';
-    return { isError: result.isError === true, body: JSON.parse(text) };
+    const body = JSON.parse(text);
+    expect(result.structuredContent).toEqual(result.isError === true ? undefined : body);
+    return { isError: result.isError === true, body };
   };
   return { client, call, stderr: () => stderr };
 }

@@ -490,6 +490,26 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       }
     },
 
+    runIdsWithPrefix(prefix: string, limit: number) {
+      // The day directories' listings only: no run file is opened.
+      const found = new Set<string>();
+      for (const { path: directory } of dayDirectories()) {
+        let names: string[];
+        try {
+          names = fs.readdirSync(directory);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+          throw error;
+        }
+        for (const name of names) {
+          if (!name.startsWith(prefix) || !name.endsWith(RUN_SUFFIX)) continue;
+          const runId = name.slice(0, -RUN_SUFFIX.length);
+          if (isPathId(runId)) found.add(runId);
+        }
+      }
+      return [...found].sort().slice(0, limit);
+    },
+
     list(filter: RunListFilter) {
       const runs: RunSummary[] = [];
       const errors: RunListError[] = [];

@@ -462,6 +462,19 @@ export function createFsSessionStoreAdapter(
       });
     },
 
+    sessionIdsWithPrefix(prefix: string, limit: number) {
+      // The state directory's listing only: no snapshot is opened.
+      const directory = stateDirectory(false);
+      if (directory === null) return [];
+      return fs
+        .readdirSync(directory)
+        .filter((name) => name.startsWith(prefix) && name.endsWith(BASE_SUFFIX))
+        .map((name) => name.slice(0, -BASE_SUFFIX.length))
+        .filter(isPathId)
+        .sort()
+        .slice(0, limit);
+    },
+
     list() {
       const directory = stateDirectory(false);
       if (directory === null) return [];

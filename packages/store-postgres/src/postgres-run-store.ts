@@ -2,6 +2,7 @@ import {
   createRunReadCollector,
   createRunTailCollector,
   finishRunList,
+  idPrefixRange,
   matchesRunListFilter,
   planRunAppend,
   type RunHeader,
@@ -76,6 +77,11 @@ export function createPostgresRunStoreAdapter(
     `SELECT seq, json FROM ${tables.runRecords} WHERE run_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`,
   );
   const listAll = database.statement('runs_list', `SELECT run_id, header_json FROM ${tables.runs}`);
+  // A range on the primary key (COLLATE "C", see idPrefixRange): an index scan, not a table scan.
+  const runIdRange = database.statement(
+    'runs_id_range',
+    `SELECT run_id FROM ${tables.runs} WHERE run_id >= $1 AND run_id < $2 ORDER BY run_id LIMIT $3`,
+  );
   const listSession = database.statement(
     'runs_list_session',
     `SELECT run_id, header_json FROM ${tables.runs} WHERE lower(session_id) = $1`,
@@ -216,6 +222,14 @@ export function createPostgresRunStoreAdapter(
           if (rows.length < page) return collector.result();
         }
       });
+    },
+    runIdsWithPrefix(prefix, limit) {
+      const { from, to } = idPrefixRange(prefix);
+      return database.guard('find runs by id prefix', async () =>
+        (await database.query<{ run_id: string }>(runIdRange, [from, to, limit])).rows.map(
+          (row) => row.run_id,
+        ),
+      );
     },
     list(filter) {
       return database.guard('list runs', async () => {

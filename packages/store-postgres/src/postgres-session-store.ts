@@ -1,5 +1,6 @@
 import {
   EpisodicError,
+  idPrefixRange,
   type SessionCommitSizes,
   type SessionStoreAdapter,
   type StoredSessionHead,
@@ -78,6 +79,11 @@ export function createPostgresSessionStoreAdapter(
   scrubber: Scrubber,
 ): SessionStoreAdapter {
   const { tables } = database;
+  // A range on the primary key (COLLATE "C", see idPrefixRange): an index scan, not a table scan.
+  const sessionIdRange = database.statement(
+    'sessions_id_range',
+    `SELECT session_id FROM ${tables.sessions} WHERE session_id >= $1 AND session_id < $2 ORDER BY session_id LIMIT $3`,
+  );
   const load = database.statement(
     'sessions_load',
     `SELECT 0 AS part, 0::bigint AS revision, state_json AS text FROM ${tables.sessions} WHERE session_id = $1
@@ -256,6 +262,14 @@ FROM ${tables.sessions} s`,
           await writeBase(client, sessionId, row, revision, created);
         });
       });
+    },
+    sessionIdsWithPrefix(prefix, limit) {
+      const { from, to } = idPrefixRange(prefix);
+      return database.guard('find sessions by id prefix', async () =>
+        (await database.query<{ session_id: string }>(sessionIdRange, [from, to, limit])).rows.map(
+          (row) => row.session_id,
+        ),
+      );
     },
     list() {
       // The base row's summary columns stand in for its first line (no base text is read).

@@ -15,9 +15,28 @@ function addonFix(): string {
   return `On Node.js 22.14 or newer, install better-sqlite3 13, which ships prebuilt binaries ("npm install better-sqlite3@13"). With better-sqlite3 12 (Node.js 20), approve and build its native addon in the project that installed Episodic: with npm, "npm install-scripts approve better-sqlite3 && npm rebuild better-sqlite3"; with pnpm, list better-sqlite3 in onlyBuiltDependencies (pnpm-workspace.yaml or package.json) and run "pnpm rebuild better-sqlite3"; after switching Node.js versions, rebuild it again (this is Node.js ${process.versions.node}, module ABI ${process.versions.modules}).`;
 }
 
+/**
+ * Why the loader failed, whole, on one line. Node's module-version mismatch spans several lines
+ * ("The module '…/better_sqlite3.node' / was compiled against a different Node.js version using /
+ * NODE_MODULE_VERSION 115. This version of Node.js requires / NODE_MODULE_VERSION 127. …"): its
+ * first line alone says nothing, and the two numbers tell which Node.js built the addon.
+ */
+export function loadFailureReason(error: unknown): string {
+  const message =
+    typeof (error as Error)?.message === 'string' ? (error as Error).message : String(error);
+  const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
+  const text = oneLine.length > 1_000 ? `${oneLine.slice(0, 1_000)}…` : oneLine;
+  const [built, needed] = [...oneLine.matchAll(/NODE_MODULE_VERSION (\d+)/g)].map(
+    (match) => match[1],
+  );
+  return built !== undefined && needed !== undefined
+    ? `its native addon was built for NODE_MODULE_VERSION ${built}, and this Node.js ${process.versions.node} requires NODE_MODULE_VERSION ${needed}: ${text}`
+    : text;
+}
+
 /** A `STORAGE_ERROR` saying better-sqlite3 (or its native addon) could not be loaded, and the fix. */
 function driverError(error: unknown): EpisodicError {
-  const reason = (error as Error)?.message?.split('\n')[0] ?? String(error);
+  const reason = loadFailureReason(error);
   return new EpisodicError({
     code: 'STORAGE_ERROR',
     message: `better-sqlite3 could not be loaded (${reason}). ${addonFix()}`,

@@ -2,6 +2,7 @@ import {
   createRunReadCollector,
   createRunTailCollector,
   finishRunList,
+  idPrefixRange,
   matchesRunListFilter,
   planRunAppend,
   type RunDurability,
@@ -65,6 +66,10 @@ export function createSqliteRunStoreAdapter(
     'SELECT seq, json FROM episodic_run_records WHERE run_id = ? ORDER BY seq DESC',
   );
   const runs = database.prepare('SELECT run_id, header_json FROM episodic_runs');
+  // A range on the primary key (idPrefixRange): the index, not a scan, finds a prefix's runs.
+  const runIdRange = database.prepare(
+    'SELECT run_id FROM episodic_runs WHERE run_id >= ? AND run_id < ? ORDER BY run_id LIMIT ?',
+  );
   const runById = database.prepare(
     'SELECT run_id, header_json FROM episodic_runs WHERE run_id = ?',
   );
@@ -187,6 +192,12 @@ export function createSqliteRunStoreAdapter(
         if (collector.lineFromEnd(row.json, row.seq === 1, { line: row.seq })) break;
       }
       return collector.result();
+    },
+    runIdsWithPrefix(prefix, limit) {
+      const { from, to } = idPrefixRange(prefix);
+      return (runIdRange.all(from, to, limit) as Array<{ run_id: string }>).map(
+        (row) => row.run_id,
+      );
     },
     list(filter) {
       const summaries: RunSummary[] = [];

@@ -1,4 +1,5 @@
 import {
+  idPrefixRange,
   type SessionAdapterFold,
   type SessionStoreAdapter,
   type StoredSessionHead,
@@ -139,6 +140,10 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   const resetSizes = database.prepare(
     `INSERT INTO episodic_session_sizes (session_id, base_bytes, reset_since_base) VALUES (?, ?, 0)
      ON CONFLICT (session_id) DO UPDATE SET base_bytes = excluded.base_bytes, reset_since_base = 0`,
+  );
+  // A range on the primary key (idPrefixRange): the index, not a scan, finds a prefix's sessions.
+  const sessionIdRange = database.prepare(
+    'SELECT session_id FROM episodic_sessions WHERE session_id >= ? AND session_id < ? ORDER BY session_id LIMIT ?',
   );
   const heads = database.prepare(
     `SELECT s.session_id, s.revision, s.updated_at, s.run_id, s.message_count, s.episode_count,
@@ -336,6 +341,12 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     },
     fold(sessionId, fold) {
       foldTransaction.immediate(sessionId, fold);
+    },
+    sessionIdsWithPrefix(prefix, limit) {
+      const { from, to } = idPrefixRange(prefix);
+      return (sessionIdRange.all(from, to, limit) as Array<{ session_id: string }>).map(
+        (row) => row.session_id,
+      );
     },
     list() {
       // The base row's summary columns stand in for its first line (no base text is read).

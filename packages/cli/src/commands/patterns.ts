@@ -4,11 +4,11 @@ import {
   artifactKindSchema,
   TASK_PATTERN_TYPES,
   taskEpisodeRef,
-  uuidSchema,
 } from '@episodic/core/internal';
 import { otherPatternScopesNote } from '../artifact-scopes.js';
 import type { CommandHandler } from '../command-spec.js';
 import { localAndRelative } from '../human-time.js';
+import { episodeIdArgument } from '../id-arguments.js';
 import { buildMetadataFilter } from '../metadata-conditions.js';
 import { writeNotes } from '../notes.js';
 import { jsonArgument, listOption, optionalInteger, optionalString } from '../option-values.js';
@@ -76,7 +76,7 @@ export const search: CommandHandler = async (context) => {
   );
   const task = optionalString(options, 'task');
   const episode =
-    task === undefined ? undefined : taskEpisodeRef(parseInput(uuidSchema, task, '--task'));
+    task === undefined ? undefined : taskEpisodeRef(await episodeIdArgument(context, task));
   const limit = optionalInteger(options, 'limit', { min: 1, max: 500 }) ?? 50;
   const afterKey = optionalString(options, 'after-key');
   const filterJson = await jsonArgument(context, 'metadata-filter');

@@ -8,9 +8,10 @@ import {
   replaySession,
   type StoredRedactionOptions,
 } from '@episodic/core';
-import { parseRunId, runNotFound, uuidSchema } from '@episodic/core/internal';
+import { runNotFound, uuidSchema } from '@episodic/core/internal';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
+import { runIdArgument } from '../id-arguments.js';
 import { writeNotes } from '../notes.js';
 import { flag, optionalDate, optionalInteger, optionalString } from '../option-values.js';
 import { createStyles, renderFields, renderTable, sanitizeForTerminal } from '../output.js';
@@ -22,10 +23,6 @@ import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-no
 import { runRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
 import { locate, withRunStores, withStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
-
-function runIdArgument(context: CommandContext): string {
-  return parseRunId(context.positionals[0], 'RUN_ID');
-}
 
 function sessionIdOption(context: CommandContext): string | undefined {
   const value = optionalString(context.options, 'session-id');
@@ -175,7 +172,7 @@ function errorsSection(
 
 /** `runs show RUN_ID`. */
 export const show: CommandHandler = async (context) => {
-  const runId = runIdArgument(context);
+  const runId = await runIdArgument(context);
   const { run, location } = await withRunStores(
     context,
     async (stores) => ({
@@ -250,7 +247,7 @@ export const replay: CommandHandler = async (context) => {
       'Give a RUN_ID or --session-id ID to "episodic runs replay" (one of the two).',
     );
   }
-  const runId = given === undefined ? undefined : runIdArgument(context);
+  const runId = given === undefined ? undefined : await runIdArgument(context);
   const maxEvents = optionalInteger(options, 'max-events', { min: 1 });
   const maxRuns = optionalInteger(options, 'max-runs', { min: 1 });
   if (maxRuns !== undefined && sessionId === undefined) {
@@ -352,7 +349,7 @@ async function sleep(ms: number, signal: AbortSignal | undefined): Promise<void>
 /** `runs tail RUN_ID [-n COUNT] [-f]`. */
 export const tail: CommandHandler = async (context) => {
   const { options, globals, io } = context;
-  const runId = runIdArgument(context);
+  const runId = await runIdArgument(context);
   const count = optionalInteger(options, 'count', { min: 1, max: 100_000 }) ?? 20;
   const follow = flag(options, 'follow');
   const untilEnd = flag(options, 'until-end');
@@ -488,7 +485,7 @@ export const tail: CommandHandler = async (context) => {
 
 /** `runs redact RUN_ID`. */
 export const redact: CommandHandler = async (context) => {
-  const runId = runIdArgument(context);
+  const runId = await runIdArgument(context);
   const options = storedRedactionOptions(context.options, 'mode') as StoredRedactionOptions;
   // Every store: the artifact store keeps a copy of a task's metadata, scrubbed with the run.
   const { receipt, store } = await withStores(context, async (stores) => ({

@@ -2,13 +2,12 @@ import {
   createEpisodic,
   type Episode,
   EpisodicError,
-  parseInput,
   type StoredRedactionOptions,
   snapshotEpisodes,
 } from '@episodic/core';
-import { uuidSchema } from '@episodic/core/internal';
 import type { CommandHandler } from '../command-spec.js';
 import { localAndRelative, relativeTime } from '../human-time.js';
+import { sessionIdArgument } from '../id-arguments.js';
 import { writeNotes } from '../notes.js';
 import { optionalInteger } from '../option-values.js';
 import { createStyles, renderFields, renderTable } from '../output.js';
@@ -115,7 +114,7 @@ function parentRow(context: unknown): Array<[string, string]> {
 }
 
 export const show: CommandHandler = async (context) => {
-  const sessionId = parseInput(uuidSchema, context.positionals[0], 'SESSION_ID').toLowerCase();
+  const sessionId = await sessionIdArgument(context);
   const shown = optionalInteger(context.options, 'episodes', { min: 0, max: 100_000 }) ?? 20;
   const { state, location } = await withRunStores(
     context,
@@ -188,7 +187,7 @@ export const show: CommandHandler = async (context) => {
 
 /** `sessions redact SESSION_ID`. */
 export const redact: CommandHandler = async (context) => {
-  const sessionId = parseInput(uuidSchema, context.positionals[0], 'SESSION_ID').toLowerCase();
+  const sessionId = await sessionIdArgument(context);
   const options = storedRedactionOptions(context.options, 'mode') as StoredRedactionOptions;
   const { receipt, store } = await withRunStores(context, async (stores) => ({
     receipt: await stores.sessions.redact(sessionId, options).catch(async (error: unknown) => {
@@ -213,7 +212,7 @@ export const redact: CommandHandler = async (context) => {
 
 /** `sessions fold SESSION_ID`. */
 export const fold: CommandHandler = async (context) => {
-  const sessionId = parseInput(uuidSchema, context.positionals[0], 'SESSION_ID').toLowerCase();
+  const sessionId = await sessionIdArgument(context);
   const { receipt, store } = await withRunStores(context, async (stores) => ({
     receipt: await stores.sessions.fold(sessionId).catch(async (error: unknown) => {
       throw await notFoundWhere(error, stores.location);

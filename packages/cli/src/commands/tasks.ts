@@ -7,12 +7,12 @@ import {
   parseInput,
   type TaskEpisode,
   taskFromRun,
-  taskIdInputSchema,
 } from '@episodic/core';
 import { TASK_MAX_STEPS, TASK_OUTCOME_TYPES, uuidSchema } from '@episodic/core/internal';
 import { createScopedRunView, type EpisodicStores, scopeOfRun } from '@episodic/mcp/stores';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
+import { episodeIdArgument } from '../id-arguments.js';
 import { writeNotes } from '../notes.js';
 import {
   flag,
@@ -39,14 +39,6 @@ import { UsageError } from '../usage-error.js';
 
 function commandName(context: CommandContext): string {
   return `episodic ${context.path.join(' ')}`;
-}
-
-function episodeIdArgument(context: CommandContext): string {
-  return parseInput(
-    taskIdInputSchema,
-    { episode_id: context.positionals[0] },
-    'EPISODE_ID',
-  ).episode_id.toLowerCase();
 }
 
 /**
@@ -173,7 +165,7 @@ export const create: CommandHandler = async (context) => {
 export const step: CommandHandler = async (context) => {
   const { options } = context;
   const command = commandName(context);
-  const episodeId = episodeIdArgument(context);
+  const episodeId = await episodeIdArgument(context);
   const stepNumber = optionalInteger(options, 'step', { min: 1, max: 1_000_000 });
   if (stepNumber === undefined) throw new UsageError(`Missing --step N for "${command}".`);
   const resultType = optionalString(options, 'result');
@@ -231,7 +223,7 @@ export const step: CommandHandler = async (context) => {
 export const complete: CommandHandler = async (context) => {
   const { options } = context;
   const command = commandName(context);
-  const episodeId = episodeIdArgument(context);
+  const episodeId = await episodeIdArgument(context);
   const outcome = requiredString(options, 'outcome', command);
   const verdict = optionalString(options, 'verdict');
   const reason = optionalString(options, 'reason');
@@ -279,7 +271,7 @@ export const complete: CommandHandler = async (context) => {
 
 /** `tasks show EPISODE_ID`. */
 export const show: CommandHandler = async (context) => {
-  const episodeId = episodeIdArgument(context);
+  const episodeId = await episodeIdArgument(context);
   const task = await withTasks(context, (tasks) => tasks.getTask({ episode_id: episodeId }), {
     readOnly: true,
   });
@@ -292,7 +284,7 @@ export const show: CommandHandler = async (context) => {
 
 /** `tasks timeline EPISODE_ID`. */
 export const timeline: CommandHandler = async (context) => {
-  const episodeId = episodeIdArgument(context);
+  const episodeId = await episodeIdArgument(context);
   const offset = optionalInteger(context.options, 'offset', { min: 0 });
   const limit = optionalInteger(context.options, 'limit', { min: 1, max: TASK_MAX_STEPS });
   const page = {
@@ -359,7 +351,7 @@ export const timeline: CommandHandler = async (context) => {
 
 /** `tasks delete EPISODE_ID --yes`. */
 export const remove: CommandHandler = async (context) => {
-  const episodeId = episodeIdArgument(context);
+  const episodeId = await episodeIdArgument(context);
   if (!flag(context.options, 'yes')) {
     throw new UsageError(
       `Deleting task episode ${episodeId} cannot be undone: add --yes to confirm. Nothing was changed.`,

@@ -1,4 +1,11 @@
 export * from './artifact-store.js';
+export type { IdKind, IdReference } from './id-prefix.js';
+export {
+  ID_PREFIX_MIN_LENGTH,
+  idPrefixRange,
+  parseIdReference,
+  resolveIdPrefix,
+} from './id-prefix.js';
 export * from './ledger-store.js';
 export type { MaybePromise } from './maybe-promise.js';
 export * from './memory-artifact-store.js';

@@ -126,6 +126,12 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
       const run = runs.get(runId);
       return run === undefined ? null : tailRunText(runId, run.text, count);
     },
+    runIdsWithPrefix(prefix, limit) {
+      return [...runs.keys()]
+        .filter((runId) => runId.startsWith(prefix))
+        .sort()
+        .slice(0, limit);
+    },
     list(filter) {
       const summaries: RunSummary[] = [];
       const errors: RunListError[] = [];

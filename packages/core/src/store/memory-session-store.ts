@@ -72,6 +72,12 @@ export function createMemorySessionStoreAdapter(): SessionStoreAdapter {
       const base = [...lines];
       sessions.set(sessionId, { base, deltas: [], baseBytes: bytesOf(base), deltaBytes: 0 });
     },
+    sessionIdsWithPrefix(prefix, limit) {
+      return [...sessions.keys()]
+        .filter((sessionId) => sessionId.startsWith(prefix))
+        .sort()
+        .slice(0, limit);
+    },
     list() {
       return [...sessions].map(([sessionId, stored]) => ({
         sessionId,

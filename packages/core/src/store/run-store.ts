@@ -23,6 +23,7 @@ import { jsonEqual } from '../util/json-equal.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { describeValue } from '../validation/describe-value.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
+import { ID_PREFIX_CANDIDATE_LIMIT, parseIdReference, resolveIdPrefix } from './id-prefix.js';
 import type { MaybePromise } from './maybe-promise.js';
 import { callAdapter, toStorageError } from './storage-error.js';
 import {
@@ -316,7 +317,26 @@ export interface RunStoreAdapter {
    * not exist.
    */
   redact?(runId: string, redactor: StoredRedactor): MaybePromise<RunRedactStats | null>;
+  /**
+   * Optional: the stored run ids that start with `prefix` (lowercase hex, maybe with hyphens), in
+   * order, at most `limit` of them: an indexed range query (`idPrefixRange`) or a directory
+   * listing, never a read of every run. Without it, `resolveRunId` filters `list()`.
+   */
+  runIdsWithPrefix?(prefix: string, limit: number): MaybePromise<string[]>;
   close?(): MaybePromise<void>;
+}
+
+/** Options of `RunStore.resolveRunId`. */
+export interface ResolveRunIdOptions {
+  /** What the id names, for messages ("run" or "task episode"). @default 'run' */
+  kind?: 'run' | 'task';
+  /** The argument's name in messages. @default 'run id' */
+  subject?: string;
+  /**
+   * Which runs the caller may see (a scope, a policy): a prefix never resolves to, names or counts
+   * a run this rejects. @default every run
+   */
+  visible?: (runId: string) => boolean | Promise<boolean>;
 }
 
 /** The run store callers use: always promises, validated input, domain errors. */
@@ -359,6 +379,13 @@ export interface RunStore {
    * after the redaction started may be left unscrubbed: redact again once the writers stop).
    */
   redact(runId: string, options?: StoredRedactionOptions): Promise<RunRedactReceipt>;
+  /**
+   * The run id a person typed: a whole UUID (returned lowercase, not looked up), or a unique
+   * prefix of at least 6 characters, e.g. `7c1d7358` as tables show it. No match is `NOT_FOUND`;
+   * several are a `VALIDATION_ERROR` naming a few and their count; anything else is a
+   * `VALIDATION_ERROR` saying what an id looks like.
+   */
+  resolveRunId(reference: string, options?: ResolveRunIdOptions): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -412,11 +439,17 @@ export function parseRunId(value: unknown, subject = 'run id'): string {
   return parseInput(uuidSchema, value, subject).toLowerCase();
 }
 
-/** Throws `NOT_FOUND` for a run that does not exist. */
-export function runNotFound(runId: string): EpisodicError {
+/**
+ * The `NOT_FOUND` for a run that does not exist. For a read (the default) it only says how to find
+ * the right id; for an append (`action: 'append'`) it also says how a run is started.
+ */
+export function runNotFound(runId: string, action: 'read' | 'append' = 'read'): EpisodicError {
   return new EpisodicError({
     code: 'NOT_FOUND',
-    message: `Run ${runId} does not exist. Check the id (list runs to see the ones stored), or start the run by appending its header first.`,
+    message:
+      action === 'append'
+        ? `Run ${runId} does not exist. Check the id (list runs to see the ones stored), or start the run by appending its header first.`
+        : `Run ${runId} does not exist. Check the id (list runs to see the ones stored).`,
     details: { runId },
   });
 }
@@ -665,6 +698,35 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
       if (stats === null) throw runNotFound(runId);
       return { runId, mode: redactor.mode, ...stats, replacements: redactor.counts.replacements };
     },
+    async resolveRunId(reference, options = {}) {
+      const kind = options.kind ?? 'run';
+      const parsed = parseIdReference(
+        reference,
+        kind,
+        options.subject ?? `${kind === 'task' ? 'episode' : 'run'} id`,
+      );
+      if (parsed.kind === 'id') return parsed.id;
+      const { prefix } = parsed;
+      const found = await callAdapter(name, `find the runs starting with ${prefix}`, async () =>
+        adapter.runIdsWithPrefix === undefined
+          ? (await adapter.list({})).runs
+              .map((run) => run.runId)
+              .filter((runId) => runId.startsWith(prefix))
+              .sort()
+              .slice(0, ID_PREFIX_CANDIDATE_LIMIT)
+          : adapter.runIdsWithPrefix(prefix, ID_PREFIX_CANDIDATE_LIMIT),
+      );
+      const visible: string[] = [];
+      for (const runId of found) {
+        if (!runId.startsWith(prefix)) continue;
+        if (options.visible === undefined || (await options.visible(runId))) visible.push(runId);
+      }
+      // With a visibility filter the count is of visible runs only, and never "at least": a
+      // full page of candidates would otherwise hint at runs the caller may not see.
+      return resolveIdPrefix(prefix, visible, kind, {
+        atLeast: options.visible === undefined && found.length >= ID_PREFIX_CANDIDATE_LIMIT,
+      });
+    },
     async close() {
       await callAdapter(name, 'close', () => adapter.close?.());
     },
@@ -689,7 +751,7 @@ export function planRunAppend(
   const first = entries[0];
   const startsWithHeader = first?.record.type === 'header';
   if (storedHeader === undefined) {
-    if (!startsWithHeader) throw runNotFound(runId);
+    if (!startsWithHeader) throw runNotFound(runId, 'append');
     return entries;
   }
   if (!startsWithHeader) return entries;

@@ -22,6 +22,7 @@ import { safeJsonParse } from '../util/json.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { parseInput } from '../validation/parse-input.js';
 import { isBuiltState, markBuiltState } from './built-state.js';
+import { ID_PREFIX_CANDIDATE_LIMIT, parseIdReference, resolveIdPrefix } from './id-prefix.js';
 import type { MaybePromise } from './maybe-promise.js';
 import {
   applyDeltaFields,
@@ -200,6 +201,12 @@ export interface SessionStoreAdapter {
   fold?(sessionId: string, fold: SessionAdapterFold): MaybePromise<void>;
   /** Every stored session's head (sessions whose base cannot be read at all are left out). */
   list(): MaybePromise<StoredSessionHead[]>;
+  /**
+   * Optional: the stored session ids that start with `prefix` (lowercase hex, maybe with hyphens),
+   * in order, at most `limit` of them: an indexed range query (`idPrefixRange`) or a directory
+   * listing. Without it, `resolveSessionId` filters `list()`.
+   */
+  sessionIdsWithPrefix?(prefix: string, limit: number): MaybePromise<string[]>;
   /** Deletes the session (base and deltas); false when there was none. */
   delete(sessionId: string): MaybePromise<boolean>;
   /**
@@ -349,6 +356,12 @@ export interface SessionStore {
    * `NOT_FOUND` when there is no snapshot.
    */
   redact(sessionId: string, options?: StoredRedactionOptions): Promise<SessionRedactReceipt>;
+  /**
+   * The session id a person typed: a whole UUID (returned lowercase, not looked up), or a unique
+   * prefix of at least 6 characters. No match is `NOT_FOUND`; several are a `VALIDATION_ERROR`
+   * naming a few and their count; anything else is a `VALIDATION_ERROR` saying what an id looks like.
+   */
+  resolveSessionId(reference: string, options?: { subject?: string }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -935,6 +948,26 @@ export function createSessionStore(
           revision: current + 1,
         };
       }
+    },
+    async resolveSessionId(reference, options = {}) {
+      const parsed = parseIdReference(reference, 'session', options.subject ?? 'session id');
+      if (parsed.kind === 'id') return parsed.id;
+      const { prefix } = parsed;
+      const found = await callAdapter(
+        name,
+        `find the sessions starting with ${prefix}`,
+        async () =>
+          adapter.sessionIdsWithPrefix === undefined
+            ? (await adapter.list())
+                .map((head) => head.sessionId)
+                .filter((sessionId) => sessionId.startsWith(prefix))
+                .sort()
+                .slice(0, ID_PREFIX_CANDIDATE_LIMIT)
+            : adapter.sessionIdsWithPrefix(prefix, ID_PREFIX_CANDIDATE_LIMIT),
+      );
+      return resolveIdPrefix(prefix, found, 'session', {
+        atLeast: found.length >= ID_PREFIX_CANDIDATE_LIMIT,
+      });
     },
     async close() {
       await callAdapter(name, 'close', () => adapter.close?.());

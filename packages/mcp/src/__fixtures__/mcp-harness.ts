@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   type ArtifactStoreAdapter,
   createArtifactStore,
@@ -71,6 +72,8 @@ export interface ToolOutcome {
   text: string;
   // biome-ignore lint/suspicious/noExplicitAny: test results are inspected field by field.
   body: any;
+  /** The result's `structuredContent` (the client checked it against the tool's outputSchema). */
+  structured: unknown;
 }
 
 /** An official SDK client connected in process to an Episodic server. */
@@ -95,6 +98,8 @@ export async function connect(options: EpisodicMcpServerOptions): Promise<Connec
   await server.connect(serverSide);
   const client = new Client({ name: 'episodic-test', version: '1.0.0' });
   await client.connect(clientSide);
+  // The client checks each result's structuredContent against the outputSchema it listed.
+  await client.listTools();
   return {
     client,
     logs,
@@ -105,7 +110,19 @@ export async function connect(options: EpisodicMcpServerOptions): Promise<Connec
       });
       const block = (result.content as Array<{ type: string; text?: string }>)[0];
       const text = block?.type === 'text' ? (block.text ?? '') : '';
-      return { isError: result.isError === true, text, body: JSON.parse(text) };
+      const body = JSON.parse(text);
+      const isError = result.isError === true;
+      // Every success carries the text's JSON as structuredContent; an error only the text.
+      if (
+        isError
+          ? result.structuredContent !== undefined
+          : !isDeepStrictEqual(result.structuredContent, body)
+      ) {
+        throw new Error(
+          `${name}: structuredContent differs from the text: ${JSON.stringify(result.structuredContent)}`,
+        );
+      }
+      return { isError, text, body, structured: result.structuredContent };
     },
     async close() {
       await client.close();

@@ -106,11 +106,17 @@ describe('the HTTP server', () => {
     const teamA = await connectAs(TOKEN_A);
     const teamB = await connectAs(TOKEN_B);
     try {
-      expect((await teamA.listTools()).tools).toHaveLength(10);
+      const { tools } = await teamA.listTools();
+      expect(tools).toHaveLength(10);
+      expect(tools.filter((tool) => tool.outputSchema?.type !== 'object')).toEqual([]);
+      // The client has the output schemas now and checks each result's structuredContent.
       const created = await teamA.callTool({ name: 'create_episode', arguments: CREATE_ARGUMENTS });
-      const id = JSON.parse((created.content as Array<{ text: string }>)[0]?.text ?? '').episode_id;
+      const createdBody = JSON.parse((created.content as Array<{ text: string }>)[0]?.text ?? '');
+      expect(created.structuredContent).toEqual(createdBody);
+      const id = createdBody.episode_id;
       const mine = await teamA.callTool({ name: 'get_episode', arguments: { episode_id: id } });
       expect(mine.isError).toBeFalsy();
+      expect(mine.structuredContent).toMatchObject({ success: true, episode: { id } });
       const theirs = await teamB.callTool({ name: 'get_episode', arguments: { episode_id: id } });
       expect(theirs.isError).toBe(true);
       expect(JSON.parse((theirs.content as Array<{ text: string }>)[0]?.text ?? '').code).toBe(

@@ -134,7 +134,7 @@ export function createScopedRunView(options: ScopedRunViewOptions): ScopedRunVie
       const id = parseRunId(runId);
       const startsRun = records[0]?.type === 'header';
       // Appending to an existing run needs that run to be visible; a new run is created in scope.
-      if (!startsRun && !(await isVisible(id))) throw runNotFound(id);
+      if (!startsRun && !(await isVisible(id))) throw runNotFound(id, 'append');
       return runs.append(id, stamp(records), appendOptions);
     },
     async readAfter(runId, position) {
@@ -169,6 +169,14 @@ export function createScopedRunView(options: ScopedRunViewOptions): ScopedRunVie
       if (!(await isVisible(id))) throw runNotFound(id);
       return runs.redact(id, redactOptions);
     },
+    // A prefix resolves only among this scope's visible runs: others are never named or counted.
+    resolveRunId: (reference, resolveOptions = {}) =>
+      runs.resolveRunId(reference, {
+        ...resolveOptions,
+        visible: async (runId) =>
+          (await isVisible(runId)) &&
+          (resolveOptions.visible === undefined || (await resolveOptions.visible(runId))),
+      }),
     close: () => runs.close(),
   };
 

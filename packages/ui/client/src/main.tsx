@@ -21,7 +21,8 @@ const SECTIONS = [
   { path: '/artifacts', label: 'Artifacts' },
 ];
 
-const UUID = '([0-9a-fA-F-]{36})';
+// A whole id, or its first 6 or more characters as the lists show them (the server resolves it).
+const UUID = '([0-9a-fA-F-]{6,36})';
 
 /** The pages with an id in their path, and the view of each. */
 const ID_ROUTES: Array<{

@@ -1,5 +1,4 @@
 import type { Episode, RunRecord, RunStore, SessionStore } from '@episodic/core';
-import { parseRunId } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { InputMessage, ModelInput, ModelInputsResponse } from './api-types.js';
 import { contentText, preview } from './episode-text.js';
@@ -40,7 +39,7 @@ export async function modelInputs(
   rawRunId: string,
   rawQuery: Record<string, string>,
 ): Promise<ModelInputsResponse> {
-  const runId = parseRunId(rawRunId, 'run id');
+  const runId = await deps.runs.resolveRunId(rawRunId, { subject: 'run id' });
   const query = parseQuery(querySchema, rawQuery, 'model inputs query');
   const run = await deps.runs.read(runId);
   const header = run.header as Record<string, unknown> | null;

@@ -99,8 +99,25 @@ describe('GET /api/runs/:id', () => {
     await expect(runView(home.stores.runs, '../../etc/passwd', {})).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
     });
-    await expect(
-      runView(home.stores.runs, '00000000-0000-4000-8000-999999999999', {}),
-    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const missing = runView(home.stores.runs, '00000000-0000-4000-8000-999999999999', {});
+    await expect(missing).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    // A read-only page never suggests writing (appending a header) to fix a wrong id.
+    await expect(missing).rejects.toThrow(
+      /^Run 00000000-0000-4000-8000-999999999999 does not exist\. Check the id \(list runs to see the ones stored\)\.$/,
+    );
+    await expect(runView(home.stores.runs, 'nope', {})).rejects.toThrow(
+      /run id "nope" is not a UUID or the start of one\. A run id is a UUID such as/,
+    );
+  });
+
+  it('opens a run from the first characters of its id, as the address bar may hold them', async () => {
+    const prefix = home.ids.taskId.slice(0, 8).toUpperCase();
+    expect((await runView(home.stores.runs, prefix, {})).run_id).toBe(home.ids.taskId);
+    expect((await runRecord(home.stores.runs, prefix, '0')).index).toBe(0);
+    // The fixture's other runs all start with 00000000: the page names them and asks for more.
+    await expect(runView(home.stores.runs, '00000000', {})).rejects.toThrow(
+      `"00000000" is the start of 5 run ids: ${home.ids.toolRunId}, `,
+    );
+    await expect(runView(home.stores.runs, 'abc', {})).rejects.toThrow(/too short/);
   });
 });

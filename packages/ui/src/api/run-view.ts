@@ -1,5 +1,4 @@
 import type { RunReadResult, RunRecord, RunStore } from '@episodic/core';
-import { parseRunId } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { StoreAccess } from '../stores/ui-stores.js';
 import { notFound } from './api-error.js';
@@ -27,7 +26,7 @@ export async function runView(
   rawRunId: string,
   rawQuery: Record<string, string>,
 ): Promise<RunViewResponse> {
-  const runId = parseRunId(rawRunId, 'run id');
+  const runId = await runs.resolveRunId(rawRunId, { subject: 'run id' });
   const query = parseQuery(querySchema, rawQuery, 'run query');
   const run = await runs.read(runId);
   const pairs = pairToolCalls(run.records);
@@ -64,7 +63,7 @@ export async function runRecord(
   rawRunId: string,
   rawIndex: string,
 ): Promise<RunRecordResponse> {
-  const runId = parseRunId(rawRunId, 'run id');
+  const runId = await runs.resolveRunId(rawRunId, { subject: 'run id' });
   const { index } = parseQuery(
     z.strictObject({ index: z.coerce.number().int().min(0) }),
     { index: rawIndex },
@@ -91,7 +90,7 @@ export async function toolOutput(
   rawRunId: string,
   callId: string,
 ): Promise<ToolOutputResponse> {
-  const runId = parseRunId(rawRunId, 'run id');
+  const runId = await deps.runs.resolveRunId(rawRunId, { subject: 'run id' });
   const run: RunReadResult = await deps.runs.read(runId);
   const record = run.records.find(
     (candidate) =>

@@ -174,7 +174,7 @@ export async function sessionRuns(
   deps: { sessions: SessionStore; runs: RunStore; statuses: RunStatusCache },
   rawSessionId: string,
 ): Promise<SessionRunsResponse> {
-  const sessionId = parseSessionId(rawSessionId);
+  const sessionId = await parseSessionId(deps.sessions, rawSessionId);
   const read = await readSession(deps.sessions, sessionId);
   const commits = runsNamedBy(read.stored);
   const [ofSession, ofCommits] = await Promise.all([

@@ -64,7 +64,7 @@ export async function sessionTimeline(
   rawSessionId: string,
   rawQuery: Record<string, string>,
 ): Promise<SessionTimelineResponse> {
-  const sessionId = parseSessionId(rawSessionId);
+  const sessionId = await parseSessionId(deps.sessions, rawSessionId);
   const query = parseQuery(querySchema, rawQuery, 'session timeline query');
   const read = await readSession(deps.sessions, sessionId);
   const { episodes } = read;
@@ -115,7 +115,7 @@ export async function sessionRelatives(
   deps: { sessions: SessionStore; relatives: RelativesFinder },
   rawSessionId: string,
 ): Promise<SessionRelativesResponse> {
-  const sessionId = parseSessionId(rawSessionId);
+  const sessionId = await parseSessionId(deps.sessions, rawSessionId);
   const { episodes } = await readSession(deps.sessions, sessionId);
   return { session_id: sessionId, relatives: await deps.relatives.find(sessionId, episodes) };
 }
@@ -126,7 +126,7 @@ export async function sessionEpisode(
   rawSessionId: string,
   rawEpisodeId: string,
 ): Promise<{ episode: Episode }> {
-  const sessionId = parseSessionId(rawSessionId);
+  const sessionId = await parseSessionId(sessions, rawSessionId);
   const id = parseQuery(
     z.strictObject({ episode: z.coerce.number().int().min(1) }),
     { episode: rawEpisodeId },

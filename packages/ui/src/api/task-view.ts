@@ -5,7 +5,7 @@ import {
   taskFromRun,
   timelineOf,
 } from '@episodic/core';
-import { parseRunId, taskEpisodeRef } from '@episodic/core/internal';
+import { taskEpisodeRef } from '@episodic/core/internal';
 import * as z from 'zod';
 import type { PatternView, TaskListResponse, TaskViewResponse } from './api-types.js';
 import { limitParam, parseQuery } from './query-params.js';
@@ -56,7 +56,7 @@ export async function taskView(
   deps: { runs: RunStore; artifacts: ArtifactStore },
   rawId: string,
 ): Promise<TaskViewResponse> {
-  const id = parseRunId(rawId, 'task episode id');
+  const id = await deps.runs.resolveRunId(rawId, { kind: 'task', subject: 'task episode id' });
   const run = await deps.runs.read(id);
   const { task } = taskFromRun(run);
   const timeline = timelineOf(task);

@@ -139,7 +139,8 @@ export function createUiApp(options: UiAppOptions): Hono {
     ),
   );
   api.get('/runs/:id/live', async (c) => {
-    const follower = createRunFollower(stores.runs, c.req.param('id'), query(c));
+    const runId = await stores.runs.resolveRunId(c.req.param('id'), { subject: 'run id' });
+    const follower = createRunFollower(stores.runs, runId, query(c));
     // Fails here (404, 400) before the stream starts when the run does not exist.
     const first = await follower.poll();
     const closing = options.signal;
