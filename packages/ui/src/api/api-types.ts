@@ -33,6 +33,16 @@ export interface RunListItem {
   ended_at: string | null;
   bytes: number | null;
   best_effort: boolean;
+  /** The run's first user input (or task description) on one line, cut with `…`; null without one. */
+  title: string | null;
+  /** Milliseconds from start to `run.end`; null while it has not ended. */
+  duration_ms: number | null;
+  /** Input tokens summed over the run's model responses; null when none reports usage. */
+  input_tokens: number | null;
+  /** Output tokens summed over the run's model responses; null when none reports usage. */
+  output_tokens: number | null;
+  /** How many model responses the run recorded. */
+  model_responses: number;
 }
 
 /** `GET /api/runs`. */
@@ -55,6 +65,18 @@ export interface SessionListItem {
   revision: number;
   last_run_id: string | null;
   message_count: number;
+  /** The last user message, on one line, cut with `…`; null when there is none. */
+  title: string | null;
+  /** The latest activity: the last commit, or a later record of the last run. */
+  last_activity_at: string;
+  /** The last run's status (`failed` for a run that ended in error); null without a last run. */
+  last_run_status: RunStatusName | null;
+  /** The last run's model (`provider/name`); null when unknown. */
+  model: string | null;
+  /** Input tokens of the last run's model responses; null when unknown. */
+  input_tokens: number | null;
+  /** Output tokens of the last run's model responses; null when unknown. */
+  output_tokens: number | null;
 }
 
 /** `GET /api/sessions`. */

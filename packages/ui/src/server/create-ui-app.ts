@@ -7,6 +7,7 @@ import { artifactsPage } from '../api/artifacts-explorer.js';
 import { ledgerEvent, ledgerPage } from '../api/ledger-explorer.js';
 import { createRunFollower } from '../api/live-run.js';
 import { modelInputs } from '../api/model-inputs.js';
+import { createRunDigestCache } from '../api/run-digests.js';
 import { createRunStatusCache } from '../api/run-status.js';
 import { runRecord, runView, toolOutput } from '../api/run-view.js';
 import { listRunsPage, RUN_STATUS_FILTERS } from '../api/runs-list.js';
@@ -65,6 +66,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export function createUiApp(options: UiAppOptions): Hono {
   const { stores, access, guard, assets } = options;
   const statuses = createRunStatusCache(stores.runs);
+  const digests = createRunDigestCache(stores.runs);
   const relatives = createRelativesFinder(stores.sessions);
   const livePollMs = options.livePollMs ?? 500;
   const app = new Hono();
@@ -116,7 +118,7 @@ export function createUiApp(options: UiAppOptions): Hono {
     return c.json(body);
   });
   api.get('/runs', async (c) =>
-    c.json(await listRunsPage({ runs: stores.runs, statuses, access }, query(c))),
+    c.json(await listRunsPage({ runs: stores.runs, statuses, digests, access }, query(c))),
   );
   api.get('/runs/:id', async (c) =>
     c.json(await runView(stores.runs, c.req.param('id'), query(c))),
@@ -167,7 +169,11 @@ export function createUiApp(options: UiAppOptions): Hono {
       }
     });
   });
-  api.get('/sessions', async (c) => c.json(await listSessionsPage(stores.sessions, query(c))));
+  api.get('/sessions', async (c) =>
+    c.json(
+      await listSessionsPage({ sessions: stores.sessions, runs: stores.runs, digests }, query(c)),
+    ),
+  );
   api.get('/sessions/:id', async (c) =>
     c.json(
       await sessionTimeline(
