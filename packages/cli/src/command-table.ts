@@ -510,7 +510,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'list runs, newest first',
     usage: 'episodic runs list [--session-id ID] [--from DATE] [--to DATE] [--limit N]',
     description:
-      'Lists runs from their headers. A damaged run is reported on its own line and never hides the others.',
+      'Lists runs, newest first: a title (the first user input, or the task description), status, start, duration, tokens in/out summed over the model responses, model and session. Titles and tokens are read for the newest 200 runs listed. A damaged run is reported on its own line and never hides the others.',
     options: {
       'session-id': {
         type: 'string',
@@ -628,6 +628,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     path: ['sessions', 'list'],
     summary: 'list session snapshots, newest first',
     usage: 'episodic sessions list [--limit N]',
+    description:
+      "Lists session snapshots, newest first: the last user message, the last activity, the episode count, and the last run's status, model and tokens in/out (read for the first 200 sessions listed).",
     options: { limit: { type: 'string', value: 'N', description: 'at most N sessions' } },
     examples: ['episodic sessions list', 'episodic sessions list --store fs --json'],
     load: sessions,

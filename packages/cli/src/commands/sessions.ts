@@ -1,8 +1,12 @@
 import {
   createEpisodic,
+  digestRun,
   type Episode,
   EpisodicError,
   parseInput,
+  type RunDigest,
+  type RunModelInfo,
+  runTitle,
   type StoredRedactionOptions,
   snapshotEpisodes,
 } from '@episodic/core';
@@ -12,6 +16,7 @@ import { localAndRelative, relativeTime } from '../human-time.js';
 import { writeNotes } from '../notes.js';
 import { optionalInteger } from '../option-values.js';
 import { createStyles, renderFields, renderTable } from '../output.js';
+import { styleStatus } from '../run-status.js';
 import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-notes.js';
 import { sessionRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
 import { withRunStores } from '../stores.js';
@@ -19,9 +24,23 @@ import { withRunStores } from '../stores.js';
 /** `sessions list`. */
 export const list: CommandHandler = async (context) => {
   const limit = optionalInteger(context.options, 'limit', { min: 1 });
-  const { all, location } = await withRunStores(
+  const { all, lastRuns, location } = await withRunStores(
     context,
-    async (stores) => ({ all: await stores.sessions.list(), location: stores.location }),
+    async (stores) => {
+      const all = await stores.sessions.list();
+      // The last run of each listed session, read whole for its status, model and tokens.
+      const lastRuns = new Map<string, { digest: RunDigest; model: RunModelInfo | undefined }>();
+      for (const session of (limit === undefined ? all : all.slice(0, limit)).slice(0, 200)) {
+        if (session.runId === undefined) continue;
+        const read = await stores.runs.read(session.runId).catch(() => undefined);
+        if (read === undefined) continue;
+        lastRuns.set(session.sessionId, {
+          digest: digestRun(read.records),
+          model: read.header?.model,
+        });
+      }
+      return { all, lastRuns, location: stores.location };
+    },
     { readOnly: true },
   );
   const store = location.store;
@@ -37,6 +56,7 @@ export const list: CommandHandler = async (context) => {
     message_count: session.messageCount,
     base_revision: session.baseRevision,
     last_user_message: session.lastUserMessage ?? null,
+    ...lastRunFields(session.updatedAt, lastRuns.get(session.sessionId)),
   }));
   return {
     receipt: {
@@ -56,15 +76,32 @@ export const list: CommandHandler = async (context) => {
             sessions,
             [
               { header: 'SESSION', value: (session) => session.session_id, fixed: true },
-              { header: 'UPDATED', value: (session) => relativeTime(session.updated_at, now) },
-              { header: 'REVISION', value: (session) => session.revision, align: 'right' },
-              { header: 'EPISODES', value: (session) => session.episode_count, align: 'right' },
-              { header: 'LAST RUN', value: (session) => session.run_id, max: 36 },
               {
                 header: 'LAST USER MESSAGE',
-                value: (session) => session.last_user_message ?? '',
+                value: (session) =>
+                  session.last_user_message === null ? '' : runTitle(session.last_user_message),
                 max: 40,
               },
+              {
+                header: 'LAST ACTIVITY',
+                value: (session) => relativeTime(session.last_activity_at, now),
+              },
+              { header: 'EPISODES', value: (session) => session.episode_count, align: 'right' },
+              {
+                header: 'LAST RUN',
+                value: (session) => session.last_run_status ?? '',
+                style: (text) => (text === '' ? text : styleStatus(styles, text)),
+              },
+              { header: 'MODEL', value: (session) => session.model ?? '', max: 30 },
+              {
+                header: 'TOKENS IN/OUT',
+                value: (session) =>
+                  session.input_tokens === null || session.output_tokens === null
+                    ? ''
+                    : `${session.input_tokens}/${session.output_tokens}`,
+                align: 'right',
+              },
+              { header: 'RUN', value: (session) => session.run_id, max: 36 },
             ],
             styles,
           ),
@@ -79,6 +116,28 @@ export const list: CommandHandler = async (context) => {
     },
   };
 };
+
+/** What `sessions list` shows of a session's last run (null fields when it could not be read). */
+function lastRunFields(
+  updatedAt: string,
+  lastRun: { digest: RunDigest; model: RunModelInfo | undefined } | undefined,
+) {
+  const digest = lastRun?.digest;
+  const activity = digest?.lastActivityAt ?? null;
+  const tokensKnown = digest !== undefined && digest.usageResponses > 0;
+  const model = lastRun?.model;
+  return {
+    last_activity_at:
+      activity !== null && Date.parse(activity) > Date.parse(updatedAt) ? activity : updatedAt,
+    last_run_status: digest?.status ?? null,
+    model:
+      model === undefined
+        ? null
+        : [model.provider, model.name].filter((part) => typeof part === 'string').join('/') || null,
+    input_tokens: tokensKnown ? digest.inputTokens : null,
+    output_tokens: tokensKnown ? digest.outputTokens : null,
+  };
+}
 
 function episodeText(episode: Episode): string {
   const payload = episode.payload as Record<string, unknown>;
