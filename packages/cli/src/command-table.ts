@@ -638,13 +638,19 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     path: ['sessions', 'show'],
     summary: "a session's snapshot: revision, context and log",
-    usage: 'episodic sessions show SESSION_ID [--episodes N]',
+    usage: 'episodic sessions show SESSION_ID [--episodes N] [--raw]',
+    description:
+      "Prints a session's snapshot and its newest episodes. Raw entries an import kept verbatim (Codex turn_context, Claude Code progress…), turn.usage rows and other meta records are counted, not listed (their tokens summed), unless --raw; encrypted reasoning is shown by its size, never as base64.",
     positionals: [{ name: 'SESSION_ID', required: true, description: 'the session id (a UUID)' }],
     options: {
       episodes: {
         type: 'string',
         value: 'N',
         description: 'how many of the newest episodes to print (default 20)',
+      },
+      raw: {
+        type: 'boolean',
+        description: 'list raw imported entries and meta records (turn.usage…) among the episodes',
       },
     },
     examples: [

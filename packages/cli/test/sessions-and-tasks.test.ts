@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createSession, type ModelCall, type SessionStore } from '@episodic/core';
 import { completedRun, runIdFor } from '@episodic/core/testing';
 import { createFsStore } from '@episodic/store-fs';
@@ -59,6 +60,58 @@ async function seedSession(home: string, kind: 'fs' | 'sqlite'): Promise<string>
 }
 
 describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
+  it('shows an imported session without its raw entries, usage rows or encrypted reasoning bytes unless --raw', () => {
+    const home = temporaryHome();
+    const codex = fileURLToPath(
+      new URL(
+        '../../../fixtures/transcripts/codex/rollout-2025-10-29T00-59-38-0199a2f4-6b1c-7d22-9e31-4c5a6b7c8d9e.jsonl',
+        import.meta.url,
+      ),
+    );
+    const imported = episodicJson([
+      '--home',
+      home,
+      '--store',
+      kind,
+      'import',
+      'codex',
+      codex,
+      '--no-ledger',
+    ]).receipt as { conversations: Array<{ session_id: string }> };
+    const sessionId = imported.conversations[0]?.session_id as string;
+    const shown = episodic([
+      '--home',
+      home,
+      '--store',
+      kind,
+      'sessions',
+      'show',
+      sessionId,
+      '--episodes',
+      '100',
+    ]);
+    expect(shown.stdout).toMatch(/encrypted reasoning \(\d+ bytes\)/);
+    expect(shown.stdout).not.toContain('gAAAA');
+    expect(shown.stdout).not.toContain('import.raw');
+    expect(shown.stdout).toMatch(
+      /\d+ raw imported entries, \d+ turn\.usage rows \([\d,]+ in \/ [\d,]+ out tokens\) not listed/,
+    );
+    const raw = episodic([
+      '--home',
+      home,
+      '--store',
+      kind,
+      'sessions',
+      'show',
+      sessionId,
+      '--episodes',
+      '100',
+      '--raw',
+    ]);
+    expect(raw.stdout).toContain('import.raw');
+    expect(raw.stdout).toContain('turn.usage');
+  });
+
   it("lists a session with its last input, last activity and its last run's status, model and tokens", async () => {
     const home = temporaryHome();
     mkdirSync(home, { recursive: true });

@@ -14,7 +14,7 @@ import { uuidSchema } from '@episodic/core/internal';
 import type { CommandHandler } from '../command-spec.js';
 import { localAndRelative, relativeTime } from '../human-time.js';
 import { writeNotes } from '../notes.js';
-import { optionalInteger } from '../option-values.js';
+import { flag, optionalInteger } from '../option-values.js';
 import { createStyles, renderFields, renderTable } from '../output.js';
 import { styleStatus } from '../run-status.js';
 import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-notes.js';
@@ -157,10 +157,24 @@ function episodeText(episode: Episode): string {
       return `call ${String(item.name)}(${String(item.arguments ?? '')})`;
     if (item.type === 'function_call_output')
       return `output: ${typeof item.output === 'string' ? item.output : JSON.stringify(item.output)}`;
+    if (typeof item.encrypted_content === 'string' || item.type === 'reasoning') {
+      const summary = Array.isArray(item.summary)
+        ? item.summary.map((part) => String((part as { text?: unknown }).text ?? '')).join(' ')
+        : '';
+      const encrypted =
+        typeof item.encrypted_content === 'string'
+          ? `encrypted reasoning (${Buffer.byteLength(item.encrypted_content)} bytes)`
+          : '';
+      return `${String(item.type)}: ${[encrypted, summary].filter((part) => part !== '').join(' · ')}`;
+    }
     return String(item.type);
   }
   if (episode.type === 'boundary')
     return `${String(payload.reason)}: ${String(payload.title ?? '')}`;
+  if (payload.event === 'import.raw') {
+    const data = (payload.data ?? {}) as { reason?: unknown; entry?: { type?: unknown } };
+    return `import.raw: ${String(data.reason ?? '')}${typeof data.entry?.type === 'string' ? ` (${data.entry.type})` : ''}`;
+  }
   return `${String(payload.event)}${payload.data === undefined ? '' : ` ${JSON.stringify(payload.data)}`}`;
 }
 
@@ -194,7 +208,13 @@ export const show: CommandHandler = async (context) => {
   }
   const log = createEpisodic(snapshotEpisodes(state));
   const episodes = log.read({ fromId: 0 });
-  const newest = shown === 0 ? [] : episodes.slice(-shown);
+  // Bookkeeping (raw imported entries, turn.usage, other meta) is counted, not listed, unless --raw.
+  const listed = flag(context.options, 'raw')
+    ? episodes
+    : episodes.filter((episode) => episode.type !== 'meta' || isParseError(episode));
+  const kept = new Set(listed);
+  const folded = foldedSummary(episodes.filter((episode) => !kept.has(episode)));
+  const newest = shown === 0 ? [] : listed.slice(-shown);
   return {
     receipt: {
       store,
@@ -241,9 +261,42 @@ export const show: CommandHandler = async (context) => {
           ),
         );
       }
+      if (folded !== null) write(styles.dim(`${folded} (--raw lists them)\n`));
     },
   };
 };
+
+function isParseError(episode: Episode): boolean {
+  return (episode.payload as { event?: unknown }).event === 'error.parse';
+}
+
+/** `12 raw imported entries, 3 turn.usage rows (5,210 in / 188 out tokens), 1 meta record not listed`. */
+function foldedSummary(folded: readonly Episode[]): string | null {
+  if (folded.length === 0) return null;
+  let raw = 0;
+  let usage = 0;
+  let input = 0;
+  let output = 0;
+  for (const episode of folded) {
+    const payload = episode.payload as { event?: unknown; data?: Record<string, unknown> };
+    if (payload.event === 'import.raw') raw++;
+    else if (payload.event === 'turn.usage') {
+      usage++;
+      const count = (value: unknown) => (typeof value === 'number' && value > 0 ? value : 0);
+      input += count(payload.data?.inputTokens);
+      output += count(payload.data?.outputTokens);
+    }
+  }
+  const meta = folded.length - raw - usage;
+  const parts = [
+    raw > 0 ? `${raw} raw imported entr${raw === 1 ? 'y' : 'ies'}` : '',
+    usage > 0
+      ? `${usage} turn.usage row${usage === 1 ? '' : 's'} (${input.toLocaleString('en-US')} in / ${output.toLocaleString('en-US')} out tokens)`
+      : '',
+    meta > 0 ? `${meta} other meta record${meta === 1 ? '' : 's'}` : '',
+  ].filter((part) => part !== '');
+  return `${parts.join(', ')} not listed`;
+}
 
 /** `sessions redact SESSION_ID`. */
 export const redact: CommandHandler = async (context) => {

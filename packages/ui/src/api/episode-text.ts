@@ -32,6 +32,25 @@ export function contentText(content: unknown): string {
   return JSON.stringify(content);
 }
 
+/**
+ * A tool output for people. Codex wraps shell output as JSON text (`{"output": "…", "metadata":
+ * {"exit_code": 1, …}}`): its `output` is shown with its own line breaks, after the exit code.
+ */
+export function toolOutputText(output: unknown): string {
+  if (typeof output === 'string' && output.startsWith('{"output":')) {
+    try {
+      const parsed = JSON.parse(output) as { output?: unknown; metadata?: { exit_code?: unknown } };
+      if (typeof parsed.output === 'string') {
+        const exit = parsed.metadata?.exit_code;
+        return typeof exit === 'number' ? `exit ${exit}\n${parsed.output}` : parsed.output;
+      }
+    } catch {
+      // Not the wrapper after all: shown as it is.
+    }
+  }
+  return contentText(output);
+}
+
 /** UTF-8 bytes of a string. */
 function utf8Bytes(text: string): number {
   return new TextEncoder().encode(text).length;
@@ -100,7 +119,9 @@ function describe(episode: Episode): { kind: string; text: string; callId: strin
     if (kind === 'function_call') {
       return { kind, text: `${String(item.name)}(${String(item.arguments ?? '')})`, callId };
     }
-    if (kind === 'function_call_output') return { kind, text: contentText(item.output), callId };
+    if (kind === 'function_call_output' || kind === 'custom_tool_call_output') {
+      return { kind, text: toolOutputText(item.output), callId };
+    }
     if (typeof item.encrypted_content === 'string') {
       const { encrypted_content: _encrypted, ...rest } = item;
       return { kind, text: `${JSON.stringify(rest)}\n${reasoningText(item)}`, callId };

@@ -84,7 +84,11 @@ beforeAll(async () => {
       type: 'item',
       meta: meta('tool'),
       payload: {
-        item: { type: 'function_call_output', call_id: 'c1', output: 'line one\nline two\n' },
+        item: {
+          type: 'function_call_output',
+          call_id: 'c1',
+          output: JSON.stringify({ output: 'line one\nline two\n', metadata: { exit_code: 1 } }),
+        },
       },
     },
     {
@@ -135,7 +139,7 @@ describe('an imported session', () => {
     expect(byId.get(3)?.text).toBe('Look at the test\nencrypted reasoning (600 bytes)');
     expect(byId.get(3)?.text).not.toContain('gAAAA');
     expect(byId.get(4)).toMatchObject({
-      text: 'line one\nline two\n',
+      text: 'exit 1\nline one\nline two\n',
       fold: null,
       could_be_sent: true,
     });
