@@ -254,6 +254,103 @@ describe('episodic ui in Chromium', () => {
     await page.waitForSelector('text=No artifacts match.');
   });
 
+  it('lists runs and sessions people can scan: a title, duration, model and tokens; sessions with their last activity', async () => {
+    await open('/runs');
+    const headers = await page.locator('thead th').allTextContents();
+    expect(headers).toEqual(expect.arrayContaining(['Title', 'Duration', 'Tokens', 'Model']));
+    const row = page.locator('tr', { has: page.locator(`a[href="/runs/${turn('T5')}"]`) });
+    await expect(row.locator('td.title-cell').textContent()).resolves.not.toBe('');
+    await expect(page.locator('tbody').textContent()).resolves.toMatch(/\d+ in · \d+ out/);
+    await open('/sessions');
+    await expect(page.locator('thead th').allTextContents()).resolves.toEqual(
+      expect.arrayContaining(['Last input', 'Last activity', 'Tokens (last run)']),
+    );
+    await expect(
+      page
+        .locator('tr', { has: page.locator(`a[href="/sessions/${demo.report.session.id}"]`) })
+        .locator('td.title-cell')
+        .textContent(),
+    ).resolves.not.toBe('');
+    await screenshot('sessions');
+    await expectAccessible('sessions');
+    // In a live session the "why" link is offered for what could be sent, not for every row.
+    await open(`/sessions/${demo.report.session.id}`);
+    await expect(
+      page.getByRole('link', { name: /Why did the model/ }).count(),
+    ).resolves.toBeGreaterThan(0);
+    await expect(
+      page
+        .locator('li.episode-meta')
+        .getByRole('link', { name: /Why did the model/ })
+        .count(),
+    ).resolves.toBe(0);
+  });
+
+  it('reads imported Codex and Claude Code sessions: raw entries folded with a count, encrypted reasoning labelled, no model inputs said so', async () => {
+    const transcripts = fileURLToPath(new URL('../../../fixtures/transcripts/', import.meta.url));
+    const imported: Array<{ session_id: string }> = [];
+    for (const [format, file] of [
+      ['codex', 'codex/rollout-2025-10-29T00-59-38-0199a2f4-6b1c-7d22-9e31-4c5a6b7c8d9e.jsonl'],
+      ['claude-code', 'claude-code/session.jsonl'],
+    ] as const) {
+      const receipt = JSON.parse(
+        await runNode(CLI, [
+          'import',
+          format,
+          join(transcripts, file),
+          '--no-ledger',
+          '--json',
+          '--home',
+          demo.home,
+          '--store',
+          'fs',
+        ]),
+      ) as { conversations: Array<{ session_id: string }> };
+      imported.push(...receipt.conversations);
+    }
+    const codex = imported[0]?.session_id as string;
+    await open(`/sessions/${codex}`);
+    await page.waitForSelector('details.folded-episodes');
+    await expect(
+      page.locator('details.folded-episodes summary').first().textContent(),
+    ).resolves.toMatch(/\d+ raw imported entr(y|ies)/);
+    // Folded: the raw entries are not shown until the toggle is opened.
+    const firstRaw = page.locator('details.folded-episodes li.episode').first();
+    await expect(firstRaw.isVisible()).resolves.toBe(false);
+    await expect(page.locator('main').textContent()).resolves.toMatch(
+      /encrypted reasoning \(\d+ bytes\)/,
+    );
+    await expect(page.locator('main').textContent()).resolves.not.toContain('gAAAA');
+    await expect(page.locator('h3 .turn-usage').first().textContent()).resolves.toMatch(
+      /in \/ .* out/,
+    );
+    await expect(page.getByRole('link', { name: /Why did the model/ }).count()).resolves.toBe(0);
+    await expect(page.locator('main').textContent()).resolves.toContain(
+      'the import did not record what was sent',
+    );
+    await expect(page.getByRole('form', { name: 'Explain an episode' }).isVisible()).resolves.toBe(
+      false,
+    );
+    await page.locator('#timeline').scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.getElementById('timeline')?.scrollIntoView());
+    await screenshot('imported-session');
+    await expectAccessible('imported session');
+    await page.locator('details.folded-episodes summary').first().click();
+    await expect(firstRaw.isVisible()).resolves.toBe(true);
+    // Its runs' model-inputs page says the import did not record them.
+    const run = await page.locator('a[href^="/runs/"]').first().getAttribute('href');
+    await open(`${run}/inputs`);
+    await expect(page.locator('main').textContent()).resolves.toMatch(
+      /imported from codex\. The import did not record what was sent to the model \(it holds \d+ model responses?\)/,
+    );
+    // The Claude Code session reads the same way.
+    await open(`/sessions/${imported[1]?.session_id}`);
+    await expect(page.locator('main').textContent()).resolves.toContain(
+      'Imported from claude-code',
+    );
+    await expectAccessible('imported Claude Code session');
+  });
+
   it("shows a running run's new records live (server-sent events), then its end", async () => {
     const store = createFsStore({ root: demo.home, durability: 'none' });
     const runId = '00000000-0000-4000-8000-00000000abcd';

@@ -1,5 +1,3 @@
-import { Link } from './link.js';
-
 /** A duration for people: `850 ms`, `12.3 s`, `4 min 05 s`, `2 h 03 min`. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -30,17 +28,12 @@ export function Tokens(props: { input: number | null; output: number | null }) {
   );
 }
 
-/** A row's title linking to its page (the full text in a tooltip), or a muted placeholder. */
-export function TitleLink(props: { href: string; title: string | null; placeholder: string }) {
+/** A row's title (the full text in a tooltip), or a muted placeholder. The row's id is its link. */
+export function RowTitle(props: { title: string | null; placeholder: string }) {
+  if (props.title === null) return <span class="muted">{props.placeholder}</span>;
   return (
-    <Link href={props.href}>
-      {props.title === null ? (
-        <span class="muted">{props.placeholder}</span>
-      ) : (
-        <span class="row-title" title={props.title}>
-          {props.title}
-        </span>
-      )}
-    </Link>
+    <span class="row-title" title={props.title}>
+      {props.title}
+    </span>
   );
 }

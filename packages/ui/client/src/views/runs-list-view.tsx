@@ -2,7 +2,7 @@ import type { RunListResponse } from '../../../src/api/api-types.js';
 import { useApi, useOverview } from '../api.js';
 import { Bytes, IdLink, Loading, Pager, StatusBadge, Time } from '../components/bits.js';
 import { Link } from '../components/link.js';
-import { Duration, TitleLink, Tokens } from '../components/run-figures.js';
+import { Duration, RowTitle, Tokens } from '../components/run-figures.js';
 import { href, navigate, type Route } from '../router.js';
 
 /**
@@ -118,11 +118,7 @@ export function RunsListView(props: { route: Route }) {
                         <IdLink to="runs" id={run.run_id} />
                       </td>
                       <td class="title-cell">
-                        <TitleLink
-                          href={`/runs/${run.run_id}`}
-                          title={run.title}
-                          placeholder="(no input text)"
-                        />
+                        <RowTitle title={run.title} placeholder="(no input text)" />
                       </td>
                       <td>
                         <StatusBadge status={run.status} />

@@ -1,7 +1,7 @@
 import type { SessionListResponse } from '../../../src/api/api-types.js';
 import { useApi } from '../api.js';
 import { IdLink, Loading, Pager, StatusBadge, Time } from '../components/bits.js';
-import { TitleLink, Tokens } from '../components/run-figures.js';
+import { RowTitle, Tokens } from '../components/run-figures.js';
 import { href, type Route } from '../router.js';
 
 /**
@@ -45,11 +45,7 @@ export function SessionsListView(props: { route: Route }) {
                         <IdLink to="sessions" id={session.session_id} />
                       </td>
                       <td class="title-cell">
-                        <TitleLink
-                          href={`/sessions/${session.session_id}`}
-                          title={session.title}
-                          placeholder="(no user message)"
-                        />
+                        <RowTitle title={session.title} placeholder="(no user message)" />
                       </td>
                       <td>
                         <Time value={session.last_activity_at} />
