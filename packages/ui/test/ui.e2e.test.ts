@@ -157,6 +157,68 @@ describe('episodic ui in Chromium', () => {
     await expectAccessible('run');
   });
 
+  it('traces a run: model and tool calls as a tree with timing bars, tokens and errors, from the keyboard', async () => {
+    await open(`/runs/${turn('T3')}`);
+    await page.getByRole('link', { name: /^Trace: model and tool calls/ }).click();
+    await page.waitForURL(new RegExp(`/runs/${turn('T3')}/trace$`));
+    await page.waitForSelector('table.trace');
+    // T3 reads file after file until it reaches its model-call limit: 4 model calls, 4 tool calls,
+    // the last never answered (the turn stopped first).
+    await expect(page.locator('tr.span-model').count()).resolves.toBe(4);
+    await expect(page.locator('tr.span-tool').count()).resolves.toBe(4);
+    await expect(page.locator('tr.span-model svg.timing').count()).resolves.toBe(4);
+    await expect(page.locator('tr.span-model').first().textContent()).resolves.toMatch(
+      /843 in \/ 24 out/,
+    );
+    const unanswered = page.locator('tr.span-tool').last();
+    await expect(unanswered.textContent()).resolves.toContain('no output recorded');
+    await expect(unanswered.locator('svg.timing.unended').count()).resolves.toBe(1);
+    await screenshot('trace');
+    await expectAccessible('trace');
+    // The tree folds from the keyboard.
+    await page.getByRole('button', { name: /^Collapse run/ }).focus();
+    await page.keyboard.press('Enter');
+    await expect(page.locator('table.trace tbody tr').count()).resolves.toBe(1);
+    await page.keyboard.press('Enter');
+    await expect(page.locator('table.trace tbody tr').count()).resolves.toBe(9);
+
+    await open(`/runs/${turn('T7')}/trace`);
+    const errors = page.locator('table.trace tr.row-error');
+    await expect(errors.count()).resolves.toBe(3);
+    await expect(errors.last().textContent()).resolves.toContain('HTTP 503 Service Unavailable');
+    await expect(page.locator('tr.span-model.row-error').textContent()).resolves.toContain(
+      'no answer: the run failed while the model was being asked',
+    );
+  });
+
+  it("charts a session's tokens and latency by turn (the charting library loads on that page only)", async () => {
+    await open('/runs');
+    const loaded = () =>
+      page.evaluate(() =>
+        performance.getEntriesByType('resource').map((entry) => entry.name.split('/').pop()),
+      );
+    expect((await loaded()).some((name) => name?.startsWith('turn-charts'))).toBe(false);
+    await open(`/sessions/${demo.report.session.id}`);
+    await page.getByRole('link', { name: 'Tokens and latency by turn (charts)' }).click();
+    await page.waitForURL(new RegExp(`/sessions/${demo.report.session.id}/trace$`));
+    await page.waitForSelector('#latency-chart-title');
+    await expect(page.locator('.chart-canvas canvas').count()).resolves.toBe(2);
+    expect((await loaded()).some((name) => name?.startsWith('turn-charts'))).toBe(true);
+    await expect(page.locator('.chart-canvas').first().getAttribute('aria-label')).resolves.toMatch(
+      /^Tokens of \d+ turns: in [\d,]+ to [\d,]+/,
+    );
+    const failedRow = page.locator('table.turn-figures tr', {
+      has: page.locator(`a[href="/runs/${turn('T7')}"]`),
+    });
+    await expect(failedRow.textContent()).resolves.toContain('failed turn');
+    await screenshot('session-charts');
+    await expectAccessible('session charts');
+    // Each turn links to its trace.
+    await failedRow.getByRole('link', { name: /trace$/ }).click();
+    await page.waitForURL(new RegExp(`/runs/${turn('T7')}/trace\\?turn=`));
+    await page.waitForSelector('table.trace tr.row-error');
+  });
+
   it('highlights errors in a failed run', async () => {
     await open(`/runs/${turn('T7')}`);
     await expect(page.locator('li.record-error').first().textContent()).resolves.toContain(
