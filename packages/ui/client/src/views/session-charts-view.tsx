@@ -6,7 +6,7 @@ import { Link } from '../components/link.js';
 import { formatCount, formatMs } from '../components/trace-format.js';
 import { href, type Route } from '../router.js';
 
-type ChartsModule = typeof import('../components/turn-charts.js');
+type ChartsComponent = (typeof import('../components/turn-charts.js'))['TurnCharts'];
 
 /** The link to a turn's trace: the run's, narrowed to the turn when the run names it. */
 function traceHref(turn: SessionTraceTurn): string {
@@ -20,12 +20,12 @@ function traceHref(turn: SessionTraceTurn): string {
  */
 export function SessionChartsView(props: { route: Route; sessionId: string }) {
   const loaded = useApi<SessionTraceResponse>(`sessions/${props.sessionId}/trace`);
-  const [charts, setCharts] = useState<ChartsModule | null>(null);
+  const [Charts, setCharts] = useState<ChartsComponent | null>(null);
   const [chartsError, setChartsError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
     import('../components/turn-charts.js').then(
-      (module) => live && setCharts(module),
+      ({ TurnCharts }) => live && setCharts(() => TurnCharts),
       (error: Error) => live && setChartsError(error.message),
     );
     return () => {
@@ -63,10 +63,10 @@ export function SessionChartsView(props: { route: Route; sessionId: string }) {
               <strong>Could not load the charts.</strong> {chartsError} The table below has the same
               figures.
             </div>
-          ) : charts === null ? (
+          ) : Charts === null ? (
             <p class="muted">Loading the charts…</p>
           ) : (
-            <charts.TurnCharts turns={data.turns} />
+            <Charts turns={data.turns} />
           )}
           <section aria-labelledby="turn-figures">
             <h2 id="turn-figures">By turn</h2>
