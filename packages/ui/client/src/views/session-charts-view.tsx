@@ -6,7 +6,7 @@ import { Link } from '../components/link.js';
 import { formatCount, formatMs } from '../components/trace-format.js';
 import { href, type Route } from '../router.js';
 
-type ChartsComponent = (typeof import('../components/turn-charts.js'))['TurnCharts'];
+type ChartsComponent = typeof import('../components/turn-charts.js')['TurnCharts'];
 
 /** The link to a turn's trace: the run's, narrowed to the turn when the run names it. */
 function traceHref(turn: SessionTraceTurn): string {
