@@ -5,6 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunRecord } from '@episodic/core';
+import { importTranscript } from '@episodic/interop';
 import { createFsStore } from '@episodic/store-fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { axeViolations, launchChromium } from './browser.js';
 import { CLI, type DemoHome, runDemoHome, runNode, startUi, type UiProcess } from './processes.js';
 
 const SCREENSHOTS = process.env.EPISODIC_UI_SCREENSHOTS === '1';
+const CODEX = 'codex/rollout-2025-10-29T00-59-38-0199a2f4-6b1c-7d22-9e31-4c5a6b7c8d9e.jsonl';
 const docs = fileURLToPath(new URL('../docs/', import.meta.url));
 
 let demo: DemoHome;
@@ -372,6 +374,37 @@ describe('episodic ui in Chromium', () => {
     });
     const ids = (await axeViolations(page)).map((violation) => violation.id);
     expect(ids).toEqual(expect.arrayContaining(['color-contrast', 'label']));
+  });
+
+  // Last: the import adds a session and runs to the demo's home.
+  it('traces an imported Codex session, saying what a transcript does not record', async () => {
+    const file = fileURLToPath(new URL(`../../../fixtures/transcripts/${CODEX}`, import.meta.url));
+    await runNode(CLI, ['import', 'codex', file, '--no-ledger', '--home', demo.home]);
+    const [conversation] = importTranscript('codex', readFileSync(file, 'utf8')).conversations;
+    await open(`/sessions/${conversation?.sessionId}/trace`);
+    await page.waitForSelector('#latency-chart-title');
+    await expect(page.locator('.trace-missing').textContent()).resolves.toContain(
+      'model calls without recorded request times',
+    );
+    await expect(page.locator('table.turn-figures tbody tr').count()).resolves.toBe(2);
+    await expectAccessible('imported session charts');
+    await page
+      .locator('table.turn-figures tbody tr')
+      .first()
+      .getByRole('link', { name: /trace$/ })
+      .click();
+    await page.waitForSelector('table.trace');
+    await expect(page.locator('.trace-missing').textContent()).resolves.toContain(
+      'Imported from a codex transcript',
+    );
+    // The model call is placed at its answer (a tick), the tool call keeps its measured time.
+    await expect(page.locator('tr.span-model svg.timing.tick').count()).resolves.toBe(2);
+    await expect(page.locator('tr.span-model').first().textContent()).resolves.toContain(
+      'no llm.request',
+    );
+    await expect(page.locator('tr.span-tool').first().textContent()).resolves.toContain('6.80 s');
+    await screenshot('trace-import');
+    await expectAccessible('imported trace');
   });
 
   it('works from the keyboard: skip link, navigation, links and buttons', async () => {
