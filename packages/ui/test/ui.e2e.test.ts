@@ -203,6 +203,7 @@ describe('episodic ui in Chromium', () => {
     await open(`/sessions/${demo.report.session.id}`);
     await page.getByRole('link', { name: 'Tokens and latency by turn (charts)' }).click();
     await page.waitForURL(new RegExp(`/sessions/${demo.report.session.id}/trace$`));
+    await page.waitForSelector('text=/All \\d+ runs of this session, failed turns included/');
     await page.waitForSelector('#latency-chart-title');
     await expect(page.locator('.chart-canvas canvas').count()).resolves.toBe(2);
     expect((await loaded()).some((name) => name?.startsWith('turn-charts'))).toBe(true);
@@ -382,6 +383,7 @@ describe('episodic ui in Chromium', () => {
     await runNode(CLI, ['import', 'codex', file, '--no-ledger', '--home', demo.home]);
     const [conversation] = importTranscript('codex', readFileSync(file, 'utf8')).conversations;
     await open(`/sessions/${conversation?.sessionId}/trace`);
+    await page.waitForSelector('text=/All \\d+ runs of this session, failed turns included/');
     await page.waitForSelector('#latency-chart-title');
     await expect(page.locator('.trace-missing').textContent()).resolves.toContain(
       'model calls without recorded request times',

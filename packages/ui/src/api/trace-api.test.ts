@@ -267,9 +267,11 @@ describe('GET /api/runs/:id/trace', () => {
     expect(tool).toMatchObject({ name: 'shell', duration_ms: 6803, requested_by: 1 });
     expect(trace.totals.model_ms).toBeNull();
 
+    // An imported session names only its last run: every run of it is found by the headers.
     const session = await sessionTrace(
       { sessions: files.sessions, runs: files.runs },
       conversation?.sessionId as string,
+      { runs: 'all' },
     );
     expect(
       session.turns.map((turn) => [turn.number, turn.totals.model_ms, turn.totals.tool_calls]),
@@ -319,7 +321,14 @@ describe('GET /api/runs/:id/trace', () => {
 
 describe('GET /api/sessions/:id/trace', () => {
   it("charts the session's turns: tokens, latency, the failed turn; task episodes are not turns", async () => {
-    const trace = await sessionTrace(home.stores, home.ids.sessionId);
+    // First the runs the session names (its cost follows the session), then every run of it.
+    const named = await sessionTrace(home.stores, home.ids.sessionId);
+    expect(named.runs).toBe('named');
+    expect(named.turns.map((turn) => turn.run_id)).toEqual([
+      home.ids.toolRunId,
+      home.ids.secondRunId,
+    ]);
+    const trace = await sessionTrace(home.stores, home.ids.sessionId, { runs: 'all' });
     expect(
       trace.turns.map((turn) => [turn.number, turn.run_id, turn.status, turn.failed_turn]),
     ).toEqual([

@@ -15,6 +15,7 @@ export const SESSION_TRACE_MAX_RUNS = 200;
 const READ_CONCURRENCY = 8;
 
 const querySchema = z.strictObject({ turn: z.string().trim().min(1).max(200).optional() });
+const sessionQuerySchema = z.strictObject({ runs: z.enum(['named', 'all']).default('named') });
 
 /** `GET /api/runs/:id/trace[?turn=ID]`: the run's model and tool calls as a tree of timed spans. */
 export async function runTrace(
@@ -41,22 +42,27 @@ async function readAll(runs: RunStore, runIds: readonly string[]): Promise<RunRe
 }
 
 /**
- * `GET /api/sessions/:id/trace`: each turn of the session with its tokens (in, out, cached) and
- * latency (the turn's wall-clock time, the time in model calls and in tool calls), oldest first,
- * for the charts. The runs are the session's as `GET /api/sessions/:id/runs` finds them (its
- * failed turns included); each is read whole, the newest `SESSION_TRACE_MAX_RUNS`. A run whose
- * records name several turns gives one entry per turn; task episodes are not turns.
+ * `GET /api/sessions/:id/trace[?runs=all]`: each turn of the session with its tokens (in, out,
+ * cached) and latency (the turn's wall-clock time, the time in model calls and in tool calls),
+ * oldest first, for the charts. By default the runs are those the session's commits name, so the
+ * cost follows the session, as the timeline's; `runs=all` adds the runs only their headers tie to
+ * the session (failed turns, runs still going), found as `GET /api/sessions/:id/runs` finds them
+ * (on run files, every header of the home): the browser asks for it once the charts show. Each
+ * run is read whole, the newest `SESSION_TRACE_MAX_RUNS`. A run whose records name several turns
+ * gives one entry per turn; task episodes are not turns.
  */
 export async function sessionTrace(
   deps: { sessions: SessionStore; runs: RunStore },
   rawSessionId: string,
+  rawQuery: Record<string, string> = {},
 ): Promise<SessionTraceResponse> {
   const sessionId = parseSessionId(rawSessionId);
+  const query = parseQuery(sessionQuerySchema, rawQuery, 'session trace query');
   const read = await readSession(deps.sessions, sessionId);
   const commits = runsNamedBy(read.stored);
   const [ofSession, ofCommits] = await Promise.all([
-    deps.runs.list({ sessionId }),
-    deps.runs.list({ runIds: commits.named }),
+    query.runs === 'all' ? deps.runs.list({ sessionId }) : { runs: [] },
+    commits.named.length === 0 ? { runs: [] } : deps.runs.list({ runIds: commits.named }),
   ]);
   const byId = new Map<string, RunSummary>();
   for (const summary of [...ofSession.runs, ...ofCommits.runs]) byId.set(summary.runId, summary);
@@ -135,6 +141,7 @@ export async function sessionTrace(
   }
   return {
     session_id: sessionId,
+    runs: query.runs,
     turns,
     task_runs: taskRuns,
     total_runs: summaries.length,

@@ -104,13 +104,15 @@ export interface SessionTraceTurn {
   missing: string[];
 }
 
-/** `GET /api/sessions/:id/trace`: the session's turns, their tokens and latency, oldest first. */
+/** `GET /api/sessions/:id/trace[?runs=all]`: the session's turns, their tokens and latency, oldest first. */
 export interface SessionTraceResponse {
   session_id: string;
+  /** `named`: the runs the session's commits name; `all`: its failed turns and runs still going too. */
+  runs: 'named' | 'all';
   turns: SessionTraceTurn[];
   /** Runs of the session that are not turns (task episodes) and so are not charted. */
   task_runs: number;
-  /** Every run of the session; only the newest `SESSION_TRACE_MAX_RUNS` are read. */
+  /** The runs found (named, or all); only the newest `SESSION_TRACE_MAX_RUNS` are read. */
   total_runs: number;
   missing: string[];
 }

@@ -193,7 +193,13 @@ export function createUiApp(options: UiAppOptions): Hono {
     c.json(await sessionRelatives({ sessions: stores.sessions, relatives }, c.req.param('id'))),
   );
   api.get('/sessions/:id/trace', async (c) =>
-    c.json(await sessionTrace({ sessions: stores.sessions, runs: stores.runs }, c.req.param('id'))),
+    c.json(
+      await sessionTrace(
+        { sessions: stores.sessions, runs: stores.runs },
+        c.req.param('id'),
+        query(c),
+      ),
+    ),
   );
   api.get('/sessions/:id/episodes/:episode', async (c) =>
     c.json(await sessionEpisode(stores.sessions, c.req.param('id'), c.req.param('episode'))),

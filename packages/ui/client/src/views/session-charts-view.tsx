@@ -19,7 +19,13 @@ function traceHref(turn: SessionTraceTurn): string {
  * page only.
  */
 export function SessionChartsView(props: { route: Route; sessionId: string }) {
-  const loaded = useApi<SessionTraceResponse>(`sessions/${props.sessionId}/trace`);
+  // First the turns the session names (cost follows the session), then every run of it: its
+  // failed turns are found by their run files' headers (on run files, every header of the home).
+  const named = useApi<SessionTraceResponse>(`sessions/${props.sessionId}/trace`);
+  const all = useApi<SessionTraceResponse>(
+    named.state === 'ready' ? `sessions/${props.sessionId}/trace?runs=all` : null,
+  );
+  const loaded = all.state === 'ready' ? all : named;
   const [Charts, setCharts] = useState<ChartsComponent | null>(null);
   const [chartsError, setChartsError] = useState<string | null>(null);
   useEffect(() => {
@@ -46,6 +52,17 @@ export function SessionChartsView(props: { route: Route; sessionId: string }) {
               ` (${data.task_runs} task episode${data.task_runs === 1 ? ' is' : 's are'} not a turn and not charted)`}
             . <Link href={`/sessions/${data.session_id}`}>Back to the session's timeline</Link>
           </p>
+          {all.state === 'error' ? (
+            <div class="error-box" role="alert">
+              <strong>Could not look for this session's failed turns.</strong> {all.error.message}
+            </div>
+          ) : (
+            <p class="muted" role="status">
+              {all.state === 'loading'
+                ? 'The turns this session records. Looking for its failed turns and runs still going…'
+                : `All ${data.total_runs} run${data.total_runs === 1 ? '' : 's'} of this session, failed turns included.`}
+            </p>
+          )}
           {data.missing.length > 0 && (
             <div class="warning-box trace-missing">
               <strong>What the records do not say</strong>
