@@ -231,14 +231,14 @@ export const uiPagesModule: RowModule = {
       },
       {
         id: 'ui.page.session.trace',
-        title: `a session's tokens and latency by turn (every run of the session read whole; all ${formatCount(home.runs)} headers to find them)`,
+        title: `a session's tokens and latency by turn, first view (the ${namedRuns.length} runs it names, each read whole; its failed turns follow with ?runs=all, as ui.page.session.runs)`,
         paths: ['/api/overview', `/api/sessions/${session}/trace`],
         probe: async (opened) => {
-          await opened.stores.sessions.read(session);
-          const listed = await opened.stores.runs.list({ sessionId: session });
+          const stored = await opened.stores.sessions.read(session);
+          const listed = await opened.stores.runs.list({ runIds: runsNamedIn(stored) });
           for (const run of listed.runs) await opened.stores.runs.read(run.runId);
         },
-        probeText: 'sessions.read + runs.list({ sessionId }) + runs.read of each',
+        probeText: 'sessions.read + runs.list({ runIds: the runs it names }) + runs.read of each',
       },
       {
         id: 'ui.page.ledger',
