@@ -5,6 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunRecord } from '@episodic/core';
+import { importTranscript } from '@episodic/interop';
 import { createFsStore } from '@episodic/store-fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { axeViolations, launchChromium } from './browser.js';
 import { CLI, type DemoHome, runDemoHome, runNode, startUi, type UiProcess } from './processes.js';
 
 const SCREENSHOTS = process.env.EPISODIC_UI_SCREENSHOTS === '1';
+const CODEX = 'codex/rollout-2025-10-29T00-59-38-0199a2f4-6b1c-7d22-9e31-4c5a6b7c8d9e.jsonl';
 const docs = fileURLToPath(new URL('../docs/', import.meta.url));
 
 let demo: DemoHome;
@@ -155,6 +157,69 @@ describe('episodic ui in Chromium', () => {
     // …and is in the full text, read from the tool-output cache.
     await expect(page.locator('.full-output pre').textContent()).resolves.toContain(middle);
     await expectAccessible('run');
+  });
+
+  it('traces a run: model and tool calls as a tree with timing bars, tokens and errors, from the keyboard', async () => {
+    await open(`/runs/${turn('T3')}`);
+    await page.getByRole('link', { name: /^Trace: model and tool calls/ }).click();
+    await page.waitForURL(new RegExp(`/runs/${turn('T3')}/trace$`));
+    await page.waitForSelector('table.trace');
+    // T3 reads file after file until it reaches its model-call limit: 4 model calls, 4 tool calls,
+    // the last never answered (the turn stopped first).
+    await expect(page.locator('tr.span-model').count()).resolves.toBe(4);
+    await expect(page.locator('tr.span-tool').count()).resolves.toBe(4);
+    await expect(page.locator('tr.span-model svg.timing').count()).resolves.toBe(4);
+    await expect(page.locator('tr.span-model').first().textContent()).resolves.toMatch(
+      /843 in \/ 24 out/,
+    );
+    const unanswered = page.locator('tr.span-tool').last();
+    await expect(unanswered.textContent()).resolves.toContain('no output recorded');
+    await expect(unanswered.locator('svg.timing.unended').count()).resolves.toBe(1);
+    await screenshot('trace');
+    await expectAccessible('trace');
+    // The tree folds from the keyboard.
+    await page.getByRole('button', { name: /^Collapse run/ }).focus();
+    await page.keyboard.press('Enter');
+    await expect(page.locator('table.trace tbody tr').count()).resolves.toBe(1);
+    await page.keyboard.press('Enter');
+    await expect(page.locator('table.trace tbody tr').count()).resolves.toBe(9);
+
+    await open(`/runs/${turn('T7')}/trace`);
+    const errors = page.locator('table.trace tr.row-error');
+    await expect(errors.count()).resolves.toBe(3);
+    await expect(errors.last().textContent()).resolves.toContain('HTTP 503 Service Unavailable');
+    await expect(page.locator('tr.span-model.row-error').textContent()).resolves.toContain(
+      'no answer: the run failed while the model was being asked',
+    );
+  });
+
+  it("charts a session's tokens and latency by turn (the charting library loads on that page only)", async () => {
+    await open('/runs');
+    const loaded = () =>
+      page.evaluate(() =>
+        performance.getEntriesByType('resource').map((entry) => entry.name.split('/').pop()),
+      );
+    expect((await loaded()).some((name) => name?.startsWith('turn-charts'))).toBe(false);
+    await open(`/sessions/${demo.report.session.id}`);
+    await page.getByRole('link', { name: 'Tokens and latency by turn (charts)' }).click();
+    await page.waitForURL(new RegExp(`/sessions/${demo.report.session.id}/trace$`));
+    await page.waitForSelector('text=/All \\d+ runs of this session, failed turns included/');
+    await page.waitForSelector('#latency-chart-title');
+    await expect(page.locator('.chart-canvas canvas').count()).resolves.toBe(2);
+    expect((await loaded()).some((name) => name?.startsWith('turn-charts'))).toBe(true);
+    await expect(page.locator('.chart-canvas').first().getAttribute('aria-label')).resolves.toMatch(
+      /^Tokens of \d+ turns: in [\d,]+ to [\d,]+/,
+    );
+    const failedRow = page.locator('table.turn-figures tr', {
+      has: page.locator(`a[href="/runs/${turn('T7')}"]`),
+    });
+    await expect(failedRow.textContent()).resolves.toContain('failed turn');
+    await screenshot('session-charts');
+    await expectAccessible('session charts');
+    // Each turn links to its trace.
+    await failedRow.getByRole('link', { name: /trace$/ }).click();
+    await page.waitForURL(new RegExp(`/runs/${turn('T7')}/trace\\?turn=`));
+    await page.waitForSelector('table.trace tr.row-error');
   });
 
   it('highlights errors in a failed run', async () => {
@@ -407,6 +472,38 @@ describe('episodic ui in Chromium', () => {
     });
     const ids = (await axeViolations(page)).map((violation) => violation.id);
     expect(ids).toEqual(expect.arrayContaining(['color-contrast', 'label']));
+  });
+
+  // Last: the import adds a session and runs to the demo's home.
+  it('traces an imported Codex session, saying what a transcript does not record', async () => {
+    const file = fileURLToPath(new URL(`../../../fixtures/transcripts/${CODEX}`, import.meta.url));
+    await runNode(CLI, ['import', 'codex', file, '--no-ledger', '--home', demo.home]);
+    const [conversation] = importTranscript('codex', readFileSync(file, 'utf8')).conversations;
+    await open(`/sessions/${conversation?.sessionId}/trace`);
+    await page.waitForSelector('text=/All \\d+ runs of this session, failed turns included/');
+    await page.waitForSelector('#latency-chart-title');
+    await expect(page.locator('.trace-missing').textContent()).resolves.toContain(
+      'model calls without recorded request times',
+    );
+    await expect(page.locator('table.turn-figures tbody tr').count()).resolves.toBe(2);
+    await expectAccessible('imported session charts');
+    await page
+      .locator('table.turn-figures tbody tr')
+      .first()
+      .getByRole('link', { name: /trace$/ })
+      .click();
+    await page.waitForSelector('table.trace');
+    await expect(page.locator('.trace-missing').textContent()).resolves.toContain(
+      'Imported from a codex transcript',
+    );
+    // The model call is placed at its answer (a tick), the tool call keeps its measured time.
+    await expect(page.locator('tr.span-model svg.timing.tick').count()).resolves.toBe(2);
+    await expect(page.locator('tr.span-model').first().textContent()).resolves.toContain(
+      'no llm.request',
+    );
+    await expect(page.locator('tr.span-tool').first().textContent()).resolves.toContain('6.80 s');
+    await screenshot('trace-import');
+    await expectAccessible('imported trace');
   });
 
   it('works from the keyboard: skip link, navigation, links and buttons', async () => {

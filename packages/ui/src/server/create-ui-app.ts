@@ -16,6 +16,7 @@ import { sessionRuns } from '../api/session-runs.js';
 import { sessionEpisode, sessionRelatives, sessionTimeline } from '../api/session-timeline.js';
 import { listSessionsPage } from '../api/sessions-list.js';
 import { listTasksPage, taskView } from '../api/task-view.js';
+import { runTrace, sessionTrace } from '../api/trace-api.js';
 import type { StoreAccess, UiStores } from '../stores/ui-stores.js';
 import { VERSION } from '../version.js';
 import { checkRequest, type RequestGuardOptions } from './request-guard.js';
@@ -140,6 +141,9 @@ export function createUiApp(options: UiAppOptions): Hono {
       ),
     ),
   );
+  api.get('/runs/:id/trace', async (c) =>
+    c.json(await runTrace(stores.runs, c.req.param('id'), query(c))),
+  );
   api.get('/runs/:id/live', async (c) => {
     const follower = createRunFollower(stores.runs, c.req.param('id'), query(c));
     // Fails here (404, 400) before the stream starts when the run does not exist.
@@ -193,6 +197,15 @@ export function createUiApp(options: UiAppOptions): Hono {
   );
   api.get('/sessions/:id/relatives', async (c) =>
     c.json(await sessionRelatives({ sessions: stores.sessions, relatives }, c.req.param('id'))),
+  );
+  api.get('/sessions/:id/trace', async (c) =>
+    c.json(
+      await sessionTrace(
+        { sessions: stores.sessions, runs: stores.runs },
+        c.req.param('id'),
+        query(c),
+      ),
+    ),
   );
   api.get('/sessions/:id/episodes/:episode', async (c) =>
     c.json(await sessionEpisode(stores.sessions, c.req.param('id'), c.req.param('episode'))),

@@ -254,6 +254,11 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                 ],
               ]}
             />
+            <p class="actions">
+              <Link href={`/sessions/${data.session_id}/trace`}>
+                Tokens and latency by turn (charts)
+              </Link>
+            </p>
             <Relatives sessionId={data.session_id} />
             <section aria-labelledby="runs-of-session">
               <h2 id="runs-of-session">Runs</h2>
@@ -382,7 +387,14 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                         {entry.turn !== undefined && runOfTurn(entry.turn, runs) !== null && (
                           <>
                             {' '}
-                            · run <IdLink to="runs" id={runOfTurn(entry.turn, runs) as string} />
+                            · run <IdLink to="runs" id={runOfTurn(entry.turn, runs) as string} /> ·{' '}
+                            <Link
+                              href={href(`/runs/${runOfTurn(entry.turn, runs)}/trace`, {
+                                turn: entry.turn.turn_id,
+                              })}
+                            >
+                              trace
+                            </Link>
                           </>
                         )}
                         {entry.turn?.usage != null && <TurnUsage usage={entry.turn.usage} />}
