@@ -59,6 +59,8 @@ export const uiPagesModule: RowModule = {
     'ui.page.session.runs',
     'ui.page.session.forks',
     'ui.page.run',
+    'ui.page.run.trace',
+    'ui.page.session.trace',
     'ui.page.ledger',
     'ui.page.ledger.agent-filter',
   ],
@@ -219,6 +221,24 @@ export const uiPagesModule: RowModule = {
           await opened.stores.runs.read(home.sampleRunId);
         },
         probeText: 'runs.read(id) twice (the view and its inputs)',
+      },
+      {
+        id: 'ui.page.run.trace',
+        title: 'trace of a run (its model and tool calls, timed)',
+        paths: ['/api/overview', `/api/runs/${home.sampleRunId}/trace`],
+        probe: (opened) => opened.stores.runs.read(home.sampleRunId),
+        probeText: 'runs.read(id)',
+      },
+      {
+        id: 'ui.page.session.trace',
+        title: `a session's tokens and latency by turn, first view (the ${namedRuns.length} runs it names, each read whole; its failed turns follow with ?runs=all, as ui.page.session.runs)`,
+        paths: ['/api/overview', `/api/sessions/${session}/trace`],
+        probe: async (opened) => {
+          const stored = await opened.stores.sessions.read(session);
+          const listed = await opened.stores.runs.list({ runIds: runsNamedIn(stored) });
+          for (const run of listed.runs) await opened.stores.runs.read(run.runId);
+        },
+        probeText: 'sessions.read + runs.list({ runIds: the runs it names }) + runs.read of each',
       },
       {
         id: 'ui.page.ledger',

@@ -515,7 +515,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'list runs, newest first',
     usage: 'episodic runs list [--session-id ID] [--from DATE] [--to DATE] [--limit N]',
     description:
-      'Lists runs from their headers. A damaged run is reported on its own line and never hides the others.',
+      'Lists runs, newest first: a title (the first user input, or the task description), status, start, duration, tokens in/out summed over the model responses, model and session. Titles and tokens are read for the newest 200 runs listed. A damaged run is reported on its own line and never hides the others.',
     options: {
       'session-id': {
         type: 'string',
@@ -639,6 +639,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     path: ['sessions', 'list'],
     summary: 'list session snapshots, newest first',
     usage: 'episodic sessions list [--limit N]',
+    description:
+      "Lists session snapshots, newest first: the last user message, the last activity, the episode count, and the last run's status, model and tokens in/out (read for the first 200 sessions listed).",
     options: { limit: { type: 'string', value: 'N', description: 'at most N sessions' } },
     examples: ['episodic sessions list', 'episodic sessions list --store fs --json'],
     load: sessions,
@@ -647,7 +649,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     path: ['sessions', 'show'],
     summary: "a session's snapshot: revision, context and log",
-    usage: 'episodic sessions show SESSION_ID [--episodes N]',
+    usage: 'episodic sessions show SESSION_ID [--episodes N] [--raw]',
+    description:
+      "Prints a session's snapshot and its newest episodes. Raw entries an import kept verbatim (Codex turn_context, Claude Code progress…), turn.usage rows and other meta records are counted, not listed (their tokens summed), unless --raw; encrypted reasoning is shown by its size, never as base64.",
     positionals: [
       {
         name: 'SESSION_ID',
@@ -660,6 +664,10 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: 'string',
         value: 'N',
         description: 'how many of the newest episodes to print (default 20)',
+      },
+      raw: {
+        type: 'boolean',
+        description: 'list raw imported entries and meta records (turn.usage…) among the episodes',
       },
     },
     examples: [

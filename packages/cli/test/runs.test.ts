@@ -55,6 +55,23 @@ async function seedRuns(home: string, kind: StoreKind): Promise<string[]> {
         sessionId: sessions[index] as string,
         startedAt: starts[index] as string,
       });
+      if (index === 2) {
+        // The newest run made two model calls: `runs list` sums their tokens.
+        const usage = (input: number, output: number) => ({
+          model: 'echo-1',
+          input_tokens: input,
+          output_tokens: output,
+          total_tokens: input + output,
+        });
+        const response = (seq: number, input: number, output: number): RunRecord => ({
+          type: 'llm.response',
+          run_id: runId,
+          ts: '2026-02-05T08:00:01.000Z',
+          seq,
+          output: { messages: [], usage: usage(input, output) },
+        });
+        records.splice(3, 0, response(1, 1200, 30), response(2, 1500, 45));
+      }
       await runs.append(runId, records);
     }
   } finally {
@@ -84,7 +101,13 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
       started_at: '2026-02-05T08:00:00.000Z',
       best_effort: false,
       model: { provider: 'test' },
+      title: 'list files',
+      input_tokens: 2700,
+      output_tokens: 75,
+      model_responses: 2,
     });
+    // No response reported usage: tokens are unknown, not zero.
+    expect(all.runs[1]).toMatchObject({ model_responses: 0, input_tokens: null });
     const bySession = runsListReceiptSchema.parse(
       episodicJson(cli(home, 'list', '--session-id', SESSION_1)).receipt,
     );
@@ -104,6 +127,9 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
     const human = episodic(cli(home, 'list'));
     expect(human.stdout).toContain(third);
     expect(human.stdout).toContain(`3 runs (${kind} store)`);
+    expect(human.stdout).toMatch(/TITLE.*STATUS.*TOKENS IN\/OUT/);
+    expect(human.stdout).toContain('list files');
+    expect(human.stdout).toContain('2700/75');
   });
 
   it('refuses bad filters with exit 2', () => {

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createSession, type ModelCall, type SessionStore } from '@episodic/core';
+import { completedRun, runIdFor } from '@episodic/core/testing';
 import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { describe, expect, it } from 'vitest';
@@ -58,6 +60,106 @@ async function seedSession(home: string, kind: 'fs' | 'sqlite'): Promise<string>
 }
 
 describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
+  it('shows an imported session without its raw entries, usage rows or encrypted reasoning bytes unless --raw', () => {
+    const home = temporaryHome();
+    const codex = fileURLToPath(
+      new URL(
+        '../../../fixtures/transcripts/codex/rollout-2025-10-29T00-59-38-0199a2f4-6b1c-7d22-9e31-4c5a6b7c8d9e.jsonl',
+        import.meta.url,
+      ),
+    );
+    const imported = episodicJson([
+      '--home',
+      home,
+      '--store',
+      kind,
+      'import',
+      'codex',
+      codex,
+      '--no-ledger',
+    ]).receipt as { conversations: Array<{ session_id: string }> };
+    const sessionId = imported.conversations[0]?.session_id as string;
+    const shown = episodic([
+      '--home',
+      home,
+      '--store',
+      kind,
+      'sessions',
+      'show',
+      sessionId,
+      '--episodes',
+      '100',
+    ]);
+    expect(shown.stdout).toMatch(/encrypted reasoning \(\d+ bytes\)/);
+    expect(shown.stdout).not.toContain('gAAAA');
+    expect(shown.stdout).not.toContain('import.raw');
+    expect(shown.stdout).toMatch(
+      /\d+ raw imported entries, \d+ turn\.usage rows \([\d,]+ in \/ [\d,]+ out tokens\) not listed/,
+    );
+    const raw = episodic([
+      '--home',
+      home,
+      '--store',
+      kind,
+      'sessions',
+      'show',
+      sessionId,
+      '--episodes',
+      '100',
+      '--raw',
+    ]);
+    expect(raw.stdout).toContain('import.raw');
+    expect(raw.stdout).toContain('turn.usage');
+  });
+
+  it("lists a session with its last input, last activity and its last run's status, model and tokens", async () => {
+    const home = temporaryHome();
+    mkdirSync(home, { recursive: true });
+    const stores =
+      kind === 'fs'
+        ? createFsStore({ root: home, durability: 'none' })
+        : createSqliteStore({ filename: join(home, 'episodic.db') });
+    const sessionId = '6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
+    const runId = runIdFor(7);
+    const records = completedRun(runId, 1, sessionId);
+    records.splice(3, 0, {
+      type: 'llm.response',
+      run_id: runId,
+      ts: '2026-02-03T12:01:00.000Z',
+      seq: 1,
+      output: {
+        messages: [],
+        usage: { model: 'echo-1', input_tokens: 321, output_tokens: 12, total_tokens: 333 },
+      },
+    });
+    try {
+      await stores.runs.append(runId, records);
+      await stores.sessions.save({
+        schema_version: 1,
+        session_id: sessionId,
+        updated_at: '2026-02-03T12:00:30.000Z',
+        run_id: runId,
+        messages: [{ role: 'user', content: 'Which\nfiles are here?' }],
+      });
+    } finally {
+      await stores.close();
+    }
+    const list = sessionsListReceiptSchema.parse(
+      episodicJson(['--home', home, '--store', kind, 'sessions', 'list']).receipt,
+    );
+    expect(list.sessions[0]).toMatchObject({
+      session_id: sessionId,
+      last_activity_at: '2026-02-03T12:01:00.000Z',
+      last_run_status: 'completed',
+      model: 'test/test-model',
+      input_tokens: 321,
+      output_tokens: 12,
+    });
+    const human = episodic(['--home', home, '--store', kind, 'sessions', 'list']);
+    expect(human.stdout).toContain('Which files are here?');
+    expect(human.stdout).toContain('321/12');
+  });
+
   it('lists and shows session snapshots', async () => {
     const home = temporaryHome();
     const id = await seedSession(home, kind);

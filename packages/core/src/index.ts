@@ -111,7 +111,9 @@ export {
   satisfiesAccessPolicy,
 } from './provenance/index.js';
 export {
+  createRunDigester,
   createRunRecorder,
+  digestRun,
   type EnvironmentChange,
   type LlmRequestInput,
   type LlmResponseOutput,
@@ -124,6 +126,9 @@ export {
   type ReplaySessionOptions,
   type ReplayUserMessage,
   type ResumePlan,
+  RUN_TITLE_LENGTH,
+  type RunDigest,
+  type RunDigester,
   type RunHeaderFields,
   type RunInput,
   type RunRecorder,
@@ -133,6 +138,7 @@ export {
   type RunStartReceipt,
   replayRun,
   replaySession,
+  runTitle,
   type SessionReplayResult,
   type ToolOutputInput,
 } from './run/index.js';

@@ -5,6 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunRecord } from '@episodic/core';
+import { importTranscript } from '@episodic/interop';
 import { createFsStore } from '@episodic/store-fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { axeViolations, launchChromium } from './browser.js';
 import { CLI, type DemoHome, runDemoHome, runNode, startUi, type UiProcess } from './processes.js';
 
 const SCREENSHOTS = process.env.EPISODIC_UI_SCREENSHOTS === '1';
+const CODEX = 'codex/rollout-2025-10-29T00-59-38-0199a2f4-6b1c-7d22-9e31-4c5a6b7c8d9e.jsonl';
 const docs = fileURLToPath(new URL('../docs/', import.meta.url));
 
 let demo: DemoHome;
@@ -157,6 +159,69 @@ describe('episodic ui in Chromium', () => {
     await expectAccessible('run');
   });
 
+  it('traces a run: model and tool calls as a tree with timing bars, tokens and errors, from the keyboard', async () => {
+    await open(`/runs/${turn('T3')}`);
+    await page.getByRole('link', { name: /^Trace: model and tool calls/ }).click();
+    await page.waitForURL(new RegExp(`/runs/${turn('T3')}/trace$`));
+    await page.waitForSelector('table.trace');
+    // T3 reads file after file until it reaches its model-call limit: 4 model calls, 4 tool calls,
+    // the last never answered (the turn stopped first).
+    await expect(page.locator('tr.span-model').count()).resolves.toBe(4);
+    await expect(page.locator('tr.span-tool').count()).resolves.toBe(4);
+    await expect(page.locator('tr.span-model svg.timing').count()).resolves.toBe(4);
+    await expect(page.locator('tr.span-model').first().textContent()).resolves.toMatch(
+      /843 in \/ 24 out/,
+    );
+    const unanswered = page.locator('tr.span-tool').last();
+    await expect(unanswered.textContent()).resolves.toContain('no output recorded');
+    await expect(unanswered.locator('svg.timing.unended').count()).resolves.toBe(1);
+    await screenshot('trace');
+    await expectAccessible('trace');
+    // The tree folds from the keyboard.
+    await page.getByRole('button', { name: /^Collapse run/ }).focus();
+    await page.keyboard.press('Enter');
+    await expect(page.locator('table.trace tbody tr').count()).resolves.toBe(1);
+    await page.keyboard.press('Enter');
+    await expect(page.locator('table.trace tbody tr').count()).resolves.toBe(9);
+
+    await open(`/runs/${turn('T7')}/trace`);
+    const errors = page.locator('table.trace tr.row-error');
+    await expect(errors.count()).resolves.toBe(3);
+    await expect(errors.last().textContent()).resolves.toContain('HTTP 503 Service Unavailable');
+    await expect(page.locator('tr.span-model.row-error').textContent()).resolves.toContain(
+      'no answer: the run failed while the model was being asked',
+    );
+  });
+
+  it("charts a session's tokens and latency by turn (the charting library loads on that page only)", async () => {
+    await open('/runs');
+    const loaded = () =>
+      page.evaluate(() =>
+        performance.getEntriesByType('resource').map((entry) => entry.name.split('/').pop()),
+      );
+    expect((await loaded()).some((name) => name?.startsWith('turn-charts'))).toBe(false);
+    await open(`/sessions/${demo.report.session.id}`);
+    await page.getByRole('link', { name: 'Tokens and latency by turn (charts)' }).click();
+    await page.waitForURL(new RegExp(`/sessions/${demo.report.session.id}/trace$`));
+    await page.waitForSelector('text=/All \\d+ runs of this session, failed turns included/');
+    await page.waitForSelector('#latency-chart-title');
+    await expect(page.locator('.chart-canvas canvas').count()).resolves.toBe(2);
+    expect((await loaded()).some((name) => name?.startsWith('turn-charts'))).toBe(true);
+    await expect(page.locator('.chart-canvas').first().getAttribute('aria-label')).resolves.toMatch(
+      /^Tokens of \d+ turns: in [\d,]+ to [\d,]+/,
+    );
+    const failedRow = page.locator('table.turn-figures tr', {
+      has: page.locator(`a[href="/runs/${turn('T7')}"]`),
+    });
+    await expect(failedRow.textContent()).resolves.toContain('failed turn');
+    await screenshot('session-charts');
+    await expectAccessible('session charts');
+    // Each turn links to its trace.
+    await failedRow.getByRole('link', { name: /trace$/ }).click();
+    await page.waitForURL(new RegExp(`/runs/${turn('T7')}/trace\\?turn=`));
+    await page.waitForSelector('table.trace tr.row-error');
+  });
+
   it('highlights errors in a failed run', async () => {
     await open(`/runs/${turn('T7')}`);
     await expect(page.locator('li.record-error').first().textContent()).resolves.toContain(
@@ -254,6 +319,103 @@ describe('episodic ui in Chromium', () => {
     await page.waitForSelector('text=No artifacts match.');
   });
 
+  it('lists runs and sessions people can scan: a title, duration, model and tokens; sessions with their last activity', async () => {
+    await open('/runs');
+    const headers = await page.locator('thead th').allTextContents();
+    expect(headers).toEqual(expect.arrayContaining(['Title', 'Duration', 'Tokens', 'Model']));
+    const row = page.locator('tr', { has: page.locator(`a[href="/runs/${turn('T5')}"]`) });
+    await expect(row.locator('td.title-cell').textContent()).resolves.not.toBe('');
+    await expect(page.locator('tbody').textContent()).resolves.toMatch(/\d+ in · \d+ out/);
+    await open('/sessions');
+    await expect(page.locator('thead th').allTextContents()).resolves.toEqual(
+      expect.arrayContaining(['Last input', 'Last activity', 'Tokens (last run)']),
+    );
+    await expect(
+      page
+        .locator('tr', { has: page.locator(`a[href="/sessions/${demo.report.session.id}"]`) })
+        .locator('td.title-cell')
+        .textContent(),
+    ).resolves.not.toBe('');
+    await screenshot('sessions');
+    await expectAccessible('sessions');
+    // In a live session the "why" link is offered for what could be sent, not for every row.
+    await open(`/sessions/${demo.report.session.id}`);
+    await expect(
+      page.getByRole('link', { name: /Why did the model/ }).count(),
+    ).resolves.toBeGreaterThan(0);
+    await expect(
+      page
+        .locator('li.episode-meta')
+        .getByRole('link', { name: /Why did the model/ })
+        .count(),
+    ).resolves.toBe(0);
+  });
+
+  it('reads imported Codex and Claude Code sessions: raw entries folded with a count, encrypted reasoning labelled, no model inputs said so', async () => {
+    const transcripts = fileURLToPath(new URL('../../../fixtures/transcripts/', import.meta.url));
+    const imported: Array<{ session_id: string }> = [];
+    for (const [format, file] of [
+      ['codex', 'codex/rollout-2025-10-29T00-59-38-0199a2f4-6b1c-7d22-9e31-4c5a6b7c8d9e.jsonl'],
+      ['claude-code', 'claude-code/session.jsonl'],
+    ] as const) {
+      const receipt = JSON.parse(
+        await runNode(CLI, [
+          'import',
+          format,
+          join(transcripts, file),
+          '--no-ledger',
+          '--json',
+          '--home',
+          demo.home,
+          '--store',
+          'fs',
+        ]),
+      ) as { conversations: Array<{ session_id: string }> };
+      imported.push(...receipt.conversations);
+    }
+    const codex = imported[0]?.session_id as string;
+    await open(`/sessions/${codex}`);
+    await page.waitForSelector('details.folded-episodes');
+    await expect(
+      page.locator('details.folded-episodes summary').first().textContent(),
+    ).resolves.toMatch(/\d+ raw imported entr(y|ies)/);
+    // Folded: the raw entries are not shown until the toggle is opened.
+    const firstRaw = page.locator('details.folded-episodes li.episode').first();
+    await expect(firstRaw.isVisible()).resolves.toBe(false);
+    await expect(page.locator('main').textContent()).resolves.toMatch(
+      /encrypted reasoning \(\d+ bytes\)/,
+    );
+    await expect(page.locator('main').textContent()).resolves.not.toContain('gAAAA');
+    await expect(page.locator('h3 .turn-usage').first().textContent()).resolves.toMatch(
+      /in \/ .* out/,
+    );
+    await expect(page.getByRole('link', { name: /Why did the model/ }).count()).resolves.toBe(0);
+    await expect(page.locator('main').textContent()).resolves.toContain(
+      'the import did not record what was sent',
+    );
+    await expect(page.getByRole('form', { name: 'Explain an episode' }).isVisible()).resolves.toBe(
+      false,
+    );
+    await page.locator('#timeline').scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.getElementById('timeline')?.scrollIntoView());
+    await screenshot('imported-session');
+    await expectAccessible('imported session');
+    await page.locator('details.folded-episodes summary').first().click();
+    await expect(firstRaw.isVisible()).resolves.toBe(true);
+    // Its runs' model-inputs page says the import did not record them.
+    const run = await page.locator('a[href^="/runs/"]').first().getAttribute('href');
+    await open(`${run}/inputs`);
+    await expect(page.locator('main').textContent()).resolves.toMatch(
+      /imported from codex\. The import did not record what was sent to the model \(it holds \d+ model responses?\)/,
+    );
+    // The Claude Code session reads the same way.
+    await open(`/sessions/${imported[1]?.session_id}`);
+    await expect(page.locator('main').textContent()).resolves.toContain(
+      'Imported from claude-code',
+    );
+    await expectAccessible('imported Claude Code session');
+  });
+
   it("shows a running run's new records live (server-sent events), then its end", async () => {
     const store = createFsStore({ root: demo.home, durability: 'none' });
     const runId = '00000000-0000-4000-8000-00000000abcd';
@@ -310,6 +472,38 @@ describe('episodic ui in Chromium', () => {
     });
     const ids = (await axeViolations(page)).map((violation) => violation.id);
     expect(ids).toEqual(expect.arrayContaining(['color-contrast', 'label']));
+  });
+
+  // Last: the import adds a session and runs to the demo's home.
+  it('traces an imported Codex session, saying what a transcript does not record', async () => {
+    const file = fileURLToPath(new URL(`../../../fixtures/transcripts/${CODEX}`, import.meta.url));
+    await runNode(CLI, ['import', 'codex', file, '--no-ledger', '--home', demo.home]);
+    const [conversation] = importTranscript('codex', readFileSync(file, 'utf8')).conversations;
+    await open(`/sessions/${conversation?.sessionId}/trace`);
+    await page.waitForSelector('text=/All \\d+ runs of this session, failed turns included/');
+    await page.waitForSelector('#latency-chart-title');
+    await expect(page.locator('.trace-missing').textContent()).resolves.toContain(
+      'model calls without recorded request times',
+    );
+    await expect(page.locator('table.turn-figures tbody tr').count()).resolves.toBe(2);
+    await expectAccessible('imported session charts');
+    await page
+      .locator('table.turn-figures tbody tr')
+      .first()
+      .getByRole('link', { name: /trace$/ })
+      .click();
+    await page.waitForSelector('table.trace');
+    await expect(page.locator('.trace-missing').textContent()).resolves.toContain(
+      'Imported from a codex transcript',
+    );
+    // The model call is placed at its answer (a tick), the tool call keeps its measured time.
+    await expect(page.locator('tr.span-model svg.timing.tick').count()).resolves.toBe(2);
+    await expect(page.locator('tr.span-model').first().textContent()).resolves.toContain(
+      'no llm.request',
+    );
+    await expect(page.locator('tr.span-tool').first().textContent()).resolves.toContain('6.80 s');
+    await screenshot('trace-import');
+    await expectAccessible('imported trace');
   });
 
   it('works from the keyboard: skip link, navigation, links and buttons', async () => {

@@ -1,6 +1,8 @@
 import {
+  digestRun,
   EpisodicError,
   parseInput,
+  type RunDigest,
   type RunReadError,
   type RunRecord,
   redactRun,
@@ -41,7 +43,7 @@ export const list: CommandHandler = async (context) => {
   if (from !== undefined && to !== undefined && from > to) {
     throw new UsageError(`--from ${from} is after --to ${to}: swap them.`, 'VALIDATION_ERROR');
   }
-  const { result, statuses, location } = await withRunStores(
+  const { result, statuses, digests, location } = await withRunStores(
     context,
     async (stores) => {
       const listed = await stores.runs.list({
@@ -50,21 +52,33 @@ export const list: CommandHandler = async (context) => {
         ...(to === undefined ? {} : { to }),
         ...(limit === undefined ? {} : { limit }),
       });
-      // The status is in the last record: one read from the end of each run.
+      // The status is in the last record: one read from the end of each run. Title and tokens
+      // need the run's records: read for the newest DIGESTED_RUNS runs only.
       const found = new Map<string, RunStatus>();
-      for (const run of listed.runs) {
+      const digests = new Map<string, RunDigest>();
+      for (const [index, run] of listed.runs.entries()) {
+        if (index < DIGESTED_RUNS) {
+          const read = await stores.runs.read(run.runId).catch(() => undefined);
+          if (read !== undefined) {
+            found.set(run.runId, runStatusOf(read.records[read.records.length - 1]));
+            digests.set(run.runId, digestRun(read.records));
+            continue;
+          }
+        }
         const last = await stores.runs
           .tail(run.runId, { count: 1 })
           .then((tail) => tail.records[tail.records.length - 1])
           .catch(() => undefined);
         found.set(run.runId, runStatusOf(last));
       }
-      return { result: listed, statuses: found, location: stores.location };
+      return { result: listed, statuses: found, digests, location: stores.location };
     },
     { readOnly: true },
   );
   const runs = result.runs.map((run) => {
     const status = statuses.get(run.runId) ?? runStatusOf(undefined);
+    const digest = digests.get(run.runId);
+    const tokensKnown = digest !== undefined && digest.usageResponses > 0;
     return {
       run_id: run.runId,
       session_id: run.sessionId ?? null,
@@ -74,6 +88,11 @@ export const list: CommandHandler = async (context) => {
       schema_version: run.schemaVersion,
       best_effort: run.bestEffort,
       model: run.model ?? null,
+      title: digest?.title ?? null,
+      duration_ms: durationMs(run.startedAt, status.endedAt),
+      input_tokens: tokensKnown ? digest.inputTokens : null,
+      output_tokens: tokensKnown ? digest.outputTokens : null,
+      model_responses: digest?.responses ?? null,
     };
   });
   const errors = result.errors.map((error) => ({
@@ -83,6 +102,11 @@ export const list: CommandHandler = async (context) => {
   }));
   const notes = await otherRunStoreNotes(location, runs.length > 0);
   if (runs.length === 0) notes.unshift(`No runs found in ${describeRunStore(location)}.`);
+  if (runs.length > DIGESTED_RUNS) {
+    notes.push(
+      `Titles and tokens are read for the newest ${DIGESTED_RUNS} runs only (each needs its whole run); narrow the list with --limit, --from or --session-id to see them for the others.`,
+    );
+  }
   return {
     receipt: {
       store: location.store,
@@ -107,6 +131,7 @@ export const list: CommandHandler = async (context) => {
             runs,
             [
               { header: 'RUN', value: (run) => run.run_id, fixed: true },
+              { header: 'TITLE', value: (run) => run.title ?? '', max: 48 },
               {
                 header: 'STATUS',
                 value: (run) => run.status,
@@ -119,7 +144,14 @@ export const list: CommandHandler = async (context) => {
                 value: (run) => duration(run.started_at, run.ended_at),
                 align: 'right',
               },
-              { header: 'SESSION', value: (run) => run.session_id, max: 36 },
+              {
+                header: 'TOKENS IN/OUT',
+                value: (run) =>
+                  run.input_tokens === null || run.output_tokens === null
+                    ? ''
+                    : `${run.input_tokens}/${run.output_tokens}`,
+                align: 'right',
+              },
               {
                 header: 'MODEL',
                 value: (run) =>
@@ -130,6 +162,7 @@ export const list: CommandHandler = async (context) => {
                         .join('/'),
                 max: 30,
               },
+              { header: 'SESSION', value: (run) => run.session_id, max: 36 },
             ],
             styles,
           ),
@@ -147,6 +180,16 @@ export const list: CommandHandler = async (context) => {
     },
   };
 };
+
+/** How many runs `runs list` reads whole for their title and tokens (the newest first). */
+const DIGESTED_RUNS = 200;
+
+/** Milliseconds from start to end; null while unfinished or when a time cannot be parsed. */
+function durationMs(startedAt: string, endedAt: string | null): number | null {
+  if (endedAt === null) return null;
+  const ms = Date.parse(endedAt) - Date.parse(startedAt);
+  return Number.isFinite(ms) && ms >= 0 ? ms : null;
+}
 
 /** How long a run took, for people: `850 ms`, `12 s`, `3m 05s`, `2h 10m`; empty while unfinished. */
 function duration(startedAt: string, endedAt: string | null): string {

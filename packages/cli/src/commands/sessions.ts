@@ -1,7 +1,11 @@
 import {
   createEpisodic,
+  digestRun,
   type Episode,
   EpisodicError,
+  type RunDigest,
+  type RunModelInfo,
+  runTitle,
   type StoredRedactionOptions,
   snapshotEpisodes,
 } from '@episodic/core';
@@ -9,8 +13,9 @@ import type { CommandHandler } from '../command-spec.js';
 import { localAndRelative, relativeTime } from '../human-time.js';
 import { sessionIdArgument } from '../id-arguments.js';
 import { writeNotes } from '../notes.js';
-import { optionalInteger } from '../option-values.js';
+import { flag, optionalInteger } from '../option-values.js';
 import { createStyles, renderFields, renderTable } from '../output.js';
+import { styleStatus } from '../run-status.js';
 import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-notes.js';
 import { sessionRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
 import { withRunStores } from '../stores.js';
@@ -18,9 +23,23 @@ import { withRunStores } from '../stores.js';
 /** `sessions list`. */
 export const list: CommandHandler = async (context) => {
   const limit = optionalInteger(context.options, 'limit', { min: 1 });
-  const { all, location } = await withRunStores(
+  const { all, lastRuns, location } = await withRunStores(
     context,
-    async (stores) => ({ all: await stores.sessions.list(), location: stores.location }),
+    async (stores) => {
+      const all = await stores.sessions.list();
+      // The last run of each listed session, read whole for its status, model and tokens.
+      const lastRuns = new Map<string, { digest: RunDigest; model: RunModelInfo | undefined }>();
+      for (const session of (limit === undefined ? all : all.slice(0, limit)).slice(0, 200)) {
+        if (session.runId === undefined) continue;
+        const read = await stores.runs.read(session.runId).catch(() => undefined);
+        if (read === undefined) continue;
+        lastRuns.set(session.sessionId, {
+          digest: digestRun(read.records),
+          model: read.header?.model,
+        });
+      }
+      return { all, lastRuns, location: stores.location };
+    },
     { readOnly: true },
   );
   const store = location.store;
@@ -36,6 +55,7 @@ export const list: CommandHandler = async (context) => {
     message_count: session.messageCount,
     base_revision: session.baseRevision,
     last_user_message: session.lastUserMessage ?? null,
+    ...lastRunFields(session.updatedAt, lastRuns.get(session.sessionId)),
   }));
   return {
     receipt: {
@@ -55,15 +75,32 @@ export const list: CommandHandler = async (context) => {
             sessions,
             [
               { header: 'SESSION', value: (session) => session.session_id, fixed: true },
-              { header: 'UPDATED', value: (session) => relativeTime(session.updated_at, now) },
-              { header: 'REVISION', value: (session) => session.revision, align: 'right' },
-              { header: 'EPISODES', value: (session) => session.episode_count, align: 'right' },
-              { header: 'LAST RUN', value: (session) => session.run_id, max: 36 },
               {
                 header: 'LAST USER MESSAGE',
-                value: (session) => session.last_user_message ?? '',
+                value: (session) =>
+                  session.last_user_message === null ? '' : runTitle(session.last_user_message),
                 max: 40,
               },
+              {
+                header: 'LAST ACTIVITY',
+                value: (session) => relativeTime(session.last_activity_at, now),
+              },
+              { header: 'EPISODES', value: (session) => session.episode_count, align: 'right' },
+              {
+                header: 'LAST RUN',
+                value: (session) => session.last_run_status ?? '',
+                style: (text) => (text === '' ? text : styleStatus(styles, text)),
+              },
+              { header: 'MODEL', value: (session) => session.model ?? '', max: 30 },
+              {
+                header: 'TOKENS IN/OUT',
+                value: (session) =>
+                  session.input_tokens === null || session.output_tokens === null
+                    ? ''
+                    : `${session.input_tokens}/${session.output_tokens}`,
+                align: 'right',
+              },
+              { header: 'RUN', value: (session) => session.run_id, max: 36 },
             ],
             styles,
           ),
@@ -78,6 +115,28 @@ export const list: CommandHandler = async (context) => {
     },
   };
 };
+
+/** What `sessions list` shows of a session's last run (null fields when it could not be read). */
+function lastRunFields(
+  updatedAt: string,
+  lastRun: { digest: RunDigest; model: RunModelInfo | undefined } | undefined,
+) {
+  const digest = lastRun?.digest;
+  const activity = digest?.lastActivityAt ?? null;
+  const tokensKnown = digest !== undefined && digest.usageResponses > 0;
+  const model = lastRun?.model;
+  return {
+    last_activity_at:
+      activity !== null && Date.parse(activity) > Date.parse(updatedAt) ? activity : updatedAt,
+    last_run_status: digest?.status ?? null,
+    model:
+      model === undefined
+        ? null
+        : [model.provider, model.name].filter((part) => typeof part === 'string').join('/') || null,
+    input_tokens: tokensKnown ? digest.inputTokens : null,
+    output_tokens: tokensKnown ? digest.outputTokens : null,
+  };
+}
 
 function episodeText(episode: Episode): string {
   const payload = episode.payload as Record<string, unknown>;
@@ -97,10 +156,24 @@ function episodeText(episode: Episode): string {
       return `call ${String(item.name)}(${String(item.arguments ?? '')})`;
     if (item.type === 'function_call_output')
       return `output: ${typeof item.output === 'string' ? item.output : JSON.stringify(item.output)}`;
+    if (typeof item.encrypted_content === 'string' || item.type === 'reasoning') {
+      const summary = Array.isArray(item.summary)
+        ? item.summary.map((part) => String((part as { text?: unknown }).text ?? '')).join(' ')
+        : '';
+      const encrypted =
+        typeof item.encrypted_content === 'string'
+          ? `encrypted reasoning (${Buffer.byteLength(item.encrypted_content)} bytes)`
+          : '';
+      return `${String(item.type)}: ${[encrypted, summary].filter((part) => part !== '').join(' · ')}`;
+    }
     return String(item.type);
   }
   if (episode.type === 'boundary')
     return `${String(payload.reason)}: ${String(payload.title ?? '')}`;
+  if (payload.event === 'import.raw') {
+    const data = (payload.data ?? {}) as { reason?: unknown; entry?: { type?: unknown } };
+    return `import.raw: ${String(data.reason ?? '')}${typeof data.entry?.type === 'string' ? ` (${data.entry.type})` : ''}`;
+  }
   return `${String(payload.event)}${payload.data === undefined ? '' : ` ${JSON.stringify(payload.data)}`}`;
 }
 
@@ -134,7 +207,13 @@ export const show: CommandHandler = async (context) => {
   }
   const log = createEpisodic(snapshotEpisodes(state));
   const episodes = log.read({ fromId: 0 });
-  const newest = shown === 0 ? [] : episodes.slice(-shown);
+  // Bookkeeping (raw imported entries, turn.usage, other meta) is counted, not listed, unless --raw.
+  const listed = flag(context.options, 'raw')
+    ? episodes
+    : episodes.filter((episode) => episode.type !== 'meta' || isParseError(episode));
+  const kept = new Set(listed);
+  const folded = foldedSummary(episodes.filter((episode) => !kept.has(episode)));
+  const newest = shown === 0 ? [] : listed.slice(-shown);
   return {
     receipt: {
       store,
@@ -181,9 +260,42 @@ export const show: CommandHandler = async (context) => {
           ),
         );
       }
+      if (folded !== null) write(styles.dim(`${folded} (--raw lists them)\n`));
     },
   };
 };
+
+function isParseError(episode: Episode): boolean {
+  return (episode.payload as { event?: unknown }).event === 'error.parse';
+}
+
+/** `12 raw imported entries, 3 turn.usage rows (5,210 in / 188 out tokens), 1 meta record not listed`. */
+function foldedSummary(folded: readonly Episode[]): string | null {
+  if (folded.length === 0) return null;
+  let raw = 0;
+  let usage = 0;
+  let input = 0;
+  let output = 0;
+  for (const episode of folded) {
+    const payload = episode.payload as { event?: unknown; data?: Record<string, unknown> };
+    if (payload.event === 'import.raw') raw++;
+    else if (payload.event === 'turn.usage') {
+      usage++;
+      const count = (value: unknown) => (typeof value === 'number' && value > 0 ? value : 0);
+      input += count(payload.data?.inputTokens);
+      output += count(payload.data?.outputTokens);
+    }
+  }
+  const meta = folded.length - raw - usage;
+  const parts = [
+    raw > 0 ? `${raw} raw imported entr${raw === 1 ? 'y' : 'ies'}` : '',
+    usage > 0
+      ? `${usage} turn.usage row${usage === 1 ? '' : 's'} (${input.toLocaleString('en-US')} in / ${output.toLocaleString('en-US')} out tokens)`
+      : '',
+    meta > 0 ? `${meta} other meta record${meta === 1 ? '' : 's'}` : '',
+  ].filter((part) => part !== '');
+  return `${parts.join(', ')} not listed`;
+}
 
 /** `sessions redact SESSION_ID`. */
 export const redact: CommandHandler = async (context) => {

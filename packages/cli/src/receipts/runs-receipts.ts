@@ -49,6 +49,16 @@ export const runsListReceiptSchema = successReceiptSchema('episodic.runs.list.v1
       schema_version: z.number().int(),
       best_effort: z.boolean(),
       model: z.looseObject({}).nullable(),
+      /** The first user input (or task description) on one line, cut with `…`; null without one or when not read. */
+      title: z.string().nullable(),
+      /** Milliseconds from start to `run.end`; null while unfinished. */
+      duration_ms: z.number().nonnegative().nullable(),
+      /** Input tokens summed over the run's model responses; null when none reports usage or not read. */
+      input_tokens: z.number().nonnegative().nullable(),
+      /** Output tokens summed over the run's model responses; null when none reports usage or not read. */
+      output_tokens: z.number().nonnegative().nullable(),
+      /** Model responses the run recorded; null when the run was not read (beyond the newest 200). */
+      model_responses: z.number().int().nonnegative().nullable(),
     }),
   ),
   /** One entry per run that could not be listed; it hides nothing else. */

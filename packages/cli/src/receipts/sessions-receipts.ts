@@ -27,6 +27,16 @@ export const sessionsListReceiptSchema = successReceiptSchema('episodic.sessions
       base_revision: z.number().int().nonnegative(),
       /** Seed 001's `last_user_message` (as Codelia's session list shows it); null when none. */
       last_user_message: z.string().nullable(),
+      /** The last activity: the last commit, or a later record of the last run. */
+      last_activity_at: z.string(),
+      /** The last run's status (its `run.end` outcome, or `running`); null without a readable last run. */
+      last_run_status: z.string().nullable(),
+      /** The last run's model (`provider/name`); null when unknown. */
+      model: z.string().nullable(),
+      /** Input tokens of the last run's model responses; null when unknown. */
+      input_tokens: z.number().nonnegative().nullable(),
+      /** Output tokens of the last run's model responses; null when unknown. */
+      output_tokens: z.number().nonnegative().nullable(),
     }),
   ),
   /** For a person: where it looked when it found nothing, and what the other store holds. */

@@ -16,6 +16,8 @@ export {
 } from './replay.js';
 export type { EnvironmentChange, PlanResumeOptions, ResumePlan } from './resume.js';
 export { describeEnvironmentChanges, diffRuntime, planResume, snapshotRuntime } from './resume.js';
+export type { RunDigest, RunDigester } from './run-digest.js';
+export { createRunDigester, digestRun, RUN_TITLE_LENGTH, runTitle } from './run-digest.js';
 export type {
   LlmRequestInput,
   LlmResponseOutput,

@@ -8,9 +8,11 @@ import { InputsView } from './views/inputs-view.js';
 import { LedgerView } from './views/ledger-view.js';
 import { RunView } from './views/run-view.js';
 import { RunsListView } from './views/runs-list-view.js';
+import { SessionChartsView } from './views/session-charts-view.js';
 import { SessionView } from './views/session-view.js';
 import { SessionsListView } from './views/sessions-list-view.js';
 import { TasksListView, TaskView } from './views/task-view.js';
+import { TraceView } from './views/trace-view.js';
 import './styles.css';
 
 const SECTIONS = [
@@ -34,6 +36,16 @@ const ID_ROUTES: Array<{
     pattern: new RegExp(`^/runs/${UUID}/inputs$`),
     title: 'Model inputs',
     view: (route, id) => <InputsView route={route} runId={id} />,
+  },
+  {
+    pattern: new RegExp(`^/runs/${UUID}/trace$`),
+    title: 'Trace',
+    view: (route, id) => <TraceView route={route} runId={id} />,
+  },
+  {
+    pattern: new RegExp(`^/sessions/${UUID}/trace$`),
+    title: 'Session charts',
+    view: (route, id) => <SessionChartsView route={route} sessionId={id} />,
   },
   {
     pattern: new RegExp(`^/runs/${UUID}$`),

@@ -33,6 +33,16 @@ export interface RunListItem {
   ended_at: string | null;
   bytes: number | null;
   best_effort: boolean;
+  /** The run's first user input (or task description) on one line, cut with `…`; null without one. */
+  title: string | null;
+  /** Milliseconds from start to `run.end`; null while it has not ended. */
+  duration_ms: number | null;
+  /** Input tokens summed over the run's model responses; null when none reports usage. */
+  input_tokens: number | null;
+  /** Output tokens summed over the run's model responses; null when none reports usage. */
+  output_tokens: number | null;
+  /** How many model responses the run recorded. */
+  model_responses: number;
 }
 
 /** `GET /api/runs`. */
@@ -55,6 +65,18 @@ export interface SessionListItem {
   revision: number;
   last_run_id: string | null;
   message_count: number;
+  /** The last user message, on one line, cut with `…`; null when there is none. */
+  title: string | null;
+  /** The latest activity: the last commit, or a later record of the last run. */
+  last_activity_at: string;
+  /** The last run's status (`failed` for a run that ended in error); null without a last run. */
+  last_run_status: RunStatusName | null;
+  /** The last run's model (`provider/name`); null when unknown. */
+  model: string | null;
+  /** Input tokens of the last run's model responses; null when unknown. */
+  input_tokens: number | null;
+  /** Output tokens of the last run's model responses; null when unknown. */
+  output_tokens: number | null;
 }
 
 /** `GET /api/sessions`. */
@@ -82,6 +104,14 @@ export interface TimelineEpisode {
   covers: { from_id: number; to_id: number } | null;
   /** For a call or an output: its call id. */
   call_id: string | null;
+  /**
+   * How the timeline folds it: `usage` (a `turn.usage` record, summed into its turn's header),
+   * `raw` (an entry an import kept verbatim, behind a toggle), `meta` (other bookkeeping, behind
+   * the same toggle); null for an episode shown in line.
+   */
+  fold: 'usage' | 'raw' | 'meta' | null;
+  /** True when it could have been in a model input (an item, or a checkpoint, interrupt or overflow boundary). */
+  could_be_sent: boolean;
 }
 
 /** A turn: consecutive episodes with one turn id. */
@@ -96,6 +126,8 @@ export interface TimelineTurn {
    * run id, or folded by an Episodic before `episode_runs`). Null when unknown.
    */
   run_id: string | null;
+  /** Tokens of the turn's `turn.usage` records on this page, summed; null when it has none. */
+  usage: { input_tokens: number; output_tokens: number; records: number } | null;
 }
 
 /** A run of the session and what became of it. */
@@ -135,6 +167,11 @@ export interface SessionTimelineResponse {
    * its parent in `context.import.parent_session_id`. `null` for any other session.
    */
   parent_session_id: string | null;
+  /**
+   * The format an imported session came from (`context.import.format`, e.g. `codex`); null for a
+   * session recorded live. An import records no model inputs, so no episode can be explained.
+   */
+  imported_from: string | null;
   episode_count: number;
   last_id: number;
   /** This page of episodes: ids after `from`, at most `limit`. */
@@ -299,6 +336,13 @@ export interface ModelInputsResponse {
   session_id: string | null;
   episode: number | null;
   inputs: ModelInput[];
+  /** Model responses the run recorded (`llm.response`): an import has responses but no inputs. */
+  model_responses: number;
+  /**
+   * The format of the transcript the run was imported from (its header's `meta.import.format`);
+   * null for a run recorded live. Imports do not record what was sent to the model.
+   */
+  imported_from: string | null;
 }
 
 /** One step of a task episode. */

@@ -52,7 +52,9 @@ export async function modelInputs(
     episode = episodes.find((candidate) => candidate.id === query.episode);
   }
   const usageBySeq = new Map<number, { input_tokens: number; output_tokens: number }>();
+  let responses = 0;
   for (const record of run.records as AnyRecord[]) {
+    if (record.type === 'llm.response') responses++;
     if (record.type !== 'llm.response' || typeof record.seq !== 'number') continue;
     const usage = (record.output as { usage?: Record<string, unknown> | null })?.usage;
     if (
@@ -95,5 +97,18 @@ export async function modelInputs(
       usage: seq === null ? null : (usageBySeq.get(seq) ?? null),
     });
   });
-  return { run_id: runId, session_id: sessionId, episode: query.episode ?? null, inputs };
+  const imported = (header?.meta as { import?: { format?: unknown } } | undefined)?.import;
+  return {
+    run_id: runId,
+    session_id: sessionId,
+    episode: query.episode ?? null,
+    inputs,
+    model_responses: responses,
+    imported_from:
+      imported === undefined || imported === null
+        ? null
+        : typeof imported.format === 'string'
+          ? imported.format
+          : 'a transcript',
+  };
 }

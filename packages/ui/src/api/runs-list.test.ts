@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUiHome, type UiHome } from '../__fixtures__/ui-home.js';
 import { createStoreAccess } from '../stores/ui-stores.js';
+import { createRunDigestCache } from './run-digests.js';
 import { createRunStatusCache } from './run-status.js';
 import { listRunsPage } from './runs-list.js';
 
@@ -12,6 +13,7 @@ beforeAll(async () => {
   deps = {
     runs: home.stores.runs,
     statuses: createRunStatusCache(home.stores.runs),
+    digests: createRunDigestCache(home.stores.runs),
     access: createStoreAccess(home.stores),
   };
 });
@@ -34,6 +36,24 @@ describe('GET /api/runs', () => {
     const starts = page.runs.map((run) => Date.parse(run.started_at));
     expect([...starts].sort((a, b) => b - a)).toEqual(starts);
     expect(page.next_cursor).toBeNull();
+  });
+
+  it('gives each run a title, a duration and its tokens, read only for the runs on the page', async () => {
+    const page = await listRunsPage(deps, {});
+    const byId = new Map(page.runs.map((run) => [run.run_id, run]));
+    const tool = byId.get(home.ids.toolRunId);
+    expect(tool?.title).toBe('What is in the log?');
+    expect(tool?.input_tokens).toBeGreaterThanOrEqual(150);
+    expect(tool?.output_tokens).toBeGreaterThanOrEqual(7);
+    expect(tool?.model_responses).toBeGreaterThan(0);
+    expect(tool?.duration_ms).toBe(
+      Date.parse(tool?.ended_at ?? '') - Date.parse(tool?.started_at ?? ''),
+    );
+    const running = byId.get(home.ids.runningRunId);
+    expect(running).toMatchObject({ title: 'Still going', duration_ms: null });
+    expect(byId.get(home.ids.failedRunId)?.title).toBe('Fail please');
+    // A run with no model response reports no tokens rather than zero.
+    expect(running?.model_responses === 0 ? running.input_tokens : null).toBeNull();
   });
 
   it('pages with a cursor: every run exactly once, in the same order', async () => {

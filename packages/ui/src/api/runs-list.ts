@@ -5,6 +5,7 @@ import type { StoreAccess } from '../stores/ui-stores.js';
 import type { RunListItem, RunListResponse } from './api-types.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { dateParam, limitParam, listParam, parseQuery } from './query-params.js';
+import type { RunDigestCache } from './run-digests.js';
 import type { RunStatusCache } from './run-status.js';
 
 /** The statuses a filter can ask for. */
@@ -35,7 +36,8 @@ const isRunCursor = (value: unknown): value is RunCursor =>
   typeof (value as RunCursor).s === 'string' &&
   typeof (value as RunCursor).r === 'string';
 
-function modelName(summary: RunSummary): string | null {
+/** `provider/name` of a run's model, from its header; null when it names none. */
+export function modelName(summary: Pick<RunSummary, 'model'>): string | null {
   const model = summary.model;
   if (model === undefined) return null;
   return [model.provider, model.name].filter((part) => typeof part === 'string').join('/') || null;
@@ -87,11 +89,17 @@ async function summariesAfter(
   }
 }
 
-/** `GET /api/runs`: one page of runs with their status, model, start, end and size. */
+/**
+ * `GET /api/runs`: one page of runs with their title, status, model, start, end, duration, tokens
+ * and size. Statuses come from tail reads (a status filter scans up to `STATUS_SCAN_LIMIT` runs);
+ * titles and tokens are read only for the runs on the page.
+ */
 export async function listRunsPage(
   deps: {
     runs: RunStore;
     statuses: RunStatusCache;
+    /** Title, duration and tokens of the runs on the page (read only for them). */
+    digests: RunDigestCache;
     access: StoreAccess;
     /** Runs read per step of a status scan. @default 200 */
     statusChunk?: number;
@@ -133,6 +141,8 @@ export async function listRunsPage(
       last = summary;
       const standing = await deps.statuses.get(summary.runId);
       if (statuses !== undefined && !statuses.has(standing.status)) continue;
+      const digest = await deps.digests.get(summary.runId);
+      const tokensKnown = digest.usageResponses > 0;
       page.push({
         run_id: summary.runId,
         session_id: summary.sessionId ?? null,
@@ -142,6 +152,11 @@ export async function listRunsPage(
         ended_at: standing.endedAt,
         bytes: null,
         best_effort: summary.bestEffort,
+        title: digest.title,
+        duration_ms: digest.durationMs,
+        input_tokens: tokensKnown ? digest.inputTokens : null,
+        output_tokens: tokensKnown ? digest.outputTokens : null,
+        model_responses: digest.responses,
         summary,
       });
     }

@@ -28,22 +28,48 @@ const querySchema = z.strictObject({
 /** The most boundaries the timeline lists (the newest). */
 export const TIMELINE_MAX_BOUNDARIES = 500;
 
-function turnsOf(episodes: readonly TimelineEpisode[]): Omit<TimelineTurn, 'run_id'>[] {
+const tokens = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+
+function turnsOf(
+  episodes: readonly TimelineEpisode[],
+  page: readonly Episode[],
+): Omit<TimelineTurn, 'run_id'>[] {
   const turns: Omit<TimelineTurn, 'run_id'>[] = [];
-  for (const episode of episodes) {
-    const current = turns.at(-1);
-    if (current !== undefined && current.turn_id === episode.turn_id) {
-      current.last_id = episode.id;
-      continue;
+  for (const [index, episode] of episodes.entries()) {
+    let current = turns.at(-1);
+    if (current === undefined || current.turn_id !== episode.turn_id) {
+      current = {
+        turn_id: episode.turn_id,
+        first_id: episode.id,
+        last_id: episode.id,
+        started_at: episode.ts,
+        usage: null,
+      };
+      turns.push(current);
     }
-    turns.push({
-      turn_id: episode.turn_id,
-      first_id: episode.id,
-      last_id: episode.id,
-      started_at: episode.ts,
-    });
+    current.last_id = episode.id;
+    if (episode.fold === 'usage') {
+      // A `turn.usage` row is folded into its turn: its tokens are summed in the turn's header.
+      const data = ((page[index]?.payload as { data?: unknown } | undefined)?.data ?? {}) as Record<
+        string,
+        unknown
+      >;
+      const usage = current.usage ?? { input_tokens: 0, output_tokens: 0, records: 0 };
+      usage.input_tokens += tokens(data.input_tokens ?? data.inputTokens);
+      usage.output_tokens += tokens(data.output_tokens ?? data.outputTokens);
+      usage.records++;
+      current.usage = usage;
+    }
   }
   return turns;
+}
+
+/** The format of an imported session (`context.import.format`); null for a live one. */
+function importedFrom(context: unknown): string | null {
+  const imported = (context as { import?: { format?: unknown } } | undefined)?.import;
+  if (imported === undefined || imported === null || typeof imported !== 'object') return null;
+  return typeof imported.format === 'string' ? imported.format : 'an import';
 }
 
 /** The parent an imported sub-agent session names in `context.import.parent_session_id`. */
@@ -92,12 +118,13 @@ export async function sessionTimeline(
     last_run_id: state.run_id ?? null,
     context: state.context ?? {},
     parent_session_id: parentSessionId(state.context),
+    imported_from: importedFrom(state.context),
     episode_count: episodes.length,
     last_id: episodes.at(-1)?.id ?? 0,
     from: query.from,
     next_from: pageEnd < episodes.length && page.length > 0 ? (page.at(-1) as Episode).id : null,
     episodes: shown,
-    turns: turnsOf(shown).map((turn) => ({
+    turns: turnsOf(shown, page).map((turn) => ({
       ...turn,
       run_id: namedRunOf(commits, turn.first_id) ?? runOfEpisode(runs, turn.first_id),
     })),

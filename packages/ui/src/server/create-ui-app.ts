@@ -7,6 +7,7 @@ import { artifactsPage } from '../api/artifacts-explorer.js';
 import { ledgerEvent, ledgerPage } from '../api/ledger-explorer.js';
 import { createRunFollower } from '../api/live-run.js';
 import { modelInputs } from '../api/model-inputs.js';
+import { createRunDigestCache } from '../api/run-digests.js';
 import { createRunStatusCache } from '../api/run-status.js';
 import { runRecord, runView, toolOutput } from '../api/run-view.js';
 import { listRunsPage, RUN_STATUS_FILTERS } from '../api/runs-list.js';
@@ -15,6 +16,7 @@ import { sessionRuns } from '../api/session-runs.js';
 import { sessionEpisode, sessionRelatives, sessionTimeline } from '../api/session-timeline.js';
 import { listSessionsPage } from '../api/sessions-list.js';
 import { listTasksPage, taskView } from '../api/task-view.js';
+import { runTrace, sessionTrace } from '../api/trace-api.js';
 import type { StoreAccess, UiStores } from '../stores/ui-stores.js';
 import { VERSION } from '../version.js';
 import { checkRequest, type RequestGuardOptions } from './request-guard.js';
@@ -65,6 +67,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export function createUiApp(options: UiAppOptions): Hono {
   const { stores, access, guard, assets } = options;
   const statuses = createRunStatusCache(stores.runs);
+  const digests = createRunDigestCache(stores.runs);
   const relatives = createRelativesFinder(stores.sessions);
   const livePollMs = options.livePollMs ?? 500;
   const app = new Hono();
@@ -116,7 +119,7 @@ export function createUiApp(options: UiAppOptions): Hono {
     return c.json(body);
   });
   api.get('/runs', async (c) =>
-    c.json(await listRunsPage({ runs: stores.runs, statuses, access }, query(c))),
+    c.json(await listRunsPage({ runs: stores.runs, statuses, digests, access }, query(c))),
   );
   api.get('/runs/:id', async (c) =>
     c.json(await runView(stores.runs, c.req.param('id'), query(c))),
@@ -137,6 +140,9 @@ export function createUiApp(options: UiAppOptions): Hono {
         query(c),
       ),
     ),
+  );
+  api.get('/runs/:id/trace', async (c) =>
+    c.json(await runTrace(stores.runs, c.req.param('id'), query(c))),
   );
   api.get('/runs/:id/live', async (c) => {
     const runId = await stores.runs.resolveRunId(c.req.param('id'), { subject: 'run id' });
@@ -168,7 +174,11 @@ export function createUiApp(options: UiAppOptions): Hono {
       }
     });
   });
-  api.get('/sessions', async (c) => c.json(await listSessionsPage(stores.sessions, query(c))));
+  api.get('/sessions', async (c) =>
+    c.json(
+      await listSessionsPage({ sessions: stores.sessions, runs: stores.runs, digests }, query(c)),
+    ),
+  );
   api.get('/sessions/:id', async (c) =>
     c.json(
       await sessionTimeline(
@@ -188,6 +198,15 @@ export function createUiApp(options: UiAppOptions): Hono {
   );
   api.get('/sessions/:id/relatives', async (c) =>
     c.json(await sessionRelatives({ sessions: stores.sessions, relatives }, c.req.param('id'))),
+  );
+  api.get('/sessions/:id/trace', async (c) =>
+    c.json(
+      await sessionTrace(
+        { sessions: stores.sessions, runs: stores.runs },
+        c.req.param('id'),
+        query(c),
+      ),
+    ),
   );
   api.get('/sessions/:id/episodes/:episode', async (c) =>
     c.json(await sessionEpisode(stores.sessions, c.req.param('id'), c.req.param('episode'))),

@@ -161,7 +161,13 @@ export function InputsView(props: { route: Route; runId: string }) {
               </p>
             )}
             {data.inputs.length === 0 ? (
-              <p>This run made no model call.</p>
+              <p>
+                {data.imported_from !== null
+                  ? `This run was imported from ${data.imported_from}. The import did not record what was sent to the model${data.model_responses > 0 ? ` (it holds ${data.model_responses} model response${data.model_responses === 1 ? '' : 's'})` : ''}, so there is no model input to show or explain.`
+                  : data.model_responses > 0
+                    ? `This run recorded ${data.model_responses} model response${data.model_responses === 1 ? '' : 's'} but no model input (no llm.request record): what was sent is unknown.`
+                    : 'This run made no model call.'}
+              </p>
             ) : (
               data.inputs.map((input) => (
                 <InputCard key={input.index} input={input} runId={data.run_id} />

@@ -201,6 +201,9 @@ export function RunView(props: { route: Route; runId: string }) {
               ]}
             />
             <p class="actions">
+              <Link href={`/runs/${run.run_id}/trace`}>
+                Trace: model and tool calls, their timing, tokens and errors
+              </Link>
               {run.model_inputs > 0 && (
                 <Link href={`/runs/${run.run_id}/inputs`}>
                   Model inputs ({run.model_inputs}): what was sent, what was left out and why

@@ -2,9 +2,13 @@ import type { RunListResponse } from '../../../src/api/api-types.js';
 import { useApi, useOverview } from '../api.js';
 import { Bytes, IdLink, Loading, Pager, StatusBadge, Time } from '../components/bits.js';
 import { Link } from '../components/link.js';
+import { Duration, RowTitle, Tokens } from '../components/run-figures.js';
 import { href, navigate, type Route } from '../router.js';
 
-/** Sessions and runs: every run, newest first, with its status, model, times and size; filters in the URL. */
+/**
+ * Every run, newest first, with its title (first input), status, start, duration, model, tokens,
+ * session and size; filters in the URL.
+ */
 export function RunsListView(props: { route: Route }) {
   const query = props.route.query;
   const filters = {
@@ -91,10 +95,16 @@ export function RunsListView(props: { route: Route }) {
                 <thead>
                   <tr>
                     <th scope="col">Run</th>
+                    <th scope="col">Title</th>
                     <th scope="col">Status</th>
                     <th scope="col">Started</th>
-                    <th scope="col">Ended</th>
+                    <th scope="col" class="number">
+                      Duration
+                    </th>
                     <th scope="col">Model</th>
+                    <th scope="col" class="number">
+                      Tokens
+                    </th>
                     <th scope="col">Session</th>
                     <th scope="col" class="number">
                       Size
@@ -107,16 +117,22 @@ export function RunsListView(props: { route: Route }) {
                       <td>
                         <IdLink to="runs" id={run.run_id} />
                       </td>
+                      <td class="title-cell">
+                        <RowTitle title={run.title} placeholder="(no input text)" />
+                      </td>
                       <td>
                         <StatusBadge status={run.status} />
                       </td>
                       <td>
                         <Time value={run.started_at} />
                       </td>
-                      <td>
-                        <Time value={run.ended_at} />
+                      <td class="number">
+                        <Duration ms={run.duration_ms} />
                       </td>
                       <td>{run.model ?? <span class="muted">—</span>}</td>
+                      <td class="number">
+                        <Tokens input={run.input_tokens} output={run.output_tokens} />
+                      </td>
                       <td>
                         {run.session_id === null ? (
                           <span class="muted">—</span>

@@ -29,7 +29,12 @@ function EpisodeRow(props: { sessionId: string; episode: TimelineEpisode; whyRun
     <li class={`episode episode-${episode.type}`} id={`episode-${episode.id}`}>
       <span class="episode-id">#{episode.id}</span>{' '}
       <span class={`kind kind-${episode.kind}`}>{episode.kind}</span>{' '}
-      <span class="muted">{episode.source}</span> <span class="episode-text">{episode.text}</span>
+      <span class="muted">{episode.source}</span>{' '}
+      {episode.text.includes('\n') ? (
+        <div class="episode-text multiline">{episode.text}</div>
+      ) : (
+        <span class="episode-text">{episode.text}</span>
+      )}
       {episode.covers !== null && (
         <span class="covers">
           {' '}
@@ -60,6 +65,62 @@ function EpisodeRow(props: { sessionId: string; episode: TimelineEpisode; whyRun
       </span>
       {full !== null && <JsonBlock value={full} label={`Episode ${episode.id}`} />}
     </li>
+  );
+}
+
+/** A turn's `turn.usage` rows, summed into its header. */
+function TurnUsage(props: { usage: NonNullable<TimelineTurn['usage']> }) {
+  const { usage } = props;
+  return (
+    <span class="turn-usage muted">
+      {' '}
+      · {usage.input_tokens.toLocaleString()} in / {usage.output_tokens.toLocaleString()} out tokens
+      ({usage.records} usage record{usage.records === 1 ? '' : 's'})
+    </span>
+  );
+}
+
+/**
+ * A turn's episodes: messages, calls and boundaries in line; raw imported entries and meta
+ * records behind one toggle with their count; `turn.usage` rows only in the turn's header. The
+ * "why" link is offered only for episodes that could have been in a model input.
+ */
+function TurnEpisodes(props: {
+  sessionId: string;
+  episodes: readonly TimelineEpisode[];
+  whyRun: string | null;
+}) {
+  const inline = props.episodes.filter((episode) => episode.fold === null);
+  const folded = props.episodes.filter(
+    (episode) => episode.fold === 'raw' || episode.fold === 'meta',
+  );
+  const raw = folded.filter((episode) => episode.fold === 'raw').length;
+  const meta = folded.length - raw;
+  const row = (episode: TimelineEpisode) => (
+    <EpisodeRow
+      key={episode.id}
+      sessionId={props.sessionId}
+      episode={episode}
+      whyRun={episode.could_be_sent ? props.whyRun : null}
+    />
+  );
+  return (
+    <>
+      <ul class="episodes">{inline.map(row)}</ul>
+      {folded.length > 0 && (
+        <details class="folded-episodes">
+          <summary>
+            {[
+              raw > 0 ? `${raw} raw imported entr${raw === 1 ? 'y' : 'ies'}` : '',
+              meta > 0 ? `${meta} meta record${meta === 1 ? '' : 's'}` : '',
+            ]
+              .filter((part) => part !== '')
+              .join(', ')}
+          </summary>
+          <ul class="episodes">{folded.map(row)}</ul>
+        </details>
+      )}
+    </>
   );
 }
 
@@ -193,6 +254,11 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                 ],
               ]}
             />
+            <p class="actions">
+              <Link href={`/sessions/${data.session_id}/trace`}>
+                Tokens and latency by turn (charts)
+              </Link>
+            </p>
             <Relatives sessionId={data.session_id} />
             <section aria-labelledby="runs-of-session">
               <h2 id="runs-of-session">Runs</h2>
@@ -259,7 +325,15 @@ export function SessionView(props: { route: Route; sessionId: string }) {
             </section>
             <section aria-labelledby="timeline">
               <h2 id="timeline">Timeline</h2>
+              {data.imported_from !== null && (
+                <p class="muted" role="note">
+                  Imported from {data.imported_from}: the import did not record what was sent to the
+                  model, so no episode can be explained against a model input. Raw entries the
+                  import kept are folded under each turn.
+                </p>
+              )}
               <form
+                hidden={data.imported_from !== null}
                 class="filters"
                 aria-label="Explain an episode"
                 onSubmit={(event) => {
@@ -313,26 +387,27 @@ export function SessionView(props: { route: Route; sessionId: string }) {
                         {entry.turn !== undefined && runOfTurn(entry.turn, runs) !== null && (
                           <>
                             {' '}
-                            · run <IdLink to="runs" id={runOfTurn(entry.turn, runs) as string} />
+                            · run <IdLink to="runs" id={runOfTurn(entry.turn, runs) as string} /> ·{' '}
+                            <Link
+                              href={href(`/runs/${runOfTurn(entry.turn, runs)}/trace`, {
+                                turn: entry.turn.turn_id,
+                              })}
+                            >
+                              trace
+                            </Link>
                           </>
                         )}
+                        {entry.turn?.usage != null && <TurnUsage usage={entry.turn.usage} />}
                       </h3>
-                      <ul class="episodes">
-                        {data.episodes
-                          .filter(
-                            (episode) =>
-                              episode.id >= (entry.turn?.first_id ?? 0) &&
-                              episode.id <= (entry.turn?.last_id ?? 0),
-                          )
-                          .map((episode) => (
-                            <EpisodeRow
-                              key={episode.id}
-                              sessionId={data.session_id}
-                              episode={episode}
-                              whyRun={lastInputRun}
-                            />
-                          ))}
-                      </ul>
+                      <TurnEpisodes
+                        sessionId={data.session_id}
+                        episodes={data.episodes.filter(
+                          (episode) =>
+                            episode.id >= (entry.turn?.first_id ?? 0) &&
+                            episode.id <= (entry.turn?.last_id ?? 0),
+                        )}
+                        whyRun={data.imported_from === null ? lastInputRun : null}
+                      />
                     </li>
                   ),
                 )}
