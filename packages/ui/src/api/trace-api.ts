@@ -1,5 +1,5 @@
 import type { RunReadResult, RunStore, RunSummary, SessionStore } from '@episodic/core';
-import { compareRunSummaries, parseRunId } from '@episodic/core/internal';
+import { compareRunSummaries } from '@episodic/core/internal';
 import * as z from 'zod';
 import { parseQuery } from './query-params.js';
 import { buildRunTrace, totalsOf } from './run-trace.js';
@@ -23,7 +23,7 @@ export async function runTrace(
   rawRunId: string,
   rawQuery: Record<string, string>,
 ): Promise<RunTraceResponse> {
-  const runId = parseRunId(rawRunId, 'run id');
+  const runId = await runs.resolveRunId(rawRunId, { subject: 'run id' });
   const query = parseQuery(querySchema, rawQuery, 'trace query');
   return buildRunTrace(await runs.read(runId), query.turn ?? null);
 }
@@ -56,7 +56,7 @@ export async function sessionTrace(
   rawSessionId: string,
   rawQuery: Record<string, string> = {},
 ): Promise<SessionTraceResponse> {
-  const sessionId = parseSessionId(rawSessionId);
+  const sessionId = await parseSessionId(deps.sessions, rawSessionId);
   const query = parseQuery(sessionQuerySchema, rawQuery, 'session trace query');
   const read = await readSession(deps.sessions, sessionId);
   const commits = runsNamedBy(read.stored);
