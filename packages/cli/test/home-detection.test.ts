@@ -125,7 +125,7 @@ describe('a home knows what it holds', () => {
 
     // People see the status column and relative times; failed runs stand out in colour.
     const human = episodic(['runs', 'list', '--home', home], { env: { FORCE_COLOR: '1' } });
-    expect(human.stdout).toMatch(/RUN\s+STATUS\s+STARTED\s+DURATION/);
+    expect(human.stdout).toMatch(/RUN\s+TITLE\s+STATUS\s+STARTED\s+DURATION\s+TOKENS IN\/OUT/);
     expect(human.stdout).toContain('\u001b[31merror\u001b[39m');
     expect(human.stdout).toContain('\u001b[33mcancelled\u001b[39m');
     expect(human.stdout).toMatch(/2026-01-1\d/); // older than a week: the local date
