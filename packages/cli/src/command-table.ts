@@ -641,7 +641,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage:
       'episodic runs gc --older-than DAYS (--scope SCOPE | --all-scopes --yes) [--session-id ID] [--now-ts-ms TIME] [--dry-run]',
     description:
-      "Deletes the runs (run files, SQLite or PostgreSQL rows; a framework session of claude-agent-sdk, openai-agents or google-adk is one run) whose last record is older than DAYS days; a run whose last record cannot be read is aged by its header's started_at, and a run that has not ended is kept while it is written to. A run's scope is its header's scope (stamped by the MCP server and the framework adapters); runs without one are in the scope default. The receipt has counts only, never content or ids. --dry-run counts exactly what the real run would delete. Across every scope (--all-scopes), it deletes only with --yes. Runs that cannot be listed are kept and counted.",
+      "Deletes the runs (run files, SQLite or PostgreSQL rows; a framework session of claude-agent-sdk, openai-agents or google-adk is one run) whose last record is older than DAYS days; a run whose last record cannot be read is aged by its header's started_at, and a run that has not ended is kept while it is written to. A run's scope is its header's scope (stamped by the MCP server, and by the openai-agents and google-adk adapters given a scope); runs without one are in the scope default. The receipt has counts only, never content or ids. --dry-run counts exactly what the real run would delete. Across every scope (--all-scopes), it deletes only with --yes. Runs that cannot be listed are kept and counted.",
     options: {
       'older-than': {
         type: 'string',

@@ -149,6 +149,7 @@ describe.each(['fs', 'sqlite'] as const)('runs gc (%s home)', (kind) => {
       older_than_days: 30,
       cutoff_ts_ms: NOW - 30 * DAY,
     });
+    expect(receipt.by_scope).toEqual([{ scope: 'default', deleted_total: 2 }]);
     // Counts only: no run id in the receipt.
     expect(dry.stdout).not.toContain(OLD);
     expect(await storedRuns(home, kind)).toEqual(ALL);
@@ -186,6 +187,7 @@ describe.each(['fs', 'sqlite'] as const)('runs gc (%s home)', (kind) => {
     expect(every.code).toBe(EXIT_OK);
     expect(every.stdout).toContain('2 runs');
     expect(every.stdout).toContain('--yes');
+    expect(every.stdout).toMatch(/default\s+2/);
     expect(await storedRuns(home, kind)).toEqual([OLD, BUSY].sort());
 
     const confirmed = await runJson(gc(home, '--older-than', '0', '--all-scopes', '--yes'));
@@ -193,8 +195,22 @@ describe.each(['fs', 'sqlite'] as const)('runs gc (%s home)', (kind) => {
       scope: null,
       all_scopes: true,
       deleted_total: 2,
+      by_scope: [{ scope: 'default', deleted_total: 2 }],
     });
     expect(await storedRuns(home, kind)).toEqual([]);
+  });
+
+  it('counts every scope, one by one, with --all-scopes', async () => {
+    const home = await seededHome(kind);
+    const dry = await runJson(gc(home, '--older-than', '30', '--all-scopes', '--dry-run'));
+    expect(runsGcReceiptSchema.parse(dry.receipt)).toMatchObject({
+      deleted_total: 3,
+      by_scope: [
+        { scope: 'ci', deleted_total: 1 },
+        { scope: 'default', deleted_total: 2 },
+      ],
+    });
+    expect(await storedRuns(home, kind)).toEqual(ALL);
   });
 
   it.each([

@@ -641,6 +641,9 @@ export const gc: CommandHandler = async (context) => {
     older_than_days: days,
     cutoff_ts_ms: Math.floor(result.cutoffMs),
     deleted_total: result.deleted,
+    by_scope: Object.entries(result.byScope)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, count]) => ({ scope: name, deleted_total: count })),
     unreadable_total: result.unreadable,
   };
   return {
@@ -656,6 +659,22 @@ export const gc: CommandHandler = async (context) => {
           ? `${styles.yellow('Dry run:')} ${runs} ${cutoff} would be deleted${where}; nothing was deleted.\n`
           : `${styles.green('Deleted')} ${runs} ${cutoff}${where}.\n`,
       );
+      if (scope === null && receipt.by_scope.length > 0) {
+        write(
+          renderTable(
+            receipt.by_scope,
+            [
+              { header: 'SCOPE', value: (entry) => entry.scope },
+              {
+                header: dryRun ? 'WOULD DELETE' : 'DELETED',
+                value: (entry) => entry.deleted_total,
+                align: 'right',
+              },
+            ],
+            styles,
+          ),
+        );
+      }
       if (result.unreadable > 0) {
         write(
           styles.dim(

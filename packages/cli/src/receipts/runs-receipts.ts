@@ -146,6 +146,10 @@ export const runsGcReceiptSchema = successReceiptSchema('episodic.runs.gc.v1', {
   cutoff_ts_ms: z.number().int(),
   /** Runs deleted (what would be deleted, with `dry_run`). */
   deleted_total: z.number().int().nonnegative(),
+  /** The same count per scope, in scope order (only scopes with runs deleted). */
+  by_scope: z.array(
+    z.object({ scope: z.string().min(1), deleted_total: z.number().int().nonnegative() }),
+  ),
   /** Runs that could not be listed: kept, never deleted. */
   unreadable_total: z.number().int().nonnegative(),
 });

@@ -155,6 +155,7 @@ describe('collectExpiredRuns', () => {
     const dry = await collectExpiredRuns(runs, { olderThanDays: 30, nowMs: NOW, dryRun: true });
     expect(dry).toMatchObject({ dryRun: true, deleted: 2, unreadable: 0 });
     expect(dry.runIds?.sort()).toEqual([ids.old, ids.scoped]);
+    expect(dry.byScope).toEqual({ default: 1, ci: 1 });
     expect((await runs.list()).runs).toHaveLength(4);
     const done = await collectExpiredRuns(runs, { olderThanDays: 30, nowMs: NOW });
     expect(done).toMatchObject({ dryRun: false, deleted: 2 });
@@ -169,6 +170,7 @@ describe('collectExpiredRuns', () => {
     const runs = await seeded();
     const ci = await collectExpiredRuns(runs, { olderThanDays: 30, nowMs: NOW, scope: 'ci' });
     expect(ci.deleted).toBe(1);
+    expect(ci.byScope).toEqual({ ci: 1 });
     expect((await runs.list()).runs.map((run) => run.runId)).not.toContain(ids.scoped);
     expect((await runs.list()).runs.map((run) => run.runId)).toContain(ids.old);
     const other = await collectExpiredRuns(runs, {

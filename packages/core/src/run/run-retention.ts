@@ -111,6 +111,8 @@ export interface CollectExpiredRunsResult {
   cutoffMs: number;
   /** Runs deleted, or that would be with `dryRun`. */
   deleted: number;
+  /** The same count per scope (a scope with none deleted is left out). */
+  byScope: Record<string, number>;
   /** Runs `list()` could not summarize (kept; never deleted). */
   unreadable: number;
   /** With `dryRun`, the runs that would be deleted. */
@@ -127,8 +129,9 @@ function scopeOfHeader(records: readonly RunRecord[]): string {
 
 /**
  * Deletes the runs of `runs` that `planRunRetention` expires under `options` (see there): lists
- * the runs (of `sessionId` only, when given), reads each one's last record, and, with a `scope`,
- * the header of each run old enough to expire. Runs `list()` cannot summarize are kept and counted.
+ * the runs (of `sessionId` only, when given), reads each one's last record, and reads in full
+ * each run old enough to expire, to learn its scope from its header (a run that cannot be read is
+ * kept). Runs `list()` cannot summarize are kept and counted.
  */
 export async function collectExpiredRuns(
   runs: RunStore,
@@ -155,25 +158,30 @@ export async function collectExpiredRuns(
       lastRecordAt: typeof last?.ts === 'string' ? last.ts : undefined,
       sessionId: summary.sessionId,
     };
-    if (policy.scope !== undefined) {
-      const time = ageMs(candidate);
-      // Only a run old enough to expire needs its header read to learn its scope.
-      if (time !== undefined && time < cutoffMs) {
-        const read = await runs.read(summary.runId).catch(() => undefined);
-        candidate.scope = read === undefined ? undefined : scopeOfHeader(read.records);
-        if (read === undefined) continue;
-      }
+    const time = ageMs(candidate);
+    // Only a run old enough to expire needs its header read, to learn its scope.
+    if (time !== undefined && time < cutoffMs) {
+      const read = await runs.read(summary.runId).catch(() => undefined);
+      if (read === undefined) continue;
+      candidate.scope = scopeOfHeader(read.records);
     }
     candidates.push(candidate);
   }
   const plan = planRunRetention(candidates, resolved);
+  const scopes = new Map(candidates.map((candidate) => [candidate.runId, candidate.scope]));
+  const byScope: Record<string, number> = {};
   let deleted = 0;
-  if (dryRun) deleted = plan.expired.length;
-  else for (const runId of plan.expired) if (await runs.delete(runId)) deleted += 1;
+  for (const runId of plan.expired) {
+    if (!dryRun && !(await runs.delete(runId))) continue;
+    deleted += 1;
+    const scope = scopes.get(runId) ?? UNSCOPED_RUN_SCOPE;
+    byScope[scope] = (byScope[scope] ?? 0) + 1;
+  }
   return {
     dryRun,
     cutoffMs: plan.cutoffMs,
     deleted,
+    byScope,
     unreadable: listed.errors.length,
     ...(dryRun ? { runIds: plan.expired } : {}),
   };
