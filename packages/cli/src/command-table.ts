@@ -636,6 +636,43 @@ export const COMMANDS: readonly CommandSpec[] = [
     handler: 'redact',
   },
   {
+    path: ['runs', 'gc'],
+    summary: 'delete runs not written to for DAYS days',
+    usage:
+      'episodic runs gc --older-than DAYS (--scope SCOPE | --all-scopes --yes) [--session-id ID] [--now-ts-ms TIME] [--dry-run]',
+    description:
+      "Deletes the runs (run files, SQLite or PostgreSQL rows; a framework session of claude-agent-sdk, openai-agents or google-adk is one run) whose last record is older than DAYS days; a run whose last record cannot be read is aged by its header's started_at, and a run that has not ended is kept while it is written to. A run's scope is its header's scope (stamped by the MCP server, and by the openai-agents and google-adk adapters given a scope); runs without one are in the scope default. The receipt has counts only, never content or ids. --dry-run counts exactly what the real run would delete. Across every scope (--all-scopes), it deletes only with --yes. Runs that cannot be listed are kept and counted.",
+    options: {
+      'older-than': {
+        type: 'string',
+        value: 'DAYS',
+        description:
+          'delete runs whose last record is older than this many days (0 to 1000000, fractions allowed)',
+      },
+      scope,
+      'all-scopes': allScopesChanging,
+      yes: confirmAllScopes,
+      'session-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'only runs of this session (a UUID)',
+      },
+      'now-ts-ms': {
+        type: 'string',
+        value: 'TIME',
+        description: `"now" for the cutoff (default: the clock; ${TIME_FORMS})`,
+      },
+      'dry-run': { type: 'boolean', description: 'count what would be deleted; delete nothing' },
+    },
+    examples: [
+      'episodic runs gc --older-than 30 --scope default --dry-run',
+      'episodic runs gc --older-than 90 --scope my-project --json',
+      'episodic runs gc --older-than 30 --all-scopes --dry-run   # then --yes',
+    ],
+    load: runs,
+    handler: 'gc',
+  },
+  {
     path: ['sessions', 'list'],
     summary: 'list session snapshots, newest first',
     usage: 'episodic sessions list [--limit N]',

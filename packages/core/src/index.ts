@@ -111,6 +111,9 @@ export {
   satisfiesAccessPolicy,
 } from './provenance/index.js';
 export {
+  type CollectExpiredRunsOptions,
+  type CollectExpiredRunsResult,
+  collectExpiredRuns,
   createRunDigester,
   createRunRecorder,
   digestRun,
@@ -119,6 +122,7 @@ export {
   type LlmResponseOutput,
   type PlanResumeOptions,
   planResume,
+  planRunRetention,
   type ReplayAgentEvent,
   type ReplayEvent,
   type ReplayResult,
@@ -134,6 +138,9 @@ export {
   type RunRecorder,
   type RunRecorderOptions,
   type RunRecorderState,
+  type RunRetentionCandidate,
+  type RunRetentionPlan,
+  type RunRetentionPolicy,
   type RunStartOptions,
   type RunStartReceipt,
   replayRun,

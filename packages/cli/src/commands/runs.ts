@@ -1,4 +1,5 @@
 import {
+  collectExpiredRuns,
   digestRun,
   EpisodicError,
   parseInput,
@@ -15,8 +16,21 @@ import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
 import { runIdArgument } from '../id-arguments.js';
 import { writeNotes } from '../notes.js';
-import { flag, optionalDate, optionalInteger, optionalString } from '../option-values.js';
-import { createStyles, renderFields, renderTable, sanitizeForTerminal } from '../output.js';
+import {
+  confirmEveryScope,
+  flag,
+  optionalDate,
+  optionalInteger,
+  optionalString,
+  optionalTimeMs,
+} from '../option-values.js';
+import {
+  createStyles,
+  formatTsMs,
+  renderFields,
+  renderTable,
+  sanitizeForTerminal,
+} from '../output.js';
 import { receiptEnvelope } from '../receipt-envelope.js';
 import { createRunFileFollower, findRunFile } from '../run-file-follower.js';
 import { type RunStatus, runStatusOf, styleStatus } from '../run-status.js';
@@ -549,6 +563,128 @@ export const redact: CommandHandler = async (context) => {
           ? `${styles.green('Redacted')} run ${runId} (${run.mode}): ${run.replacements} replacement${run.replacements === 1 ? '' : 's'} in ${run.changed_lines} line${run.changed_lines === 1 ? '' : 's'}${run.changed_tool_outputs > 0 ? `, ${run.changed_tool_outputs} cached tool output${run.changed_tool_outputs === 1 ? '' : 's'}` : ''}.\n`
           : `Nothing to redact in run ${runId} (${run.mode}).\n`,
       );
+    },
+  };
+};
+
+const DAYS_TEXT = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/** `--older-than DAYS`: a number of days from 0 to 1000000, fractions allowed. */
+function olderThanDays(context: CommandContext): number {
+  const text = optionalString(context.options, 'older-than');
+  if (text === undefined) {
+    throw new UsageError(
+      '"runs gc" needs --older-than DAYS: the age (days since its last record) past which a run is deleted, e.g. --older-than 30. Nothing was changed.',
+    );
+  }
+  const value = text.trim();
+  const days = DAYS_TEXT.test(value) ? Number(value) : Number.NaN;
+  if (!(days >= 0 && days <= 1_000_000)) {
+    throw new UsageError(
+      `Invalid --older-than ${JSON.stringify(text)}: give a number of days from 0 to 1000000 (fractions allowed: 1.5 is 36 hours; 0 deletes every run last written before now). Nothing was changed.`,
+      'VALIDATION_ERROR',
+    );
+  }
+  return days;
+}
+
+/** `--scope S` (normalized like an MCP server's) or `--all-scopes`: exactly one. */
+async function runsScope(context: CommandContext): Promise<string | null> {
+  const given = optionalString(context.options, 'scope');
+  const every = flag(context.options, 'all-scopes');
+  if (every && given !== undefined) {
+    throw new UsageError(
+      'Give --all-scopes or --scope to "runs gc", not both: --all-scopes is every scope, --scope one.',
+    );
+  }
+  if (every) return null;
+  if (given === undefined) {
+    throw new UsageError(
+      '"runs gc" needs --scope SCOPE (runs without a scope are in the scope default; --all-scopes acts on every scope explicitly). Nothing falls back across scopes; nothing was changed.',
+      'SCOPE_REQUIRED',
+    );
+  }
+  const { bindScope } = await import('@episodic/mcp/stores');
+  return bindScope(given, '--scope');
+}
+
+/** `runs gc`. */
+export const gc: CommandHandler = async (context) => {
+  const { options } = context;
+  const days = olderThanDays(context);
+  const scope = await runsScope(context);
+  const sessionId = sessionIdOption(context);
+  const nowMs = optionalTimeMs(options, 'now-ts-ms', 'start') ?? Date.now();
+  const dryRun = flag(options, 'dry-run');
+  if (scope === null) confirmEveryScope(options, 'runs gc', 'deletes expired runs');
+  const { result, store } = await withRunStores(
+    context,
+    async (stores) => ({
+      result: await collectExpiredRuns(stores.runs, {
+        olderThanDays: days,
+        nowMs,
+        dryRun,
+        ...(scope === null ? {} : { scope }),
+        ...(sessionId === undefined ? {} : { sessionId }),
+      }),
+      store: stores.location.store,
+    }),
+    { readOnly: dryRun },
+  );
+  const receipt = {
+    store,
+    scope,
+    all_scopes: scope === null,
+    session_id: sessionId ?? null,
+    dry_run: dryRun,
+    now_ts_ms: nowMs,
+    older_than_days: days,
+    cutoff_ts_ms: Math.floor(result.cutoffMs),
+    deleted_total: result.deleted,
+    by_scope: Object.entries(result.byScope)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, count]) => ({ scope: name, deleted_total: count })),
+    unreadable_total: result.unreadable,
+  };
+  return {
+    receipt,
+    render: (write) => {
+      if (context.globals.quiet) return;
+      const styles = createStyles(context.globals.color, context.globals.width);
+      const runs = `${result.deleted} run${result.deleted === 1 ? '' : 's'}`;
+      const where = scope === null ? ' in every scope' : ` in scope ${scope}`;
+      const cutoff = `last written before ${formatTsMs(Math.floor(result.cutoffMs))}`;
+      write(
+        dryRun
+          ? `${styles.yellow('Dry run:')} ${runs} ${cutoff} would be deleted${where}; nothing was deleted.\n`
+          : `${styles.green('Deleted')} ${runs} ${cutoff}${where}.\n`,
+      );
+      if (scope === null && receipt.by_scope.length > 0) {
+        write(
+          renderTable(
+            receipt.by_scope,
+            [
+              { header: 'SCOPE', value: (entry) => entry.scope },
+              {
+                header: dryRun ? 'WOULD DELETE' : 'DELETED',
+                value: (entry) => entry.deleted_total,
+                align: 'right',
+              },
+            ],
+            styles,
+          ),
+        );
+      }
+      if (result.unreadable > 0) {
+        write(
+          styles.dim(
+            `${result.unreadable} run${result.unreadable === 1 ? '' : 's'} could not be read and ${result.unreadable === 1 ? 'was' : 'were'} kept (see "episodic runs list").\n`,
+          ),
+        );
+      }
+      if (dryRun && scope === null && result.deleted > 0) {
+        write(styles.dim('Run it again with --yes instead of --dry-run to delete them.\n'));
+      }
     },
   };
 };

@@ -30,6 +30,7 @@ export {
 } from './redaction-receipts.js';
 export {
   runDamageSchema,
+  runsGcReceiptSchema,
   runsListReceiptSchema,
   runsReplayReceiptSchema,
   runsShowReceiptSchema,

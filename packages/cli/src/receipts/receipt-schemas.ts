@@ -16,6 +16,7 @@ import {
 import { patternsSearchReceiptSchema, patternsShowReceiptSchema } from './patterns-receipts.js';
 import { runsRedactReceiptSchema, sessionsRedactReceiptSchema } from './redaction-receipts.js';
 import {
+  runsGcReceiptSchema,
   runsListReceiptSchema,
   runsReplayReceiptSchema,
   runsShowReceiptSchema,
@@ -54,6 +55,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.runs.show.v1': runsShowReceiptSchema,
   'episodic.runs.replay.v1': runsReplayReceiptSchema,
   'episodic.runs.tail.v1': runsTailReceiptSchema,
+  'episodic.runs.gc.v1': runsGcReceiptSchema,
   'episodic.runs.redact.v1': runsRedactReceiptSchema,
   'episodic.sessions.list.v1': sessionsListReceiptSchema,
   'episodic.sessions.show.v1': sessionsShowReceiptSchema,

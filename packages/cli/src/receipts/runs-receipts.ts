@@ -128,3 +128,28 @@ export const runsTailDamageLineSchema = z.object({
   run_id: z.string(),
   damage: runDamageSchema,
 });
+
+/** `runs gc --json`: counts only, never content or run ids. */
+export const runsGcReceiptSchema = successReceiptSchema('episodic.runs.gc.v1', {
+  store: storeKind,
+  /** The normalized scope; null with `--all-scopes`. Runs without a scope are in `default`. */
+  scope: z.string().min(1).nullable(),
+  /** True for `--all-scopes` (every scope). */
+  all_scopes: z.boolean(),
+  /** `--session-id`, lowercase; null when every session's runs were considered. */
+  session_id: z.string().nullable(),
+  dry_run: z.boolean(),
+  now_ts_ms: z.number().int().nonnegative(),
+  /** `--older-than`, in days. */
+  older_than_days: z.number().nonnegative(),
+  /** Runs whose last record is older than this instant (ms since the epoch) expire. */
+  cutoff_ts_ms: z.number().int(),
+  /** Runs deleted (what would be deleted, with `dry_run`). */
+  deleted_total: z.number().int().nonnegative(),
+  /** The same count per scope, in scope order (only scopes with runs deleted). */
+  by_scope: z.array(
+    z.object({ scope: z.string().min(1), deleted_total: z.number().int().nonnegative() }),
+  ),
+  /** Runs that could not be listed: kept, never deleted. */
+  unreadable_total: z.number().int().nonnegative(),
+});

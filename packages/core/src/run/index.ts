@@ -31,3 +31,11 @@ export type {
   ToolOutputInput,
 } from './run-recorder.js';
 export { createRunRecorder } from './run-recorder.js';
+export type {
+  CollectExpiredRunsOptions,
+  CollectExpiredRunsResult,
+  RunRetentionCandidate,
+  RunRetentionPlan,
+  RunRetentionPolicy,
+} from './run-retention.js';
+export { collectExpiredRuns, planRunRetention } from './run-retention.js';
