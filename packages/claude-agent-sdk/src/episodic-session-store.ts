@@ -8,6 +8,7 @@ import {
 import {
   VERSION as CORE_VERSION,
   EpisodicError,
+  normalizeScope,
   pauseAfterLostRace,
   RUN_RECORD_SCHEMA_VERSION,
   type RunHeader,
@@ -39,6 +40,14 @@ export interface EpisodicSessionStoreOptions {
    */
   runs: RunStore;
   /**
+   * The Episodic scope (project, tenant or team) the sessions belong to, normalized as Episodic
+   * scopes are (`"My Project"` → `my-project`): stamped in the header's `scope` of every run this
+   * store creates (the session runs and the project's index run, as the MCP server's scoped run
+   * stores stamp it) and part of their run ids, so one session key in two scopes is two histories.
+   * @default no scope (the runs are in the default scope, with the ids of earlier versions)
+   */
+  scope?: string;
+  /**
    * The clock for record timestamps and summary `mtime`s.
    * @default () => new Date()
    */
@@ -60,6 +69,7 @@ const optionsSchema = z.strictObject({
       typeof (value as RunStore).readAfter === 'function',
     'must be an Episodic RunStore (createFsStore(…).runs, createSqliteStore(…).runs, createMemoryRunStore())',
   ),
+  scope: z.string().min(1, 'must be a non-empty string').optional(),
   now: z
     .custom<() => Date>((value) => typeof value === 'function', 'must be a function')
     .optional(),
@@ -117,7 +127,7 @@ function keyId(sessionId: string, subpath: string | undefined): string {
 
 /**
  * A Claude Agent SDK `SessionStore` over an Episodic run store. Each `SessionKey` is one run
- * (id `sessionRunId(key)`) holding one `x.claude_agent_sdk.entry` record per transcript line, so
+ * (id `sessionRunId(key, scope)`) holding one `x.claude_agent_sdk.entry` record per transcript line, so
  * `episodic runs list/show`, redaction, doctor and export see the sessions like any run.
  *
  * Every append is a compare-and-append at the position this store has read the run up to: when
@@ -129,6 +139,7 @@ function keyId(sessionId: string, subpath: string | undefined): string {
 export class EpisodicSessionStore implements SessionStore {
   private readonly runs: RunStore;
   private readonly now: () => Date;
+  private readonly scope: string | undefined;
   private readonly states = new Map<string, RunState>();
 
   constructor(options: EpisodicSessionStoreOptions) {
@@ -136,6 +147,17 @@ export class EpisodicSessionStore implements SessionStore {
     if (!parsed.success) throw invalid('constructor', parsed.error, options);
     this.runs = parsed.data.runs;
     this.now = parsed.data.now ?? (() => new Date());
+    this.scope = parsed.data.scope === undefined ? undefined : normalizeScope(parsed.data.scope);
+  }
+
+  /** The run id of a session key in this store's scope. */
+  private sessionRunId(key: SessionKey): string {
+    return sessionRunId(key, this.scope);
+  }
+
+  /** The run id of a project's index run in this store's scope. */
+  private projectRunId(projectKey: string): string {
+    return projectRunId(projectKey, this.scope);
   }
 
   async append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
@@ -143,13 +165,13 @@ export class EpisodicSessionStore implements SessionStore {
     const parsedEntries = parse('append', entriesSchema, entries, 'entries');
     if (parsedEntries.length === 0) return;
     const copies = structuredClone(entries);
-    const runId = sessionRunId(parsedKey);
+    const runId = this.sessionRunId(parsedKey);
     await this.serialized(runId, () => this.appendEntries(parsedKey, runId, copies));
   }
 
   async load(key: SessionKey): Promise<SessionStoreEntry[] | null> {
     const parsedKey = parse('load', keySchema, key, 'key') as SessionKey;
-    const records = await this.readRun(sessionRunId(parsedKey), keyMeta(parsedKey));
+    const records = await this.readRun(this.sessionRunId(parsedKey), keyMeta(parsedKey));
     if (records === null) return null;
     return records
       .filter((record) => record.type === ENTRY_RECORD_TYPE)
@@ -184,7 +206,7 @@ export class EpisodicSessionStore implements SessionStore {
       }
     }
     for (const doomedKey of doomed) {
-      const runId = sessionRunId(doomedKey);
+      const runId = this.sessionRunId(doomedKey);
       await this.serialized(runId, async () => {
         await this.runs.delete(runId);
         const state = this.states.get(runId);
@@ -198,7 +220,7 @@ export class EpisodicSessionStore implements SessionStore {
     const subpaths: string[] = [];
     for (const listed of await this.listedKeys(parsedKey.projectKey)) {
       if (listed.sessionId !== parsedKey.sessionId || listed.subpath === undefined) continue;
-      if (await this.exists(sessionRunId({ ...parsedKey, subpath: listed.subpath }))) {
+      if (await this.exists(this.sessionRunId({ ...parsedKey, subpath: listed.subpath }))) {
         subpaths.push(listed.subpath);
       }
     }
@@ -359,7 +381,7 @@ export class EpisodicSessionStore implements SessionStore {
   }
 
   private async listKey(key: SessionKey): Promise<void> {
-    const runId = projectRunId(key.projectKey);
+    const runId = this.projectRunId(key.projectKey);
     const meta: KeyMeta = { project_key: key.projectKey };
     await this.serialized(runId, () =>
       this.appendAt(runId, meta, (state) => {
@@ -382,7 +404,7 @@ export class EpisodicSessionStore implements SessionStore {
   private async listedKeys(
     projectKey: string,
   ): Promise<Array<{ sessionId: string; subpath?: string }>> {
-    const records = await this.readRun(projectRunId(projectKey), { project_key: projectKey });
+    const records = await this.readRun(this.projectRunId(projectKey), { project_key: projectKey });
     const listed = new Map<string, { sessionId: string; subpath?: string }>();
     for (const record of records ?? []) {
       if (record.type !== KEY_RECORD_TYPE) continue;
@@ -397,7 +419,7 @@ export class EpisodicSessionStore implements SessionStore {
 
   /** The summary stored last in the session's run; undefined when the run is gone. */
   private async lastSummary(key: SessionKey): Promise<SessionSummaryEntry | undefined> {
-    const runId = sessionRunId(key);
+    const runId = this.sessionRunId(key);
     try {
       // Every append of the main transcript ends with its summary: the last record is one.
       const tail = await this.runs.tail(runId, { count: 1 });
@@ -444,7 +466,8 @@ export class EpisodicSessionStore implements SessionStore {
       client: { name: '@episodic/claude-agent-sdk', version: VERSION },
       server: { name: 'episodic', version: CORE_VERSION },
       meta: { claude_agent_sdk: meta },
-    };
+      ...(this.scope === undefined ? {} : { scope: this.scope }),
+    } as RunHeader;
   }
 }
 

@@ -36,17 +36,29 @@ function uuidV5(name: string, namespace: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** The run id a session key is kept under: the same in every process. */
-export function sessionRunId(key: SessionKey): string {
+/**
+ * The run id a session key is kept under: the same in every process. With a `scope` (pass it
+ * normalized, as `EpisodicSessionStore` does) the id is the scope's, so one key in two scopes is
+ * two runs; without one it is the id every earlier version used.
+ */
+export function sessionRunId(key: SessionKey, scope?: string): string {
+  const name = ['session', key.projectKey, key.sessionId, key.subpath ?? null];
   return uuidV5(
-    JSON.stringify(['session', key.projectKey, key.sessionId, key.subpath ?? null]),
+    JSON.stringify(scope === undefined ? name : [...name, scope]),
     CLAUDE_AGENT_SDK_RUN_NAMESPACE,
   );
 }
 
-/** The run id of the run that lists a project's keys. */
-export function projectRunId(projectKey: string): string {
-  return uuidV5(JSON.stringify(['project', projectKey]), CLAUDE_AGENT_SDK_RUN_NAMESPACE);
+/**
+ * The run id of the run that lists a project's keys; with a `scope`, the scope's (see
+ * `sessionRunId`).
+ */
+export function projectRunId(projectKey: string, scope?: string): string {
+  const name = ['project', projectKey];
+  return uuidV5(
+    JSON.stringify(scope === undefined ? name : [...name, scope]),
+    CLAUDE_AGENT_SDK_RUN_NAMESPACE,
+  );
 }
 
 /** What a run header's `meta.claude_agent_sdk` names: the key (session run) or the project. */
