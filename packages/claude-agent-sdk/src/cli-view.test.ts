@@ -1,5 +1,7 @@
 // A session kept by EpisodicSessionStore shows in the `episodic` CLI like any run: `runs list` lists
-// it, `runs show` prints each transcript entry and each summary on one line (their summary).
+// it, `runs show` prints each transcript entry and each summary on one line (their summary);
+// `doctor` finds nothing wrong with it, and `export` then `import` into another home (of the other
+// store kind) carries it whole: a store there loads and lists the same session.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,7 +11,7 @@ import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { describe, expect, it } from 'vitest';
 import { EpisodicSessionStore } from './episodic-session-store.js';
-import { sessionRunId } from './session-records.js';
+import { projectRunId, sessionRunId } from './session-records.js';
 
 const bin = join(
   dirname(createRequire(import.meta.url).resolve('@episodic/cli/package.json')),
@@ -73,3 +75,55 @@ describe.each(['fs', 'sqlite'] as const)(
     });
   },
 );
+
+it('passes doctor, and moves whole through export and import (files home into a SQLite home)', async () => {
+  expect(existsSync(bin), `build @episodic/cli first (${bin})`).toBe(true);
+  const from = mkdtempSync(join(tmpdir(), 'episodic-claude-sdk-export-'));
+  const to = mkdtempSync(join(tmpdir(), 'episodic-claude-sdk-import-'));
+  const key = { projectKey: 'moved', sessionId: 'session-2' };
+  const subkey = { ...key, subpath: 'subagents/agent-1' };
+  try {
+    const source = createFsStore({ root: from });
+    const sessions = new EpisodicSessionStore({ runs: source.runs, scope: 'team' });
+    await sessions.append(key, [
+      { type: 'user', uuid: 'u-1', message: { role: 'user', content: 'hello' } },
+      { type: 'custom-title', customTitle: 'Moved', extra: { kept: [1, null, 'x'] } },
+    ]);
+    await sessions.append(subkey, [{ type: 'user', uuid: 'u-2', message: { content: 'sub' } }]);
+    const expected = await sessions.load(key);
+    const summaries = await sessions.listSessionSummaries('moved');
+    await source.close();
+
+    episodic(from, 'fs', 'doctor');
+    const file = join(from, 'sessions.jsonl');
+    const runIds = [
+      sessionRunId(key, 'team'),
+      sessionRunId(subkey, 'team'),
+      projectRunId('moved', 'team'),
+    ];
+    episodic(from, 'fs', 'export', ...runIds.flatMap((id) => ['--run-id', id]), '-o', file);
+    episodic(to, 'sqlite', 'import', file);
+
+    const target = createSqliteStore({ filename: join(to, 'episodic.db') });
+    try {
+      const moved = new EpisodicSessionStore({ runs: target.runs, scope: 'team' });
+      expect(await moved.load(key)).toStrictEqual(expected);
+      expect(await moved.load(subkey)).toStrictEqual([
+        { type: 'user', uuid: 'u-2', message: { content: 'sub' } },
+      ]);
+      expect(await moved.listSessionSummaries('moved')).toStrictEqual(summaries);
+      expect(await moved.listSubkeys(key)).toEqual(['subagents/agent-1']);
+      // u-1 came along as stored: sent again there, it is not stored twice.
+      await moved.append(key, [
+        { type: 'user', uuid: 'u-1', message: { role: 'user', content: 'hello' } },
+      ]);
+      expect(await moved.load(key)).toStrictEqual(expected);
+    } finally {
+      await target.close();
+    }
+    episodic(to, 'sqlite', 'doctor');
+  } finally {
+    rmSync(from, { recursive: true, force: true });
+    rmSync(to, { recursive: true, force: true });
+  }
+});
