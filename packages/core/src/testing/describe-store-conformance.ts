@@ -1,8 +1,8 @@
 import { describe } from 'vitest';
-import { describeArtifactStoreSuite } from './artifact-suite.js';
-import { describeLedgerSuite } from './ledger-suite.js';
-import { describeRunStoreSuite } from './run-store-suite.js';
-import { describeSessionStoreSuite } from './session-store-suite.js';
+import { describeArtifactStoreSuite } from './spec/artifacts/index.js';
+import { describeLedgerSuite } from './spec/ledger/index.js';
+import { describeRunStoreSuite } from './spec/runs/index.js';
+import { describeSessionStoreSuite } from './spec/sessions/index.js';
 import type { CreateStoreHarness, StoreConformanceCapabilities } from './store-harness.js';
 
 /** Registers one contract's tests; each test creates its own harness and skips when it lacks the contract. */

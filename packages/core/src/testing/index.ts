@@ -1,12 +1,13 @@
 // The store conformance suite (`@episodic/core/testing`). Imports vitest: use it from tests only.
-export { describeArtifactStoreSuite } from './artifact-suite.js';
+
 export type { ConformanceChildResult, ConformanceChildTask } from './conformance-child.js';
 export type { ContractSuite } from './describe-store-conformance.js';
 export { describeStoreConformance } from './describe-store-conformance.js';
-export { describeLedgerSuite } from './ledger-suite.js';
 export { agentEvent, completedRun, headerFor, runIdFor } from './run-fixtures.js';
-export { describeRunStoreSuite } from './run-store-suite.js';
-export { describeSessionStoreSuite } from './session-store-suite.js';
+export { describeArtifactStoreSuite } from './spec/artifacts/index.js';
+export { describeLedgerSuite } from './spec/ledger/index.js';
+export { describeRunStoreSuite } from './spec/runs/index.js';
+export { describeSessionStoreSuite } from './spec/sessions/index.js';
 export type {
   CreateStoreHarness,
   StoreConformanceCapabilities,
