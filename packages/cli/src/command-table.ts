@@ -98,7 +98,8 @@ const limit = (defaultValue: number, max = 500): OptionSpec => ({
 const afterId: OptionSpec = {
   type: 'string',
   value: 'EVENT_ID',
-  description: 'continue after this event (the next_after_id of the previous page)',
+  description:
+    'continue after this event (the next_after_id of the previous page, or its first 6 or more characters)',
 };
 const includePayload: OptionSpec = {
   type: 'boolean',
@@ -447,7 +448,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: 'boolean',
         description: 'list what would be redacted, per scope; change nothing',
       },
-      'event-id': { type: 'string', value: 'ID', description: 'redact this event' },
+      'event-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'redact this event (its id, or the first 6 or more characters of it)',
+      },
       'session-id': {
         type: 'string',
         value: 'ID',
@@ -520,7 +525,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'session-id': {
         type: 'string',
         value: 'ID',
-        description: 'only runs of this session (a UUID)',
+        description: 'only runs of this session (a UUID, or its first 6 or more characters)',
       },
       from: fromDate,
       to: toDate,
@@ -564,7 +569,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       'session-id': {
         type: 'string',
         value: 'ID',
-        description: "replay this session's runs, oldest first",
+        description:
+          "replay this session's runs, oldest first (a UUID, or its first 6 or more characters)",
       },
       'max-events': {
         type: 'string',
@@ -655,7 +661,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'session-id': {
         type: 'string',
         value: 'ID',
-        description: 'only runs of this session (a UUID)',
+        description: 'only runs of this session (a UUID, or its first 6 or more characters)',
       },
       'now-ts-ms': {
         type: 'string',
@@ -778,7 +784,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       'session-id': {
         type: 'string',
         value: 'ID',
-        description: 'only task episodes of this session (a UUID)',
+        description:
+          'only task episodes of this session (a UUID, or its first 6 or more characters)',
       },
       limit: limit(50, 10_000),
     },
@@ -834,7 +841,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'session-id': {
         type: 'string',
         value: 'ID',
-        description: 'the session the task belongs to (a UUID)',
+        description: 'the session the task belongs to (a UUID, or its first 6 or more characters)',
       },
     },
     examples: [
@@ -1177,7 +1184,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       'session-id': {
         type: 'string',
         value: 'ID',
-        description: 'a session: its snapshot and every run of the session',
+        description:
+          'a session: its snapshot and every run of the session (a UUID or its first 6 or more characters; any other text is a ledger session id)',
       },
       'run-id': { type: 'string', multiple: true, value: 'ID', description: 'a run (repeatable)' },
       from: fromDate,

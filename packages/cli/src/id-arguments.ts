@@ -1,5 +1,6 @@
 import { parseIdReference } from '@episodic/core/internal';
 import type { CommandContext } from './command-spec.js';
+import { optionalString } from './option-values.js';
 import { notFoundWhere } from './store-notes.js';
 import { withRunStores, withStores } from './stores.js';
 import { scopedTaskStores, taskScope } from './task-scope.js';
@@ -23,20 +24,31 @@ export async function runIdArgument(context: CommandContext, value = context.pos
   );
 }
 
-/** SESSION_ID: a whole session id (lowercase), or the one session a prefix stands for. */
-export async function sessionIdArgument(context: CommandContext, value = context.positionals[0]) {
-  const reference = parseIdReference(value, 'session', 'SESSION_ID');
+/**
+ * SESSION_ID (or `subject`, e.g. `--session-id`): a whole session id (lowercase), or the one
+ * session a prefix stands for.
+ */
+export async function sessionIdArgument(
+  context: CommandContext,
+  value = context.positionals[0],
+  subject = 'SESSION_ID',
+) {
+  const reference = parseIdReference(value, 'session', subject);
   if (reference.kind === 'id') return reference.id;
   return withRunStores(
     context,
     (stores) =>
-      stores.sessions
-        .resolveSessionId(reference.prefix, { subject: 'SESSION_ID' })
-        .catch(async (error) => {
-          throw await notFoundWhere(error, stores.location);
-        }),
+      stores.sessions.resolveSessionId(reference.prefix, { subject }).catch(async (error) => {
+        throw await notFoundWhere(error, stores.location);
+      }),
     { readOnly: true },
   );
+}
+
+/** `--session-id ID`, when given: a whole session id (lowercase) or a unique prefix of one. */
+export async function sessionIdOption(context: CommandContext): Promise<string | undefined> {
+  const value = optionalString(context.options, 'session-id');
+  return value === undefined ? undefined : sessionIdArgument(context, value, '--session-id');
 }
 
 /**

@@ -397,6 +397,7 @@ export {
   type MaybePromise,
   matchesRunListFilter,
   planRunAppend,
+  type ResolveEventIdOptions,
   type ResolveRunIdOptions,
   type RunAppendAtResult,
   type RunAppendOptions,

@@ -6,6 +6,7 @@ import type {
   LedgerRow,
   NewLedgerRow,
 } from '@episodic/core';
+import { idPrefixRange } from '@episodic/core';
 import {
   assertExpectedPosition,
   createKeyedQueue,
@@ -66,6 +67,26 @@ function toRow(stored: StoredRow): LedgerRow {
   row.sequence = Number(stored.id);
   delete (row as { id?: unknown }).id;
   return row as unknown as LedgerRow;
+}
+
+/**
+ * The SQL of `eventIdsWithPrefix`: a range on the unique event id index (COLLATE "C", see
+ * `idPrefixRange`), read in its order and stopped at `limit`, never a scan of a scope. The scope
+ * is a filter on that range ("scope || ''" keeps the planner off the scope index, which would read
+ * the scope's every event).
+ */
+export function buildEventIdPrefixQuery(
+  tables: StoreTables,
+  scope: string | null,
+  prefix: string,
+  limit: number,
+): { text: string; values: unknown[] } {
+  const { from, to } = idPrefixRange(prefix);
+  const where = scope === null ? '' : " AND scope || '' = $4";
+  return {
+    text: `SELECT event_id FROM ${tables.events} WHERE event_id >= $1 AND event_id < $2${where} ORDER BY event_id LIMIT $3`,
+    values: scope === null ? [from, to, limit] : [from, to, limit, scope],
+  };
 }
 
 /**
@@ -399,6 +420,14 @@ RETURNING id, event_id, position`,
           return row === undefined ? [] : [row];
         });
       });
+    },
+    eventIdsWithPrefix(scope, prefix, limit) {
+      const { text, values } = buildEventIdPrefixQuery(tables, scope, prefix, limit);
+      return database.guard('find events by id prefix', async () =>
+        (await database.query<{ event_id: string }>(database.prepared(text), values)).rows.map(
+          (row) => row.event_id,
+        ),
+      );
     },
     query(plan) {
       return database.guard('query the ledger', async () => {

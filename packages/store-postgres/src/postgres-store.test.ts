@@ -326,5 +326,18 @@ describe('the PostgreSQL ledger', () => {
     const multi = await plan({ ...base, types: ['tool.call', 'tool.result'] });
     expect(multi).toContain('idx_episodic_scope_type_ts');
     expect(multi).toContain('Merge Append');
+    // Event ids by prefix: a range of the unique event id index, the scope only a filter on it.
+    const { buildEventIdPrefixQuery } = await import('./postgres-ledger.js');
+    const [some] = (await store.ledger.query({ scope: 'scope-1', limit: 1 })).events;
+    const prefix = (some?.event_id ?? '').slice(0, -2);
+    for (const scope of [null, 'scope-1']) {
+      const { text, values } = buildEventIdPrefixQuery(tablesOf(store.schema), scope, prefix, 101);
+      const explained = (await store.pool.query(`EXPLAIN ${text}`, values)).rows
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
+      expect(explained).toContain('uq_episodic_event_id');
+      expect(explained).not.toContain('idx_episodic_scope_ts');
+      expect(explained).not.toContain('Seq Scan');
+    }
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { LedgerQueryPlan } from '@episodic/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from './open-database.js';
-import { buildLedgerQuery } from './sqlite-ledger.js';
+import { buildEventIdPrefixQuery, buildLedgerQuery } from './sqlite-ledger.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 const directories: string[] = [];
@@ -29,6 +29,38 @@ function planOf(plan: LedgerQueryPlan): string[] {
 }
 
 describe('ledger query plans (EXPLAIN QUERY PLAN)', () => {
+  it('finds event ids by prefix through the unique event id index, in scope or not, never a scan of the scope', () => {
+    const database = openSqliteDatabase(':memory:');
+    // A scope of many events and few ids in the range: the planner must still take the id range.
+    const insert = database.prepare(
+      `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, schema_version, created_at)
+       VALUES (?, 1, 'a', 's', 'x', 'tool.call', 'e', 'v1', 'now')`,
+    );
+    for (let index = 0; index < 2000; index++) insert.run(`evt-${index}`);
+    // No ANALYZE (a fresh home has none): the planner's default would read the whole scope.
+    for (const scope of [null, 'a']) {
+      const { sql, parameters } = buildEventIdPrefixQuery(scope, 'evt-12', 101);
+      const details = (
+        database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as Array<{
+          detail: string;
+        }>
+      ).map((row) => row.detail);
+      expect(details.join('\n')).toMatch(
+        /^SEARCH episodic_events USING (COVERING )?INDEX uq_episodic_event_id \(event_id>\? AND event_id<\?\)$/,
+      );
+      expect(details).toHaveLength(1);
+      expect(
+        (
+          database
+            .prepare(sql)
+            .pluck()
+            .all(...parameters) as string[]
+        ).slice(0, 3),
+      ).toEqual(['evt-12', 'evt-120', 'evt-1200']);
+    }
+    database.close();
+  });
+
   it('reads several types through the (scope, type, ts_ms) index, one range per type, never a scan', () => {
     const details = planOf({
       scope: 'a',

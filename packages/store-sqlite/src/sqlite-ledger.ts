@@ -6,6 +6,7 @@ import type {
   LedgerRow,
   NewLedgerRow,
 } from '@episodic/core';
+import { idPrefixRange } from '@episodic/core';
 import {
   assertExpectedPosition,
   duplicateEventIdsError,
@@ -64,6 +65,28 @@ function toRow(stored: StoredRow): LedgerRow {
   if (stored.position === null) row.position = 0;
   row.sequence = stored.id;
   return row as unknown as LedgerRow;
+}
+
+/**
+ * The SQL of `eventIdsWithPrefix`: a range on the unique event id index (`idPrefixRange`), read in
+ * its order and stopped at `limit`, never a scan of a scope. The scope is a filter on that range;
+ * its unary "+" keeps the planner off the scope index, which would read the scope's every event.
+ */
+export function buildEventIdPrefixQuery(
+  scope: string | null,
+  prefix: string,
+  limit: number,
+): { sql: string; parameters: unknown[] } {
+  const { from, to } = idPrefixRange(prefix);
+  return scope === null
+    ? {
+        sql: 'SELECT event_id FROM episodic_events WHERE event_id >= ? AND event_id < ? ORDER BY event_id LIMIT ?',
+        parameters: [from, to, limit],
+      }
+    : {
+        sql: 'SELECT event_id FROM episodic_events WHERE event_id >= ? AND event_id < ? AND +scope = ? ORDER BY event_id LIMIT ?',
+        parameters: [from, to, scope, limit],
+      };
 }
 
 /**
@@ -179,7 +202,6 @@ export function createSqliteLedgerAdapter(
   const byEventId = database.prepare(
     `SELECT ${BASE_COLUMNS}, payload_json FROM episodic_events WHERE event_id = ?`,
   );
-
   const insertRow = (row: NewLedgerRow, position: number): LedgerRow => {
     // Positional binding: measurably cheaper than named parameters on this hot path.
     const { lastInsertRowid } = insert.run(
@@ -346,6 +368,12 @@ export function createSqliteLedgerAdapter(
         if (stored !== undefined) rows.push(toRow(stored));
       }
       return rows;
+    },
+    eventIdsWithPrefix(scope, prefix, limit) {
+      const { sql, parameters } = buildEventIdPrefixQuery(scope, prefix, limit);
+      return prepare(sql)
+        .pluck()
+        .all(...parameters) as string[];
     },
     query(plan) {
       const { sql, parameters } = buildLedgerQuery(plan);

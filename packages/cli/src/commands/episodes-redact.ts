@@ -14,6 +14,7 @@ import {
 } from '@episodic/core/internal';
 import type { EpisodicStores } from '@episodic/mcp/stores';
 import type { CommandHandler, CommandResult } from '../command-spec.js';
+import { eventIdArgument } from '../event-id-argument.js';
 import { commandName, ledgerCommand, scopeFields } from '../ledger-command.js';
 import { readLedgerEventRow } from '../ledger-event-row.js';
 import {
@@ -79,25 +80,38 @@ export const redact: CommandHandler = ledgerCommand(async (context) => {
   const { options } = context;
   const command = commandName(context);
   const selector = scopeSelector(options, command);
-  const eventId = optionalString(options, 'event-id');
+  const givenEvent = optionalString(options, 'event-id');
   const sessionId = optionalString(options, 'session-id');
-  if ((eventId === undefined) === (sessionId === undefined)) {
+  if ((givenEvent === undefined) === (sessionId === undefined)) {
     throw new UsageError(
       `"${command}" needs exactly one of --event-id ID (one event) and --session-id ID (a whole session).`,
     );
   }
   const replacement =
     optionalChoice(options, 'replacement', ['null', 'placeholder'] as const) ?? 'placeholder';
+  const asked = {
+    ...selector,
+    ...(givenEvent === undefined ? { sessionId: sessionId as string } : { eventId: givenEvent }),
+  };
+  parseInput(ledgerRedactTargetSchema, asked, 'redaction target');
+  parseInput(ledgerRedactOptionsSchema, { replacement }, 'redact options');
+  const { scope } = resolveScopeSelector(asked, 'redaction');
+  const scrub = storedRedactionOptions(options, 'runs');
+  const dryRun = flag(options, 'dry-run');
+  if (isEveryScope(selector)) confirmEveryScope(options, command, 'redacts the events it names');
+  // A unique prefix of an event id of the scope stands for that event.
+  const eventId =
+    givenEvent === undefined
+      ? undefined
+      : await withStores(
+          context,
+          (stores) => eventIdArgument(stores.ledger, selector, givenEvent, '--event-id'),
+          { readOnly: true },
+        );
   const target = {
     ...selector,
     ...(eventId === undefined ? { sessionId: sessionId as string } : { eventId }),
   };
-  parseInput(ledgerRedactTargetSchema, target, 'redaction target');
-  parseInput(ledgerRedactOptionsSchema, { replacement }, 'redact options');
-  const { scope } = resolveScopeSelector(target, 'redaction');
-  const scrub = storedRedactionOptions(options, 'runs');
-  const dryRun = flag(options, 'dry-run');
-  if (isEveryScope(selector)) confirmEveryScope(options, command, 'redacts the events it names');
   if (dryRun) {
     const planned = await withStores(
       context,

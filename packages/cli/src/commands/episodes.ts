@@ -17,6 +17,7 @@ import {
 import { resolveRetentionPolicy } from '@episodic/core/internal';
 import type { EpisodicLedger } from '@episodic/mcp/stores';
 import type { CommandContext, CommandHandler, OptionValues } from '../command-spec.js';
+import { eventIdArgument } from '../event-id-argument.js';
 import { foldEventType } from '../event-type.js';
 import { relativeTime } from '../human-time.js';
 import { withLedger } from '../ledger-access.js';
@@ -303,14 +304,19 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
     ...(metadata === undefined ? {} : { metadata }),
   };
   await createMemoryLedger().query(request);
-  const { page, notes } = await withLedger(
+  const { page, notes, after } = await withLedger(
     context,
     async (ledger, opened) => {
+      const after =
+        afterId === undefined
+          ? undefined
+          : await eventIdArgument(ledger, selector, afterId, '--after-id');
       const found = await ledger.query({
         ...request,
-        ...(afterId === undefined ? {} : { afterId }),
+        ...(after === undefined ? {} : { afterId: after }),
       });
       return {
+        after,
         page: found,
         notes:
           found.events.length === 0 && afterId === undefined
@@ -328,7 +334,7 @@ export const query: CommandHandler = ledgerCommand(async (context) => {
       to_ts_ms: toTsMs ?? null,
       types: givenTypes ?? [],
       limit,
-      after_id: afterId ?? null,
+      after_id: after ?? null,
       include_payload: includePayload,
       metadata: metadata ?? null,
     },
@@ -355,14 +361,19 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
   const includePayload = flag(options, 'include-payload');
   const replayOptions = { ...selector, limit, includePayload };
   await createMemoryLedger().replay(sessionId, replayOptions);
-  const { page, notes } = await withLedger(
+  const { page, notes, after } = await withLedger(
     context,
     async (ledger, opened) => {
+      const after =
+        afterId === undefined
+          ? undefined
+          : await eventIdArgument(ledger, selector, afterId, '--after-id');
       const found = await ledger.replay(sessionId, {
         ...replayOptions,
-        ...(afterId === undefined ? {} : { afterId }),
+        ...(after === undefined ? {} : { afterId: after }),
       });
       return {
+        after,
         page: found,
         notes:
           found.events.length === 0 && afterId === undefined
@@ -377,7 +388,7 @@ export const replay: CommandHandler = ledgerCommand(async (context) => {
     session_id: sessionId,
     count: page.events.length,
     limit,
-    after_id: afterId ?? null,
+    after_id: after ?? null,
     include_payload: includePayload,
     events: page.events,
     next_after_id: page.next_after_id,

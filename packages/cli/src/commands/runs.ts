@@ -2,7 +2,6 @@ import {
   collectExpiredRuns,
   digestRun,
   EpisodicError,
-  parseInput,
   type RunDigest,
   type RunReadError,
   type RunRecord,
@@ -11,10 +10,10 @@ import {
   replaySession,
   type StoredRedactionOptions,
 } from '@episodic/core';
-import { runNotFound, uuidSchema } from '@episodic/core/internal';
+import { runNotFound } from '@episodic/core/internal';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
-import { runIdArgument } from '../id-arguments.js';
+import { runIdArgument, sessionIdOption } from '../id-arguments.js';
 import { writeNotes } from '../notes.js';
 import {
   confirmEveryScope,
@@ -40,17 +39,10 @@ import { runRedactionOutput, storedRedactionOptions } from '../stored-redaction.
 import { locate, withRunStores, withStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
 
-function sessionIdOption(context: CommandContext): string | undefined {
-  const value = optionalString(context.options, 'session-id');
-  return value === undefined
-    ? undefined
-    : parseInput(uuidSchema, value, '--session-id').toLowerCase();
-}
-
 /** `runs list`. */
 export const list: CommandHandler = async (context) => {
   const { options } = context;
-  const sessionId = sessionIdOption(context);
+  const sessionId = await sessionIdOption(context);
   const from = optionalDate(options, 'from', 'start');
   const to = optionalDate(options, 'to', 'end');
   const limit = optionalInteger(options, 'limit', { min: 1 });
@@ -298,7 +290,7 @@ export const show: CommandHandler = async (context) => {
 export const replay: CommandHandler = async (context) => {
   const { options } = context;
   const given = context.positionals[0];
-  const sessionId = sessionIdOption(context);
+  const sessionId = await sessionIdOption(context);
   if ((given === undefined) === (sessionId === undefined)) {
     throw new UsageError(
       'Give a RUN_ID or --session-id ID to "episodic runs replay" (one of the two).',
@@ -613,10 +605,10 @@ export const gc: CommandHandler = async (context) => {
   const { options } = context;
   const days = olderThanDays(context);
   const scope = await runsScope(context);
-  const sessionId = sessionIdOption(context);
   const nowMs = optionalTimeMs(options, 'now-ts-ms', 'start') ?? Date.now();
   const dryRun = flag(options, 'dry-run');
   if (scope === null) confirmEveryScope(options, 'runs gc', 'deletes expired runs');
+  const sessionId = await sessionIdOption(context);
   const { result, store } = await withRunStores(
     context,
     async (stores) => ({

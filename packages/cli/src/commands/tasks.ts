@@ -8,11 +8,11 @@ import {
   type TaskEpisode,
   taskFromRun,
 } from '@episodic/core';
-import { TASK_MAX_STEPS, TASK_OUTCOME_TYPES, uuidSchema } from '@episodic/core/internal';
+import { TASK_MAX_STEPS, TASK_OUTCOME_TYPES } from '@episodic/core/internal';
 import { createScopedRunView, type EpisodicStores, scopeOfRun } from '@episodic/mcp/stores';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
-import { episodeIdArgument } from '../id-arguments.js';
+import { episodeIdArgument, sessionIdOption } from '../id-arguments.js';
 import { writeNotes } from '../notes.js';
 import {
   flag,
@@ -130,7 +130,7 @@ export const create: CommandHandler = async (context) => {
   const language = optionalString(options, 'language');
   const framework = optionalString(options, 'framework');
   const complexity = optionalString(options, 'complexity');
-  const sessionId = optionalString(options, 'session-id');
+  const sessionId = await sessionIdOption(context);
   const tags = listOption(options, 'tag', false);
   const input = {
     task_description: requiredString(options, 'description', command),
@@ -393,11 +393,7 @@ export const list: CommandHandler = async (context) => {
   if (from !== undefined && to !== undefined && from > to) {
     throw new UsageError(`--from ${from} is after --to ${to}: swap them.`, 'VALIDATION_ERROR');
   }
-  const sessionId = optionalString(options, 'session-id');
-  const checkedSession =
-    sessionId === undefined
-      ? undefined
-      : parseInput(uuidSchema, sessionId, '--session-id').toLowerCase();
+  const checkedSession = await sessionIdOption(context);
   const limit = optionalInteger(options, 'limit', { min: 1, max: 10_000 }) ?? 50;
   const wanted = outcomes === undefined ? undefined : new Set(outcomes);
   const progress = createProgress(context, 'tasks list: reading runs');

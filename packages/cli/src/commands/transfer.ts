@@ -10,9 +10,15 @@ import {
   type RunRecord,
   type SessionState,
 } from '@episodic/core';
-import { jsonEqual, ledgerIdentifierSchema, uuidSchema } from '@episodic/core/internal';
+import {
+  jsonEqual,
+  ledgerIdentifierSchema,
+  parseIdReference,
+  uuidSchema,
+} from '@episodic/core/internal';
 import { type EpisodicStores, openEpisodicStores } from '@episodic/mcp/stores';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
+import { sessionIdArgument } from '../id-arguments.js';
 import {
   flag,
   isEveryScope,
@@ -109,6 +115,26 @@ function compareText(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
+/**
+ * `--session-id` of an export: a stored session's id, whole or a unique prefix of 6 or more
+ * characters (an ambiguous prefix lists the candidates), or else a ledger session id, kept as
+ * given (it then names only ledger events).
+ */
+async function exportSessionId(context: CommandContext, given: string): Promise<string> {
+  if (UUID.test(given)) return given.toLowerCase();
+  try {
+    parseIdReference(given, 'session', '--session-id');
+  } catch {
+    return given;
+  }
+  try {
+    return await sessionIdArgument(context, given, '--session-id');
+  } catch (error) {
+    if (EpisodicError.hasCode(error, 'NOT_FOUND')) return given;
+    throw error;
+  }
+}
+
 /** `export`. */
 export const exportCommand: CommandHandler = async (context) => {
   const { options, globals } = context;
@@ -120,7 +146,7 @@ export const exportCommand: CommandHandler = async (context) => {
   if (flag(options, 'otel-content') || optionalString(options, 'service-name') !== undefined) {
     throw new UsageError('--otel-content and --service-name go with --otel FILE.');
   }
-  const sessionId = optionalString(options, 'session-id');
+  const givenSession = optionalString(options, 'session-id');
   const runIds = listOption(options, 'run-id', true);
   const from = optionalDate(options, 'from', 'start');
   const to = optionalDate(options, 'to', 'end');
@@ -128,7 +154,7 @@ export const exportCommand: CommandHandler = async (context) => {
   const selected = optionalScopeSelector(options, 'episodic export');
   const output = optionalString(options, 'output');
   const chosen = [
-    sessionId !== undefined,
+    givenSession !== undefined,
     runIds !== undefined,
     from !== undefined || to !== undefined,
     all,
@@ -143,7 +169,11 @@ export const exportCommand: CommandHandler = async (context) => {
       '--json prints a receipt on stdout, so the export needs --output FILE (or leave out --json to write the export to stdout).',
     );
   }
-  if (sessionId !== undefined) parseInput(ledgerIdentifierSchema, sessionId, '--session-id');
+  if (givenSession !== undefined) {
+    parseInput(ledgerIdentifierSchema, givenSession, '--session-id');
+  }
+  const sessionId =
+    givenSession === undefined ? undefined : await exportSessionId(context, givenSession);
   const sessionIsUuid = sessionId !== undefined && UUID.test(sessionId);
   if (sessionId !== undefined && !sessionIsUuid && selected === undefined) {
     throw new UsageError(

@@ -10,6 +10,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { CommandHandler } from '../command-spec.js';
+import { sessionIdArgument } from '../id-arguments.js';
 import { flag, listOption, optionalDate, optionalString } from '../option-values.js';
 import { createStyles, sanitizeForTerminal } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -27,7 +28,7 @@ function compareText(left: string, right: string): number {
 export const exportOtel: CommandHandler = async (context) => {
   const { options, globals } = context;
   const target = optionalString(options, 'otel') as string;
-  const sessionId = optionalString(options, 'session-id');
+  const givenSession = optionalString(options, 'session-id');
   const runIds = listOption(options, 'run-id', true)?.map((id) =>
     parseInput(uuidSchema, id, '--run-id').toLowerCase(),
   );
@@ -50,7 +51,7 @@ export const exportOtel: CommandHandler = async (context) => {
     );
   if (
     [
-      sessionId !== undefined,
+      givenSession !== undefined,
       runIds !== undefined,
       from !== undefined || to !== undefined,
       all,
@@ -59,7 +60,6 @@ export const exportOtel: CommandHandler = async (context) => {
     throw new UsageError(
       'Choose the runs to export with exactly one of --session-id ID, --run-id ID (repeatable), --from/--to DATE, or --all.',
     );
-  if (sessionId !== undefined) parseInput(uuidSchema, sessionId, '--session-id');
   if (from !== undefined && to !== undefined && from > to)
     throw new UsageError(`--from ${from} is after --to ${to}: swap them.`, 'VALIDATION_ERROR');
   if (globals.json && target === '-')
@@ -67,6 +67,11 @@ export const exportOtel: CommandHandler = async (context) => {
       '--json prints a receipt on stdout, so the traces need --otel FILE (or leave out --json to write them to stdout).',
     );
 
+  // A whole session id, or a unique prefix of a stored one (checked after the usage errors above).
+  const sessionId =
+    givenSession === undefined
+      ? undefined
+      : await sessionIdArgument(context, givenSession, '--session-id');
   const warnings: string[] = [];
   let damaged = 0;
   const progress = createProgress(context, 'export --otel');

@@ -157,3 +157,35 @@ describe('createLedger', () => {
     }
   });
 });
+
+describe('Ledger.resolveEventId without eventIdsWithPrefix', () => {
+  it('pages through the scope instead, with the same answers and the same scope wall', async () => {
+    const { eventIdsWithPrefix: _unused, ...adapter } = createMemoryLedgerAdapter();
+    const ledger = createLedger(adapter as LedgerAdapter);
+    const event = (scope: string, event_id: string, ts_ms: number) => ({
+      scope,
+      event_id,
+      session_id: 's',
+      agent_id: 'a',
+      type: 'conversation.user' as const,
+      summary: 'x',
+      ts_ms,
+    });
+    // More than one page of the adapter (500 rows) before the events that match.
+    await ledger.appendBatch(
+      Array.from({ length: 600 }, (_, index) => event('a', `filler-${index}`, index + 1)),
+    );
+    await ledger.appendBatch([
+      event('a', 'target-one', 1_000),
+      event('a', 'target-two', 1_001),
+      event('b', 'target-three', 1_002),
+    ]);
+    expect(await ledger.resolveEventId('target-o', { scope: 'a' })).toBe('target-one');
+    const ambiguous = await ledger.resolveEventId('target', { scope: 'a' }).catch((error) => error);
+    expect(EpisodicError.hasCode(ambiguous, 'VALIDATION_ERROR')).toBe(true);
+    expect(ambiguous.details).toMatchObject({ count: 2, candidates: ['target-one', 'target-two'] });
+    const walled = await ledger.resolveEventId('target-th', { scope: 'a' }).catch((error) => error);
+    expect(EpisodicError.hasCode(walled, 'NOT_FOUND')).toBe(true);
+    expect(await ledger.resolveEventId('target-th', { global: true })).toBe('target-three');
+  });
+});

@@ -33,6 +33,7 @@ import {
   type ContentKind,
   LEDGER_EVENT_TYPES,
   LEDGER_MAX_LIMIT,
+  LEDGER_STORED_ID_MAX,
   type LedgerAppendOptions,
   type LedgerAppendReceipt,
   type LedgerDamagedRow,
@@ -56,11 +57,18 @@ import {
   type RetentionPolicy,
   type RetentionPolicyInput,
   retentionPolicySchema,
+  scopeSelectorShape,
   storedSessionIdSchema,
 } from '../schema/ledger-event.js';
 import { safeJsonParse } from '../util/json.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
+import {
+  ID_PREFIX_CANDIDATE_LIMIT,
+  ID_PREFIX_MIN_LENGTH,
+  parseIdReference,
+  resolveIdPrefix,
+} from './id-prefix.js';
 import type { MaybePromise } from './maybe-promise.js';
 import { callAdapter } from './storage-error.js';
 
@@ -151,7 +159,26 @@ export interface LedgerAdapter {
   redact(plan: LedgerRedactPlan): MaybePromise<number>;
   /** Deletes (or only counts, when `dryRun`) the rows the plan selects; returns counts per type. */
   gc(plan: LedgerGcPlan): MaybePromise<Partial<Record<LedgerEventType, number>>>;
+  /**
+   * Optional: the ids of the stored events of `scope` (of every scope when null) that start with
+   * `prefix`, in order, at most `limit` of them: an indexed range query on the event id
+   * (`idPrefixRange`), never a read of the whole scope. An event of another scope is never
+   * returned. Without it, `resolveEventId` pages through the scope's events.
+   */
+  eventIdsWithPrefix?(scope: string | null, prefix: string, limit: number): MaybePromise<string[]>;
   close?(): MaybePromise<void>;
+}
+
+/** Options of `Ledger.resolveEventId`: the scope to look in, as reads take it. */
+export interface ResolveEventIdOptions {
+  /** The scope whose events the id may name (normalized). Required unless `global: true`. */
+  scope?: string;
+  /** Look in every scope. Must be asked for explicitly. */
+  global?: true;
+  /** The argument's name in messages. @default 'event id' */
+  subject?: string;
+  /** An access policy, as in `query()`: an event it hides is never resolved, named or counted. */
+  policy?: AccessPolicy;
 }
 
 /** `query()` input: `LedgerQuery` with its metadata filter typed (seed 003 filter groups). */
@@ -185,6 +212,14 @@ export interface Ledger {
   redact(target: LedgerRedactTarget, options?: LedgerRedactOptions): Promise<LedgerRedactReceipt>;
   /** Deletes events past their retention (or counts them, with `dryRun`). */
   gc(options: LedgerGcOptions): Promise<LedgerGcReceipt>;
+  /**
+   * The event id a person typed, within a scope: a whole stored id (returned as is), or a unique
+   * prefix of at least 6 characters, e.g. `01JH4Z5Q` as tables show it (case-insensitive for
+   * upper-case ids such as ULIDs). No match is `NOT_FOUND`; several are a `VALIDATION_ERROR`
+   * naming a few and their count; anything else is a `VALIDATION_ERROR` saying what an id looks
+   * like. An event of another scope (or hidden by the policy) answers exactly like one nobody has.
+   */
+  resolveEventId(reference: string, options: ResolveEventIdOptions): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -232,6 +267,12 @@ const optionsSchema = z.strictObject({
     })
     .optional(),
   retention: retentionPolicySchema.optional(),
+});
+
+const resolveEventIdOptionsSchema = z.strictObject({
+  ...scopeSelectorShape,
+  subject: z.string().min(1).optional(),
+  policy: z.unknown().optional(),
 });
 
 // Reads and appends parse their options on every call: compiled once, on first use.
@@ -659,8 +700,81 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
       };
     },
 
+    async resolveEventId(reference, resolveOptions) {
+      const parsed = parseInput(resolveEventIdOptionsSchema, resolveOptions, 'event id options');
+      const { scope } = resolveScopeSelector(parsed, 'event id lookup');
+      const subject = parsed.subject ?? 'event id';
+      const visible =
+        parsed.policy === undefined
+          ? undefined
+          : compileAccessPolicy(parsed.policy as AccessPolicy);
+      const seen = (row: LedgerRow) =>
+        (scope === null || row.scope === scope) &&
+        (visible === undefined || visible(effectiveMetadata([metadataOf(row)])));
+      // A whole stored id (any id, another tool's too) is itself, even when longer ids start with it.
+      if (
+        typeof reference === 'string' &&
+        reference.length > 0 &&
+        reference.length <= LEDGER_STORED_ID_MAX
+      ) {
+        const [row] = await callAdapter(name, 'read ledger events', () =>
+          adapter.getEvents([reference]),
+        );
+        if (row !== undefined && seen(row)) return row.event_id;
+      }
+      const typed = parseIdReference(reference, 'event', subject);
+      if (typed.kind === 'id') {
+        throw new EpisodicError({
+          code: 'NOT_FOUND',
+          message: `No event ${typed.id}${scope === null ? '' : ` in scope ${scope}`}. Check the id ("episodic episodes query" shows the ones stored); a prefix needs ${ID_PREFIX_MIN_LENGTH} or more characters.`,
+          details: { eventId: typed.id, scope },
+        });
+      }
+      const visibleWithPrefix = async (prefix: string) => {
+        const found = await callAdapter(
+          name,
+          `find the events starting with ${prefix}`,
+          async () =>
+            adapter.eventIdsWithPrefix === undefined
+              ? scanForPrefix(scope, prefix)
+              : adapter.eventIdsWithPrefix(scope, prefix, ID_PREFIX_CANDIDATE_LIMIT),
+        );
+        const ids = found.filter((eventId) => eventId.startsWith(prefix));
+        if (visible === undefined)
+          return { prefix, ids, full: found.length >= ID_PREFIX_CANDIDATE_LIMIT };
+        // The policy reads each candidate's metadata; the count is of visible events only, never
+        // "at least" (a full page would hint at events the caller may not see).
+        const rows = await callAdapter(name, 'read ledger events', () => adapter.getEvents(ids));
+        return { prefix, ids: rows.filter(seen).map((row) => row.event_id), full: false };
+      };
+      let match = await visibleWithPrefix(typed.prefix);
+      // Upper-case ids (ULIDs) typed in lower case.
+      const upper = typed.prefix.toUpperCase();
+      if (match.ids.length === 0 && upper !== typed.prefix) match = await visibleWithPrefix(upper);
+      return resolveIdPrefix(match.prefix, match.ids, 'event', { atLeast: match.full });
+    },
+
     async close() {
       await callAdapter(name, 'close', () => adapter.close?.());
     },
   };
+
+  /** Without `eventIdsWithPrefix`: the scope's events, page by page (a scan; adapters should not need it). */
+  async function scanForPrefix(scope: string | null, prefix: string): Promise<string[]> {
+    const found: string[] = [];
+    let after: LedgerQueryPlan['after'];
+    for (;;) {
+      const rows = await adapter.query({
+        scope,
+        ...(after === undefined ? {} : { after }),
+        limit: LEDGER_MAX_LIMIT,
+        includePayload: false,
+      });
+      for (const row of rows) if (row.event_id.startsWith(prefix)) found.push(row.event_id);
+      const last = rows[rows.length - 1];
+      if (rows.length < LEDGER_MAX_LIMIT || last === undefined) break;
+      after = { tsMs: last.ts_ms, sequence: last.sequence };
+    }
+    return found.sort().slice(0, ID_PREFIX_CANDIDATE_LIMIT);
+  }
 }

@@ -152,6 +152,13 @@ export function createMemoryLedgerAdapter(): LedgerAdapter {
       }
       return counts;
     },
+    eventIdsWithPrefix(scope, prefix, limit) {
+      return [...byId.values()]
+        .filter((row) => (scope === null || row.scope === scope) && row.event_id.startsWith(prefix))
+        .map((row) => row.event_id)
+        .sort()
+        .slice(0, limit);
+    },
   };
 }
 

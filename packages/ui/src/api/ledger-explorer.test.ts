@@ -116,4 +116,51 @@ describe('GET /api/ledger', () => {
       ledgerPage(home.stores.ledger, { scope: 'proj', type: 'bogus' }),
     ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
+
+  it('takes a unique prefix of an event id as cursor and event, within the scope only', async () => {
+    const proj = (await ledgerPage(home.stores.ledger, { scope: 'proj', limit: '200' })).events;
+    const other = (await ledgerPage(home.stores.ledger, { scope: 'other', limit: '200' })).events;
+    const everyId = [...proj, ...other].map((event) => event.event_id);
+    /** The shortest prefix (6 or more characters) that no other stored event id starts with. */
+    const shortest = (id: string) => {
+      for (let length = 6; length < id.length; length++) {
+        const prefix = id.slice(0, length);
+        if (everyId.filter((each) => each.startsWith(prefix)).length === 1) return prefix;
+      }
+      return id;
+    };
+    const [first, second, third] = proj;
+    const cursor = shortest(second?.event_id as string);
+    const page = await ledgerPage(home.stores.ledger, {
+      scope: 'proj',
+      limit: '1',
+      cursor: cursor.toLowerCase(),
+    });
+    expect(page.events.map((event) => event.event_id)).toEqual([third?.event_id]);
+    const { event } = await ledgerEvent(home.stores.ledger, {
+      scope: 'proj',
+      cursor,
+      event: shortest(third?.event_id as string),
+    });
+    expect(event.event_id).toBe(third?.event_id);
+
+    // A prefix two events of the scope share names both.
+    const a = first?.event_id as string;
+    const b = second?.event_id as string;
+    let common = 0;
+    while (a[common] === b[common]) common++;
+    if (common >= 6) {
+      const ambiguous = ledgerPage(home.stores.ledger, { scope: 'proj', cursor: a.slice(0, 6) });
+      await expect(ambiguous).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+      await expect(ambiguous).rejects.toThrow(`${a}, ${b}`);
+    }
+    // Another scope's event answers like an id nobody has.
+    const foreign = shortest(other[0]?.event_id as string);
+    const walled = ledgerPage(home.stores.ledger, { scope: 'proj', cursor: foreign });
+    await expect(walled).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(walled).rejects.not.toThrow(other[0]?.event_id as string);
+    expect(
+      (await ledgerPage(home.stores.ledger, { scope: 'other', cursor: foreign })).events,
+    ).toEqual(other.slice(1));
+  });
 });

@@ -30,6 +30,45 @@ const STORE_PAGE = 500;
 
 type Filters = z.output<typeof pageSchema> | z.output<typeof eventSchema>;
 
+/**
+ * An event id from the URL (`cursor`, `event`): a whole stored id, or the one event of the scope
+ * (of every scope with global=1) whose id starts with the 6 or more characters given; an ambiguous
+ * prefix is a `VALIDATION_ERROR` naming the candidates. An id no event of the scope has is kept as
+ * given, so the read answers `NOT_FOUND` in its own words (another scope's events stay invisible).
+ */
+async function eventIdParam(
+  ledger: Ledger,
+  filters: Filters,
+  value: string,
+  subject: string,
+): Promise<string> {
+  const selector =
+    filters.global === undefined ? { scope: filters.scope as string } : { global: true as const };
+  try {
+    return await ledger.resolveEventId(value, { ...selector, subject });
+  } catch (error) {
+    if (EpisodicError.hasCode(error, 'NOT_FOUND')) return value;
+    throw error;
+  }
+}
+
+/** The filters with `cursor` (and `event`) resolved from a prefix to the whole event id. */
+async function resolveEventIds<Given extends Filters>(
+  ledger: Ledger,
+  filters: Given,
+): Promise<Given> {
+  // The scope is checked first: a prefix is never looked up without one.
+  ledgerQuery(filters);
+  const resolved = { ...filters };
+  if (filters.cursor !== undefined) {
+    resolved.cursor = await eventIdParam(ledger, filters, filters.cursor, 'cursor');
+  }
+  if ('event' in filters && 'event' in resolved) {
+    resolved.event = await eventIdParam(ledger, filters, filters.event, 'event');
+  }
+  return resolved;
+}
+
 function ledgerQuery(filters: Filters): Omit<LedgerQueryInput, 'limit'> {
   if (filters.scope === undefined && filters.global === undefined) {
     throw new EpisodicError({
@@ -115,7 +154,7 @@ export async function ledgerPage(
   ledger: Ledger,
   rawQuery: Record<string, string>,
 ): Promise<LedgerPageResponse> {
-  const filters = parseQuery(pageSchema, rawQuery, 'ledger query');
+  const filters = await resolveEventIds(ledger, parseQuery(pageSchema, rawQuery, 'ledger query'));
   const found = await collect(ledger, filters, filters.limit, false);
   return {
     scope: filters.global === undefined ? (filters.scope ?? null) : null,
@@ -135,7 +174,10 @@ export async function ledgerEvent(
   ledger: Ledger,
   rawQuery: Record<string, string>,
 ): Promise<LedgerEventResponse> {
-  const filters = parseQuery(eventSchema, rawQuery, 'ledger event query');
+  const filters = await resolveEventIds(
+    ledger,
+    parseQuery(eventSchema, rawQuery, 'ledger event query'),
+  );
   const found = await collect(ledger, filters, 1, true);
   const event = found.events[0];
   if (event === undefined || event.event_id !== filters.event) {

@@ -6,6 +6,7 @@ import { ledgerAppendTests } from './append.js';
 import { ledgerAppendBatchTests } from './append-batch.js';
 import { ledgerCapabilityTests } from './capabilities.js';
 import { ledgerGuardTests } from './guards.js';
+import { ledgerEventIdTests } from './ids.js';
 import { ledgerQueryTests } from './query.js';
 import { ledgerRedactTests } from './redact.js';
 import { ledgerRetentionTests } from './retention.js';
@@ -29,6 +30,7 @@ export function describeLedgerSuite(
     ledgerAppendBatchTests(group);
     ledgerGuardTests(group);
     ledgerQueryTests(group);
+    ledgerEventIdTests(group);
     ledgerScopeTests(group);
     ledgerRedactTests(group);
     ledgerRetentionTests(group);
