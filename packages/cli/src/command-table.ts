@@ -1187,7 +1187,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         description:
           'a session: its snapshot and every run of the session (a UUID or its first 6 or more characters; any other text is a ledger session id)',
       },
-      'run-id': { type: 'string', multiple: true, value: 'ID', description: 'a run (repeatable)' },
+      'run-id': {
+        type: 'string',
+        multiple: true,
+        value: 'ID',
+        description: 'a run, or a unique prefix of its id (repeatable)',
+      },
       from: fromDate,
       to: toDate,
       all: { type: 'boolean', description: 'every session and run' },

@@ -10,14 +10,21 @@ import { scopedTaskStores, taskScope } from './task-scope.js';
 // the store (an indexed range query, or a directory listing), read-only, and a task's prefix only
 // among the task episodes of the command's scope.
 
-/** RUN_ID: a whole run id (lowercase), or the one run a prefix stands for. */
-export async function runIdArgument(context: CommandContext, value = context.positionals[0]) {
-  const reference = parseIdReference(value, 'run', 'RUN_ID');
+/**
+ * RUN_ID (or `subject`, e.g. `--run-id`): a whole run id (lowercase), or the one run a prefix
+ * stands for.
+ */
+export async function runIdArgument(
+  context: CommandContext,
+  value = context.positionals[0],
+  subject = 'RUN_ID',
+) {
+  const reference = parseIdReference(value, 'run', subject);
   if (reference.kind === 'id') return reference.id;
   return withRunStores(
     context,
     (stores) =>
-      stores.runs.resolveRunId(reference.prefix, { subject: 'RUN_ID' }).catch(async (error) => {
+      stores.runs.resolveRunId(reference.prefix, { subject }).catch(async (error) => {
         throw await notFoundWhere(error, stores.location);
       }),
     { readOnly: true },

@@ -101,6 +101,35 @@ describe('ids as people type them', () => {
     expect(run.receipt.run_id).toBe(BETA);
     expectError(episodicJson(['--home', home, 'runs', 'show', 'abcdef12']), 1, 'NOT_FOUND');
 
+    // export --run-id (repeatable, --otel too) takes prefixes, with errors naming the option.
+    const directory = temporaryDirectory();
+    const exported = episodicJson([
+      ...['--home', home, 'export', '--run-id', 'd6af99a4-99', '--run-id', 'E0C1D2'],
+      ...['-o', join(directory, 'runs.jsonl')],
+    ]);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect((exported.receipt.selection as { run_ids: string[] }).run_ids).toEqual([BETA, ALPHA_3]);
+    const traces = join(directory, 'runs-traces.json');
+    const otel = episodicJson(['--home', home, 'export', '--run-id', 'f00dfe', '--otel', traces]);
+    expect(otel.status, otel.stderr).toBe(0);
+    expect(readFileSync(traces, 'utf8')).toContain(BETA_ONLY);
+    for (const output of [
+      ['-o', join(directory, 'none.jsonl')],
+      ['--otel', traces],
+    ]) {
+      const export_ = (id: string) =>
+        episodicJson(['--home', home, 'export', '--run-id', id, ...output]);
+      expect(expectError(export_('d6af99a4'), 2, 'VALIDATION_ERROR')).toContain(
+        'is the start of 3 run ids',
+      );
+      expect(expectError(export_('abcdef12'), 1, 'NOT_FOUND')).toContain(
+        'No run id starts with "abcdef12"',
+      );
+      expect(expectError(export_('d6af9'), 2, 'VALIDATION_ERROR')).toContain(
+        '--run-id "d6af9" is too short',
+      );
+    }
+
     const session = episodicJson(['--home', home, 'sessions', 'show', sessionId.slice(0, 8)]);
     expect(session.status, session.stderr).toBe(0);
     expect(session.receipt.session_id).toBe(sessionId);

@@ -10,15 +10,10 @@ import {
   type RunRecord,
   type SessionState,
 } from '@episodic/core';
-import {
-  jsonEqual,
-  ledgerIdentifierSchema,
-  parseIdReference,
-  uuidSchema,
-} from '@episodic/core/internal';
+import { jsonEqual, ledgerIdentifierSchema, parseIdReference } from '@episodic/core/internal';
 import { type EpisodicStores, openEpisodicStores } from '@episodic/mcp/stores';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
-import { sessionIdArgument } from '../id-arguments.js';
+import { runIdArgument, sessionIdArgument } from '../id-arguments.js';
 import {
   flag,
   isEveryScope,
@@ -180,7 +175,10 @@ export const exportCommand: CommandHandler = async (context) => {
       `--session-id ${JSON.stringify(sessionId)} is not a UUID, so it names only ledger events: add --scope SCOPE (or --all-scopes).`,
     );
   }
-  const checkedRunIds = runIds?.map((id) => parseInput(uuidSchema, id, '--run-id').toLowerCase());
+  const checkedRunIds =
+    runIds === undefined
+      ? undefined
+      : await Promise.all(runIds.map((id) => runIdArgument(context, id, '--run-id')));
   if (from !== undefined && to !== undefined && from > to) {
     throw new UsageError(`--from ${from} is after --to ${to}: swap them.`, 'VALIDATION_ERROR');
   }

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { parseInput, type RunRecord } from '@episodic/core';
-import { uuidSchema } from '@episodic/core/internal';
+import type { RunRecord } from '@episodic/core';
 import { recordRunSpans } from '@episodic/interop';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
@@ -10,7 +9,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { CommandHandler } from '../command-spec.js';
-import { sessionIdArgument } from '../id-arguments.js';
+import { runIdArgument, sessionIdArgument } from '../id-arguments.js';
 import { flag, listOption, optionalDate, optionalString } from '../option-values.js';
 import { createStyles, sanitizeForTerminal } from '../output.js';
 import { createProgress } from '../progress.js';
@@ -29,9 +28,7 @@ export const exportOtel: CommandHandler = async (context) => {
   const { options, globals } = context;
   const target = optionalString(options, 'otel') as string;
   const givenSession = optionalString(options, 'session-id');
-  const runIds = listOption(options, 'run-id', true)?.map((id) =>
-    parseInput(uuidSchema, id, '--run-id').toLowerCase(),
-  );
+  const givenRunIds = listOption(options, 'run-id', true);
   const from = optionalDate(options, 'from', 'start');
   const to = optionalDate(options, 'to', 'end');
   const all = flag(options, 'all');
@@ -52,7 +49,7 @@ export const exportOtel: CommandHandler = async (context) => {
   if (
     [
       givenSession !== undefined,
-      runIds !== undefined,
+      givenRunIds !== undefined,
       from !== undefined || to !== undefined,
       all,
     ].filter(Boolean).length !== 1
@@ -67,11 +64,15 @@ export const exportOtel: CommandHandler = async (context) => {
       '--json prints a receipt on stdout, so the traces need --otel FILE (or leave out --json to write them to stdout).',
     );
 
-  // A whole session id, or a unique prefix of a stored one (checked after the usage errors above).
+  // Whole ids, or unique prefixes of stored ones (checked after the usage errors above).
   const sessionId =
     givenSession === undefined
       ? undefined
       : await sessionIdArgument(context, givenSession, '--session-id');
+  const runIds =
+    givenRunIds === undefined
+      ? undefined
+      : await Promise.all(givenRunIds.map((id) => runIdArgument(context, id, '--run-id')));
   const warnings: string[] = [];
   let damaged = 0;
   const progress = createProgress(context, 'export --otel');
