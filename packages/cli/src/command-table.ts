@@ -1,4 +1,4 @@
-import type { CommandSpec, GroupSpec, OptionSpec } from './command-spec.js';
+import type { CommandModule, CommandSpec, GroupSpec, OptionSpec } from './command-spec.js';
 
 // Every command's help and options are data here, so `--help` and usage errors need no command
 // module: a handler module (and zod, the stores, better-sqlite3) loads only when its command runs.
@@ -156,7 +156,12 @@ const transfer = () => import('./commands/transfer.js');
 const migrate = () => import('./commands/migrate.js');
 const importTranscripts = () => import('./commands/import-transcripts.js');
 const scopes = () => import('./commands/scopes.js');
-const completion = () => import('./completion/completion-command.js');
+// The completion script is generated from this table, which lists `completion` too: the table
+// hands itself to the handler, so the handler's module never imports the table back.
+const completion = async (): Promise<CommandModule> => {
+  const { completionHandler } = await import('./completion/completion-command.js');
+  return { completion: completionHandler(COMMANDS, GROUPS, GLOBAL_OPTIONS) };
+};
 const ui = () => import('./commands/ui.js');
 
 /** The command groups, in the order help lists them. */

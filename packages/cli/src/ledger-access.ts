@@ -5,8 +5,8 @@ import {
   resolveEpisodicLocation,
 } from '@episodic/mcp/stores';
 import type { CommandContext } from './command-spec.js';
+import type { StoreAccess } from './store-access.js';
 import { storeOptions } from './store-options.js';
-import type { StoreAccess } from './stores.js';
 
 /**
  * Opens only the ledger (the same database, settings and rules as `withStores`), runs `work`, and

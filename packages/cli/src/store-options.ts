@@ -1,6 +1,6 @@
 import type { OpenEpisodicStoresOptions } from '@episodic/mcp/stores';
 import type { CommandContext } from './command-spec.js';
-import type { StoreAccess } from './stores.js';
+import type { StoreAccess } from './store-access.js';
 import { UsageError } from './usage-error.js';
 
 /**

@@ -1,4 +1,3 @@
-import type { ArtifactStoreOptions, LedgerOptions } from '@episodic/core';
 import {
   type EpisodicLocation,
   type EpisodicRunStores,
@@ -8,21 +7,8 @@ import {
   resolveEpisodicLocation,
 } from '@episodic/mcp/stores';
 import type { CommandContext } from './command-spec.js';
+import type { StoreAccess } from './store-access.js';
 import { storeOptions } from './store-options.js';
-
-/** How a command opens the stores. */
-export interface StoreAccess {
-  /**
-   * The command only reads: nothing is created or changed (a missing home or database reads as
-   * empty). Every listing and `show` command opens the stores this way.
-   * @default false
-   */
-  readonly readOnly?: boolean;
-  /** Ledger rules for this command (caps, clock). @default core's defaults */
-  readonly ledger?: LedgerOptions;
-  /** The artifact store's clock (import stamps artifacts with their exported times). */
-  readonly artifacts?: ArtifactStoreOptions;
-}
 
 /** Where the stores of this command line live, without opening (or creating) anything. */
 export function locate(context: CommandContext): EpisodicLocation {

@@ -25,11 +25,11 @@ export type {
   OpenEpisodicStoresOptions,
 } from './stores/episodic-location.js';
 export { resolveEpisodicLocation } from './stores/episodic-location.js';
+export type { EpisodicStores } from './stores/episodic-stores.js';
 export type { EpisodicHomeConfig } from './stores/home-config.js';
 export { HOME_CONFIG_FILE, homeConfigSchema, readHomeConfig } from './stores/home-config.js';
 export type { EpisodicLedger } from './stores/open-episodic-ledger.js';
 export { openEpisodicLedger } from './stores/open-episodic-ledger.js';
 export type { EpisodicRunStores } from './stores/open-episodic-run-stores.js';
 export { openEpisodicRunStores } from './stores/open-episodic-run-stores.js';
-export type { EpisodicStores } from './stores/open-episodic-stores.js';
 export { openEpisodicStores } from './stores/open-episodic-stores.js';

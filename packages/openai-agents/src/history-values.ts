@@ -1,5 +1,4 @@
 import { type AgentInputItem, protocol, UserError } from '@openai/agents-core';
-import type { ValuePath } from './session-records.js';
 
 /**
  * History values: what an item may hold (JSON values and `Uint8Array` bytes), a canonical copy of
@@ -7,6 +6,9 @@ import type { ValuePath } from './session-records.js';
  * of `applyHistoryTransaction`, whose errors are the SDK `MemorySession`'s own (a runner or a test
  * written against `MemorySession` sees the same `UserError`s).
  */
+
+/** A path into a stored value (object keys and array indexes). */
+export type ValuePath = Array<string | number>;
 
 /** A value an item cannot hold, and where. */
 export class UnsupportedValue extends Error {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RunHeader, RunRecord } from '@episodic/core';
 import type { AgentInputItem, SessionHistoryMutation } from '@openai/agents-core';
-import type { StoredTransaction } from './history-values.js';
+import type { StoredTransaction, ValuePath } from './history-values.js';
 
 /**
  * The run records an OpenAI Agents SDK session is kept as (custom seed 001 record types, so every
@@ -55,9 +55,6 @@ export function metaOf(header: RunRecord | RunHeader | null | undefined): Sessio
   const named = meta?.openai_agents;
   return typeof named?.session_id === 'string' ? named : undefined;
 }
-
-/** A path into a stored value (object keys and array indexes). */
-export type ValuePath = Array<string | number>;
 
 interface RecordBase {
   [field: string]: unknown;

@@ -32,8 +32,9 @@ import {
 } from '../output.js';
 import { createProgress } from '../progress.js';
 import { styleStatus } from '../run-status.js';
+import type { StoreAccess } from '../store-access.js';
 import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-notes.js';
-import { type StoreAccess, withStores } from '../stores.js';
+import { withStores } from '../stores.js';
 import { scopedTaskStores, taskScope } from '../task-scope.js';
 import { UsageError } from '../usage-error.js';
 

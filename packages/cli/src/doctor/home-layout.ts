@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import type { FileProblem } from './snapshot-doctor.js';
+import type { FileProblem } from './file-problem.js';
 
 /** What is at a path, seen with `lstat` (a symbolic link is never followed). */
 type EntryKind = 'missing' | 'file' | 'directory' | 'symlink' | 'other';

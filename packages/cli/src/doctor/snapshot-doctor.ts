@@ -2,17 +2,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { EpisodicError, sessionStateSchema } from '@episodic/core';
 import { decodeSessionBase, decodeSessionDeltas, safeJsonParse } from '@episodic/core/internal';
+import type { FileProblem } from './file-problem.js';
 import { entryAt, type HomeLayout, notARegularFile } from './home-layout.js';
-
-/** A problem with a file next to the run files: a snapshot, a temp file, a stray file. */
-export interface FileProblem {
-  /** `snapshot` for a session snapshot, `file` for anything else. */
-  readonly area: 'snapshot' | 'file';
-  readonly path: string;
-  readonly message: string;
-  /** `--fix` moves the file into the quarantine. */
-  readonly fixable: boolean;
-}
 
 const SNAPSHOT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$/;
 const DELTAS = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.deltas\.jsonl$/;

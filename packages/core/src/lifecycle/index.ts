@@ -9,10 +9,4 @@ export type {
 } from './task-lifecycle.js';
 export { createTaskLifecycle } from './task-lifecycle.js';
 export type { StoredTask } from './task-records.js';
-export {
-  runStartTaskSchema,
-  TASK_COMPLETED_EVENT,
-  TASK_STEP_EVENT,
-  taskFromRun,
-  timelineOf,
-} from './task-records.js';
+export { taskFromRun, timelineOf } from './task-records.js';

@@ -24,6 +24,7 @@ import {
   taskIdInputSchema,
   taskTimelineInputSchema,
 } from '../schema/task.js';
+import { TASK_COMPLETED_EVENT, TASK_STEP_EVENT } from '../schema/task-run-records.js';
 import type { ArtifactStore, DeleteEpisodeReceipt } from '../store/artifact-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { frozenJsonCopy } from '../util/json.js';
@@ -33,13 +34,7 @@ import { invalidField, parseInput } from '../validation/parse-input.js';
 import { storeSchema } from '../validation/store-schema.js';
 import { EPISODIC_SERVER_INFO } from '../version.js';
 import { createKeyedQueue } from './keyed-queue.js';
-import {
-  createTaskFold,
-  TASK_COMPLETED_EVENT,
-  TASK_STEP_EVENT,
-  type TaskFold,
-  timelineOf,
-} from './task-records.js';
+import { createTaskFold, type TaskFold, timelineOf } from './task-records.js';
 
 /** Options of `createTaskLifecycle`. */
 export interface TaskLifecycleOptions {

@@ -74,3 +74,8 @@ export {
   uuidSchema,
 } from './session-state.js';
 export * from './task.js';
+export {
+  runStartTaskSchema,
+  TASK_COMPLETED_EVENT,
+  TASK_STEP_EVENT,
+} from './task-run-records.js';

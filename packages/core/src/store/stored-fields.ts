@@ -1,9 +1,4 @@
 import * as z from 'zod';
-import {
-  runStartTaskSchema,
-  taskCompletedEventSchema,
-  taskStepEventSchema,
-} from '../lifecycle/task-records.js';
 import { episodeSchema } from '../schema/episode.js';
 import {
   functionCallItemSchema,
@@ -20,6 +15,11 @@ import {
   runStartRecordSchema,
 } from '../schema/run-record.js';
 import { sessionDeltaSchema, sessionStateSchema } from '../schema/session-state.js';
+import {
+  runStartTaskSchema,
+  taskCompletedEventSchema,
+  taskStepEventSchema,
+} from '../schema/task-run-records.js';
 import type { JsonPath } from '../util/json-strings.js';
 
 /**

@@ -10,7 +10,7 @@ import {
   type OpenEpisodicStoresOptions,
   resolveEpisodicLocation,
 } from '../stores/episodic-location.js';
-import type { EpisodicStores } from '../stores/open-episodic-stores.js';
+import type { EpisodicStores } from '../stores/episodic-stores.js';
 
 /**
  * Options of `runMcpServer`: where the stores are (as for `openEpisodicStores`), the scope, and

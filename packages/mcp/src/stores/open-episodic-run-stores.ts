@@ -5,8 +5,8 @@ import {
   type OpenEpisodicStoresOptions,
   resolveEpisodicLocation,
 } from './episodic-location.js';
-import { openSqliteOf } from './open-episodic-stores.js';
 import { openRunFiles } from './open-run-files.js';
+import { openSqliteOf } from './open-sqlite-stores.js';
 
 /** The run and session stores of the Episodic home, opened on their own. */
 export interface EpisodicRunStores {

@@ -5,7 +5,7 @@ import {
   type OpenEpisodicStoresOptions,
   postgresUrlOf,
 } from './episodic-location.js';
-import type { EpisodicStores } from './open-episodic-stores.js';
+import type { EpisodicStores } from './episodic-stores.js';
 
 /**
  * The PostgreSQL branch of `openEpisodicStores`: the ledger, the artifacts and (unless `store` is
