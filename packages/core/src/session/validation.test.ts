@@ -147,7 +147,10 @@ describe('compact and commitEpisodes: only a real session', () => {
       Object.create(session),
       new Proxy(session, {}),
     ];
-    const episode = { type: 'item', payload: { item: { type: 'message', role: 'user', content: 'x' } } };
+    const episode = {
+      type: 'item',
+      payload: { item: { type: 'message', role: 'user', content: 'x' } },
+    };
     for (const value of lookalikes) {
       for (const [call, subject] of [
         [() => commitEpisodes(value as never, [episode as never]), 'commitEpisodes'],
