@@ -31,12 +31,13 @@ const INTERRUPT_CONTENT =
 const INTERRUPT_PARTIAL_CONTENT =
   'The previous turn was interrupted before it finished: its input and the output produced so far were kept; a tool call without an output did not finish and may have partially run.';
 
-const notInterrupted: InterruptResult = {
+/** What `interrupt()` gives when no turn could be interrupted (a fresh object each time). */
+const notInterrupted = (): InterruptResult => ({
   interrupted: false,
   turnId: null,
   boundary: null,
   kept: [],
-};
+});
 
 /** A session's turns in call order: the first is running or next to run; later ones wait. */
 export class TurnRegistry {
@@ -105,7 +106,7 @@ export class TurnRegistry {
    */
   interrupt(reason: string | undefined, keep: 'boundary' | 'partial'): Promise<InterruptResult> {
     const turn = this.abortable();
-    if (turn === undefined) return Promise.resolve(notInterrupted);
+    if (turn === undefined) return Promise.resolve(notInterrupted());
     if (turn.interrupt !== null) return turn.interrupt.promise;
     const promise = new Promise<InterruptResult>((resolve, reject) => {
       turn.resolveInterrupt = resolve;
