@@ -4,7 +4,8 @@ import { assertIdCarriesNoContent } from '../ledger/content-guard.js';
 import type { Episode, NewEpisode } from '../schema/episode.js';
 import { pauseAfterLostRace } from '../util/lost-race-pause.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
-import { type Session, sessionInternals } from './create-session.js';
+import { sessionParts } from './create-session.js';
+import type { Session } from './session-types.js';
 
 /** Options of `commitEpisodes`. */
 export interface CommitEpisodesOptions {
@@ -81,7 +82,7 @@ export async function commitEpisodes(
   episodes: readonly NewEpisode[],
   options?: CommitEpisodesOptions,
 ): Promise<CommitEpisodesResult> {
-  const internals = sessionInternals(session, 'commitEpisodes');
+  const { writer } = sessionParts(session, 'commitEpisodes');
   const { onConflict = 'fail', ...settings } =
     parseInput(optionsSchema, options, 'commitEpisodes options') ?? {};
   assertIdCarriesNoContent(settings.runId, 'runId', 'commitEpisodes options');
@@ -101,26 +102,26 @@ export async function commitEpisodes(
       `must hold at most ${MAX_EPISODES_PER_COMMIT} episodes per commit; split them into several commits`,
     );
   }
-  internals.assertOpen();
-  return internals.exclusive(async () => {
+  writer.assertOpen();
+  return writer.exclusive(async () => {
     for (let attempt = 1; ; attempt++) {
       try {
-        const committed = await internals.appendCommitted(episodes, settings);
+        const committed = await writer.appendCommitted(episodes, settings);
         return {
           episodes: committed,
-          revision: internals.revision,
-          invokeSeq: session.invokeSeq,
+          revision: writer.revision,
+          invokeSeq: writer.invokeSeq,
           reloaded: attempt > 1,
         };
       } catch (error) {
         if (onConflict === 'fail' || !EpisodicError.hasCode(error, 'CONFLICT')) throw error;
-        await internals.reload();
-        if (onConflict === 'reload') throw reloadedConflict(session.id, error, internals.revision);
+        await writer.reload();
+        if (onConflict === 'reload') throw reloadedConflict(writer.id, error, writer.revision);
         if (attempt >= COMMIT_ATTEMPTS) {
           throw new EpisodicError({
             code: 'CONFLICT',
-            message: `Session ${session.id} kept changing underneath this commit: ${attempt} attempts each lost the race to another writer. Nothing of this commit was stored; the session is reloaded. Commit again later.`,
-            details: { sessionId: session.id, attempts: attempt, reloaded: true },
+            message: `Session ${writer.id} kept changing underneath this commit: ${attempt} attempts each lost the race to another writer. Nothing of this commit was stored; the session is reloaded. Commit again later.`,
+            details: { sessionId: writer.id, attempts: attempt, reloaded: true },
           });
         }
         await pauseAfterLostRace(attempt);

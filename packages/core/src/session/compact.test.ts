@@ -11,7 +11,7 @@ import {
   scriptedModel,
 } from './__fixtures__/harness.js';
 import { type CompactOptions, compact, type SummarizeInput } from './compact.js';
-import type { CheckpointInfo } from './create-session.js';
+import type { CheckpointInfo } from './session-types.js';
 
 const countSummary: CompactOptions['summarize'] = ({ episodes, previous }) =>
   `${previous ? `${previous.payload.title}; then ` : ''}${episodes.length} episodes`;

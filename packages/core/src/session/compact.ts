@@ -5,13 +5,9 @@ import type { BoundaryEpisode, Episode } from '../schema/episode.js';
 import type { InputItem } from '../schema/input-item.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import { raceAbort } from './abortable.js';
-import {
-  type CheckpointHook,
-  type CheckpointInfo,
-  type Session,
-  type SessionInternals,
-  sessionInternals,
-} from './create-session.js';
+import { type SessionParts, sessionParts } from './create-session.js';
+import { isFunction, signalSchema } from './session-options.js';
+import type { CheckpointHook, CheckpointInfo, Session } from './session-types.js';
 
 /** What a summarizer receives: the episodes to summarize and their model-visible rendering. */
 export interface SummarizeInput {
@@ -64,18 +60,10 @@ export interface CompactResult {
 /** The default checkpoint title. */
 export const DEFAULT_CHECKPOINT_TITLE = 'conversation summary';
 
-const isFunction = (what: string) =>
-  z.custom<(...args: never[]) => unknown>(
-    (value) => typeof value === 'function',
-    `must be a function (${what})`,
-  );
-
 const compactOptionsSchema = z.strictObject({
   summarize: isFunction('input → summary'),
   title: z.string().min(1).max(500).optional(),
-  signal: z
-    .custom<AbortSignal>((value) => value instanceof AbortSignal, 'must be an AbortSignal')
-    .optional(),
+  signal: signalSchema.optional(),
   onCheckpoint: isFunction('info → void').optional(),
 });
 
@@ -98,14 +86,14 @@ function lastCheckpoint(log: Episodic): BoundaryEpisode | null {
 }
 
 async function emit(
-  internals: SessionInternals,
+  { writer, config }: SessionParts,
   event: { type: string; [key: string]: unknown },
 ): Promise<void> {
   // Seed 001's compaction events carry `timestamp` (milliseconds since the epoch, as Codelia's).
-  await internals.recorder?.agentEvent({
+  await config.recorder?.agentEvent({
     ...event,
-    timestamp: internals.now().getTime(),
-    session_id: internals.id,
+    timestamp: config.now().getTime(),
+    session_id: writer.id,
   });
 }
 
@@ -120,22 +108,23 @@ async function emit(
  * with the episodes it covers. With nothing new since the last checkpoint it does nothing.
  */
 export async function compact(session: Session, options: CompactOptions): Promise<CompactResult> {
-  const internals = sessionInternals(session, 'compact');
+  const parts = sessionParts(session, 'compact');
+  const { writer, config } = parts;
   const settings = parseInput(compactOptionsSchema, options, 'compact options');
-  internals.assertOpen();
+  writer.assertOpen();
   const signal = settings.signal ?? new AbortController().signal;
-  return internals.exclusive(async () => {
-    const log = internals.committed();
+  return writer.exclusive(async () => {
+    const log = writer.log;
     const previous = lastCheckpoint(log);
     const episodes = log.read({ fromId: previous?.id ?? 0 });
     const first = episodes[0];
     const last = episodes[episodes.length - 1];
     if (first === undefined || last === undefined) {
-      return { checkpoint: null, covers: null, episodeIds: [], revision: internals.revision };
+      return { checkpoint: null, covers: null, episodeIds: [], revision: writer.revision };
     }
     const covers = { fromId: first.id, toId: last.id };
     const span = { from_id: covers.fromId, to_id: covers.toId };
-    await emit(internals, {
+    await emit(parts, {
       type: 'compaction_start',
       ...span,
       episode_count: episodes.length,
@@ -148,7 +137,7 @@ export async function compact(session: Session, options: CompactOptions): Promis
       const returned = await raceAbort(
         () =>
           (settings.summarize as CompactOptions['summarize'])({
-            sessionId: internals.id,
+            sessionId: writer.id,
             episodes,
             previous,
             items,
@@ -168,7 +157,7 @@ export async function compact(session: Session, options: CompactOptions): Promis
       }
       const summary = typeof parsed.data === 'string' ? { content: parsed.data } : parsed.data;
       summaryText = summary.content;
-      const [stored] = await internals.appendCommitted([
+      const [stored] = await writer.appendCommitted([
         {
           type: 'boundary',
           meta: { source: 'runtime' },
@@ -184,7 +173,7 @@ export async function compact(session: Session, options: CompactOptions): Promis
     } catch (error) {
       // The run file should show that the compaction ended; a recorder failure here must not
       // hide the error that stopped the compaction, so it is not allowed to replace it.
-      await emit(internals, {
+      await emit(parts, {
         type: 'compaction_complete',
         ...span,
         compacted: false,
@@ -194,7 +183,7 @@ export async function compact(session: Session, options: CompactOptions): Promis
       throw error;
     }
 
-    await emit(internals, {
+    await emit(parts, {
       type: 'compaction_complete',
       ...span,
       compacted: true,
@@ -203,19 +192,19 @@ export async function compact(session: Session, options: CompactOptions): Promis
       summary_chars: summaryText.length,
     });
     const info: CheckpointInfo = {
-      sessionId: internals.id,
+      sessionId: writer.id,
       checkpoint,
       covers,
       episodeIds: episodes.map((episode) => episode.id),
       summary: summaryText,
     };
-    await internals.onCheckpoint?.(info);
+    await config.onCheckpoint?.(info);
     await (settings.onCheckpoint as CheckpointHook | undefined)?.(info);
     return {
       checkpoint,
       covers,
       episodeIds: info.episodeIds,
-      revision: internals.revision,
+      revision: writer.revision,
     };
   });
 }

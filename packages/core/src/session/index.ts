@@ -8,6 +8,17 @@ export type {
   SummarizeInput,
 } from './compact.js';
 export { compact, DEFAULT_CHECKPOINT_TITLE } from './compact.js';
+export { createSession } from './create-session.js';
+export type { LoadSessionOptions } from './load-session.js';
+export { loadSession } from './load-session.js';
+export type {
+  ModelCall,
+  ModelRequest,
+  ModelResponse,
+  ToolCallContext,
+  ToolExecutor,
+  ToolResult,
+} from './model-call.js';
 export type {
   CheckpointHook,
   CheckpointInfo,
@@ -24,15 +35,4 @@ export type {
   TurnInput,
   TurnResult,
   TurnStopReason,
-} from './create-session.js';
-export { createSession } from './create-session.js';
-export type { LoadSessionOptions } from './load-session.js';
-export { loadSession } from './load-session.js';
-export type {
-  ModelCall,
-  ModelRequest,
-  ModelResponse,
-  ToolCallContext,
-  ToolExecutor,
-  ToolResult,
-} from './model-call.js';
+} from './session-types.js';

@@ -2,16 +2,15 @@ import { z } from 'zod';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { SessionStore } from '../store/session-store.js';
 import { parseInput } from '../validation/parse-input.js';
+import { openSession } from './create-session.js';
 import {
-  openSession,
-  type Session,
-  type SessionOptions,
   sessionBehaviourShape,
   sessionIdSchema,
-  storedSessionSeed,
   storeSchema,
   toSessionConfig,
-} from './create-session.js';
+} from './session-options.js';
+import type { Session, SessionOptions } from './session-types.js';
+import { storedSessionSeed } from './session-writer.js';
 
 /** Options for `loadSession`: the session behaviour; the id, context and history come from the snapshot. */
 export type LoadSessionOptions = Omit<SessionOptions, 'store' | 'id' | 'context'>;

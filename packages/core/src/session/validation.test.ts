@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemorySessionStore } from '../store/index.js';
 import { echoModel, fixedClock, newSession, rejection } from './__fixtures__/harness.js';
+import { commitEpisodes } from './commit-episodes.js';
+import { compact } from './compact.js';
 import { createSession } from './create-session.js';
 
 function thrown(action: () => unknown) {
@@ -132,5 +134,38 @@ describe('session methods: bad input changes nothing', () => {
     expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
     await session.runTurn('x', echoModel);
     expect((await store.list())[0]?.sessionId).toBe(session.id);
+  });
+});
+
+describe('compact and commitEpisodes: only a real session', () => {
+  it('reject an object that only looks like a session (a copy, a proxy), storing nothing', async () => {
+    const { session, store } = newSession();
+    const lookalikes: unknown[] = [
+      undefined,
+      {},
+      { ...session },
+      Object.create(session),
+      new Proxy(session, {}),
+    ];
+    const episode = {
+      type: 'item',
+      payload: { item: { type: 'message', role: 'user', content: 'x' } },
+    };
+    for (const value of lookalikes) {
+      for (const [call, subject] of [
+        [() => commitEpisodes(value as never, [episode as never]), 'commitEpisodes'],
+        [() => compact(value as never, { summarize: () => 'summary' }), 'compact'],
+      ] as const) {
+        const error = await rejection(call());
+        expect(error.code).toBe('VALIDATION_ERROR');
+        expect(error.message).toContain(subject);
+        expect(error.message).toContain('must be a session from createSession');
+      }
+    }
+    expect(session.revision).toBe(0);
+    expect(await store.list()).toEqual([]);
+    // The real session itself is accepted.
+    await commitEpisodes(session, [episode as never]);
+    expect(session.revision).toBe(1);
   });
 });

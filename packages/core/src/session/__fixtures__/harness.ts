@@ -1,8 +1,9 @@
 import { EpisodicError } from '../../errors/index.js';
 import type { InputItem } from '../../schema/index.js';
 import { createMemorySessionStore, type SessionStore } from '../../store/index.js';
-import { createSession, type SessionOptions } from '../create-session.js';
+import { createSession } from '../create-session.js';
 import type { ModelCall, ModelRequest, ModelResponse } from '../model-call.js';
+import type { SessionOptions } from '../session-types.js';
 
 export const fixedClock = () => new Date('2026-02-03T12:00:00.000Z');
 
