@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -103,6 +103,27 @@ describe('episodic binary', () => {
     expect(human.status).toBe(2);
     expect(human.stderr).toContain('Unknown option --bogus for "episodic runs list"');
     expect(human.stdout).toBe('');
+  });
+
+  it('suggests the nearest option for a typo between a group and its command, changing nothing', () => {
+    const home = temporaryHome();
+    const human = episodic(['--home', home, 'runs', '--limt', '3', 'list']);
+    expect(human.status).toBe(2);
+    expect(human.stderr).toContain(
+      'Unknown option --limt for "episodic runs list". Did you mean --limit?',
+    );
+    expect(human.stdout).toBe('');
+    const json = episodicJson(['runs', '--hom', home, 'list']);
+    expect(expectError(json, 2, 'USAGE_ERROR')).toContain('Did you mean --home?');
+    const bogus = episodicJson(['--home', home, 'runs', '--bogus', 'list']);
+    expect(expectError(bogus, 2, 'USAGE_ERROR')).toContain(
+      'Unknown option --bogus for "episodic runs list"',
+    );
+    expect(bogus.receipt.kind).toBe('episodic.runs.list.v1');
+    const alone = episodic(['--home', home, '--versoin']);
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toContain('Did you mean --version?');
+    expect(existsSync(home)).toBe(false);
   });
 
   it('exits 2 when an option misses its value or a flag gets one', () => {
