@@ -8,8 +8,8 @@ import { uiReceiptSchema } from '../src/receipts/index.js';
 import {
   BIN,
   cleanEnv,
-  episodic,
-  episodicJson,
+  episodicBinary as episodic,
+  episodicBinaryJson as episodicJson,
   exitOf,
   expectError,
   startEpisodic,

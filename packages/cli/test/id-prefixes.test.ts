@@ -55,15 +55,15 @@ describe('ids as people type them', () => {
     const sessionId = await seed(home);
     const alpha = (...args: string[]) => ['--home', home, ...args, '--scope', 'alpha'];
 
-    const shown = episodicJson(alpha('tasks', 'show', 'E0C1D2E3'));
+    const shown = await episodicJson(alpha('tasks', 'show', 'E0C1D2E3'));
     expect(shown.status, shown.stderr).toBe(0);
     expect((shown.receipt.task as { id: string }).id).toBe(ALPHA_3);
-    const timeline = episodicJson(alpha('tasks', 'timeline', 'd6af99a4-1111'));
+    const timeline = await episodicJson(alpha('tasks', 'timeline', 'd6af99a4-1111'));
     expect(timeline.status, timeline.stderr).toBe(0);
 
     // Ambiguous within the scope: both alpha tasks are named, beta's is neither named nor counted.
     const ambiguous = expectError(
-      episodicJson(alpha('tasks', 'show', 'd6af99a4')),
+      await episodicJson(alpha('tasks', 'show', 'd6af99a4')),
       2,
       'VALIDATION_ERROR',
     );
@@ -73,33 +73,41 @@ describe('ids as people type them', () => {
     expect(ambiguous).not.toContain(BETA);
 
     // Another scope's task is NOT_FOUND, exactly like an id nobody has.
-    const walled = expectError(episodicJson(alpha('tasks', 'show', 'f00dfeed')), 1, 'NOT_FOUND');
+    const walled = expectError(
+      await episodicJson(alpha('tasks', 'show', 'f00dfeed')),
+      1,
+      'NOT_FOUND',
+    );
     expect(walled).toContain('No task episode id starts with "f00dfeed"');
     expect(walled).not.toContain(BETA_ONLY);
     expect(
       (
-        episodicJson(['--home', home, 'tasks', 'show', 'f00dfe', '--scope', 'beta']).receipt
+        (await episodicJson(['--home', home, 'tasks', 'show', 'f00dfe', '--scope', 'beta'])).receipt
           .task as { id: string }
       ).id,
     ).toBe(BETA_ONLY);
 
-    const short = expectError(episodicJson(alpha('tasks', 'show', 'd6af9')), 2, 'VALIDATION_ERROR');
+    const short = expectError(
+      await episodicJson(alpha('tasks', 'show', 'd6af9')),
+      2,
+      'VALIDATION_ERROR',
+    );
     expect(short).toContain('too short');
     expect(short).toContain('first 6 or more characters');
 
     // Runs are not scoped: all three runs starting with d6af99a4 are candidates.
     const runs = expectError(
-      episodicJson(['--home', home, 'runs', 'show', 'd6af99a4']),
+      await episodicJson(['--home', home, 'runs', 'show', 'd6af99a4']),
       2,
       'VALIDATION_ERROR',
     );
     expect(runs).toContain('is the start of 3 run ids');
-    const run = episodicJson(['--home', home, 'runs', 'show', 'd6af99a4-99']);
+    const run = await episodicJson(['--home', home, 'runs', 'show', 'd6af99a4-99']);
     expect(run.status, run.stderr).toBe(0);
     expect(run.receipt.run_id).toBe(BETA);
-    expectError(episodicJson(['--home', home, 'runs', 'show', 'abcdef12']), 1, 'NOT_FOUND');
+    expectError(await episodicJson(['--home', home, 'runs', 'show', 'abcdef12']), 1, 'NOT_FOUND');
 
-    const session = episodicJson(['--home', home, 'sessions', 'show', sessionId.slice(0, 8)]);
+    const session = await episodicJson(['--home', home, 'sessions', 'show', sessionId.slice(0, 8)]);
     expect(session.status, session.stderr).toBe(0);
     expect(session.receipt.session_id).toBe(sessionId);
   }, 300_000);
