@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as core from '@episodic/core/internal';
+import { toPortableJsonSchema } from '@episodic/mcp';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import * as z from 'zod';
@@ -153,7 +154,12 @@ function generate() {
     },
     runRecordLine(),
   );
-  for (const entry of SCHEMAS) add(entry, toJson(entry.schema));
+  for (const entry of SCHEMAS) {
+    const json = toJson(entry.schema);
+    // MCP clients read these (tool arguments and results): spelled as tools/list advertises them,
+    // with no array `type` and no unconstrained schema, by the server's own rewrite.
+    add(entry, entry.package === '@episodic/mcp' ? toPortableJsonSchema(json) : json);
+  }
   index.sort((left, right) => (left.file < right.file ? -1 : 1));
   return { files, index };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from './command-table.js';
+import { COMMANDS, GROUPS } from './command-table.js';
 import { commandPathOf, kindOf, parseCommandLine } from './parse-command-line.js';
 import { UsageError } from './usage-error.js';
 
@@ -95,6 +95,71 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['--home', '/tmp/x', '--json', 'runs', 'list']).action).toBe('run');
     expect(parseCommandLine(['--home=/tmp/x', '-q', 'runs', 'list']).action).toBe('run');
     expect(parseCommandLine(['runs', '--no-color']).action).toBe('help');
+  });
+
+  it('suggests the nearest option for a typo placed between a group and its command', () => {
+    // Every command of every group, the typo with and without a value, alone and after a global.
+    const grouped = COMMANDS.filter((candidate) =>
+      GROUPS.some((group) => group.name === candidate.path[0]),
+    );
+    expect(grouped.length).toBeGreaterThan(15);
+    for (const command of grouped) {
+      const [group, name] = command.path as [string, string];
+      const where = `for "episodic ${group} ${name}"`;
+      for (const argv of [
+        [group, '--versoin', name],
+        [group, '--hom', '/tmp/x', name],
+        ['--json', group, '--jsno', name],
+        [group, '--home', '/tmp/x', '--versoin', name, '--json'],
+      ]) {
+        const message = usage(argv).message;
+        expect(message, argv.join(' ')).toMatch(
+          new RegExp(
+            `^Unknown option --(versoin|hom|jsno) ${where.replaceAll('"', '"')}\\. Did you mean --(version|home|json)\\?`,
+          ),
+        );
+        expect(message).toContain(`Run "episodic ${group} ${name} --help" to see its options.`);
+      }
+      const option = Object.keys(command.options).find((key) => key.length >= 5);
+      if (option === undefined) continue;
+      const typo = `${option.slice(0, -2)}${option.slice(-1)}${option.slice(-2, -1)}`;
+      if (typo === option || Object.hasOwn(command.options, typo)) continue;
+      // A typo of the command's own option, with a value that is not a command word.
+      expect(
+        usage([group, `--${typo}`, '3', name]).message,
+        `${group} --${typo} 3 ${name}`,
+      ).toMatch(
+        new RegExp(`^Unknown option --${typo} ${where}\\. Did you mean [^?]*--${option}\\b`),
+      );
+      // The right option in the wrong place: said where it goes.
+      expect(usage([group, `--${option}`, 'x', name]).message).toContain(
+        `Option --${option} of "episodic ${group} ${name}" goes after the command`,
+      );
+    }
+    // Nothing close: named, with the command's help.
+    expect(usage(['runs', '--bogus', 'list']).message).toBe(
+      'Unknown option --bogus for "episodic runs list". Run "episodic runs list --help" to see its options.',
+    );
+    expect(usage(['runs', '-x', 'list']).message).toContain(
+      'Unknown option -x for "episodic runs list"',
+    );
+    expect(usage(['runs', '-n', '5', 'tail']).message).toContain(
+      'Option -n of "episodic runs tail" goes after the command',
+    );
+    // No command after the group: the options of the group's commands.
+    expect(usage(['runs', '--limt', '3']).message).toMatch(
+      /^Unknown option --limt for "episodic runs"\. Did you mean --limit\? Run "episodic runs --help"/,
+    );
+    expect(usage(['runs', '--limt']).message).toContain('Did you mean --limit?');
+    // After the command, and before any command (also after a global option with its value).
+    expect(usage(['runs', 'list', '--limt', '3']).message).toContain('Did you mean --limit?');
+    expect(usage(['--home', '/tmp/x', '--versoin']).message).toMatch(
+      /^Unknown option --versoin: give a command first\. Did you mean --version\?/,
+    );
+    // Global options still go anywhere, and --help still wins.
+    expect(parseCommandLine(['runs', '--home', '/tmp/x', '--json', 'list']).action).toBe('run');
+    expect(parseCommandLine(['--home', '/tmp/x']).action).toBe('help');
+    expect(parseCommandLine(['runs', '--bogus', 'list', '--help']).action).toBe('help');
   });
 
   it('names the receipt kind of what was typed, even when it is not valid', () => {

@@ -84,6 +84,72 @@ function checkGlobalOptions(
   }
 }
 
+/** The first command of `group` named at or after `from` (the command an earlier option was meant for). */
+function commandNamedFrom(
+  argv: readonly string[],
+  from: number,
+  group: GroupSpec,
+): CommandSpec | undefined {
+  for (let index = from; index < argv.length; index++) {
+    const token = argv[index] as string;
+    if (token === '--') return undefined;
+    const command = COMMANDS.find(
+      (candidate) => candidate.path[0] === group.name && candidate.path[1] === token,
+    );
+    if (command !== undefined) return command;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses an option among `argv[from..to)`, between a group's name and its command, that is not a
+ * global option (`episodic runs --limt 3 list`). Its value cannot be told from the command word,
+ * so it is refused before the command is looked up: an option of the command typed after it is
+ * told to go after the command, any other gets the nearest option of that command (or of the
+ * group's commands, when none is named).
+ */
+function checkOptionsBesideGroup(
+  argv: readonly string[],
+  group: GroupSpec,
+  from: number,
+  to: number,
+): void {
+  for (let index = from; index < to; index++) {
+    const token = argv[index] as string;
+    if (token === '--') return;
+    if (!token.startsWith('-') || token === '-') continue;
+    const bare = token.split('=')[0] as string;
+    if (GLOBAL_TOKENS.has(bare)) {
+      if (GLOBAL_WITH_VALUE.has(token)) index++;
+      continue;
+    }
+    const command = commandNamedFrom(argv, index + 1, group);
+    const path = command?.path ?? [group.name];
+    const name = bare.replace(/^-+/, '');
+    const owned =
+      command !== undefined &&
+      (bare.startsWith('--')
+        ? Object.hasOwn(command.options, name)
+        : Object.values(command.options).some((option) => option.short === name));
+    if (owned) {
+      throw new UsageError(
+        `Option ${bare} of "episodic ${path.join(' ')}" goes after the command: "episodic ${path.join(' ')} ${bare} …". ${usageHint(path)}`,
+      );
+    }
+    const commands =
+      command === undefined ? COMMANDS.filter((c) => c.path[0] === group.name) : [command];
+    const known = [
+      ...new Set([
+        ...Object.keys(GLOBAL_OPTIONS),
+        ...commands.flatMap((candidate) => Object.keys(candidate.options)),
+      ]),
+    ];
+    throw new UsageError(
+      `Unknown option ${token} for "episodic ${path.join(' ')}".${didYouMean(name, known, '--')} ${usageHint(path)}`,
+    );
+  }
+}
+
 /** The words before options (up to two), skipping global options placed before the command. */
 function commandWords(argv: readonly string[]): { word: string; index: number }[] {
   const words: { word: string; index: number }[] = [];
@@ -181,17 +247,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   const wantsHelp = flags.has('--help') || flags.has('-h');
   if (first === undefined) {
     if (!wantsHelp && (flags.has('--version') || flags.has('-v'))) return { action: 'version' };
-    const stray = argv.find(
-      (token) =>
-        token.startsWith('-') &&
-        !['--help', '-h', '--no-color', '--json', '-q', '--quiet'].includes(token),
-    );
-    if (stray !== undefined && !wantsHelp && !GLOBAL_WITH_VALUE.has(stray)) {
-      const bare = (stray.split('=')[0] as string).replace(/^-+/, '');
-      throw new UsageError(
-        `Unknown option ${stray}: give a command first.${didYouMean(bare, Object.keys(GLOBAL_OPTIONS), '--')} ${usageHint([])}`,
-      );
-    }
+    // Global options alone (`--home DIR`) show the help; any other option is a typo of one.
+    if (!wantsHelp) checkGlobalOptions(argv, 0, argv.length, ': give a command first', []);
     return { action: 'help', target: null };
   }
   // An option before the command must be a global one (`--hom` would otherwise take the next word
@@ -223,14 +280,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     spec = sub;
     consumed = [first.index, second.index];
   } else if (group !== undefined) {
-    if (second === undefined) {
-      if (!wantsHelp) {
-        checkGlobalOptions(argv, first.index + 1, argv.length, ` for "episodic ${group.name}"`, [
-          group.name,
-        ]);
-      }
-      return { action: 'help', target: group };
-    }
+    if (!wantsHelp)
+      checkOptionsBesideGroup(argv, group, first.index + 1, second?.index ?? argv.length);
+    if (second === undefined) return { action: 'help', target: group };
     spec = COMMANDS.find(
       (command) => command.path[0] === group.name && command.path[1] === second.word,
     );

@@ -30,12 +30,12 @@ function storedJson(
 }
 
 describe('episodes append never changes what it stores without saying so', () => {
-  it('keeps 12345678901234567890 in a payload and in refs digit for digit (it read back …567000)', () => {
+  it('keeps 12345678901234567890 in a payload and in refs digit for digit (it read back …567000)', async () => {
     const home = temporaryHome();
     const directory = temporaryDirectory();
     const refsFile = join(directory, 'refs.json');
     writeFileSync(refsFile, '{"ticket": 98765432109876543210}');
-    const appended = episodicJson(
+    const appended = await episodicJson(
       appendArgs(home, {}, [
         '--payload-json',
         '{"order_id":12345678901234567890}',
@@ -48,7 +48,7 @@ describe('episodes append never changes what it stores without saying so', () =>
       payload_json: '{"order_id":12345678901234567890}',
       refs_json: '{"ticket":98765432109876543210}',
     });
-    const query = episodic([
+    const query = await episodic([
       '--home',
       home,
       'episodes',
@@ -62,10 +62,10 @@ describe('episodes append never changes what it stores without saying so', () =>
     expect(query.stdout).toContain('"refs":{"ticket":98765432109876543210}');
   });
 
-  it('refuses a decimal a double cannot hold (exit 2) instead of rounding it', () => {
+  it('refuses a decimal a double cannot hold (exit 2) instead of rounding it', async () => {
     const home = temporaryHome();
     const message = expectError(
-      episodicJson(
+      await episodicJson(
         appendArgs(home, {}, ['--payload-json', '{"ratio":0.1000000000000000055511151231257827}']),
       ),
       2,
@@ -76,7 +76,7 @@ describe('episodes append never changes what it stores without saying so', () =>
     expect(ledgerRows(home)).toBeNull();
   });
 
-  it('refuses invalid UTF-8 in --payload-file and --refs-file with exit 2 naming the byte offset (it stored U+FFFD)', () => {
+  it('refuses invalid UTF-8 in --payload-file and --refs-file with exit 2 naming the byte offset (it stored U+FFFD)', async () => {
     const home = temporaryHome();
     const directory = temporaryDirectory();
     const file = join(directory, 'latin1.json');
@@ -87,7 +87,7 @@ describe('episodes append never changes what it stores without saying so', () =>
     );
     for (const option of ['--payload-file', '--refs-file']) {
       const message = expectError(
-        episodicJson(appendArgs(home, {}, [option, file])),
+        await episodicJson(appendArgs(home, {}, [option, file])),
         2,
         'VALIDATION_ERROR',
       );
@@ -98,7 +98,7 @@ describe('episodes append never changes what it stores without saying so', () =>
     writeFileSync(truncated, Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xe2, 0x82])]));
     expect(
       expectError(
-        episodicJson(appendArgs(home, {}, ['--payload-file', truncated])),
+        await episodicJson(appendArgs(home, {}, ['--payload-file', truncated])),
         2,
         'VALIDATION_ERROR',
       ),
@@ -169,7 +169,7 @@ describe('no value given on the command line is changed on its way in', () => {
     },
   );
 
-  it('refuses a key given twice in --payload-json, --refs-file, --metadata-json and stdin (it kept the last)', () => {
+  it('refuses a key given twice in --payload-json, --refs-file, --metadata-json and stdin (it kept the last)', async () => {
     const home = temporaryHome();
     const directory = temporaryDirectory();
     const file = join(directory, 'refs.json');
@@ -190,7 +190,7 @@ describe('no value given on the command line is changed on its way in', () => {
     ];
     for (const [flags, expected, input] of cases) {
       const message = expectError(
-        episodicJson(appendArgs(home, {}, flags), input === undefined ? {} : { input }),
+        await episodicJson(appendArgs(home, {}, flags), input === undefined ? {} : { input }),
         2,
         'VALIDATION_ERROR',
       );
@@ -200,7 +200,7 @@ describe('no value given on the command line is changed on its way in', () => {
     expect(ledgerRows(home)).toBeNull();
   });
 
-  it('refuses --db :memory: and SQLite file: URIs (it acknowledged "position 1" for data gone at exit)', () => {
+  it('refuses --db :memory: and SQLite file: URIs (it acknowledged "position 1" for data gone at exit)', async () => {
     const home = temporaryHome();
     for (const [db, expected] of [
       [':memory:', '--db ":memory:" keeps the database in this command\'s memory'],
@@ -208,7 +208,7 @@ describe('no value given on the command line is changed on its way in', () => {
       ['file:x.db?mode=memory', 'is a SQLite URI'],
     ] as const) {
       const message = expectError(
-        episodicJson(['--db', db, ...appendArgs(home, {})]),
+        await episodicJson(['--db', db, ...appendArgs(home, {})]),
         2,
         'VALIDATION_ERROR',
       );
@@ -216,7 +216,7 @@ describe('no value given on the command line is changed on its way in', () => {
       expect(message).toContain('Nothing was changed');
     }
     const fromEnv = expectError(
-      episodicJson(appendArgs(home, {}), { env: { EPISODIC_DB: ':memory:' } }),
+      await episodicJson(appendArgs(home, {}), { env: { EPISODIC_DB: ':memory:' } }),
       2,
       'VALIDATION_ERROR',
     );
@@ -224,12 +224,12 @@ describe('no value given on the command line is changed on its way in', () => {
     expect(ledgerRows(home)).toBeNull();
   });
 
-  it('refuses JSON nested 8000 deep with a VALIDATION_ERROR naming where (it overflowed the stack)', () => {
+  it('refuses JSON nested 8000 deep with a VALIDATION_ERROR naming where (it overflowed the stack)', async () => {
     const home = temporaryHome();
     const deep = `{"a":${'['.repeat(8000)}${']'.repeat(8000)}}`;
     for (const exact of ['--payload-json', '--metadata-json']) {
       const message = expectError(
-        episodicJson(appendArgs(home, {}, [exact, deep])),
+        await episodicJson(appendArgs(home, {}, [exact, deep])),
         2,
         'VALIDATION_ERROR',
       );
@@ -240,9 +240,9 @@ describe('no value given on the command line is changed on its way in', () => {
 });
 
 describe("episodes follows seed 002's input normalization", () => {
-  it('trims the session id, agent id and summary', () => {
+  it('trims the session id, agent id and summary', async () => {
     const home = temporaryHome();
-    const result = episodicJson(
+    const result = await episodicJson(
       appendArgs(home, {
         'session-id': '  sess-1 ',
         'agent-id': '\tlyria ',
@@ -255,7 +255,7 @@ describe("episodes follows seed 002's input normalization", () => {
       agent_id: 'lyria',
       summary: 'Asked for status',
     });
-    const replay = episodicJson([
+    const replay = await episodicJson([
       '--home',
       home,
       'episodes',
@@ -267,7 +267,7 @@ describe("episodes follows seed 002's input normalization", () => {
     expect(replay.receipt.count).toBe(1);
   });
 
-  it('refuses a whitespace-only summary, session id or agent id (exit 2)', () => {
+  it('refuses a whitespace-only summary, session id or agent id (exit 2)', async () => {
     const home = temporaryHome();
     for (const [field, value] of [
       ['summary', '   '],
@@ -275,7 +275,7 @@ describe("episodes follows seed 002's input normalization", () => {
       ['agent-id', ' '],
     ] as const) {
       const message = expectError(
-        episodicJson(appendArgs(home, { [field]: value })),
+        await episodicJson(appendArgs(home, { [field]: value })),
         2,
         'VALIDATION_ERROR',
       );
@@ -284,10 +284,10 @@ describe("episodes follows seed 002's input normalization", () => {
     expect(ledgerRows(home)).toBeNull();
   });
 
-  it('refuses --ts-ms 0', () => {
+  it('refuses --ts-ms 0', async () => {
     const home = temporaryHome();
     const message = expectError(
-      episodicJson(appendArgs(home, { 'ts-ms': '0' })),
+      await episodicJson(appendArgs(home, { 'ts-ms': '0' })),
       2,
       'VALIDATION_ERROR',
     );
@@ -295,20 +295,23 @@ describe("episodes follows seed 002's input normalization", () => {
     expect(ledgerRows(home)).toBeNull();
   });
 
-  it('folds --type case the same way in append, query and gc policies; receipts keep the types in the order given', () => {
+  it('folds --type case the same way in append, query and gc policies; receipts keep the types in the order given', async () => {
     const home = temporaryHome();
     const now = 1_800_000_000_000;
     const day = 86_400_000;
-    const appended = episodicJson(
+    const appended = await episodicJson(
       appendArgs(home, { type: 'Tool.Call', 'ts-ms': String(now - 2 * day) }),
     );
     expect(appended.status, appended.stdout).toBe(0);
     expect(appended.receipt.event).toMatchObject({ type: 'tool.call' });
     expect(
-      episodicJson(appendArgs(home, { type: ' CONVERSATION.USER ', 'ts-ms': String(now - day) }))
-        .status,
+      (
+        await episodicJson(
+          appendArgs(home, { type: ' CONVERSATION.USER ', 'ts-ms': String(now - day) }),
+        )
+      ).status,
     ).toBe(0);
-    const query = episodicJson([
+    const query = await episodicJson([
       '--home',
       home,
       'episodes',
@@ -324,18 +327,20 @@ describe("episodes follows seed 002's input normalization", () => {
     expect(receipt.filters.types).toEqual(['tool.call', 'conversation.user']);
     expect(receipt.count).toBe(2);
     // A dry run of gc at `now` with these --policy entries.
-    const gcDryRun = (...policies: string[]) =>
+    const gcDryRun = async (...policies: string[]) =>
       episodesGcReceiptSchema.parse(
-        episodicJson([
-          ...['--home', home, 'episodes', 'gc', '--scope', 'proj', '--now-ts-ms', String(now)],
-          ...policies.flatMap((policy) => ['--policy', policy]),
-          '--dry-run',
-        ]).receipt,
+        (
+          await episodicJson([
+            ...['--home', home, 'episodes', 'gc', '--scope', 'proj', '--now-ts-ms', String(now)],
+            ...policies.flatMap((policy) => ['--policy', policy]),
+            '--dry-run',
+          ])
+        ).receipt,
       );
-    const counts = gcDryRun('Tool.Call=1.5', 'CONVERSATION.user=inf');
+    const counts = await gcDryRun('Tool.Call=1.5', 'CONVERSATION.user=inf');
     expect(counts.policy_days).toMatchObject({ 'tool.call': 1.5, 'conversation.user': null });
     expect(counts.deleted_by_type).toMatchObject({ 'tool.call': 1, 'conversation.user': 0 });
-    const zero = gcDryRun('conversation.user=0');
+    const zero = await gcDryRun('conversation.user=0');
     expect(zero.deleted_by_type['conversation.user']).toBe(1);
   });
 });

@@ -23,15 +23,20 @@ const model: ModelCall = async () => ({
   usage: { inputTokens: 3, outputTokens: 2 },
 });
 
-function run(home: string, args: string[]): Record<string, unknown> {
-  const result = episodicJson(['--home', home, ...args]);
+async function run(home: string, args: string[]): Promise<Record<string, unknown>> {
+  const result = await episodicJson(['--home', home, ...args]);
   expect(result.status, `${args.join(' ')}: ${result.stderr}${result.stdout}`).toBe(0);
   return result.receipt;
 }
 
 /** A task episode learned in `scope`, with steps (one failed) and metadata, completed. */
-function learnedTask(home: string, scope: string, description: string, team: string): string {
-  const created = run(home, [
+async function learnedTask(
+  home: string,
+  scope: string,
+  description: string,
+  team: string,
+): Promise<string> {
+  const created = await run(home, [
     'tasks',
     'create',
     '--scope',
@@ -54,7 +59,7 @@ function learnedTask(home: string, scope: string, description: string, team: str
     ['test_runner', 'success'],
   ];
   for (const [index, [tool, result]] of steps.entries()) {
-    run(home, [
+    await run(home, [
       'tasks',
       'step',
       id,
@@ -71,7 +76,7 @@ function learnedTask(home: string, scope: string, description: string, team: str
       ...(result === 'error' ? ['--message', 'redis down'] : ['--output', 'ok']),
     ]);
   }
-  run(home, [
+  await run(home, [
     'tasks',
     'complete',
     id,
@@ -94,26 +99,26 @@ async function sourceHome(): Promise<{
   const home = temporaryHome();
   const tasks = {
     'team-a': [
-      learnedTask(home, 'team-a', 'Add rate limiting', 'infra'),
-      learnedTask(home, 'team-a', 'Add caching', 'web'),
+      await learnedTask(home, 'team-a', 'Add rate limiting', 'infra'),
+      await learnedTask(home, 'team-a', 'Add caching', 'web'),
     ],
-    'team-b': [learnedTask(home, 'team-b', 'Add rate limiting', 'infra')],
+    'team-b': [await learnedTask(home, 'team-b', 'Add rate limiting', 'infra')],
   };
-  appendEvent(home, {
+  await appendEvent(home, {
     scope: 'team-a',
     'session-id': 's1',
     type: 'conversation.user',
     summary: 'asked',
   });
-  const secret = appendEvent(home, {
+  const secret = await appendEvent(home, {
     scope: 'team-a',
     'session-id': 's1',
     summary: 'secret plan',
     'payload-json': '{"x":1}',
     'metadata-json': '{"k":"v"}',
   });
-  appendEvent(home, { scope: 'team-b', 'session-id': 's9', summary: 'other team' });
-  run(home, [
+  await appendEvent(home, { scope: 'team-b', 'session-id': 's9', summary: 'other team' });
+  await run(home, [
     'episodes',
     'redact',
     '--scope',
@@ -151,32 +156,37 @@ function stable(receipt: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Every listing a user can ask for, as receipts. */
-function listings(home: string, source: { tasks: Record<string, string[]>; sessionId: string }) {
+async function listings(
+  home: string,
+  source: { tasks: Record<string, string[]>; sessionId: string },
+) {
   const out: Record<string, unknown> = {};
-  const add = (args: string[]) => {
-    out[args.join(' ')] = stable(run(home, args));
+  const add = async (args: string[]) => {
+    out[args.join(' ')] = stable(await run(home, args));
   };
-  add(['runs', 'list']);
-  add(['sessions', 'list']);
-  add(['sessions', 'show', source.sessionId]);
-  add(['scopes', 'list']);
-  add(['episodes', 'query', '--all-scopes', '--include-payload', '--limit', '500']);
-  add(['episodes', 'replay', 's1', '--scope', 'team-a', '--include-payload']);
+  await add(['runs', 'list']);
+  await add(['sessions', 'list']);
+  await add(['sessions', 'show', source.sessionId]);
+  await add(['scopes', 'list']);
+  await add(['episodes', 'query', '--all-scopes', '--include-payload', '--limit', '500']);
+  await add(['episodes', 'replay', 's1', '--scope', 'team-a', '--include-payload']);
   for (const [scope, ids] of Object.entries(source.tasks)) {
-    add(['tasks', 'list', '--scope', scope]);
+    await add(['tasks', 'list', '--scope', scope]);
     for (const id of ids) {
-      add(['tasks', 'show', id, '--scope', scope]);
-      add(['tasks', 'timeline', id, '--scope', scope]);
-      add(['runs', 'show', id]);
-      add(['patterns', 'search', '--scope', scope, '--task', id]);
+      await add(['tasks', 'show', id, '--scope', scope]);
+      await add(['tasks', 'timeline', id, '--scope', scope]);
+      await add(['runs', 'show', id]);
+      await add(['patterns', 'search', '--scope', scope, '--task', id]);
     }
-    add(['patterns', 'search', '--scope', scope]);
-    add(['patterns', 'search', '--scope', scope, '--kind', 'reflection']);
-    add(['patterns', 'search', '--scope', scope, '--metadata', 'team=infra']);
-    const found = run(home, ['patterns', 'search', '--scope', scope]).patterns as { key: string }[];
-    for (const { key } of found) add(['patterns', 'show', key, '--scope', scope]);
+    await add(['patterns', 'search', '--scope', scope]);
+    await add(['patterns', 'search', '--scope', scope, '--kind', 'reflection']);
+    await add(['patterns', 'search', '--scope', scope, '--metadata', 'team=infra']);
+    const found = (await run(home, ['patterns', 'search', '--scope', scope])).patterns as {
+      key: string;
+    }[];
+    for (const { key } of found) await add(['patterns', 'show', key, '--scope', scope]);
   }
-  add(['patterns', 'search', '--kind', 'checkpoint', '--metadata', 'source=demo']);
+  await add(['patterns', 'search', '--kind', 'checkpoint', '--metadata', 'source=demo']);
   return out;
 }
 
@@ -185,7 +195,7 @@ describe('export --all --all-scopes keeps what was learned', () => {
     timeout: 300_000,
   }, async () => {
     const source = await sourceHome();
-    const before = listings(source.home, source);
+    const before = await listings(source.home, source);
     const learned = before['patterns search --scope team-a'] as { count: number };
     expect(learned.count).toBeGreaterThanOrEqual(3);
     expect(
@@ -198,7 +208,7 @@ describe('export --all --all-scopes keeps what was learned', () => {
 
     const backup = join(temporaryDirectory('episodic-backup-'), 'backup.jsonl');
     const exported = exportReceiptSchema.parse(
-      run(source.home, ['export', '--all', '--all-scopes', '-o', backup]),
+      await run(source.home, ['export', '--all', '--all-scopes', '-o', backup]),
     );
     expect(exported.counts.artifacts).toBeGreaterThan(learned.count);
     expect(exported.counts.episode_metadata).toBeGreaterThanOrEqual(4);
@@ -216,16 +226,18 @@ describe('export --all --all-scopes keeps what was learned', () => {
 
     for (const store of ['sqlite', 'fs'] as const) {
       const target = temporaryHome();
-      const imported = importReceiptSchema.parse(run(target, ['--store', store, 'import', backup]));
+      const imported = importReceiptSchema.parse(
+        await run(target, ['--store', store, 'import', backup]),
+      );
       expect(imported.written).toEqual(exported.counts);
       // A home created by the import records its store, so listings need no --store.
-      const after = listings(target, source);
+      const after = await listings(target, source);
       expect(after).toEqual(before);
       const again = join(temporaryDirectory('episodic-backup-'), 'again.jsonl');
-      run(target, ['export', '--all', '--all-scopes', '-o', again]);
+      await run(target, ['export', '--all', '--all-scopes', '-o', again]);
       expect(readFileSync(again, 'utf8')).toBe(readFileSync(backup, 'utf8'));
       // Importing again changes nothing: everything is already there.
-      const repeat = importReceiptSchema.parse(run(target, ['import', backup]));
+      const repeat = importReceiptSchema.parse(await run(target, ['import', backup]));
       expect(repeat.written).toEqual({
         sessions: 0,
         runs: 0,
@@ -246,7 +258,7 @@ describe('export --all --all-scopes keeps what was learned', () => {
   }, async () => {
     const source = await sourceHome();
     const scoped = join(temporaryDirectory('episodic-backup-'), 'team-b.jsonl');
-    run(source.home, ['export', '--all', '--scope', 'team-b', '-o', scoped]);
+    await run(source.home, ['export', '--all', '--scope', 'team-b', '-o', scoped]);
     const keys = readFileSync(scoped, 'utf8')
       .trim()
       .split('\n')
@@ -257,7 +269,14 @@ describe('export --all --all-scopes keeps what was learned', () => {
     expect(keys.every((key) => key.startsWith('scope=team-b@'))).toBe(true);
 
     const session = join(temporaryDirectory('episodic-backup-'), 'session.jsonl');
-    run(source.home, ['export', '--session-id', source.sessionId, '--all-scopes', '-o', session]);
+    await run(source.home, [
+      'export',
+      '--session-id',
+      source.sessionId,
+      '--all-scopes',
+      '-o',
+      session,
+    ]);
     const artifacts = readFileSync(session, 'utf8')
       .trim()
       .split('\n')
@@ -269,12 +288,12 @@ describe('export --all --all-scopes keeps what was learned', () => {
 
     // A conflicting artifact is refused, and nothing is written.
     const target = temporaryHome();
-    run(target, ['import', session]);
+    await run(target, ['import', session]);
     const changed = readFileSync(session, 'utf8').replace(
       'The user asked for the invoice total.',
       'Something else.',
     );
-    const refused = episodic(['--home', target, 'import', '-', '--json'], { input: changed });
+    const refused = await episodic(['--home', target, 'import', '-', '--json'], { input: changed });
     expect(refused.status).toBe(1);
     expect(refused.stdout).toContain(
       `artifact checkpoint:${source.sessionId}:3 exists with other content`,

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import {
   BIN,
   cleanEnv,
   episodic,
+  episodicBinary,
   episodicJson,
   exitOf,
   expectError,
@@ -17,7 +18,8 @@ import {
   temporaryHome,
 } from './helpers.js';
 
-// Spawns the built binary: what a user runs, not the sources.
+// The version, the main help and start-up spawn the built binary: what a user runs, not the
+// sources. The help of every command and the usage errors are behaviour, run in-process.
 const { version } = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
 ) as {
@@ -27,7 +29,7 @@ const { version } = JSON.parse(
 describe('episodic binary', () => {
   it('prints the package version', () => {
     for (const flag of ['--version', '-v']) {
-      const result = episodic([flag]);
+      const result = episodicBinary([flag]);
       expect(result.status).toBe(0);
       expect(result.stdout.trim()).toBe(version);
     }
@@ -35,7 +37,7 @@ describe('episodic binary', () => {
 
   it('prints help with the commands, the global options and examples', () => {
     for (const args of [['--help'], ['-h'], [], ['help']]) {
-      const result = episodic(args);
+      const result = episodicBinary(args);
       expect(result.status).toBe(0);
       expect(result.stdout).toContain('Usage: episodic');
       expect(result.stdout).toContain('Examples:');
@@ -55,9 +57,9 @@ describe('episodic binary', () => {
     }
   });
 
-  it('prints help with examples for every command and every group', () => {
+  it('prints help with examples for every command and every group', async () => {
     for (const command of COMMANDS) {
-      const result = episodic([...command.path, '--help']);
+      const result = await episodic([...command.path, '--help']);
       expect(result.status, command.path.join(' ')).toBe(0);
       expect(result.stdout).toContain(`Usage: ${command.usage}`);
       expect(result.stdout).toContain('Examples:');
@@ -65,10 +67,10 @@ describe('episodic binary', () => {
       for (const example of command.examples) expect(result.stdout).toContain(example);
       for (const name of Object.keys(command.options)) expect(result.stdout).toContain(`--${name}`);
       // `help <command>` says the same.
-      expect(episodic(['help', ...command.path]).stdout).toBe(result.stdout);
+      expect((await episodic(['help', ...command.path])).stdout).toBe(result.stdout);
     }
     for (const group of GROUPS) {
-      const result = episodic([group.name]);
+      const result = await episodic([group.name]);
       expect(result.status).toBe(0);
       expect(result.stdout).toContain(`Usage: episodic ${group.name} <command>`);
       expect(result.stdout).toContain('Examples:');
@@ -78,65 +80,86 @@ describe('episodic binary', () => {
     }
   });
 
-  it('exits 2 with a hint on an unknown command, changing nothing', () => {
+  it('exits 2 with a hint on an unknown command, changing nothing', async () => {
     const home = temporaryHome();
-    const result = episodic(['--home', home, 'frobnicate']);
+    const result = await episodic(['--home', home, 'frobnicate']);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('Unknown command "frobnicate"');
     expect(result.stderr).toContain('episodic --help');
     expect(result.stdout).toBe('');
-    const suggested = episodic(['episodes', 'qurey']);
+    const suggested = await episodic(['episodes', 'qurey']);
     expect(suggested.status).toBe(2);
     expect(suggested.stderr).toContain('Did you mean episodes query?');
-    const json = episodicJson(['--home', home, 'episodes', 'frob']);
+    const json = await episodicJson(['--home', home, 'episodes', 'frob']);
     expect(expectError(json, 2, 'USAGE_ERROR')).toContain('Unknown command "episodes frob"');
     expect(json.receipt.kind).toBe('episodic.episodes.v1');
   });
 
-  it('exits 2 on an unknown option, naming it and suggesting the closest', () => {
-    const result = episodicJson(['episodes', 'query', '--scope', 'x', '--sesion-id', 's1']);
+  it('exits 2 on an unknown option, naming it and suggesting the closest', async () => {
+    const result = await episodicJson(['episodes', 'query', '--scope', 'x', '--sesion-id', 's1']);
     const message = expectError(result, 2, 'USAGE_ERROR');
     expect(message).toContain('Unknown option --sesion-id');
     expect(message).toContain('Did you mean --session-id?');
     expect(result.receipt.kind).toBe('episodic.episodes.query.v1');
-    const human = episodic(['runs', 'list', '--bogus']);
+    const human = await episodic(['runs', 'list', '--bogus']);
     expect(human.status).toBe(2);
     expect(human.stderr).toContain('Unknown option --bogus for "episodic runs list"');
     expect(human.stdout).toBe('');
   });
 
-  it('exits 2 when an option misses its value or a flag gets one', () => {
-    const missing = episodicJson(['episodes', 'query', '--scope']);
+  it('suggests the nearest option for a typo between a group and its command, changing nothing', async () => {
+    const home = temporaryHome();
+    const human = await episodic(['--home', home, 'runs', '--limt', '3', 'list']);
+    expect(human.status).toBe(2);
+    expect(human.stderr).toContain(
+      'Unknown option --limt for "episodic runs list". Did you mean --limit?',
+    );
+    expect(human.stdout).toBe('');
+    const json = await episodicJson(['runs', '--hom', home, 'list']);
+    expect(expectError(json, 2, 'USAGE_ERROR')).toContain('Did you mean --home?');
+    const bogus = await episodicJson(['--home', home, 'runs', '--bogus', 'list']);
+    expect(expectError(bogus, 2, 'USAGE_ERROR')).toContain(
+      'Unknown option --bogus for "episodic runs list"',
+    );
+    expect(bogus.receipt.kind).toBe('episodic.runs.list.v1');
+    const alone = await episodic(['--home', home, '--versoin']);
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toContain('Did you mean --version?');
+    expect(existsSync(home)).toBe(false);
+  });
+
+  it('exits 2 when an option misses its value or a flag gets one', async () => {
+    const missing = await episodicJson(['episodes', 'query', '--scope']);
     expect(expectError(missing, 2, 'USAGE_ERROR')).toContain('--scope');
-    const ambiguous = episodicJson(['episodes', 'query', '--scope', '--global']);
+    const ambiguous = await episodicJson(['episodes', 'query', '--scope', '--global']);
     expect(expectError(ambiguous, 2, 'USAGE_ERROR')).toContain('--scope=VALUE');
-    const flagValue = episodicJson(['episodes', 'query', '--global=yes']);
+    const flagValue = await episodicJson(['episodes', 'query', '--global=yes']);
     expect(expectError(flagValue, 2, 'USAGE_ERROR')).toContain('takes no value');
-    const extra = episodicJson(['runs', 'list', 'surplus']);
+    const extra = await episodicJson(['runs', 'list', 'surplus']);
     expect(expectError(extra, 2, 'USAGE_ERROR')).toContain('"surplus"');
-    const missingPositional = episodicJson(['runs', 'show']);
+    const missingPositional = await episodicJson(['runs', 'show']);
     expect(expectError(missingPositional, 2, 'USAGE_ERROR')).toContain('RUN_ID');
   });
 
-  it('accepts global options before or after the command', () => {
+  it('accepts global options before or after the command', async () => {
     const home = temporaryHome();
-    const before = episodicJson(['--home', home, 'runs', 'list']);
-    const after = episodicJson(['runs', 'list', '--home', home]);
+    const before = await episodicJson(['--home', home, 'runs', 'list']);
+    const after = await episodicJson(['runs', 'list', '--home', home]);
     expect(before.status).toBe(0);
     expect(after.status).toBe(0);
     expect(before.receipt.runs).toEqual([]);
-    const badStore = episodicJson(['--store', 'postgres', 'runs', 'list', '--home', home]);
+    const badStore = await episodicJson(['--store', 'postgres', 'runs', 'list', '--home', home]);
     expect(expectError(badStore, 2, 'USAGE_ERROR')).toContain('--store');
   });
 
-  it('reads EPISODIC_HOME and EPISODIC_STORE when no option is given', () => {
+  it('reads EPISODIC_HOME and EPISODIC_STORE when no option is given', async () => {
     const home = temporaryHome();
-    const result = episodicJson(['runs', 'list'], {
+    const result = await episodicJson(['runs', 'list'], {
       env: { EPISODIC_HOME: home, EPISODIC_STORE: 'fs' },
     });
     expect(result.status).toBe(0);
     expect(result.receipt.store).toBe('fs');
-    const wins = episodicJson(['runs', 'list', '--store', 'sqlite'], {
+    const wins = await episodicJson(['runs', 'list', '--store', 'sqlite'], {
       env: { EPISODIC_HOME: home, EPISODIC_STORE: 'fs' },
     });
     expect(wins.receipt.store).toBe('sqlite');

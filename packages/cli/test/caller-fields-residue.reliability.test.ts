@@ -51,14 +51,14 @@ function residue(home: string, needles: readonly string[]): Record<string, strin
   return found;
 }
 
-function ok(home: string, store: string, args: string[]): Record<string, unknown> {
-  const result = episodicJson(['--home', home, '--store', store, ...args]);
+async function ok(home: string, store: string, args: string[]): Promise<Record<string, unknown>> {
+  const result = await episodicJson(['--home', home, '--store', store, ...args]);
   expect(result.status, `${args.slice(0, 2).join(' ')}: ${result.stderr}${result.stdout}`).toBe(0);
   return result.receipt;
 }
 
 describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs)', (store) => {
-  it('leave 0 copies after redact + gc; ids that look like secrets are refused', () => {
+  it('leave 0 copies after redact + gc; ids that look like secrets are refused', async () => {
     const home = temporaryHome();
     const secrets: string[] = [];
     const next = () => {
@@ -69,7 +69,7 @@ describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs
 
     // Ledger events with a secret in each caller field, values and keys.
     for (let index = 0; index < EVENTS; index++) {
-      ok(home, store, [
+      await ok(home, store, [
         'episodes',
         'append',
         '--scope',
@@ -101,7 +101,7 @@ describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs
         '--agent-id': 'agent',
         [flag]: `id-${secret}`,
       };
-      const refused = episodicJson([
+      const refused = await episodicJson([
         '--home',
         home,
         'episodes',
@@ -126,7 +126,7 @@ describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs
 
     // A session GC collects whole: its id must not stay anywhere (the session heads included).
     const gone = `gone-${randomText(12)}`;
-    ok(home, store, [
+    await ok(home, store, [
       'episodes',
       'append',
       '--scope',
@@ -146,7 +146,7 @@ describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs
     // Task steps: a secret in the action, in a parameter value and as a parameter key.
     const taskIds: string[] = [];
     for (const mode of ['content', 'secrets']) {
-      const created = ok(home, store, [
+      const created = await ok(home, store, [
         'tasks',
         'create',
         '--scope',
@@ -163,7 +163,7 @@ describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs
       ]);
       const id = (created.task as { id: string }).id;
       taskIds.push(id);
-      ok(home, store, [
+      await ok(home, store, [
         'tasks',
         'step',
         id,
@@ -191,7 +191,7 @@ describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs
       const copy = join(home, 'sessions', '2020', '01', '01', `${contentTask}.jsonl`);
       mkdirSync(dirname(copy), { recursive: true });
       copyFileSync(file, copy);
-      const listed = runsListReceiptSchema.parse(ok(home, store, ['runs', 'list']));
+      const listed = runsListReceiptSchema.parse(await ok(home, store, ['runs', 'list']));
       expect(listed.runs.filter((run) => run.run_id === contentTask)).toHaveLength(1);
       expect(listed.errors).toEqual([
         expect.objectContaining({ run_id: contentTask, message: expect.stringContaining('copy') }),
@@ -209,10 +209,10 @@ describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs
     const holder = new Database(join(home, 'episodic.db'));
     holder.prepare('SELECT count(*) FROM sqlite_master').get();
     try {
-      ok(home, store, ['episodes', 'redact', '--scope', SCOPE, '--session-id', SESSION]);
-      ok(home, store, ['runs', 'redact', contentTask, '--mode', 'content']);
-      ok(home, store, ['runs', 'redact', secretsTask]);
-      const gc = ok(home, store, [
+      await ok(home, store, ['episodes', 'redact', '--scope', SCOPE, '--session-id', SESSION]);
+      await ok(home, store, ['runs', 'redact', contentTask, '--mode', 'content']);
+      await ok(home, store, ['runs', 'redact', secretsTask]);
+      const gc = await ok(home, store, [
         'episodes',
         'gc',
         '--scope',
@@ -229,7 +229,13 @@ describe.each(['sqlite', 'fs'] as const)('secrets in every caller field (%s runs
     expect(residue(home, [...secrets, gone])).toEqual({});
 
     // Reads show none of it either.
-    const query = ok(home, store, ['episodes', 'query', '--scope', SCOPE, '--include-payload']);
+    const query = await ok(home, store, [
+      'episodes',
+      'query',
+      '--scope',
+      SCOPE,
+      '--include-payload',
+    ]);
     const shown = JSON.stringify(query);
     expect(secrets.filter((secret) => shown.includes(secret))).toEqual([]);
     expect((query.events as unknown[]).length).toBe(EVENTS);

@@ -13,8 +13,8 @@ function has(shell: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 }
 
-function script(shell: string): string {
-  const result = episodic(['completion', shell]);
+async function script(shell: string): Promise<string> {
+  const result = await episodic(['completion', shell]);
   expect(result.status, result.stderr).toBe(0);
   const path = join(temporaryDirectory('episodic-completion-'), `episodic.${shell}`);
   writeFileSync(path, result.stdout);
@@ -34,15 +34,15 @@ const leaves = COMMANDS.filter((command) => command.path.length === 1).map(
 );
 
 describe('episodic completion', () => {
-  it('refuses an unknown shell and prints a receipt with --json', () => {
-    expectError(episodicJson(['completion', 'powershell']), 2, 'VALIDATION_ERROR');
-    const receipt = episodicJson(['completion', 'bash']).receipt;
+  it('refuses an unknown shell and prints a receipt with --json', async () => {
+    expectError(await episodicJson(['completion', 'powershell']), 2, 'VALIDATION_ERROR');
+    const receipt = (await episodicJson(['completion', 'bash'])).receipt;
     expect(receipt).toMatchObject({ kind: 'episodic.completion.v1', ok: true, shell: 'bash' });
     expect(receipt.script).toContain('complete -F _episodic episodic');
   });
 
-  it('bash: parses, and completes commands, options and values', () => {
-    const path = script('bash');
+  it('bash: parses, and completes commands, options and values', async () => {
+    const path = await script('bash');
     run('bash', ['-n', path]);
     const probe = `source ${JSON.stringify(path)}
 comp() { COMP_WORDS=("$@"); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); COMPREPLY=(); _episodic; echo "\${COMPREPLY[*]}"; }
@@ -76,8 +76,8 @@ comp episodic export --al
     ]);
   });
 
-  it.skipIf(!has('zsh'))('zsh: parses, and completes commands, options and values', () => {
-    const path = script('zsh');
+  it.skipIf(!has('zsh'))('zsh: parses, and completes commands, options and values', async () => {
+    const path = await script('zsh');
     run('zsh', ['-n', path]);
     const probe = `compdef() { : }
 source ${JSON.stringify(path)}
@@ -103,8 +103,8 @@ cand episodic episodes redact --
     );
   });
 
-  it.skipIf(!has('fish'))('fish: parses, and completes commands, options and values', () => {
-    const path = script('fish');
+  it.skipIf(!has('fish'))('fish: parses, and completes commands, options and values', async () => {
+    const path = await script('fish');
     run('fish', ['-n', path]);
     const complete = (line: string) =>
       run('fish', ['--no-config', '-c', `source ${path}; complete -C${JSON.stringify(line)}`])

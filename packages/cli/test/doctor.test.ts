@@ -63,9 +63,9 @@ async function readRecords(home: string): Promise<{ records: RunRecord[]; errors
 }
 
 describe('doctor', () => {
-  it('reports a healthy empty home without creating anything', () => {
+  it('reports a healthy empty home without creating anything', async () => {
     const home = temporaryHome();
-    const result = episodicJson(['--home', home, 'doctor']);
+    const result = await episodicJson(['--home', home, 'doctor']);
     expect(result.status).toBe(0);
     const receipt = doctorReceiptSchema.parse(result.receipt);
     expect(receipt).toMatchObject({
@@ -83,7 +83,7 @@ describe('doctor', () => {
     const path = runFilePath(home);
     const corpus = damagedCorpus();
     writeFileSync(path, corpus.text);
-    const result = episodicJson(['--home', home, '--store', 'fs', 'doctor']);
+    const result = await episodicJson(['--home', home, '--store', 'fs', 'doctor']);
     expectError(result, 1, 'CORRUPT_DATA');
     const receipt = doctorReceiptSchema.parse(result.receipt);
     expect(receipt.healthy).toBe(false);
@@ -112,7 +112,7 @@ describe('doctor', () => {
     expect(before.records).toHaveLength(8);
 
     const fixed = doctorReceiptSchema.parse(
-      episodicJson(['--home', home, '--store', 'fs', 'doctor', '--fix']).receipt,
+      (await episodicJson(['--home', home, '--store', 'fs', 'doctor', '--fix'])).receipt,
     );
     expect(fixed).toMatchObject({ ok: true, healthy: true, fix: true });
     expect(fixed.fixed_count).toBe(fixed.problem_count);
@@ -147,7 +147,7 @@ describe('doctor', () => {
       );
     }
 
-    const again = episodicJson(['--home', home, '--store', 'fs', 'doctor']);
+    const again = await episodicJson(['--home', home, '--store', 'fs', 'doctor']);
     expect(again.status).toBe(0);
     expect(doctorReceiptSchema.parse(again.receipt).problem_count).toBe(0);
     // An append after the repair lands on its own line.
@@ -162,17 +162,20 @@ describe('doctor', () => {
     const path = runFilePath(home);
     const text = completedRun(RUN, 1).map(line).join('\n');
     writeFileSync(path, text);
-    const report = doctorReceiptSchema.parse(episodicJson(['--home', home, 'doctor']).receipt);
+    const report = doctorReceiptSchema.parse(
+      (await episodicJson(['--home', home, 'doctor'])).receipt,
+    );
     expect(report.problems.map((problem) => problem.message)).toEqual([
       expect.stringContaining('no final newline'),
     ]);
     expect(
-      doctorReceiptSchema.parse(episodicJson(['--home', home, 'doctor', '--fix']).receipt).healthy,
+      doctorReceiptSchema.parse((await episodicJson(['--home', home, 'doctor', '--fix'])).receipt)
+        .healthy,
     ).toBe(true);
     expect(readFileSync(path, 'utf8')).toBe(`${text}\n`);
   });
 
-  it('quarantines unreadable snapshots, empty run files and dead writers’ temp files', () => {
+  it('quarantines unreadable snapshots, empty run files and dead writers’ temp files', async () => {
     const home = temporaryHome();
     const state = join(home, 'sessions', 'state');
     mkdirSync(state, { recursive: true });
@@ -182,14 +185,16 @@ describe('doctor', () => {
     writeFileSync(temp, '{}');
     const emptyRun = runFilePath(home);
     writeFileSync(emptyRun, '');
-    const report = doctorReceiptSchema.parse(episodicJson(['--home', home, 'doctor']).receipt);
+    const report = doctorReceiptSchema.parse(
+      (await episodicJson(['--home', home, 'doctor'])).receipt,
+    );
     expect(report.problems.map((problem) => [problem.area, problem.message.slice(0, 30)])).toEqual([
       ['run_file', 'the file is empty (its writer '],
       ['file', 'a temp file left by a snapshot'],
       ['snapshot', 'the snapshot is not valid JSON'],
     ]);
     const fixed = doctorReceiptSchema.parse(
-      episodicJson(['--home', home, 'doctor', '--fix']).receipt,
+      (await episodicJson(['--home', home, 'doctor', '--fix'])).receipt,
     );
     expect(fixed.healthy).toBe(true);
     for (const path of [badSnapshot, temp, emptyRun]) expect(existsSync(path)).toBe(false);
@@ -202,7 +207,7 @@ describe('doctor', () => {
     );
   });
 
-  it('checks a session’s commits: a torn last commit is fine, damage before it and orphans are reported', () => {
+  it('checks a session’s commits: a torn last commit is fine, damage before it and orphans are reported', async () => {
     const home = temporaryHome();
     const state = join(home, 'sessions', 'state');
     mkdirSync(state, { recursive: true });
@@ -222,11 +227,13 @@ describe('doctor', () => {
     // A commit cut short by a crash is not a problem: it was never acknowledged.
     writeFileSync(join(state, `${id}.deltas.jsonl`), `${delta(2)}\n{"revision":3,"upd`);
     expect(
-      doctorReceiptSchema.parse(episodicJson(['--home', home, 'doctor']).receipt).healthy,
+      doctorReceiptSchema.parse((await episodicJson(['--home', home, 'doctor'])).receipt).healthy,
     ).toBe(true);
     writeFileSync(join(state, `${id}.deltas.jsonl`), `${delta(2)}\nnot a commit\n${delta(3)}\n`);
     writeFileSync(join(state, `${orphanId}.deltas.jsonl`), `${delta(2)}\n`);
-    const report = doctorReceiptSchema.parse(episodicJson(['--home', home, 'doctor']).receipt);
+    const report = doctorReceiptSchema.parse(
+      (await episodicJson(['--home', home, 'doctor'])).receipt,
+    );
     const problems = [...report.problems].sort((left, right) =>
       left.path.localeCompare(right.path),
     );
@@ -237,9 +244,9 @@ describe('doctor', () => {
     expect(problems[0]?.message).toContain('delta line 2 is damaged');
   });
 
-  it('reports what it cannot repair (a stray file, a damaged database row) and stays at exit 1', () => {
+  it('reports what it cannot repair (a stray file, a damaged database row) and stays at exit 1', async () => {
     const home = temporaryHome();
-    const event = appendEvent(home, { summary: 'x', 'payload-json': '{"a":1}' });
+    const event = await appendEvent(home, { summary: 'x', 'payload-json': '{"a":1}' });
     const database = new Database(join(home, 'episodic.db'));
     database
       .prepare('UPDATE episodic_events SET payload_json = ? WHERE event_id = ?')
@@ -248,7 +255,7 @@ describe('doctor', () => {
     const day = join(home, 'sessions', '2026', '02', '03');
     mkdirSync(day, { recursive: true });
     writeFileSync(join(day, 'notes.jsonl'), 'hello\n');
-    const result = episodicJson(['--home', home, 'doctor', '--fix']);
+    const result = await episodicJson(['--home', home, 'doctor', '--fix']);
     expectError(result, 1, 'CORRUPT_DATA');
     const receipt = doctorReceiptSchema.parse(result.receipt);
     expect(

@@ -23,9 +23,9 @@ import {
 const DAY = 86_400_000;
 
 describe('episodes append', () => {
-  it('appends an event and prints the seed receipt', () => {
+  it('appends an event and prints the seed receipt', async () => {
     const home = temporaryHome();
-    const result = episodicJson(
+    const result = await episodicJson(
       appendArgs(
         home,
         {
@@ -66,7 +66,7 @@ describe('episodes append', () => {
     expect(ledgerRows(home)).toHaveLength(1);
   });
 
-  it('prints a readable line without --json, nothing with --quiet', () => {
+  it('prints a readable line without --json, nothing with --quiet', async () => {
     const home = temporaryHome();
     const base = [
       '--home',
@@ -82,20 +82,20 @@ describe('episodes append', () => {
       '--type',
       'ops.decision',
     ];
-    const loud = episodic([...base, '--summary', 'chose plan B']);
+    const loud = await episodic([...base, '--summary', 'chose plan B']);
     expect(loud.status).toBe(0);
     expect(loud.stdout).toMatch(/^Appended ops\.decision event \S+ to p\/s \(position 1\)\.\n$/);
-    const quiet = episodic([...base, '--summary', 'chose plan C', '--quiet']);
+    const quiet = await episodic([...base, '--summary', 'chose plan C', '--quiet']);
     expect(quiet.status).toBe(0);
     expect(quiet.stdout).toBe('');
   });
 
-  it('reads the payload from a file or stdin', () => {
+  it('reads the payload from a file or stdin', async () => {
     const home = temporaryHome();
     const file = join(temporaryDirectory(), 'payload.json');
     writeFileSync(file, '\ufeff{"from":"file"}');
-    appendEvent(home, { 'payload-file': file, 'event-id': 'from-file' });
-    const stdin = episodicJson(
+    await appendEvent(home, { 'payload-file': file, 'event-id': 'from-file' });
+    const stdin = await episodicJson(
       [
         '--home',
         home,
@@ -119,7 +119,7 @@ describe('episodes append', () => {
       { input: '{"from":"stdin"}' },
     );
     expect(stdin.status, stdin.stderr).toBe(0);
-    const query = episodicJson([
+    const query = await episodicJson([
       '--home',
       home,
       'episodes',
@@ -132,40 +132,40 @@ describe('episodes append', () => {
     expect(events.map((item) => item.payload)).toEqual([{ from: 'file' }, { from: 'stdin' }]);
   });
 
-  it('retries idempotently with the same event id, and refuses other content (exit 1)', () => {
+  it('retries idempotently with the same event id, and refuses other content (exit 1)', async () => {
     const home = temporaryHome();
     const flags = { 'event-id': 'evt-1', 'ts-ms': '1000', summary: 'same' };
-    appendEvent(home, flags);
-    const retry = episodicJson(appendArgs(home, flags));
+    await appendEvent(home, flags);
+    const retry = await episodicJson(appendArgs(home, flags));
     expect(retry.status).toBe(0);
     expect(episodesAppendReceiptSchema.parse(retry.receipt).duplicate).toBe(true);
     const before = ledgerRows(home);
-    const other = episodicJson(appendArgs(home, { ...flags, summary: 'different' }));
+    const other = await episodicJson(appendArgs(home, { ...flags, summary: 'different' }));
     expect(expectError(other, 1, 'CONFLICT')).toContain('evt-1');
     expect(ledgerRows(home)).toEqual(before);
   });
 
-  it('fails with a conflict (exit 1) when --expected-position is stale', () => {
+  it('fails with a conflict (exit 1) when --expected-position is stale', async () => {
     const home = temporaryHome();
-    appendEvent(home, {}, ['--expected-position', '0']);
-    appendEvent(home, {}, ['--expected-position', '1']);
-    const stale = episodicJson(
+    await appendEvent(home, {}, ['--expected-position', '0']);
+    await appendEvent(home, {}, ['--expected-position', '1']);
+    const stale = await episodicJson(
       appendArgs(home, { 'agent-id': 'a', summary: 'late' }, ['--expected-position', '1']),
     );
     expect(expectError(stale, 1, 'CONFLICT')).toContain('expected its last position to be 1');
     expect(ledgerRows(home)).toHaveLength(2);
   });
 
-  it('raises the payload cap with --payload-cap-bytes', () => {
+  it('raises the payload cap with --payload-cap-bytes', async () => {
     const home = temporaryHome();
     const big = JSON.stringify({ text: 'x'.repeat(9000) });
     const fields = { type: 'tool.result', summary: 'big' };
-    const refused = episodicJson(appendArgs(home, fields, ['--payload-json', big]));
+    const refused = await episodicJson(appendArgs(home, fields, ['--payload-json', big]));
     const message = expectError(refused, 2, 'VALIDATION_ERROR');
     expect(message).toContain('over the cap of 8192 bytes');
     expect(message).toContain('--payload-cap-bytes');
     expect(refused.receipt.details).toMatchObject({ field: 'payload', cap: 8192 });
-    const allowed = episodicJson(
+    const allowed = await episodicJson(
       appendArgs(home, fields, ['--payload-json', big, '--payload-cap-bytes', '20000']),
     );
     expect(allowed.status, allowed.stderr).toBe(0);
@@ -174,7 +174,7 @@ describe('episodes append', () => {
     expect(receipt.caps.payload_cap_bytes).toBe(20000);
   });
 
-  it('rejects secret-like content unless redacted, and tool output unless allowed', () => {
+  it('rejects secret-like content unless redacted, and tool output unless allowed', async () => {
     const home = temporaryHome();
     const secret = 'AKIA' + 'ABCDEFGHIJKLMNOP';
     const base = [
@@ -193,12 +193,16 @@ describe('episodes append', () => {
       '--summary',
       'key',
     ];
-    const rejected = episodicJson([...base, '--payload-json', JSON.stringify({ key: secret })]);
+    const rejected = await episodicJson([
+      ...base,
+      '--payload-json',
+      JSON.stringify({ key: secret }),
+    ]);
     const message = expectError(rejected, 2, 'VALIDATION_ERROR');
     expect(message).toContain('--redact-content');
     expect(message).not.toContain(secret);
     expect(ledgerRows(home)).toBeNull();
-    const redacted = episodicJson([
+    const redacted = await episodicJson([
       ...base,
       '--payload-json',
       JSON.stringify({ key: secret }),
@@ -208,9 +212,9 @@ describe('episodes append', () => {
     expect(databaseBytes(home).includes(secret)).toBe(false);
     const trace =
       'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: boom';
-    const noTool = episodicJson([...base, '--payload-json', JSON.stringify({ out: trace })]);
+    const noTool = await episodicJson([...base, '--payload-json', JSON.stringify({ out: trace })]);
     expect(expectError(noTool, 2, 'VALIDATION_ERROR')).toContain('--allow-tool-output');
-    const tool = episodicJson([
+    const tool = await episodicJson([
       ...base,
       '--payload-json',
       JSON.stringify({ out: trace }),
@@ -323,26 +327,26 @@ describe('episodes append', () => {
         text: /pii, secret, tool_output/,
       },
     ];
-    it.each(cases)('$name', ({ args, code, text }) => {
+    it.each(cases)('$name', async ({ args, code, text }) => {
       const fresh = temporaryHome();
-      const result = episodicJson(['--home', fresh, 'episodes', 'append', ...args]);
+      const result = await episodicJson(['--home', fresh, 'episodes', 'append', ...args]);
       expect(expectError(result, 2, code)).toMatch(text);
       // A bad command line never opens (or creates) the database.
       expect(existsSync(join(fresh, 'episodic.db'))).toBe(false);
     });
 
-    it('leaves an existing database unchanged', () => {
+    it('leaves an existing database unchanged', async () => {
       const home = temporaryHome();
-      appendEvent(home, { summary: 'kept' });
+      await appendEvent(home, { summary: 'kept' });
       const before = ledgerRows(home);
       for (const { args } of cases) {
-        episodic(['--home', home, 'episodes', 'append', ...args]);
+        await episodic(['--home', home, 'episodes', 'append', ...args]);
       }
       expect(ledgerRows(home)).toEqual(before);
     });
 
-    it('prints the message on stderr without --json', () => {
-      const result = episodic([
+    it('prints the message on stderr without --json', async () => {
+      const result = await episodic([
         '--home',
         temporaryHome(),
         'episodes',
@@ -366,8 +370,8 @@ describe('episodes append', () => {
 });
 
 describe('episodes query and replay', () => {
-  function seed(home: string) {
-    appendEvent(home, {
+  async function seed(home: string) {
+    await appendEvent(home, {
       scope: 'alpha',
       'session-id': 's1',
       type: 'conversation.user',
@@ -375,7 +379,7 @@ describe('episodes query and replay', () => {
       'ts-ms': '1000',
       'metadata-json': '{"source":"crm","priority":7,"tags":["auth","api"]}',
     });
-    appendEvent(home, {
+    await appendEvent(home, {
       scope: 'alpha',
       'session-id': 's1',
       type: 'tool.call',
@@ -384,14 +388,14 @@ describe('episodes query and replay', () => {
       'payload-json': '{"path":"."}',
       'metadata-json': '{"source":"erp","priority":2}',
     });
-    appendEvent(home, {
+    await appendEvent(home, {
       scope: 'alpha',
       'session-id': 's2',
       type: 'tool.result',
       summary: 'two files',
       'ts-ms': '3000',
     });
-    appendEvent(home, {
+    await appendEvent(home, {
       scope: 'beta',
       'session-id': 's1',
       type: 'tool.call',
@@ -400,10 +404,10 @@ describe('episodes query and replay', () => {
     });
   }
 
-  it('is scope-bound, ordered, summary-only by default', () => {
+  it('is scope-bound, ordered, summary-only by default', async () => {
     const home = temporaryHome();
-    seed(home);
-    const result = episodicJson(['--home', home, 'episodes', 'query', '--scope', 'Alpha']);
+    await seed(home);
+    const result = await episodicJson(['--home', home, 'episodes', 'query', '--scope', 'Alpha']);
     expect(result.status).toBe(0);
     const receipt = episodesQueryReceiptSchema.parse(result.receipt);
     expect(receipt.scope).toBe('alpha');
@@ -418,11 +422,11 @@ describe('episodes query and replay', () => {
     expect(receipt.count).toBe(3);
     expect(receipt.next_after_id).toBeNull();
     const beta = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--scope', 'beta']).receipt,
+      (await episodicJson(['--home', home, 'episodes', 'query', '--scope', 'beta'])).receipt,
     );
     expect(beta.events.map((item) => item.summary)).toEqual(['beta secret plan']);
     const global = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--all-scopes']).receipt,
+      (await episodicJson(['--home', home, 'episodes', 'query', '--all-scopes'])).receipt,
     );
     expect(global.scope).toBeNull();
     expect(global.all_scopes).toBe(true);
@@ -430,84 +434,102 @@ describe('episodes query and replay', () => {
     expect(global.events.map((item) => item.ts_ms)).toEqual([1000, 1500, 2000, 3000]);
   });
 
-  it('filters by session, time, types (repeated and comma-separated) and metadata', () => {
+  it('filters by session, time, types (repeated and comma-separated) and metadata', async () => {
     const home = temporaryHome();
-    seed(home);
-    const query = (...args: string[]) =>
+    await seed(home);
+    const query = async (...args: string[]) =>
       episodesQueryReceiptSchema
         .parse(
-          episodicJson(['--home', home, 'episodes', 'query', '--scope', 'alpha', ...args]).receipt,
+          (await episodicJson(['--home', home, 'episodes', 'query', '--scope', 'alpha', ...args]))
+            .receipt,
         )
         .events.map((item) => item.summary);
-    expect(query('--session-id', 's1')).toEqual(['hello', 'call list_files']);
-    expect(query('--from-ts-ms', '2000', '--to-ts-ms', '3000')).toEqual([
+    expect(await query('--session-id', 's1')).toEqual(['hello', 'call list_files']);
+    expect(await query('--from-ts-ms', '2000', '--to-ts-ms', '3000')).toEqual([
       'call list_files',
       'two files',
     ]);
-    expect(query('--type', 'tool.call,tool.result')).toEqual(['call list_files', 'two files']);
-    expect(query('--type', 'tool.call', '--type', 'conversation.user')).toEqual([
+    expect(await query('--type', 'tool.call,tool.result')).toEqual([
+      'call list_files',
+      'two files',
+    ]);
+    expect(await query('--type', 'tool.call', '--type', 'conversation.user')).toEqual([
       'hello',
       'call list_files',
     ]);
-    expect(query('--metadata', 'source=crm')).toEqual(['hello']);
-    expect(query('--metadata', 'priority>=2', '--metadata', 'priority<5')).toEqual([
+    expect(await query('--metadata', 'source=crm')).toEqual(['hello']);
+    expect(await query('--metadata', 'priority>=2', '--metadata', 'priority<5')).toEqual([
       'call list_files',
     ]);
-    expect(query('--metadata', 'tags IN api,web')).toEqual(['hello']);
-    expect(query('--metadata', 'tags IS NULL')).toEqual(['call list_files', 'two files']);
+    expect(await query('--metadata', 'tags IN api,web')).toEqual(['hello']);
+    expect(await query('--metadata', 'tags IS NULL')).toEqual(['call list_files', 'two files']);
     expect(
-      query(
+      await query(
         '--metadata-filter',
         '{"type":"or","filters":[{"property_name":"source","comparison_operator":"=","property_value":"erp"},{"property_name":"priority","comparison_operator":">","property_value":6}]}',
       ),
     ).toEqual(['hello', 'call list_files']);
     const withPayload = episodesQueryReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'episodes',
-        'query',
-        '--scope',
-        'alpha',
-        '--include-payload',
-        '--type',
-        'tool.call',
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'episodes',
+          'query',
+          '--scope',
+          'alpha',
+          '--include-payload',
+          '--type',
+          'tool.call',
+        ])
+      ).receipt,
     );
     expect(withPayload.events[0]?.payload).toEqual({ path: '.' });
     expect(withPayload.filters).toMatchObject({ types: ['tool.call'], include_payload: true });
   });
 
-  it('pages with --limit and --after-id', () => {
+  it('pages with --limit and --after-id', async () => {
     const home = temporaryHome();
-    seed(home);
+    await seed(home);
     const first = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--scope', 'alpha', '--limit', '2'])
-        .receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'episodes',
+          'query',
+          '--scope',
+          'alpha',
+          '--limit',
+          '2',
+        ])
+      ).receipt,
     );
     expect(first.events).toHaveLength(2);
     expect(first.next_after_id).toBe(first.events[1]?.event_id);
     const second = episodesQueryReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'episodes',
-        'query',
-        '--scope',
-        'alpha',
-        '--limit',
-        '2',
-        '--after-id',
-        first.next_after_id as string,
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'episodes',
+          'query',
+          '--scope',
+          'alpha',
+          '--limit',
+          '2',
+          '--after-id',
+          first.next_after_id as string,
+        ])
+      ).receipt,
     );
     expect(second.events.map((item) => item.summary)).toEqual(['two files']);
     expect(second.next_after_id).toBeNull();
     // A cursor from another scope does not exist here.
     const beta = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--scope', 'beta']).receipt,
+      (await episodicJson(['--home', home, 'episodes', 'query', '--scope', 'beta'])).receipt,
     );
-    const foreign = episodicJson([
+    const foreign = await episodicJson([
       '--home',
       home,
       'episodes',
@@ -520,7 +542,7 @@ describe('episodes query and replay', () => {
     expect(expectError(foreign, 1, 'NOT_FOUND')).toContain('--after-id');
   });
 
-  it('rejects bad queries with exit 2, before opening the database', () => {
+  it('rejects bad queries with exit 2, before opening the database', async () => {
     const home = temporaryHome();
     const cases: Array<[string[], string, RegExp]> = [
       [[], 'SCOPE_REQUIRED', /--scope SCOPE \(--global is the scope named global; --all-scopes/],
@@ -540,19 +562,21 @@ describe('episodes query and replay', () => {
     ];
     for (const [args, code, text] of cases) {
       expect(
-        expectError(episodicJson(['--home', home, 'episodes', 'query', ...args]), 2, code),
+        expectError(await episodicJson(['--home', home, 'episodes', 'query', ...args]), 2, code),
         args.join(' '),
       ).toMatch(text);
     }
     expect(existsSync(join(home, 'episodic.db'))).toBe(false);
   });
 
-  it('prints a table with sanitized text without --json', () => {
+  it('prints a table with sanitized text without --json', async () => {
     const home = temporaryHome();
-    appendEvent(home, { summary: 'evil \u001b[2J\u001b]0;title\u0007 text \u202e', 'ts-ms': '1' }, [
-      '--allow-tool-output',
-    ]);
-    const result = episodic(['--home', home, 'episodes', 'query', '--scope', 'proj']);
+    await appendEvent(
+      home,
+      { summary: 'evil \u001b[2J\u001b]0;title\u0007 text \u202e', 'ts-ms': '1' },
+      ['--allow-tool-output'],
+    );
+    const result = await episodic(['--home', home, 'episodes', 'query', '--scope', 'proj']);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('SUMMARY');
     expect(result.stdout).toContain('evil');
@@ -565,24 +589,24 @@ describe('episodes query and replay', () => {
     expect(result.stdout).toContain('1 event');
   });
 
-  it('colours only on request (a TTY or FORCE_COLOR), never with --no-color or NO_COLOR', () => {
+  it('colours only on request (a TTY or FORCE_COLOR), never with --no-color or NO_COLOR', async () => {
     const home = temporaryHome();
-    appendEvent(home, { summary: 'x' });
+    await appendEvent(home, { summary: 'x' });
     const args = ['--home', home, 'episodes', 'query', '--scope', 'proj'];
-    expect(episodic(args).stdout).not.toContain('\u001b[');
-    expect(episodic(args, { env: { FORCE_COLOR: '1' } }).stdout).toContain('\u001b[1m');
-    expect(episodic([...args, '--no-color'], { env: { FORCE_COLOR: '1' } }).stdout).not.toContain(
-      '\u001b[',
-    );
-    expect(episodic(args, { env: { FORCE_COLOR: '1', NO_COLOR: '1' } }).stdout).not.toContain(
-      '\u001b[',
-    );
+    expect((await episodic(args)).stdout).not.toContain('\u001b[');
+    expect((await episodic(args, { env: { FORCE_COLOR: '1' } })).stdout).toContain('\u001b[1m');
+    expect(
+      (await episodic([...args, '--no-color'], { env: { FORCE_COLOR: '1' } })).stdout,
+    ).not.toContain('\u001b[');
+    expect(
+      (await episodic(args, { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout,
+    ).not.toContain('\u001b[');
   });
 
-  it('replays one session of one scope in order', () => {
+  it('replays one session of one scope in order', async () => {
     const home = temporaryHome();
-    seed(home);
-    const result = episodicJson([
+    await seed(home);
+    const result = await episodicJson([
       '--home',
       home,
       'episodes',
@@ -605,34 +629,34 @@ describe('episodes query and replay', () => {
       ['call list_files', 2],
     ]);
     const other = episodesReplayReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'replay', 's1', '--scope', 'beta']).receipt,
+      (await episodicJson(['--home', home, 'episodes', 'replay', 's1', '--scope', 'beta'])).receipt,
     );
     expect(other.events.map((item) => item.summary)).toEqual(['beta secret plan']);
-    const missing = episodicJson(['--home', home, 'episodes', 'replay', '--scope', 'alpha']);
+    const missing = await episodicJson(['--home', home, 'episodes', 'replay', '--scope', 'alpha']);
     expect(expectError(missing, 2, 'USAGE_ERROR')).toContain('SESSION_ID');
-    const noScope = episodicJson(['--home', home, 'episodes', 'replay', 's1']);
+    const noScope = await episodicJson(['--home', home, 'episodes', 'replay', 's1']);
     expectError(noScope, 2, 'SCOPE_REQUIRED');
   });
 });
 
 describe('episodes redact', () => {
-  it('redacts a session within its scope only, keeping the rows, and erases the bytes', () => {
+  it('redacts a session within its scope only, keeping the rows, and erases the bytes', async () => {
     const home = temporaryHome();
     const secret = 'the launch code is 0000-PLUTO-7';
-    appendEvent(home, {
+    await appendEvent(home, {
       scope: 'alpha',
       'session-id': 's1',
       summary: `alpha ${secret}`,
       'payload-json': JSON.stringify({ note: secret }),
     });
-    appendEvent(home, {
+    await appendEvent(home, {
       scope: 'alpha',
       'session-id': 's1',
       summary: 'second',
       'refs-json': '{"file":"a.ts"}',
     });
-    appendEvent(home, { scope: 'beta', 'session-id': 's1', summary: 'beta keeps this' });
-    const result = episodicJson([
+    await appendEvent(home, { scope: 'beta', 'session-id': 's1', summary: 'beta keeps this' });
+    const result = await episodicJson([
       '--home',
       home,
       'episodes',
@@ -652,8 +676,17 @@ describe('episodes redact', () => {
       target: { session_id: 's1', event_id: null, scope: 'alpha' },
     });
     const alpha = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--scope', 'alpha', '--include-payload'])
-        .receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'episodes',
+          'query',
+          '--scope',
+          'alpha',
+          '--include-payload',
+        ])
+      ).receipt,
     );
     expect(
       alpha.events.map((item) => [item.summary, item.payload, item.refs, item.redacted]),
@@ -662,7 +695,7 @@ describe('episodes redact', () => {
       ['[REDACTED]', '[REDACTED]', null, true],
     ]);
     const beta = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--scope', 'beta']).receipt,
+      (await episodicJson(['--home', home, 'episodes', 'query', '--scope', 'beta'])).receipt,
     );
     expect(beta.events.map((item) => [item.summary, item.redacted])).toEqual([
       ['beta keeps this', false],
@@ -670,10 +703,18 @@ describe('episodes redact', () => {
     expect(databaseBytes(home).includes(secret)).toBe(false);
   });
 
-  it('redacts one event by id with --replacement null, and never across scopes', () => {
+  it('redacts one event by id with --replacement null, and never across scopes', async () => {
     const home = temporaryHome();
-    const alpha = appendEvent(home, { scope: 'alpha', summary: 'a', 'payload-json': '{"x":1}' });
-    const beta = appendEvent(home, { scope: 'beta', summary: 'b', 'payload-json': '{"y":2}' });
+    const alpha = await appendEvent(home, {
+      scope: 'alpha',
+      summary: 'a',
+      'payload-json': '{"x":1}',
+    });
+    const beta = await appendEvent(home, {
+      scope: 'beta',
+      summary: 'b',
+      'payload-json': '{"y":2}',
+    });
     const wrongScope = [
       '--home',
       home,
@@ -684,29 +725,39 @@ describe('episodes redact', () => {
       '--scope',
       'alpha',
     ];
-    const wrongScopeMessage = expectError(episodicJson(wrongScope), 1, 'NOT_FOUND');
+    const wrongScopeMessage = expectError(await episodicJson(wrongScope), 1, 'NOT_FOUND');
     expect(wrongScopeMessage).toContain(beta.event_id as string);
     // A dry run gives the real run's answer, not "0 events would be redacted".
-    const wrongScopeDry = episodicJson([...wrongScope, '--dry-run']);
+    const wrongScopeDry = await episodicJson([...wrongScope, '--dry-run']);
     expect(expectError(wrongScopeDry, 1, 'NOT_FOUND')).toBe(wrongScopeMessage);
     const ok = episodesRedactReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'episodes',
-        'redact',
-        '--event-id',
-        alpha.event_id as string,
-        '--scope',
-        'alpha',
-        '--replacement',
-        'null',
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'episodes',
+          'redact',
+          '--event-id',
+          alpha.event_id as string,
+          '--scope',
+          'alpha',
+          '--replacement',
+          'null',
+        ])
+      ).receipt,
     );
     expect(ok.redacted_count).toBe(1);
     const global = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--all-scopes', '--include-payload'])
-        .receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'episodes',
+          'query',
+          '--all-scopes',
+          '--include-payload',
+        ])
+      ).receipt,
     );
     expect(global.events.map((item) => [item.scope, item.summary, item.payload ?? null])).toEqual([
       ['alpha', '[REDACTED]', null],
@@ -714,22 +765,22 @@ describe('episodes redact', () => {
     ]);
   });
 
-  it('refuses an incomplete or ambiguous target with exit 2, changing nothing', () => {
+  it('refuses an incomplete or ambiguous target with exit 2, changing nothing', async () => {
     const home = temporaryHome();
-    appendEvent(home, {});
+    await appendEvent(home, {});
     const before = ledgerRows(home);
     expectError(
-      episodicJson(['--home', home, 'episodes', 'redact', '--session-id', 's1']),
+      await episodicJson(['--home', home, 'episodes', 'redact', '--session-id', 's1']),
       2,
       'SCOPE_REQUIRED',
     );
     expectError(
-      episodicJson(['--home', home, 'episodes', 'redact', '--scope', 'proj']),
+      await episodicJson(['--home', home, 'episodes', 'redact', '--scope', 'proj']),
       2,
       'USAGE_ERROR',
     );
     expectError(
-      episodicJson([
+      await episodicJson([
         '--home',
         home,
         'episodes',
@@ -746,7 +797,7 @@ describe('episodes redact', () => {
     );
     expect(
       expectError(
-        episodicJson([
+        await episodicJson([
           '--home',
           home,
           'episodes',
@@ -767,29 +818,29 @@ describe('episodes redact', () => {
 });
 
 describe('episodes gc', () => {
-  function seedAges(home: string, now: number) {
+  async function seedAges(home: string, now: number) {
     // tool.result keeps 30 days, conversation.user 60, ops.decision forever.
-    appendEvent(home, {
+    await appendEvent(home, {
       type: 'tool.result',
       summary: 'old result',
       'ts-ms': String(now - 31 * DAY),
     });
-    appendEvent(home, {
+    await appendEvent(home, {
       type: 'tool.result',
       summary: 'fresh result',
       'ts-ms': String(now - 29 * DAY),
     });
-    appendEvent(home, {
+    await appendEvent(home, {
       type: 'conversation.user',
       summary: 'old question',
       'ts-ms': String(now - 61 * DAY),
     });
-    appendEvent(home, {
+    await appendEvent(home, {
       type: 'ops.decision',
       summary: 'ancient decision',
       'ts-ms': String(now - 900 * DAY),
     });
-    appendEvent(home, {
+    await appendEvent(home, {
       scope: 'other',
       type: 'tool.result',
       summary: 'other scope old',
@@ -797,23 +848,25 @@ describe('episodes gc', () => {
     });
   }
 
-  it('a dry run counts exactly what the real run deletes, and deletes nothing', () => {
+  it('a dry run counts exactly what the real run deletes, and deletes nothing', async () => {
     const home = temporaryHome();
     const now = 1_800_000_000_000;
-    seedAges(home, now);
+    await seedAges(home, now);
     const before = ledgerRows(home);
     const dry = episodesGcReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'episodes',
-        'gc',
-        '--scope',
-        'proj',
-        '--now-ts-ms',
-        String(now),
-        '--dry-run',
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'episodes',
+          'gc',
+          '--scope',
+          'proj',
+          '--now-ts-ms',
+          String(now),
+          '--dry-run',
+        ])
+      ).receipt,
     );
     expect(dry).toMatchObject({ scope: 'proj', dry_run: true, now_ts_ms: now, deleted_total: 2 });
     expect(dry.deleted_by_type).toEqual({
@@ -834,22 +887,24 @@ describe('episodes gc', () => {
     });
     expect(ledgerRows(home)).toEqual(before);
     const real = episodesGcReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'episodes',
-        'gc',
-        '--scope',
-        'proj',
-        '--now-ts-ms',
-        String(now),
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'episodes',
+          'gc',
+          '--scope',
+          'proj',
+          '--now-ts-ms',
+          String(now),
+        ])
+      ).receipt,
     );
     expect(real.dry_run).toBe(false);
     expect(real.deleted_by_type).toEqual(dry.deleted_by_type);
     expect(real.deleted_total).toBe(dry.deleted_total);
     const left = episodesQueryReceiptSchema.parse(
-      episodicJson(['--home', home, 'episodes', 'query', '--all-scopes']).receipt,
+      (await episodicJson(['--home', home, 'episodes', 'query', '--all-scopes'])).receipt,
     );
     expect(left.events.map((item) => item.summary).sort()).toEqual([
       'ancient decision',
@@ -858,11 +913,11 @@ describe('episodes gc', () => {
     ]);
   });
 
-  it('applies --policy overrides (days and forever), and a receipt of counts only', () => {
+  it('applies --policy overrides (days and forever), and a receipt of counts only', async () => {
     const home = temporaryHome();
     const now = 1_800_000_000_000;
-    seedAges(home, now);
-    const result = episodicJson([
+    await seedAges(home, now);
+    const result = await episodicJson([
       '--home',
       home,
       'episodes',
@@ -885,7 +940,7 @@ describe('episodes gc', () => {
     });
     expect(receipt.policy_days).toMatchObject({ 'tool.result': null, 'ops.decision': 365 });
     expect(JSON.stringify(receipt)).not.toContain('old result');
-    const human = episodic([
+    const human = await episodic([
       '--home',
       home,
       'episodes',
@@ -900,10 +955,10 @@ describe('episodes gc', () => {
     expect(human.stderr).toBe('');
   });
 
-  it('rejects a bad policy with exit 2 and deletes nothing', () => {
+  it('rejects a bad policy with exit 2 and deletes nothing', async () => {
     const home = temporaryHome();
     const now = 1_800_000_000_000;
-    seedAges(home, now);
+    await seedAges(home, now);
     const before = ledgerRows(home);
     for (const [policy, text] of [
       ['tool.result', /TYPE=DAYS/],
@@ -914,7 +969,7 @@ describe('episodes gc', () => {
     ] as const) {
       expect(
         expectError(
-          episodicJson([
+          await episodicJson([
             '--home',
             home,
             'episodes',
@@ -931,7 +986,7 @@ describe('episodes gc', () => {
         ),
       ).toMatch(text);
     }
-    expectError(episodicJson(['--home', home, 'episodes', 'gc']), 2, 'SCOPE_REQUIRED');
+    expectError(await episodicJson(['--home', home, 'episodes', 'gc']), 2, 'SCOPE_REQUIRED');
     expect(ledgerRows(home)).toEqual(before);
   });
 });

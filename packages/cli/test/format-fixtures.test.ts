@@ -59,22 +59,32 @@ describe('run files (run-file/v1)', () => {
       }
       const exported = join(temporaryDirectory(), 'run.jsonl');
       expect(
-        episodic([
-          'export',
-          '--run-id',
-          runId,
-          '-o',
-          exported,
-          '--home',
-          home,
-          '--store',
-          'fs',
-          '-q',
-        ]).status,
+        (
+          await episodic([
+            'export',
+            '--run-id',
+            runId,
+            '-o',
+            exported,
+            '--home',
+            home,
+            '--store',
+            'fs',
+            '-q',
+          ])
+        ).status,
       ).toBe(0);
       for (const kind of ['fs', 'sqlite'] as const) {
         const other = temporaryHome();
-        const imported = episodic(['import', exported, '--home', other, '--store', kind, '-q']);
+        const imported = await episodic([
+          'import',
+          exported,
+          '--home',
+          other,
+          '--store',
+          kind,
+          '-q',
+        ]);
         expect(imported.status, imported.stderr).toBe(0);
         if (kind === 'fs') {
           const { target } = placeRunFile(temporaryHome(), path);
@@ -86,7 +96,7 @@ describe('run files (run-file/v1)', () => {
           );
         } else {
           const again = join(temporaryDirectory(), 'again.jsonl');
-          episodic([
+          await episodic([
             'export',
             '--run-id',
             runId,
@@ -273,9 +283,9 @@ describe.each(['fs', 'sqlite'] as const)(
 );
 
 /** Exports `home` whole and returns the file's text. */
-function exportAll(home: string, kind: 'fs' | 'sqlite'): string {
+async function exportAll(home: string, kind: 'fs' | 'sqlite'): Promise<string> {
   const again = join(temporaryDirectory(), 'again.jsonl');
-  const exported = episodic([
+  const exported = await episodic([
     'export',
     '--all',
     '--all-scopes',
@@ -291,25 +301,27 @@ function exportAll(home: string, kind: 'fs' | 'sqlite'): string {
   return readFileSync(again, 'utf8');
 }
 
-function importFixture(path: string, kind: 'fs' | 'sqlite'): string {
+async function importFixture(path: string, kind: 'fs' | 'sqlite'): Promise<string> {
   const home = temporaryHome();
-  const imported = episodic(['import', path, '--home', home, '--store', kind, '-q']);
+  const imported = await episodic(['import', path, '--home', home, '--store', kind, '-q']);
   expect(imported.status, imported.stderr).toBe(0);
   return home;
 }
 
 describe.each(['fs', 'sqlite'] as const)('export files (%s store)', (kind) => {
   for (const name of fixtures('export/v2')) {
-    it(`v2 ${name}: imports, and exporting again gives identical bytes`, () => {
+    it(`v2 ${name}: imports, and exporting again gives identical bytes`, async () => {
       const path = join(FORMATS, 'export/v2', name);
-      expect(exportAll(importFixture(path, kind), kind)).toBe(readFileSync(path, 'utf8'));
+      expect(await exportAll(await importFixture(path, kind), kind)).toBe(
+        readFileSync(path, 'utf8'),
+      );
     });
   }
   for (const name of fixtures('export/v1')) {
-    it(`v1 ${name}: imports, and exports as v2 with every line unchanged but the header's format and the end's new counts`, () => {
+    it(`v1 ${name}: imports, and exports as v2 with every line unchanged but the header's format and the end's new counts`, async () => {
       const path = join(FORMATS, 'export/v1', name);
       const v1 = readFileSync(path, 'utf8').split('\n');
-      const v2 = exportAll(importFixture(path, kind), kind).split('\n');
+      const v2 = (await exportAll(await importFixture(path, kind), kind)).split('\n');
       expect(v2.length).toBe(v1.length);
       expect(JSON.parse(v2[0] as string)).toEqual({
         ...JSON.parse(v1[0] as string),

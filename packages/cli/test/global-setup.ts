@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 const built = fileURLToPath(new URL('../dist/bin/', import.meta.url));
 
 /**
- * Tests spawn the BUILT binary. They run a snapshot of `dist/bin` taken now, so a rebuild of the
+ * The end-to-end tests spawn the BUILT binary (the others run the CLI in-process). They run a snapshot of `dist/bin` taken now, so a rebuild of the
  * package while they run (another turbo build in the workspace) cannot pull it from under them.
  * The snapshot lives under this package's node_modules so it resolves better-sqlite3 like dist does.
  */

@@ -6,10 +6,11 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, expect } from 'vitest';
 import { errorReceiptSchema } from '../src/receipts/index.js';
+import { runCli } from '../src/run-cli.js';
 
 /**
- * The BUILT binary (`npx tsup` first): tests run what a user runs, from the snapshot of
- * `dist/bin` that `global-setup.ts` takes.
+ * The BUILT binary (`npx tsup` first), for the end-to-end tests that need a real process: they run
+ * what a user runs, from the snapshot of `dist/bin` that `global-setup.ts` takes.
  */
 export const BIN =
   process.env.EPISODIC_TEST_BIN ??
@@ -58,18 +59,54 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env;
 }
 
-/** What one run of the binary printed. */
+/** What one run of the CLI printed. */
 export interface RunResult {
   status: number | null;
   stdout: string;
   stderr: string;
 }
 
-/** Runs the binary and waits for it. */
-export function episodic(
+/** How a test runs the CLI: extra environment variables (undefined removes one), standard input. */
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+}
+
+/**
+ * Runs the CLI in this process through `runCli`, with its own IO: what it writes is captured, the
+ * environment is `cleanEnv(options.env)`, standard input is `options.input` (empty by default),
+ * and nothing is a terminal, as for a spawned binary with pipes. Behaviour tests use it; the few
+ * tests that need a real process (the built binary, signals, a second process) spawn instead.
+ */
+export async function episodic(
   args: readonly string[],
-  options: { env?: Record<string, string | undefined>; input?: string } = {},
-): RunResult {
+  options: RunOptions = {},
+): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  const status = await runCli(args, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env: cleanEnv(options.env),
+    readStdin: async () => options.input ?? '',
+  });
+  return { status, stdout, stderr };
+}
+
+/** Runs the CLI in-process with `--json` and parses the single receipt it must print. */
+export async function episodicJson(
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult & { receipt: Record<string, unknown> }> {
+  return singleReceipt(await episodic([...args, '--json'], options));
+}
+
+/** Runs the built binary in a child process and waits for it (the end-to-end tests). */
+export function episodicBinary(args: readonly string[], options: RunOptions = {}): RunResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     encoding: 'utf8',
     env: cleanEnv(options.env),
@@ -79,12 +116,15 @@ export function episodic(
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Runs the binary with `--json` and parses the single receipt it must print. */
-export function episodicJson(
+/** Runs the built binary with `--json` and parses the single receipt it must print. */
+export function episodicBinaryJson(
   args: readonly string[],
-  options: { env?: Record<string, string | undefined>; input?: string } = {},
+  options: RunOptions = {},
 ): RunResult & { receipt: Record<string, unknown> } {
-  const result = episodic([...args, '--json'], options);
+  return singleReceipt(episodicBinary([...args, '--json'], options));
+}
+
+function singleReceipt(result: RunResult): RunResult & { receipt: Record<string, unknown> } {
   const lines = result.stdout.split('\n').filter((line) => line !== '');
   expect(lines, `one receipt line on stdout, got: ${result.stdout}\n${result.stderr}`).toHaveLength(
     1,
@@ -198,13 +238,13 @@ export function appendArgs(
   return [...args, ...flags];
 }
 
-/** Appends one ledger event through the binary (quietly) and returns its receipt's event. */
-export function appendEvent(
+/** Appends one ledger event through the CLI (quietly) and returns its receipt's event. */
+export async function appendEvent(
   home: string,
   fields: Record<string, string>,
   flags: string[] = [],
-): Record<string, unknown> {
-  const result = episodicJson(appendArgs(home, fields, flags));
+): Promise<Record<string, unknown>> {
+  const result = await episodicJson(appendArgs(home, fields, flags));
   expect(result.status, result.stderr + result.stdout).toBe(0);
   return result.receipt.event as Record<string, unknown>;
 }

@@ -108,7 +108,7 @@ describe('a home knows what it holds', () => {
   it('finds run files without --store, with a status for each run', async () => {
     const { home, runIds } = await agentHome();
     const listed = runsListReceiptSchema.parse(
-      episodicJson(['runs', 'list', '--home', home]).receipt,
+      (await episodicJson(['runs', 'list', '--home', home])).receipt,
     );
     expect(listed).toMatchObject({ store: 'fs', store_source: 'detected', notes: [] });
     expect(listed.runs.map((run) => [run.run_id, run.status])).toEqual([
@@ -119,22 +119,22 @@ describe('a home knows what it holds', () => {
     ]);
     expect(listed.runs[3]?.ended_at).toBe('2026-01-10T08:00:05.000Z');
     const sessions = sessionsListReceiptSchema.parse(
-      episodicJson(['sessions', 'list', '--home', home]).receipt,
+      (await episodicJson(['sessions', 'list', '--home', home])).receipt,
     );
     expect(sessions.sessions.map((session) => session.session_id)).toEqual([SESSION]);
 
     // People see the status column and relative times; failed runs stand out in colour.
-    const human = episodic(['runs', 'list', '--home', home], { env: { FORCE_COLOR: '1' } });
+    const human = await episodic(['runs', 'list', '--home', home], { env: { FORCE_COLOR: '1' } });
     expect(human.stdout).toMatch(/RUN\s+TITLE\s+STATUS\s+STARTED\s+DURATION\s+TOKENS IN\/OUT/);
     expect(human.stdout).toContain('\u001b[31merror\u001b[39m');
     expect(human.stdout).toContain('\u001b[33mcancelled\u001b[39m');
     expect(human.stdout).toMatch(/2026-01-1\d/); // older than a week: the local date
-    expect(episodic(['runs', 'list', '--home', home]).stdout).not.toContain('\u001b[');
+    expect((await episodic(['runs', 'list', '--home', home])).stdout).not.toContain('\u001b[');
   });
 
   it('says where it looked and what the other store holds', async () => {
     const { home } = await agentHome();
-    const empty = episodicJson(['runs', 'list', '--home', home, '--store', 'sqlite']);
+    const empty = await episodicJson(['runs', 'list', '--home', home, '--store', 'sqlite']);
     const receipt = runsListReceiptSchema.parse(empty.receipt);
     expect(receipt.runs).toEqual([]);
     expect(receipt.notes.join('\n')).toContain(
@@ -143,21 +143,23 @@ describe('a home knows what it holds', () => {
     expect(receipt.notes.join('\n')).toContain(
       `${home} also holds 4 run files and 1 session snapshot (the fs store): add --store fs`,
     );
-    const human = episodic(['runs', 'list', '--home', home, '--store', 'sqlite']);
+    const human = await episodic(['runs', 'list', '--home', home, '--store', 'sqlite']);
     expect(human.stdout).toContain('0 runs (sqlite store)');
     expect(human.stderr).toContain('note: No runs found in the sqlite store');
-    expect(episodic(['runs', 'list', '--home', home, '--store', 'sqlite', '-q']).stderr).toBe('');
+    expect(
+      (await episodic(['runs', 'list', '--home', home, '--store', 'sqlite', '-q'])).stderr,
+    ).toBe('');
 
     // An explicit --store fs never opens the database: when it finds nothing it only says the
     // database is there; when it finds runs it says nothing more.
     const files = runsListReceiptSchema.parse(
-      episodicJson(['runs', 'list', '--home', home, '--store', 'fs']).receipt,
+      (await episodicJson(['runs', 'list', '--home', home, '--store', 'fs'])).receipt,
     );
     expect(files.notes).toEqual([]);
     const elsewhere = temporaryHome();
-    appendEvent(elsewhere, {});
+    await appendEvent(elsewhere, {});
     const none = runsListReceiptSchema.parse(
-      episodicJson(['runs', 'list', '--home', elsewhere, '--store', 'fs']).receipt,
+      (await episodicJson(['runs', 'list', '--home', elsewhere, '--store', 'fs'])).receipt,
     );
     expect(none.notes).toEqual([
       `No runs found in the fs store (run files under ${join(elsewhere, 'sessions')}).`,
@@ -166,7 +168,7 @@ describe('a home knows what it holds', () => {
 
     // A ledger query in an empty scope names the ledger and the scopes that hold events.
     const query = episodesQueryReceiptSchema.parse(
-      episodicJson(['episodes', 'query', '--home', home, '--scope', 'other']).receipt,
+      (await episodicJson(['episodes', 'query', '--home', home, '--scope', 'other'])).receipt,
     );
     expect(query.events).toEqual([]);
     expect(query.notes).toEqual([
@@ -174,16 +176,18 @@ describe('a home knows what it holds', () => {
       'Scopes with events: agent-project (1 event). List them all with "episodic scopes list".',
     ]);
     const filtered = episodesQueryReceiptSchema.parse(
-      episodicJson([
-        'episodes',
-        'query',
-        '--home',
-        home,
-        '--scope',
-        'agent-project',
-        '--type',
-        'tool.call',
-      ]).receipt,
+      (
+        await episodicJson([
+          'episodes',
+          'query',
+          '--home',
+          home,
+          '--scope',
+          'agent-project',
+          '--type',
+          'tool.call',
+        ])
+      ).receipt,
     );
     expect(filtered.notes[0]).toMatch(
       /Scope "agent-project" holds events, but none matched the filters/,
@@ -193,13 +197,13 @@ describe('a home knows what it holds', () => {
   it('names the home, the store and the scope in NOT_FOUND', async () => {
     const { home } = await agentHome();
     const run = expectError(
-      episodicJson(['runs', 'show', runIdFor(99), '--home', home]),
+      await episodicJson(['runs', 'show', runIdFor(99), '--home', home]),
       1,
       'NOT_FOUND',
     );
     expect(run).toContain(`the fs store (run files under ${join(home, 'sessions')}), home ${home}`);
     const session = expectError(
-      episodicJson(['sessions', 'show', runIdFor(98), '--home', home, '--store', 'sqlite']),
+      await episodicJson(['sessions', 'show', runIdFor(98), '--home', home, '--store', 'sqlite']),
       1,
       'NOT_FOUND',
     );
@@ -208,7 +212,7 @@ describe('a home knows what it holds', () => {
 
     // A task episode of another scope: where it was searched, and the scope it belongs to.
     const taskHome = temporaryHome();
-    const created = episodicJson([
+    const created = await episodicJson([
       'tasks',
       'create',
       '--home',
@@ -224,7 +228,7 @@ describe('a home knows what it holds', () => {
     ]);
     const id = (created.receipt.task as { id: string }).id;
     const missing = expectError(
-      episodicJson(['tasks', 'show', id, '--home', taskHome, '--scope', 'team-b']),
+      await episodicJson(['tasks', 'show', id, '--home', taskHome, '--scope', 'team-b']),
       1,
       'NOT_FOUND',
     );
@@ -232,20 +236,20 @@ describe('a home knows what it holds', () => {
     expect(missing).toContain(`home ${taskHome}`);
     expect(missing).toContain('It belongs to scope "team-a": add --scope team-a.');
     const listed = tasksListReceiptSchema.parse(
-      episodicJson(['tasks', 'list', '--home', taskHome, '--scope', 'team-b']).receipt,
+      (await episodicJson(['tasks', 'list', '--home', taskHome, '--scope', 'team-b'])).receipt,
     );
     expect(listed.notes[0]).toContain('No task episodes found in scope "team-b"');
   });
 
-  it('records where a new home keeps its runs, and follows it without --store', () => {
+  it('records where a new home keeps its runs, and follows it without --store', async () => {
     const home = temporaryHome();
-    appendEvent(home, {}, ['--store', 'fs']);
+    await appendEvent(home, {}, ['--store', 'fs']);
     expect(JSON.parse(readFileSync(join(home, 'episodic-home.json'), 'utf8'))).toMatchObject({
       format: 'episodic.home.v1',
       store: 'fs',
     });
     const listed = runsListReceiptSchema.parse(
-      episodicJson(['runs', 'list', '--home', home]).receipt,
+      (await episodicJson(['runs', 'list', '--home', home])).receipt,
     );
     expect(listed).toMatchObject({ store: 'fs', store_source: 'home-config' });
   });
@@ -294,10 +298,10 @@ function readOnlyCommands(home: string, exportFile: string): string[][] {
 describe('read-only commands', () => {
   it('create nothing in a home that does not exist, or an empty folder', {
     timeout: 180_000,
-  }, () => {
+  }, async () => {
     const parent = temporaryDirectory('episodic-read-only-');
     const exportFile = join(temporaryDirectory('episodic-export-'), 'backup.jsonl');
-    const made = episodic([
+    const made = await episodic([
       'export',
       '--all',
       '--all-scopes',
@@ -312,7 +316,7 @@ describe('read-only commands', () => {
     mkdirSync(empty);
     for (const home of [join(parent, 'missing'), empty]) {
       for (const args of readOnlyCommands(home, exportFile)) {
-        const result = episodic(args);
+        const result = await episodic(args);
         expect([0, 1], `${args.join(' ')}: ${result.stderr}`).toContain(result.status);
         expect(result.stderr, args.join(' ')).not.toMatch(/INTERNAL_ERROR|STORAGE_ERROR/);
         expect(readdirSync(parent), args.join(' ')).toEqual(['empty']);
@@ -325,11 +329,12 @@ describe('read-only commands', () => {
     const { home } = await agentHome();
     const exportFile = join(temporaryDirectory('episodic-export-'), 'backup.jsonl');
     expect(
-      episodic(['export', '--all', '--all-scopes', '--home', home, '-o', exportFile]).status,
+      (await episodic(['export', '--all', '--all-scopes', '--home', home, '-o', exportFile]))
+        .status,
     ).toBe(0);
     const before = tree(home);
     for (const args of readOnlyCommands(home, exportFile)) {
-      const result = episodic(args);
+      const result = await episodic(args);
       expect([0, 1], `${args.join(' ')}: ${result.stderr}`).toContain(result.status);
       expect(tree(home), args.join(' ')).toEqual(before);
     }
@@ -343,7 +348,7 @@ describe('a copied home', () => {
     cpSync(home, copy, { recursive: true });
     writeFileSync(join(copy, 'notes.txt'), 'not Episodic data\n');
     const listed = runsListReceiptSchema.parse(
-      episodicJson(['runs', 'list', '--home', copy]).receipt,
+      (await episodicJson(['runs', 'list', '--home', copy])).receipt,
     );
     expect(listed.runs).toHaveLength(4);
   });

@@ -57,15 +57,15 @@ describe('ids as people type them', () => {
     const sessionId = await seed(home);
     const alpha = (...args: string[]) => ['--home', home, ...args, '--scope', 'alpha'];
 
-    const shown = episodicJson(alpha('tasks', 'show', 'E0C1D2E3'));
+    const shown = await episodicJson(alpha('tasks', 'show', 'E0C1D2E3'));
     expect(shown.status, shown.stderr).toBe(0);
     expect((shown.receipt.task as { id: string }).id).toBe(ALPHA_3);
-    const timeline = episodicJson(alpha('tasks', 'timeline', 'd6af99a4-1111'));
+    const timeline = await episodicJson(alpha('tasks', 'timeline', 'd6af99a4-1111'));
     expect(timeline.status, timeline.stderr).toBe(0);
 
     // Ambiguous within the scope: both alpha tasks are named, beta's is neither named nor counted.
     const ambiguous = expectError(
-      episodicJson(alpha('tasks', 'show', 'd6af99a4')),
+      await episodicJson(alpha('tasks', 'show', 'd6af99a4')),
       2,
       'VALIDATION_ERROR',
     );
@@ -75,42 +75,58 @@ describe('ids as people type them', () => {
     expect(ambiguous).not.toContain(BETA);
 
     // Another scope's task is NOT_FOUND, exactly like an id nobody has.
-    const walled = expectError(episodicJson(alpha('tasks', 'show', 'f00dfeed')), 1, 'NOT_FOUND');
+    const walled = expectError(
+      await episodicJson(alpha('tasks', 'show', 'f00dfeed')),
+      1,
+      'NOT_FOUND',
+    );
     expect(walled).toContain('No task episode id starts with "f00dfeed"');
     expect(walled).not.toContain(BETA_ONLY);
     expect(
       (
-        episodicJson(['--home', home, 'tasks', 'show', 'f00dfe', '--scope', 'beta']).receipt
+        (await episodicJson(['--home', home, 'tasks', 'show', 'f00dfe', '--scope', 'beta'])).receipt
           .task as { id: string }
       ).id,
     ).toBe(BETA_ONLY);
 
-    const short = expectError(episodicJson(alpha('tasks', 'show', 'd6af9')), 2, 'VALIDATION_ERROR');
+    const short = expectError(
+      await episodicJson(alpha('tasks', 'show', 'd6af9')),
+      2,
+      'VALIDATION_ERROR',
+    );
     expect(short).toContain('too short');
     expect(short).toContain('first 6 or more characters');
 
     // Runs are not scoped: all three runs starting with d6af99a4 are candidates.
     const runs = expectError(
-      episodicJson(['--home', home, 'runs', 'show', 'd6af99a4']),
+      await episodicJson(['--home', home, 'runs', 'show', 'd6af99a4']),
       2,
       'VALIDATION_ERROR',
     );
     expect(runs).toContain('is the start of 3 run ids');
-    const run = episodicJson(['--home', home, 'runs', 'show', 'd6af99a4-99']);
+    const run = await episodicJson(['--home', home, 'runs', 'show', 'd6af99a4-99']);
     expect(run.status, run.stderr).toBe(0);
     expect(run.receipt.run_id).toBe(BETA);
-    expectError(episodicJson(['--home', home, 'runs', 'show', 'abcdef12']), 1, 'NOT_FOUND');
+    expectError(await episodicJson(['--home', home, 'runs', 'show', 'abcdef12']), 1, 'NOT_FOUND');
 
     // export --run-id (repeatable, --otel too) takes prefixes, with errors naming the option.
     const directory = temporaryDirectory();
-    const exported = episodicJson([
+    const exported = await episodicJson([
       ...['--home', home, 'export', '--run-id', 'd6af99a4-99', '--run-id', 'E0C1D2'],
       ...['-o', join(directory, 'runs.jsonl')],
     ]);
     expect(exported.status, exported.stderr).toBe(0);
     expect((exported.receipt.selection as { run_ids: string[] }).run_ids).toEqual([BETA, ALPHA_3]);
     const traces = join(directory, 'runs-traces.json');
-    const otel = episodicJson(['--home', home, 'export', '--run-id', 'f00dfe', '--otel', traces]);
+    const otel = await episodicJson([
+      '--home',
+      home,
+      'export',
+      '--run-id',
+      'f00dfe',
+      '--otel',
+      traces,
+    ]);
     expect(otel.status, otel.stderr).toBe(0);
     expect(readFileSync(traces, 'utf8')).toContain(BETA_ONLY);
     for (const output of [
@@ -119,18 +135,18 @@ describe('ids as people type them', () => {
     ]) {
       const export_ = (id: string) =>
         episodicJson(['--home', home, 'export', '--run-id', id, ...output]);
-      expect(expectError(export_('d6af99a4'), 2, 'VALIDATION_ERROR')).toContain(
+      expect(expectError(await export_('d6af99a4'), 2, 'VALIDATION_ERROR')).toContain(
         'is the start of 3 run ids',
       );
-      expect(expectError(export_('abcdef12'), 1, 'NOT_FOUND')).toContain(
+      expect(expectError(await export_('abcdef12'), 1, 'NOT_FOUND')).toContain(
         'No run id starts with "abcdef12"',
       );
-      expect(expectError(export_('d6af9'), 2, 'VALIDATION_ERROR')).toContain(
+      expect(expectError(await export_('d6af9'), 2, 'VALIDATION_ERROR')).toContain(
         '--run-id "d6af9" is too short',
       );
     }
 
-    const session = episodicJson(['--home', home, 'sessions', 'show', sessionId.slice(0, 8)]);
+    const session = await episodicJson(['--home', home, 'sessions', 'show', sessionId.slice(0, 8)]);
     expect(session.status, session.stderr).toBe(0);
     expect(session.receipt.session_id).toBe(sessionId);
   }, 300_000);
@@ -166,7 +182,7 @@ describe('ids as people type them', () => {
     const alpha = (...args: string[]) => ['--home', home, ...args, '--scope', 'alpha'];
 
     // --after-id: a unique prefix (in lower case too) continues after that event.
-    const after = episodicJson(
+    const after = await episodicJson(
       alpha('episodes', 'query', '--after-id', '01jh4z5q8k2m3n4p5q6r7s8t9w'),
     );
     expect(after.status, after.stderr).toBe(0);
@@ -176,22 +192,24 @@ describe('ids as people type them', () => {
     ]);
     // ...9 starts only beta's event: in alpha it is an id nobody has.
     expectError(
-      episodicJson(alpha('episodes', 'replay', 'sess-1', '--after-id', '01JH4Z5Q8K9')),
+      await episodicJson(alpha('episodes', 'replay', 'sess-1', '--after-id', '01JH4Z5Q8K9')),
       1,
       'NOT_FOUND',
     );
-    const replayed = episodicJson(alpha('episodes', 'replay', 'sess-1', '--after-id', '01jh4zaa'));
+    const replayed = await episodicJson(
+      alpha('episodes', 'replay', 'sess-1', '--after-id', '01jh4zaa'),
+    );
     expect(replayed.status, replayed.stderr).toBe(0);
     expect(replayed.receipt.after_id).toBe(ALPHA_EVENT_3);
     expect(replayed.receipt.count).toBe(0);
 
     // --event-id: a unique prefix names the event in the dry run and in the redaction.
-    const planned = episodicJson(
+    const planned = await episodicJson(
       alpha('episodes', 'redact', '--event-id', '01JH4ZA', '--dry-run', '--runs', 'none'),
     );
     expect(planned.status, planned.stderr).toBe(0);
     expect((planned.receipt.target as { event_id: string }).event_id).toBe(ALPHA_EVENT_3);
-    const redacted = episodicJson(
+    const redacted = await episodicJson(
       alpha('episodes', 'redact', '--event-id', '01JH4ZA', '--runs', 'none'),
     );
     expect(redacted.status, redacted.stderr).toBe(0);
@@ -200,7 +218,7 @@ describe('ids as people type them', () => {
 
     // Ambiguous within the scope: both alpha events are named, beta's is neither named nor counted.
     const ambiguous = expectError(
-      episodicJson(alpha('episodes', 'redact', '--event-id', '01JH4Z5Q8K', '--runs', 'none')),
+      await episodicJson(alpha('episodes', 'redact', '--event-id', '01JH4Z5Q8K', '--runs', 'none')),
       2,
       'VALIDATION_ERROR',
     );
@@ -210,7 +228,7 @@ describe('ids as people type them', () => {
     expect(ambiguous).not.toContain(BETA_EVENT);
     // Across every scope, when asked for, all three are candidates.
     const everywhere = expectError(
-      episodicJson([
+      await episodicJson([
         '--home',
         home,
         'episodes',
@@ -227,19 +245,19 @@ describe('ids as people type them', () => {
 
     // Another scope's event is NOT_FOUND, exactly like an id nobody has.
     const walled = expectError(
-      episodicJson(alpha('episodes', 'redact', '--event-id', '01JH4ZB', '--runs', 'none')),
+      await episodicJson(alpha('episodes', 'redact', '--event-id', '01JH4ZB', '--runs', 'none')),
       1,
       'NOT_FOUND',
     );
     expect(walled).toContain('No event 01JH4ZB in scope alpha to redact');
     expect(walled).not.toContain(BETA_ONLY_EVENT);
     const walledAfter = expectError(
-      episodicJson(alpha('episodes', 'query', '--after-id', '01JH4ZB')),
+      await episodicJson(alpha('episodes', 'query', '--after-id', '01JH4ZB')),
       1,
       'NOT_FOUND',
     );
     expect(walledAfter).not.toContain(BETA_ONLY_EVENT);
-    const beta = episodicJson([
+    const beta = await episodicJson([
       '--home',
       home,
       'episodes',
@@ -257,13 +275,13 @@ describe('ids as people type them', () => {
 
     // Too short to stand for an event: it is looked up as a whole id, and there is none.
     expectError(
-      episodicJson(alpha('episodes', 'redact', '--event-id', '01JH4', '--runs', 'none')),
+      await episodicJson(alpha('episodes', 'redact', '--event-id', '01JH4', '--runs', 'none')),
       1,
       'NOT_FOUND',
     );
     // Not an id at all: the error says what an event id looks like.
     const bad = expectError(
-      episodicJson(alpha('episodes', 'query', '--after-id', '01JH4Z/5Q8K')),
+      await episodicJson(alpha('episodes', 'query', '--after-id', '01JH4Z/5Q8K')),
       2,
       'VALIDATION_ERROR',
     );
@@ -301,14 +319,14 @@ describe('ids as people type them', () => {
     }
     const run = (...args: string[]) => episodicJson(['--home', home, ...args]);
 
-    const listed = run('runs', 'list', '--session-id', '5E55A0B1-11');
+    const listed = await run('runs', 'list', '--session-id', '5E55A0B1-11');
     expect(listed.status, listed.stderr).toBe(0);
     expect((listed.receipt.filters as { session_id: string }).session_id).toBe(SESSION_1);
     expect(listed.receipt.count).toBe(1);
-    const replayed = run('runs', 'replay', '--session-id', '5e55a0b1-22');
+    const replayed = await run('runs', 'replay', '--session-id', '5e55a0b1-22');
     expect(replayed.status, replayed.stderr).toBe(0);
     expect(replayed.receipt.session_id).toBe(SESSION_2);
-    const collected = run(
+    const collected = await run(
       'runs',
       'gc',
       '--older-than',
@@ -321,7 +339,7 @@ describe('ids as people type them', () => {
     expect(collected.status, collected.stderr).toBe(0);
     expect(collected.receipt.session_id).toBe(SESSION_1);
 
-    const created = run(
+    const created = await run(
       'tasks',
       'create',
       '--scope',
@@ -337,13 +355,13 @@ describe('ids as people type them', () => {
     );
     expect(created.status, created.stderr).toBe(0);
     expect((created.receipt.task as { session_id: string }).session_id).toBe(SESSION_2);
-    const tasks = run('tasks', 'list', '--scope', 'alpha', '--session-id', '5e55a0b1-2222');
+    const tasks = await run('tasks', 'list', '--scope', 'alpha', '--session-id', '5e55a0b1-2222');
     expect(tasks.status, tasks.stderr).toBe(0);
     expect((tasks.receipt.filters as { session_id: string }).session_id).toBe(SESSION_2);
     expect(tasks.receipt.count).toBe(1);
 
     const directory = temporaryDirectory();
-    const exported = run(
+    const exported = await run(
       'export',
       '--session-id',
       '5e55a0b1-11',
@@ -353,7 +371,7 @@ describe('ids as people type them', () => {
     expect(exported.status, exported.stderr).toBe(0);
     expect((exported.receipt.selection as { session_id: string }).session_id).toBe(SESSION_1);
     const traces = join(directory, 'traces.json');
-    const otel = run('export', '--session-id', '5e55a0b1-22', '--otel', traces);
+    const otel = await run('export', '--session-id', '5e55a0b1-22', '--otel', traces);
     expect(otel.status, otel.stderr).toBe(0);
     expect(readFileSync(traces, 'utf8')).toContain(SESSION_2);
 
@@ -365,28 +383,28 @@ describe('ids as people type them', () => {
       ['export', '--otel', traces],
     ]) {
       const ambiguous = expectError(
-        run(...args, '--session-id', '5e55a0b1'),
+        await run(...args, '--session-id', '5e55a0b1'),
         2,
         'VALIDATION_ERROR',
       );
       expect(ambiguous).toContain(
         `"5e55a0b1" is the start of 2 session ids: ${SESSION_1}, ${SESSION_2}.`,
       );
-      const unknown = expectError(run(...args, '--session-id', 'abcdef12'), 1, 'NOT_FOUND');
+      const unknown = expectError(await run(...args, '--session-id', 'abcdef12'), 1, 'NOT_FOUND');
       expect(unknown).toContain('No session id starts with "abcdef12"');
-      const short = expectError(run(...args, '--session-id', '5e55a'), 2, 'VALIDATION_ERROR');
+      const short = expectError(await run(...args, '--session-id', '5e55a'), 2, 'VALIDATION_ERROR');
       expect(short).toContain('--session-id "5e55a" is too short');
       expect(short).toContain('first 6 or more characters');
     }
     // export also takes ledger session ids: an ambiguous prefix of stored sessions is refused, a
     // string that starts no stored session stays a ledger session id (it then needs a scope).
     expectError(
-      run('export', '--session-id', '5e55a0b1', '-o', join(directory, 'other.jsonl')),
+      await run('export', '--session-id', '5e55a0b1', '-o', join(directory, 'other.jsonl')),
       2,
       'VALIDATION_ERROR',
     );
     const ledgerOnly = expectError(
-      run('export', '--session-id', 'abcdef12', '-o', join(directory, 'ledger.jsonl')),
+      await run('export', '--session-id', 'abcdef12', '-o', join(directory, 'ledger.jsonl')),
       2,
       'USAGE_ERROR',
     );

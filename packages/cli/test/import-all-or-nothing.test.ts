@@ -32,25 +32,26 @@ function folderWithBadSecondFile(): string {
   return folder;
 }
 
-function sessionIds(home: string, store: string): string[] {
-  const listed = episodicJson(['--home', home, '--store', store, 'sessions', 'list']).receipt
-    .sessions as Array<{ session_id: string }>;
+async function sessionIds(home: string, store: string): Promise<string[]> {
+  const listed = (await episodicJson(['--home', home, '--store', store, 'sessions', 'list']))
+    .receipt.sessions as Array<{ session_id: string }>;
   return listed.map((session) => session.session_id).sort();
 }
 
-function runCount(home: string, store: string): number {
+async function runCount(home: string, store: string): Promise<number> {
   return (
-    episodicJson(['--home', home, '--store', store, 'runs', 'list']).receipt.runs as unknown[]
+    (await episodicJson(['--home', home, '--store', store, 'runs', 'list'])).receipt
+      .runs as unknown[]
   ).length;
 }
 
 describe.each(['fs', 'sqlite'] as const)('all-or-nothing imports (%s store)', (store) => {
-  it('import claude-code FOLDER: a refused file is left out whole, the dry run says so first', () => {
+  it('import claude-code FOLDER: a refused file is left out whole, the dry run says so first', async () => {
     const folder = folderWithBadSecondFile();
     const home = temporaryHome();
     const args = ['--home', home, '--store', store, 'import', 'claude-code', folder];
-    const dry = episodicJson([...args, '--dry-run']);
-    const real = episodicJson(args);
+    const dry = await episodicJson([...args, '--dry-run']);
+    const real = await episodicJson(args);
     for (const result of [dry, real]) {
       expect(result.status, result.stderr).toBe(1);
       const receipt = importClaudeCodeReceiptSchema.parse(result.receipt);
@@ -69,19 +70,19 @@ describe.each(['fs', 'sqlite'] as const)('all-or-nothing imports (%s store)', (s
       .filter((conversation) => conversation.source?.endsWith('a-good.jsonl'))
       .map((conversation) => conversation.session_id)
       .sort();
-    expect(sessionIds(home, store)).toEqual(good);
-    expect(runCount(home, store)).toBe(3 + 1);
+    expect(await sessionIds(home, store)).toEqual(good);
+    expect(await runCount(home, store)).toBe(3 + 1);
     // For people: the refused file is named.
-    const human = episodic([...args, '--dry-run']);
+    const human = await episodic([...args, '--dry-run']);
     expect(human.stdout).toMatch(/would not import: .*b-bad\.jsonl: .*function\.name/);
   });
 
-  it('import FILE: a bad line in the middle fails the dry run and the import alike, and nothing is stored', () => {
+  it('import FILE: a bad line in the middle fails the dry run and the import alike, and nothing is stored', async () => {
     // The source: a session and its runs, exported with the ledger.
     const source = temporaryHome();
-    episodicJson(['--home', source, '--store', 'sqlite', 'import', 'claude-code', CLAUDE]);
+    await episodicJson(['--home', source, '--store', 'sqlite', 'import', 'claude-code', CLAUDE]);
     const file = join(temporaryDirectory(), 'export.jsonl');
-    episodicJson([
+    await episodicJson([
       '--home',
       source,
       '--store',
@@ -116,8 +117,8 @@ describe.each(['fs', 'sqlite'] as const)('all-or-nothing imports (%s store)', (s
 
     const target = temporaryHome();
     const args = ['--home', target, '--store', store, 'import', bad];
-    const dry = episodicJson([...args, '--dry-run']);
-    const real = episodicJson(args);
+    const dry = await episodicJson([...args, '--dry-run']);
+    const real = await episodicJson(args);
     if (store === 'fs') {
       // Run files refuse the id: the dry run finds it, the import writes nothing.
       for (const result of [dry, real]) {
@@ -127,35 +128,42 @@ describe.each(['fs', 'sqlite'] as const)('all-or-nothing imports (%s store)', (s
           ),
         );
       }
-      expect(sessionIds(target, store)).toEqual([]);
-      expect(runCount(target, store)).toBe(0);
+      expect(await sessionIds(target, store)).toEqual([]);
+      expect(await runCount(target, store)).toBe(0);
       expect(ledgerRows(target) ?? []).toEqual([]);
     } else {
       // SQLite holds it: the dry run and the import agree that everything goes in.
       expect(dry.status).toBe(0);
       expect(real.status).toBe(0);
       expect(dry.receipt.would_write).toEqual(real.receipt.written);
-      expect(runCount(target, store)).toBe(runs.length);
+      expect(await runCount(target, store)).toBe(runs.length);
     }
   });
 });
 
 describe('Claude Code 2.1 sessions', () => {
-  it('imports the session and its sub-agent, which names its parent in sessions show', () => {
+  it('imports the session and its sub-agent, which names its parent in sessions show', async () => {
     const home = temporaryHome();
     const receipt = importClaudeCodeReceiptSchema.parse(
-      episodicJson(['--home', home, 'import', 'claude-code', CLAUDE_2_1, '--no-ledger']).receipt,
+      (await episodicJson(['--home', home, 'import', 'claude-code', CLAUDE_2_1, '--no-ledger']))
+        .receipt,
     );
     expect(receipt.warnings).toEqual([]);
     expect(receipt.totals.runs.created).toBe(3 + 1);
     const [agent, main] = receipt.conversations;
     expect(agent?.parent_session_id).toBe(main?.session_id);
     expect(main?.parent_session_id).toBeNull();
-    const shown = episodicJson(['--home', home, 'sessions', 'show', agent?.session_id as string]);
+    const shown = await episodicJson([
+      '--home',
+      home,
+      'sessions',
+      'show',
+      agent?.session_id as string,
+    ]);
     expect(sessionsShowReceiptSchema.parse(shown.receipt).state.context).toMatchObject({
       import: { parent_session_id: main?.session_id, agent_id: 'a7f3c21' },
     });
-    const human = episodic(['--home', home, 'sessions', 'show', agent?.session_id as string]);
+    const human = await episodic(['--home', home, 'sessions', 'show', agent?.session_id as string]);
     expect(human.stdout).toMatch(new RegExp(`parent\\s+${main?.session_id}`));
   });
 });

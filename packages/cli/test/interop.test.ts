@@ -64,7 +64,7 @@ function attribute(span: OtlpSpan, key: string): unknown {
 }
 
 describe.each(['sqlite', 'fs'] as const)('import claude-code (%s store)', (store) => {
-  it('imports a projects folder, and a second import changes nothing', () => {
+  it('imports a projects folder, and a second import changes nothing', async () => {
     const home = temporaryHome();
     const importArgs = [
       'import',
@@ -77,7 +77,7 @@ describe.each(['sqlite', 'fs'] as const)('import claude-code (%s store)', (store
       '--scope',
       'Acme API',
     ];
-    const first = episodicJson(importArgs);
+    const first = await episodicJson(importArgs);
     expect(first.status, first.stderr).toBe(0);
     const receipt = importClaudeCodeReceiptSchema.parse(first.receipt);
     expect(receipt).toMatchObject({
@@ -91,7 +91,7 @@ describe.each(['sqlite', 'fs'] as const)('import claude-code (%s store)', (store
     const [main] = receipt.conversations;
     expect(main?.title).toBe('Fix flaky order total test');
 
-    const again = importClaudeCodeReceiptSchema.parse(episodicJson(importArgs).receipt);
+    const again = importClaudeCodeReceiptSchema.parse((await episodicJson(importArgs)).receipt);
     expect(again.totals).toEqual({
       conversations: 2,
       sessions: { created: 0, updated: 0, unchanged: 2, conflict: 0 },
@@ -102,18 +102,20 @@ describe.each(['sqlite', 'fs'] as const)('import claude-code (%s store)', (store
 
     // What was imported reads back through the ordinary commands.
     const session = sessionsShowReceiptSchema.parse(
-      episodicJson([
-        'sessions',
-        'show',
-        main?.session_id as string,
-        '--home',
-        home,
-        '--store',
-        store,
-      ]).receipt,
+      (
+        await episodicJson([
+          'sessions',
+          'show',
+          main?.session_id as string,
+          '--home',
+          home,
+          '--store',
+          store,
+        ])
+      ).receipt,
     );
     expect(JSON.stringify(session)).toContain('orders total');
-    const runs = episodicJson([
+    const runs = await episodicJson([
       'runs',
       'list',
       '--session-id',
@@ -126,10 +128,11 @@ describe.each(['sqlite', 'fs'] as const)('import claude-code (%s store)', (store
     const runIds = (runs.receipt.runs as Array<{ run_id: string }>).map((run) => run.run_id);
     expect(runIds).toHaveLength(3);
     const shown = runsShowReceiptSchema.parse(
-      episodicJson(['runs', 'show', runIds[0] as string, '--home', home, '--store', store]).receipt,
+      (await episodicJson(['runs', 'show', runIds[0] as string, '--home', home, '--store', store]))
+        .receipt,
     );
     expect(shown.records.length).toBeGreaterThan(3);
-    const events = episodicJson([
+    const events = await episodicJson([
       'episodes',
       'query',
       '--scope',
@@ -146,9 +149,9 @@ describe.each(['sqlite', 'fs'] as const)('import claude-code (%s store)', (store
 });
 
 describe('import codex and openai', () => {
-  it('imports a rollout file and reports its damaged line', () => {
+  it('imports a rollout file and reports its damaged line', async () => {
     const home = temporaryHome();
-    const result = episodicJson(['import', 'codex', CODEX, '--home', home, '--no-ledger']);
+    const result = await episodicJson(['import', 'codex', CODEX, '--home', home, '--no-ledger']);
     expect(result.status, result.stderr).toBe(0);
     expect(importCodexReceiptSchema.parse(result.receipt)).toMatchObject({
       scope: null,
@@ -157,18 +160,21 @@ describe('import codex and openai', () => {
     });
   });
 
-  it('reads OpenAI messages from stdin, with --time for entries without one', () => {
+  it('reads OpenAI messages from stdin, with --time for entries without one', async () => {
     const home = temporaryHome();
     const input = readFileSync(join(TRANSCRIPTS, 'openai', 'chat-messages.json'), 'utf8');
-    const result = episodicJson(['import', 'openai', '-', '--home', home, '--time', '2025-03-01'], {
-      input,
-    });
+    const result = await episodicJson(
+      ['import', 'openai', '-', '--home', home, '--time', '2025-03-01'],
+      {
+        input,
+      },
+    );
     const receipt = importOpenAIReceiptSchema.parse(result.receipt);
     expect(receipt).toMatchObject({
       input: '-',
       totals: { conversations: 1, runs: { created: 2 } },
     });
-    const show = episodicJson([
+    const show = await episodicJson([
       'sessions',
       'show',
       receipt.conversations[0]?.session_id as string,
@@ -180,76 +186,89 @@ describe('import codex and openai', () => {
     const file = join(temporaryDirectory(), 'chat.json');
     writeFileSync(file, input);
     const again = importOpenAIReceiptSchema.parse(
-      episodicJson(['import', 'openai', file, '--home', home, '--time', '2025-03-01']).receipt,
+      (await episodicJson(['import', 'openai', file, '--home', home, '--time', '2025-03-01']))
+        .receipt,
     );
     expect(again.totals.sessions).toMatchObject({ created: 0, unchanged: 1 });
   });
 
-  it('plans without writing in a dry run, and prints a summary for people', () => {
+  it('plans without writing in a dry run, and prints a summary for people', async () => {
     const home = temporaryHome();
-    const dry = episodic(['import', 'codex', CODEX, '--home', home, '--dry-run']);
+    const dry = await episodic(['import', 'codex', CODEX, '--home', home, '--dry-run']);
     expect(dry.status).toBe(0);
     expect(dry.stdout).toMatch(/Dry run, would import 1 conversation from 1 file: 1 session new/);
     expect(dry.stdout).toMatch(/skipped: .* line 14: not valid JSON/);
     // Read-only: no home, no database is created.
     expect(existsSync(home)).toBe(false);
-    expect(episodicJson(['sessions', 'list', '--home', home]).receipt.sessions).toEqual([]);
+    expect((await episodicJson(['sessions', 'list', '--home', home])).receipt.sessions).toEqual([]);
   });
 
-  it('answers bad command lines with usage errors and changes nothing', () => {
+  it('answers bad command lines with usage errors and changes nothing', async () => {
     const home = temporaryHome();
     expect(
-      expectError(episodicJson(['import', 'codex', '--home', home]), 2, 'USAGE_ERROR'),
+      expectError(await episodicJson(['import', 'codex', '--home', home]), 2, 'USAGE_ERROR'),
     ).toMatch(/Missing PATH/);
     expect(
       expectError(
-        episodicJson(['import', 'codex', join(TRANSCRIPTS, 'nope.jsonl'), '--home', home]),
+        await episodicJson(['import', 'codex', join(TRANSCRIPTS, 'nope.jsonl'), '--home', home]),
         2,
         'VALIDATION_ERROR',
       ),
     ).toMatch(/No file or folder at/);
     expect(
       expectError(
-        episodicJson(['import', 'openai', CODEX, '--home', home, '--allow', 'passwords']),
+        await episodicJson(['import', 'openai', CODEX, '--home', home, '--allow', 'passwords']),
         2,
         'VALIDATION_ERROR',
       ),
     ).toMatch(/--allow "passwords": use pii, secret, tool_output/);
     expect(
       expectError(
-        episodicJson(['import', 'openai', CODEX, '--home', home, '--no-ledger', '--scope', 'x']),
+        await episodicJson([
+          'import',
+          'openai',
+          CODEX,
+          '--home',
+          home,
+          '--no-ledger',
+          '--scope',
+          'x',
+        ]),
         2,
         'USAGE_ERROR',
       ),
     ).toMatch(/--no-ledger/);
     // An Episodic export is still imported by `import FILE`; a transcript is not one.
     expect(
-      expectError(episodicJson(['import', CODEX, '--home', home]), 2, 'VALIDATION_ERROR'),
+      expectError(await episodicJson(['import', CODEX, '--home', home]), 2, 'VALIDATION_ERROR'),
     ).toMatch(/^Invalid export, line 14/);
   });
 
-  it('documents the formats in help', () => {
-    expect(episodic(['import', '--help']).stdout).toMatch(/episodic import claude-code PATH/);
-    expect(episodic(['help', 'import', 'codex']).stdout).toMatch(
+  it('documents the formats in help', async () => {
+    expect((await episodic(['import', '--help'])).stdout).toMatch(
+      /episodic import claude-code PATH/,
+    );
+    expect((await episodic(['help', 'import', 'codex'])).stdout).toMatch(
       /Usage:.*episodic import codex PATH/,
     );
-    expect(episodic(['--help']).stdout).toMatch(/import \[claude-code\|codex\|openai\]/);
+    expect((await episodic(['--help'])).stdout).toMatch(/import \[claude-code\|codex\|openai\]/);
   });
 });
 
 describe('export --otel', () => {
-  function seeded(): { home: string; sessionId: string } {
+  async function seeded(): Promise<{ home: string; sessionId: string }> {
     const home = temporaryHome();
     const receipt = importClaudeCodeReceiptSchema.parse(
-      episodicJson(['import', 'claude-code', CLAUDE, '--home', home, '--no-ledger']).receipt,
+      (await episodicJson(['import', 'claude-code', CLAUDE, '--home', home, '--no-ledger']))
+        .receipt,
     );
     return { home, sessionId: receipt.conversations[0]?.session_id as string };
   }
 
-  it('writes OTLP JSON: an invoke_agent span per run with its chat and execute_tool spans under it', () => {
-    const { home, sessionId } = seeded();
+  it('writes OTLP JSON: an invoke_agent span per run with its chat and execute_tool spans under it', async () => {
+    const { home, sessionId } = await seeded();
     const file = join(temporaryDirectory(), 'traces.json');
-    const result = episodicJson([
+    const result = await episodicJson([
       'export',
       '--session-id',
       sessionId,
@@ -307,14 +326,15 @@ describe('export --otel', () => {
     // The same runs export to the same bytes (ids are derived, times come from the records).
     const second = join(temporaryDirectory(), 'traces.json');
     const again = exportOtelReceiptSchema.parse(
-      episodicJson(['export', '--session-id', sessionId, '--otel', second, '--home', home]).receipt,
+      (await episodicJson(['export', '--session-id', sessionId, '--otel', second, '--home', home]))
+        .receipt,
     );
     expect(again.sha256).toBe(receipt.sha256);
   });
 
-  it('records content only with --otel-content, and writes to stdout with -', () => {
-    const { home, sessionId } = seeded();
-    const result = episodic([
+  it('records content only with --otel-content, and writes to stdout with -', async () => {
+    const { home, sessionId } = await seeded();
+    const result = await episodic([
       'export',
       '--session-id',
       sessionId,
@@ -336,25 +356,25 @@ describe('export --otel', () => {
     expect(attribute(tool as OtlpSpan, 'gen_ai.tool.call.result')).toMatch(/orders\.test\.ts/);
   });
 
-  it('refuses options that do not go with --otel', () => {
+  it('refuses options that do not go with --otel', async () => {
     const home = temporaryHome();
     expect(
       expectError(
-        episodicJson(['export', '--all', '--otel', 'x.json', '--scope', 's', '--home', home]),
+        await episodicJson(['export', '--all', '--otel', 'x.json', '--scope', 's', '--home', home]),
         2,
         'USAGE_ERROR',
       ),
     ).toMatch(/leave out --scope/);
     expect(
       expectError(
-        episodicJson(['export', '--all', '--otel-content', '-o', 'x', '--home', home]),
+        await episodicJson(['export', '--all', '--otel-content', '-o', 'x', '--home', home]),
         2,
         'USAGE_ERROR',
       ),
     ).toMatch(/go with --otel/);
     expect(
       expectError(
-        episodicJson(['export', '--all', '--otel', '-', '--home', home]),
+        await episodicJson(['export', '--all', '--otel', '-', '--home', home]),
         2,
         'USAGE_ERROR',
       ),

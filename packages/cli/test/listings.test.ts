@@ -10,8 +10,8 @@ import { appendEvent, episodic, episodicJson, expectError, temporaryHome } from 
 // Finding things without knowing their id (issue 19, point 2): scopes list, tasks list and
 // patterns show, over a home built through the binary itself.
 
-function createTask(home: string, scope: string, description: string): string {
-  const created = episodicJson([
+async function createTask(home: string, scope: string, description: string): Promise<string> {
+  const created = await episodicJson([
     '--home',
     home,
     'tasks',
@@ -29,7 +29,7 @@ function createTask(home: string, scope: string, description: string): string {
   return (created.receipt.task as { id: string }).id;
 }
 
-function step(
+async function step(
   home: string,
   scope: string,
   id: string,
@@ -38,7 +38,7 @@ function step(
   result = 'success',
 ) {
   const extra = result === 'error' ? ['--message', 'redis down'] : [];
-  const stepped = episodic([
+  const stepped = await episodic([
     '--home',
     home,
     'tasks',
@@ -59,9 +59,9 @@ function step(
   expect(stepped.status, stepped.stderr).toBe(0);
 }
 
-function complete(home: string, scope: string, id: string, outcome: 'success' | 'failure') {
+async function complete(home: string, scope: string, id: string, outcome: 'success' | 'failure') {
   const args = outcome === 'success' ? ['--verdict', 'done'] : ['--reason', 'upstream API is down'];
-  const completed = episodic([
+  const completed = await episodic([
     '--home',
     home,
     'tasks',
@@ -79,24 +79,24 @@ function complete(home: string, scope: string, id: string, outcome: 'success' | 
 describe('finding things without their id', () => {
   it('lists scopes, task episodes by outcome and time, and shows a pattern', {
     timeout: 180_000,
-  }, () => {
+  }, async () => {
     const home = temporaryHome();
-    const done = createTask(home, 'team-a', 'Add rate limiting');
-    step(home, 'team-a', done, 1, 'architect');
-    step(home, 'team-a', done, 2, 'code_generator', 'error');
-    step(home, 'team-a', done, 3, 'test_runner');
-    complete(home, 'team-a', done, 'success');
-    const failed = createTask(home, 'team-a', 'Migrate the database');
-    step(home, 'team-a', failed, 1, 'migrator', 'error');
-    complete(home, 'team-a', failed, 'failure');
-    const open = createTask(home, 'team-a', 'Write the changelog');
-    const other = createTask(home, 'team-b', 'Something else');
-    appendEvent(home, { scope: 'team-a', 'session-id': 's1' });
-    appendEvent(home, { scope: 'team-a', 'session-id': 's2' });
-    appendEvent(home, { scope: 'ledger-only', 'session-id': 's1' });
+    const done = await createTask(home, 'team-a', 'Add rate limiting');
+    await step(home, 'team-a', done, 1, 'architect');
+    await step(home, 'team-a', done, 2, 'code_generator', 'error');
+    await step(home, 'team-a', done, 3, 'test_runner');
+    await complete(home, 'team-a', done, 'success');
+    const failed = await createTask(home, 'team-a', 'Migrate the database');
+    await step(home, 'team-a', failed, 1, 'migrator', 'error');
+    await complete(home, 'team-a', failed, 'failure');
+    const open = await createTask(home, 'team-a', 'Write the changelog');
+    const other = await createTask(home, 'team-b', 'Something else');
+    await appendEvent(home, { scope: 'team-a', 'session-id': 's1' });
+    await appendEvent(home, { scope: 'team-a', 'session-id': 's2' });
+    await appendEvent(home, { scope: 'ledger-only', 'session-id': 's1' });
 
     const scopes = scopesListReceiptSchema.parse(
-      episodicJson(['--home', home, 'scopes', 'list']).receipt,
+      (await episodicJson(['--home', home, 'scopes', 'list'])).receipt,
     );
     expect(
       scopes.scopes.map((scope) => [scope.scope, scope.events, scope.sessions, scope.tasks]),
@@ -108,15 +108,15 @@ describe('finding things without their id', () => {
     expect(scopes.scopes[1]?.artifacts.pattern).toBeGreaterThan(0);
     expect(scopes.scopes[1]?.artifacts.reflection).toBe(2);
     const quick = scopesListReceiptSchema.parse(
-      episodicJson(['--home', home, 'scopes', 'list', '--no-tasks']).receipt,
+      (await episodicJson(['--home', home, 'scopes', 'list', '--no-tasks'])).receipt,
     );
     expect(quick.scopes.every((scope) => scope.tasks === null)).toBe(true);
-    const table = episodic(['--home', home, 'scopes', 'list']).stdout;
+    const table = (await episodic(['--home', home, 'scopes', 'list'])).stdout;
     expect(table).toMatch(/SCOPE\s+EVENTS\s+SESSIONS\s+LAST EVENT\s+TASKS\s+PATTERNS/);
     expect(table).toContain('3 scopes');
 
     const all = tasksListReceiptSchema.parse(
-      episodicJson(['--home', home, 'tasks', 'list', '--scope', 'team-a']).receipt,
+      (await episodicJson(['--home', home, 'tasks', 'list', '--scope', 'team-a'])).receipt,
     );
     expect(all.tasks.map((task) => [task.episode_id, task.outcome])).toEqual([
       [open, null],
@@ -126,80 +126,89 @@ describe('finding things without their id', () => {
     expect(all.tasks[2]).toMatchObject({ steps: 3, task_description: 'Add rate limiting' });
     expect(all.tasks.map((task) => task.episode_id)).not.toContain(other);
     const byOutcome = tasksListReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'tasks',
-        'list',
-        '--scope',
-        'team-a',
-        '--outcome',
-        'failure,open',
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'tasks',
+          'list',
+          '--scope',
+          'team-a',
+          '--outcome',
+          'failure,open',
+        ])
+      ).receipt,
     );
     expect(byOutcome.tasks.map((task) => task.episode_id)).toEqual([open, failed]);
     const limited = tasksListReceiptSchema.parse(
-      episodicJson(['--home', home, 'tasks', 'list', '--scope', 'team-a', '--limit', '1']).receipt,
+      (await episodicJson(['--home', home, 'tasks', 'list', '--scope', 'team-a', '--limit', '1']))
+        .receipt,
     );
     expect(limited.tasks.map((task) => task.episode_id)).toEqual([open]);
     const future = tasksListReceiptSchema.parse(
-      episodicJson(['--home', home, 'tasks', 'list', '--scope', 'team-a', '--from', 'now']).receipt,
+      (await episodicJson(['--home', home, 'tasks', 'list', '--scope', 'team-a', '--from', 'now']))
+        .receipt,
     );
     expect(future.tasks).toEqual([]);
     const recent = tasksListReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'tasks',
-        'list',
-        '--scope',
-        'team-a',
-        '--from',
-        '1h',
-        '--to',
-        'today',
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'tasks',
+          'list',
+          '--scope',
+          'team-a',
+          '--from',
+          '1h',
+          '--to',
+          'today',
+        ])
+      ).receipt,
     );
     expect(recent.tasks).toHaveLength(3);
     expectError(
-      episodicJson(['--home', home, 'tasks', 'list', '--outcome', 'won']),
+      await episodicJson(['--home', home, 'tasks', 'list', '--outcome', 'won']),
       2,
       'VALIDATION_ERROR',
     );
-    expect(episodic(['--home', home, 'tasks', 'list', '--scope', 'team-a']).stdout).toMatch(
+    expect((await episodic(['--home', home, 'tasks', 'list', '--scope', 'team-a'])).stdout).toMatch(
       /EPISODE\s+OUTCOME\s+STARTED\s+STEPS\s+REWARD/,
     );
 
     const patterns = patternsSearchReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'patterns',
-        'search',
-        '--scope',
-        'team-a',
-        '--type',
-        'tool_sequence',
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'patterns',
+          'search',
+          '--scope',
+          'team-a',
+          '--type',
+          'tool_sequence',
+        ])
+      ).receipt,
     );
     const key = patterns.patterns[0]?.key as string;
     const shown = patternsShowReceiptSchema.parse(
-      episodicJson(['--home', home, 'patterns', 'show', key, '--scope', 'team-a']).receipt,
+      (await episodicJson(['--home', home, 'patterns', 'show', key, '--scope', 'team-a'])).receipt,
     );
     expect(shown.pattern).toMatchObject({ key, type: 'tool_sequence' });
     expect(shown.pattern.episodes).toContain(`task:${done}`);
     expect(
-      episodic(['--home', home, 'patterns', 'show', key, '--scope', 'team-a']).stdout,
+      (await episodic(['--home', home, 'patterns', 'show', key, '--scope', 'team-a'])).stdout,
     ).toContain(`episodic tasks show ${done} --scope team-a`);
     const elsewhere = expectError(
-      episodicJson(['--home', home, 'patterns', 'show', key, '--scope', 'team-b']),
+      await episodicJson(['--home', home, 'patterns', 'show', key, '--scope', 'team-b']),
       1,
       'NOT_FOUND',
     );
     expect(elsewhere).toContain('scope "team-b"');
     expect(elsewhere).toContain(`home ${home}`);
     const none = patternsSearchReceiptSchema.parse(
-      episodicJson(['--home', home, 'patterns', 'search', '--scope', 'ledger-only']).receipt,
+      (await episodicJson(['--home', home, 'patterns', 'search', '--scope', 'ledger-only']))
+        .receipt,
     );
     expect(none.notes[1]).toMatch(/Scopes with patterns: team-a \(\d+\)/);
   });

@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { appendArgs, episodic, episodicJson, expectError, temporaryHome } from './helpers.js';
+import {
+  appendArgs,
+  episodicBinary as episodic,
+  episodicBinaryJson as episodicJson,
+  expectError,
+  temporaryHome,
+} from './helpers.js';
 
 describe('episodes append while another process holds the write lock', () => {
   it('says another process holds the write lock and how long it waited, not "check free space"', () => {

@@ -69,7 +69,7 @@ describe('episodic mcp', () => {
       code: 'VALIDATION_ERROR',
     });
     // The task the server created is in the home's stores.
-    const runs = episodicJson(['--home', home, 'runs', 'list']).receipt.runs as unknown[];
+    const runs = (await episodicJson(['--home', home, 'runs', 'list'])).receipt.runs as unknown[];
     expect(runs).toHaveLength(1);
   });
 
@@ -122,22 +122,38 @@ describe('episodic mcp', () => {
     expect(await exitOf(child)).toBe(0);
   });
 
-  it('refuses bad options with exit 2 before serving', () => {
+  it('refuses bad options with exit 2 before serving', async () => {
     const home = temporaryHome();
     expect(
-      expectError(episodicJson(['--home', home, 'mcp', '--host', '0.0.0.0']), 2, 'USAGE_ERROR'),
+      expectError(
+        await episodicJson(['--home', home, 'mcp', '--host', '0.0.0.0']),
+        2,
+        'USAGE_ERROR',
+      ),
     ).toContain('--http');
     expect(
-      expectError(episodicJson(['--home', home, 'mcp', '--http', '70000']), 2, 'VALIDATION_ERROR'),
+      expectError(
+        await episodicJson(['--home', home, 'mcp', '--http', '70000']),
+        2,
+        'VALIDATION_ERROR',
+      ),
     ).toContain('--http');
     expect(
-      expectError(episodicJson(['--home', home, 'mcp', '--http', '0']), 2, 'VALIDATION_ERROR'),
+      expectError(
+        await episodicJson(['--home', home, 'mcp', '--http', '0']),
+        2,
+        'VALIDATION_ERROR',
+      ),
     ).toContain('token');
     expectError(
-      episodicJson(['--home', home, 'mcp', '--policy', '{"required":']),
+      await episodicJson(['--home', home, 'mcp', '--policy', '{"required":']),
       2,
       'VALIDATION_ERROR',
     );
-    expectError(episodicJson(['--home', home, 'mcp', '--scope', 'global']), 2, 'VALIDATION_ERROR');
+    expectError(
+      await episodicJson(['--home', home, 'mcp', '--scope', 'global']),
+      2,
+      'VALIDATION_ERROR',
+    );
   });
 });

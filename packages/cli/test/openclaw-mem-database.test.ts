@@ -28,10 +28,10 @@ function homeWithOpenclawDatabase(): string[] {
 }
 
 describe('episodes commands over a database openclaw-mem 1.3.2 wrote', () => {
-  it('--include-payload reports the one payload that is not JSON (Infinity) as damaged and returns the rest', () => {
+  it('--include-payload reports the one payload that is not JSON (Infinity) as damaged and returns the rest', async () => {
     const where = homeWithOpenclawDatabase();
     const args = [...where, 'episodes', 'query', '--scope', 'openclaw-mem', '--include-payload'];
-    const result = episodicJson([...args, '--limit', '500']);
+    const result = await episodicJson([...args, '--limit', '500']);
     expect(result.status, result.stderr).toBe(0);
     const receipt = episodesQueryReceiptSchema.parse(result.receipt);
     expect(receipt.count).toBe(13);
@@ -40,15 +40,15 @@ describe('episodes commands over a database openclaw-mem 1.3.2 wrote', () => {
     ]);
     // The integer openclaw-mem stored beyond 2^53 is printed with every digit.
     expect(result.stdout).toContain('"order_id":12345678901234567890');
-    const human = episodic(args);
+    const human = await episodic(args);
     expect(human.status, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/damaged: event "evt-102" \(session sess-002, .*\): .*not JSON/);
   });
 
-  it('accepts its own next_after_id back as --after-id for ids with spaces and non-ASCII letters', () => {
+  it('accepts its own next_after_id back as --after-id for ids with spaces and non-ASCII letters', async () => {
     const where = homeWithOpenclawDatabase();
-    const page = (afterId?: string) => {
-      const result = episodicJson([
+    const page = async (afterId?: string) => {
+      const result = await episodicJson([
         ...where,
         'episodes',
         'query',
@@ -64,19 +64,19 @@ describe('episodes commands over a database openclaw-mem 1.3.2 wrote', () => {
       return episodesQueryReceiptSchema.parse(result.receipt);
     };
     const seen: string[] = [];
-    let receipt = page();
+    let receipt = await page();
     for (;;) {
       seen.push(...receipt.events.map((item) => item.event_id));
       if (receipt.next_after_id === null) break;
-      receipt = page(receipt.next_after_id);
+      receipt = await page(receipt.next_after_id);
     }
     expect(seen).toEqual(['evt-001', 'evt-002', 'evt 003', 'évènement-ñ-004', '事件-005']);
   });
 
-  it('redacts by those ids', () => {
+  it('redacts by those ids', async () => {
     const where = homeWithOpenclawDatabase();
     for (const eventId of ['evt 003', '事件-005']) {
-      const result = episodicJson([
+      const result = await episodicJson([
         ...where,
         'episodes',
         'redact',
@@ -90,14 +90,14 @@ describe('episodes commands over a database openclaw-mem 1.3.2 wrote', () => {
     }
   });
 
-  it('--global and --scope global read only the events openclaw-mem filed under its literal scope "global"; --all-scopes reads every scope', () => {
+  it('--global and --scope global read only the events openclaw-mem filed under its literal scope "global"; --all-scopes reads every scope', async () => {
     const where = homeWithOpenclawDatabase();
     for (const selector of [
       ['--scope', 'global'],
       ['--global'],
       ['--global', '--scope', 'Global'],
     ]) {
-      const literal = episodicJson([...where, 'episodes', 'query', ...selector]);
+      const literal = await episodicJson([...where, 'episodes', 'query', ...selector]);
       expect(literal.status, literal.stdout).toBe(0);
       const receipt = episodesQueryReceiptSchema.parse(literal.receipt);
       expect(receipt).toMatchObject({
@@ -112,14 +112,15 @@ describe('episodes commands over a database openclaw-mem 1.3.2 wrote', () => {
       ]);
     }
     const every = episodesQueryReceiptSchema.parse(
-      episodicJson([...where, 'episodes', 'query', '--all-scopes', '--limit', '500']).receipt,
+      (await episodicJson([...where, 'episodes', 'query', '--all-scopes', '--limit', '500']))
+        .receipt,
     );
     expect(every).toMatchObject({ scope: null, all_scopes: true, global: true, count: 17 });
   });
 
-  it('replays and redacts a session whose id is longer than 256 characters', () => {
+  it('replays and redacts a session whose id is longer than 256 characters', async () => {
     const where = homeWithOpenclawDatabase();
-    const replay = episodicJson([
+    const replay = await episodicJson([
       ...where,
       'episodes',
       'replay',
@@ -129,7 +130,7 @@ describe('episodes commands over a database openclaw-mem 1.3.2 wrote', () => {
     ]);
     expect(replay.status, replay.stdout).toBe(0);
     expect(episodesReplayReceiptSchema.parse(replay.receipt).count).toBe(3);
-    const redact = episodicJson([
+    const redact = await episodicJson([
       ...where,
       'episodes',
       'redact',

@@ -179,9 +179,9 @@ async function snapshot(options: Parameters<typeof openEpisodicStores>[0]) {
   }
 }
 
-function exportOf(args: string[]): string {
+async function exportOf(args: string[]): Promise<string> {
   const file = join(temporaryDirectory(), 'export.jsonl');
-  const result = episodicJson([...args, 'export', '--all', '--all-scopes', '-o', file]);
+  const result = await episodicJson([...args, 'export', '--all', '--all-scopes', '-o', file]);
   expect(result.status, result.stderr).toBe(0);
   return readFileSync(file, 'utf8');
 }
@@ -191,7 +191,7 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
     const home = temporaryHome();
     await seed(home, store);
     const url = urlFor(newSchema());
-    const migrated = episodicJson(['--home', home, '--store', store, 'migrate', '--to', url]);
+    const migrated = await episodicJson(['--home', home, '--store', store, 'migrate', '--to', url]);
     expect(migrated.status, migrated.stderr).toBe(0);
     const receipt = migrateReceiptSchema.parse(migrated.receipt);
     expect(receipt.copied).toMatchObject({ sessions: 2, runs: 2, events: 5 });
@@ -201,7 +201,7 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
     expect(receipt.schema).toBe(new URL(url).searchParams.get('schema'));
     // Again: everything is already there.
     const again = migrateReceiptSchema.parse(
-      episodicJson(['--home', home, '--store', store, 'migrate', '--to', url]).receipt,
+      (await episodicJson(['--home', home, '--store', store, 'migrate', '--to', url])).receipt,
     );
     expect(again.copied).toEqual({
       sessions: 0,
@@ -213,8 +213,8 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
     });
     expect(again.skipped).toMatchObject({ sessions: 2, runs: 2, events: 5 });
 
-    const fromHome = exportOf(['--home', home, '--store', store]);
-    const fromPostgres = exportOf(['--home', temporaryHome(), '--db', url]);
+    const fromHome = await exportOf(['--home', home, '--store', store]);
+    const fromPostgres = await exportOf(['--home', temporaryHome(), '--db', url]);
     expect(fromPostgres.split('\n').length).toBeGreaterThan(10);
     expect(fromPostgres).toBe(fromHome);
     expect(await snapshot({ db: url })).toEqual(await snapshot({ home, store }));
@@ -238,11 +238,19 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
     } finally {
       await target.close();
     }
-    const fold = episodicJson(['--home', temporaryHome(), '--db', url, 'sessions', 'fold', TURNS]);
+    const fold = await episodicJson([
+      '--home',
+      temporaryHome(),
+      '--db',
+      url,
+      'sessions',
+      'fold',
+      TURNS,
+    ]);
     expect(fold.status, fold.stderr).toBe(0);
     expect(fold.receipt).toMatchObject({ session_id: TURNS, revision: 4, folded: 1 });
     expect(JSON.stringify(fold.receipt)).not.toContain(password());
-    const listed = episodicJson(['--home', temporaryHome(), '--db', url, 'sessions', 'list']);
+    const listed = await episodicJson(['--home', temporaryHome(), '--db', url, 'sessions', 'list']);
     expect(listed.receipt).toMatchObject({
       sessions: expect.arrayContaining([
         expect.objectContaining({
@@ -255,9 +263,9 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
     });
 
     // doctor checks the PostgreSQL database: every session loads, every run reads.
-    const doctor = (env: Record<string, string> = {}) =>
-      episodicJson(['--home', temporaryHome(), '--db', url, 'doctor'], { env });
-    const healthy = doctor();
+    const doctor = async (env: Record<string, string> = {}) =>
+      await episodicJson(['--home', temporaryHome(), '--db', url, 'doctor'], { env });
+    const healthy = await doctor();
     expect(healthy.status, healthy.stderr).toBe(0);
     expect(healthy.receipt).toMatchObject({
       healthy: true,
@@ -283,7 +291,7 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
     } finally {
       await damaged.close();
     }
-    const sick = doctor();
+    const sick = await doctor();
     expect(sick.status).toBe(1);
     expect(sick.receipt).toMatchObject({ healthy: false });
     expect(JSON.stringify(sick.receipt)).toContain(`session ${TURNS}`);
@@ -291,12 +299,12 @@ describe.each(['sqlite', 'fs'] as const)('episodic migrate (runs and sessions in
 });
 
 describe('a postgres:// URL wherever a database is accepted', () => {
-  it('runs commands against PostgreSQL with --db and EPISODIC_DB, never printing the password', () => {
+  it('runs commands against PostgreSQL with --db and EPISODIC_DB, never printing the password', async () => {
     const url = urlFor(newSchema());
     const home = temporaryHome();
     const outputs: string[] = [];
-    const run = (args: string[], env: Record<string, string> = {}) => {
-      const result = episodicJson(['--home', home, ...args], { env });
+    const run = async (args: string[], env: Record<string, string> = {}) => {
+      const result = await episodicJson(['--home', home, ...args], { env });
       outputs.push(result.stdout, result.stderr);
       expect(result.status, result.stderr).toBe(0);
       return result.receipt;
@@ -313,17 +321,17 @@ describe('a postgres:// URL wherever a database is accepted', () => {
       '--type',
       'ops.decision',
     ];
-    run(['--db', url, ...append, '--summary', 'first']);
-    run([...append, '--summary', 'second'], { EPISODIC_DB: url });
-    const page = run(['--db', url, 'episodes', 'query', '--scope', 'proj']) as {
+    await run(['--db', url, ...append, '--summary', 'first']);
+    await run([...append, '--summary', 'second'], { EPISODIC_DB: url });
+    const page = (await run(['--db', url, 'episodes', 'query', '--scope', 'proj'])) as {
       events: Array<{ summary: string; position: number }>;
     };
     expect(page.events.map((event) => [event.summary, event.position])).toEqual([
       ['first', 1],
       ['second', 2],
     ]);
-    run(['--db', url, 'episodes', 'replay', 's', '--scope', 'proj']);
-    const created = run([
+    await run(['--db', url, 'episodes', 'replay', 's', '--scope', 'proj']);
+    const created = (await run([
       '--db',
       url,
       'tasks',
@@ -334,8 +342,8 @@ describe('a postgres:// URL wherever a database is accepted', () => {
       'cli',
       '--task-type',
       'testing',
-    ]) as { task: { id: string } };
-    run([
+    ])) as { task: { id: string } };
+    await run([
       '--db',
       url,
       'tasks',
@@ -348,7 +356,7 @@ describe('a postgres:// URL wherever a database is accepted', () => {
       '--action',
       'a',
     ]);
-    run([
+    await run([
       '--db',
       url,
       'tasks',
@@ -359,11 +367,11 @@ describe('a postgres:// URL wherever a database is accepted', () => {
       '--verdict',
       'ok',
     ]);
-    run(['--db', url, 'tasks', 'show', created.task.id]);
-    run(['--db', url, 'runs', 'list']);
-    run(['--db', url, 'sessions', 'list']);
-    run(['--db', url, 'episodes', 'redact', '--scope', 'proj', '--session-id', 's']);
-    run(['--db', url, 'episodes', 'gc', '--scope', 'proj']);
+    await run(['--db', url, 'tasks', 'show', created.task.id]);
+    await run(['--db', url, 'runs', 'list']);
+    await run(['--db', url, 'sessions', 'list']);
+    await run(['--db', url, 'episodes', 'redact', '--scope', 'proj', '--session-id', 's']);
+    await run(['--db', url, 'episodes', 'gc', '--scope', 'proj']);
     // Every scope on PostgreSQL: listed per scope first, collected with --yes.
     const everyScope = [
       '--db',
@@ -374,14 +382,26 @@ describe('a postgres:// URL wherever a database is accepted', () => {
       '--policy',
       'ops.decision=0',
     ];
-    const planned = run([...everyScope, '--dry-run']) as {
+    const planned = (await run([...everyScope, '--dry-run'])) as {
       by_scope: Array<{ scope: string; deleted_total: number }>;
     };
     expect(planned.by_scope).toEqual([
       expect.objectContaining({ scope: 'proj', deleted_total: 2 }),
     ]);
-    expect(run([...everyScope, '--yes'])).toMatchObject({ all_scopes: true, deleted_total: 2 });
-    const human = episodic(['--home', home, '--db', url, 'episodes', 'query', '--scope', 'proj']);
+    expect(await run([...everyScope, '--yes'])).toMatchObject({
+      all_scopes: true,
+      deleted_total: 2,
+    });
+    const human = await episodic([
+      '--home',
+      home,
+      '--db',
+      url,
+      'episodes',
+      'query',
+      '--scope',
+      'proj',
+    ]);
     outputs.push(human.stdout, human.stderr);
     expect(human.status).toBe(0);
     for (const output of outputs) expect(output).not.toContain(password());
@@ -394,12 +414,12 @@ describe('a postgres:// URL wherever a database is accepted', () => {
     // Assembled at run time, so no file holds them before the test writes them.
     const secret = (n: number) => `AKIA${'QWERTYUIOPASDFGH'.slice(n)}${'Z234567'.slice(0, n)}`;
     const [value, key] = [secret(1), secret(2)];
-    const run = (args: string[]) => {
-      const result = episodicJson(['--home', home, '--db', url, ...args]);
+    const run = async (args: string[]) => {
+      const result = await episodicJson(['--home', home, '--db', url, ...args]);
       expect(result.status, result.stderr).toBe(0);
       return result.receipt;
     };
-    const created = run([
+    const created = (await run([
       'tasks',
       'create',
       '--description',
@@ -410,7 +430,7 @@ describe('a postgres:// URL wherever a database is accepted', () => {
       'testing',
       '--metadata-json',
       JSON.stringify({ token: value, [`k-${key}`]: 'v' }),
-    ]) as { task: { id: string } };
+    ])) as { task: { id: string } };
     const stores = await openEpisodicStores({ db: url, env: {} });
     try {
       const pool = stores.postgres?.pool;
@@ -437,7 +457,7 @@ describe('a postgres:// URL wherever a database is accepted', () => {
       expect(await found()).toEqual(
         [`episodic_episode_metadata: ${value}`, `episodic_episode_metadata: ${key}`].sort(),
       );
-      run(['runs', 'redact', created.task.id]);
+      await run(['runs', 'redact', created.task.id]);
       expect(await found()).toEqual([]);
       expect(await stores.artifacts.getEpisodeMetadata(`task:${created.task.id}`)).toEqual({
         token: '[REDACTED:aws_key]',
@@ -448,9 +468,9 @@ describe('a postgres:// URL wherever a database is accepted', () => {
     }
   }, 300_000);
 
-  it('reports an unreachable server as STORAGE_ERROR without the password', () => {
+  it('reports an unreachable server as STORAGE_ERROR without the password', async () => {
     const secret = 'never-shown-Pw-5';
-    const result = episodicJson(
+    const result = await episodicJson(
       [
         '--db',
         `postgres://alice:${secret}@127.0.0.1:9/episodic`,
@@ -509,7 +529,7 @@ describe('a postgres:// URL wherever a database is accepted', () => {
     expect(typeof id).toBe('string');
     expect(stderr).toContain(new URL(url).host);
     expect(stdout + stderr).not.toContain(password());
-    const shown = episodicJson(['--db', url, 'tasks', 'show', id, '--scope', 'proj']);
+    const shown = await episodicJson(['--db', url, 'tasks', 'show', id, '--scope', 'proj']);
     expect(shown.status, shown.stderr).toBe(0);
   }, 300_000);
 });

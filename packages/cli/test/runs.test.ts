@@ -93,7 +93,7 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
   it('lists runs newest first, by session and by date range', async () => {
     const home = temporaryHome();
     const [first, second, third] = await seedRuns(home, kind);
-    const all = runsListReceiptSchema.parse(episodicJson(cli(home, 'list')).receipt);
+    const all = runsListReceiptSchema.parse((await episodicJson(cli(home, 'list'))).receipt);
     expect(all.store).toBe(kind);
     expect(all.runs.map((run) => run.run_id)).toEqual([third, second, first]);
     expect(all.runs[0]).toMatchObject({
@@ -109,11 +109,11 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
     // No response reported usage: tokens are unknown, not zero.
     expect(all.runs[1]).toMatchObject({ model_responses: 0, input_tokens: null });
     const bySession = runsListReceiptSchema.parse(
-      episodicJson(cli(home, 'list', '--session-id', SESSION_1)).receipt,
+      (await episodicJson(cli(home, 'list', '--session-id', SESSION_1))).receipt,
     );
     expect(bySession.runs.map((run) => run.run_id)).toEqual([second, first]);
     const january = runsListReceiptSchema.parse(
-      episodicJson(cli(home, 'list', '--from', '2026-01-15', '--to', '2026-01-31')).receipt,
+      (await episodicJson(cli(home, 'list', '--from', '2026-01-15', '--to', '2026-01-31'))).receipt,
     );
     expect(january.runs.map((run) => run.run_id)).toEqual([second]);
     expect(january.filters).toMatchObject({
@@ -121,10 +121,10 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
       to: '2026-01-31T23:59:59.999Z',
     });
     const limited = runsListReceiptSchema.parse(
-      episodicJson(cli(home, 'list', '--limit', '1')).receipt,
+      (await episodicJson(cli(home, 'list', '--limit', '1'))).receipt,
     );
     expect(limited.runs.map((run) => run.run_id)).toEqual([third]);
-    const human = episodic(cli(home, 'list'));
+    const human = await episodic(cli(home, 'list'));
     expect(human.stdout).toContain(third);
     expect(human.stdout).toContain(`3 runs (${kind} store)`);
     expect(human.stdout).toMatch(/TITLE.*STATUS.*TOKENS IN\/OUT/);
@@ -132,21 +132,25 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
     expect(human.stdout).toContain('2700/75');
   });
 
-  it('refuses bad filters with exit 2', () => {
+  it('refuses bad filters with exit 2', async () => {
     const home = temporaryHome();
     expect(
       expectError(
-        episodicJson(cli(home, 'list', '--session-id', 'not-a-uuid')),
+        await episodicJson(cli(home, 'list', '--session-id', 'not-a-uuid')),
         2,
         'VALIDATION_ERROR',
       ),
     ).toContain('UUID');
     expect(
-      expectError(episodicJson(cli(home, 'list', '--from', 'last week')), 2, 'VALIDATION_ERROR'),
+      expectError(
+        await episodicJson(cli(home, 'list', '--from', 'last week')),
+        2,
+        'VALIDATION_ERROR',
+      ),
     ).toMatch(/--from "last week".*ISO date or time.*2h.*yesterday/);
     expect(
       expectError(
-        episodicJson(cli(home, 'list', '--from', '2026-02-01', '--to', '2026-01-01')),
+        await episodicJson(cli(home, 'list', '--from', '2026-02-01', '--to', '2026-01-01')),
         2,
         'VALIDATION_ERROR',
       ),
@@ -157,7 +161,7 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
     const home = temporaryHome();
     const [first] = await seedRuns(home, kind);
     const shown = runsShowReceiptSchema.parse(
-      episodicJson(cli(home, 'show', first as string)).receipt,
+      (await episodicJson(cli(home, 'show', first as string))).receipt,
     );
     expect(shown).toMatchObject({
       run_id: first,
@@ -175,18 +179,18 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
       'run.status',
       'run.end',
     ]);
-    const human = episodic(cli(home, 'show', first as string));
+    const human = await episodic(cli(home, 'show', first as string));
     expect(human.stdout).toContain('list files');
     expect(human.stdout).toContain('completed: done');
-    expectError(episodicJson(cli(home, 'show', runIdFor(99))), 1, 'NOT_FOUND');
-    expectError(episodicJson(cli(home, 'show', '../../etc/passwd')), 2, 'VALIDATION_ERROR');
+    expectError(await episodicJson(cli(home, 'show', runIdFor(99))), 1, 'NOT_FOUND');
+    expectError(await episodicJson(cli(home, 'show', '../../etc/passwd')), 2, 'VALIDATION_ERROR');
   });
 
   it('replays a run, and a session’s runs oldest first', async () => {
     const home = temporaryHome();
     const [first, second] = await seedRuns(home, kind);
     const run = runsReplayReceiptSchema.parse(
-      episodicJson(cli(home, 'replay', first as string)).receipt,
+      (await episodicJson(cli(home, 'replay', first as string))).receipt,
     );
     expect(run.events.map((event) => [event.kind, event.seq])).toEqual([
       ['user_message', -1],
@@ -195,35 +199,37 @@ describe.each(['fs', 'sqlite'] as const)('runs (%s store)', (kind) => {
     ]);
     expect(run.truncated).toBe(false);
     const session = runsReplayReceiptSchema.parse(
-      episodicJson(cli(home, 'replay', '--session-id', SESSION_1)).receipt,
+      (await episodicJson(cli(home, 'replay', '--session-id', SESSION_1))).receipt,
     );
     expect(session.run_ids).toEqual([first, second]);
     expect(session.count).toBe(3 + 4);
     const newest = runsReplayReceiptSchema.parse(
-      episodicJson(cli(home, 'replay', '--session-id', SESSION_1, '--max-events', '2')).receipt,
+      (await episodicJson(cli(home, 'replay', '--session-id', SESSION_1, '--max-events', '2')))
+        .receipt,
     );
     expect(newest.truncated).toBe(true);
     expect(newest.events.map((event) => event.seq)).toEqual([1, 2]);
     const oneRun = runsReplayReceiptSchema.parse(
-      episodicJson(cli(home, 'replay', '--session-id', SESSION_1, '--max-runs', '1')).receipt,
+      (await episodicJson(cli(home, 'replay', '--session-id', SESSION_1, '--max-runs', '1')))
+        .receipt,
     );
     expect(oneRun.run_ids).toEqual([second]);
     expect(oneRun.truncated).toBe(true);
-    expectError(episodicJson(cli(home, 'replay')), 2, 'USAGE_ERROR');
+    expectError(await episodicJson(cli(home, 'replay')), 2, 'USAGE_ERROR');
   });
 
   it('tails the last records', async () => {
     const home = temporaryHome();
     const [, , third] = await seedRuns(home, kind);
     const tail = runsTailReceiptSchema.parse(
-      episodicJson(cli(home, 'tail', third as string, '-n', '2')).receipt,
+      (await episodicJson(cli(home, 'tail', third as string, '-n', '2'))).receipt,
     );
     expect(tail.following).toBe(false);
     expect(tail.records.map((record) => record.type)).toEqual(['run.status', 'run.end']);
-    const human = episodic(cli(home, 'tail', third as string, '--count', '1'));
+    const human = await episodic(cli(home, 'tail', third as string, '--count', '1'));
     expect(human.stdout.trim().split('\n')).toHaveLength(1);
     expect(human.stdout).toContain('run.end');
-    expectError(episodicJson(cli(home, 'tail', runIdFor(42))), 1, 'NOT_FOUND');
+    expectError(await episodicJson(cli(home, 'tail', runIdFor(42))), 1, 'NOT_FOUND');
   });
 
   it('tail -f prints records as they are appended, and stops at run.end with --until-end', async () => {
@@ -276,13 +282,13 @@ describe('runs on disk (fs store)', () => {
     const day = join(home, 'sessions', '2026', '01', '10');
     writeFileSync(join(day, `${runIdFor(50)}.jsonl`), '{"not":"a header"}\n');
     const listed = runsListReceiptSchema.parse(
-      episodicJson(['--home', home, '--store', 'fs', 'runs', 'list']).receipt,
+      (await episodicJson(['--home', home, '--store', 'fs', 'runs', 'list'])).receipt,
     );
     expect(listed.runs).toHaveLength(3);
     expect(listed.errors).toEqual([
       expect.objectContaining({ run_id: runIdFor(50), message: expect.stringContaining('header') }),
     ]);
-    const human = episodic(['--home', home, '--store', 'fs', 'runs', 'list']);
+    const human = await episodic(['--home', home, '--store', 'fs', 'runs', 'list']);
     expect(human.status).toBe(0);
     expect(human.stderr).toContain('warning:');
     const file = join(
@@ -291,7 +297,8 @@ describe('runs on disk (fs store)', () => {
     );
     appendFileSync(file, '{"broken\n');
     const shown = runsShowReceiptSchema.parse(
-      episodicJson(['--home', home, '--store', 'fs', 'runs', 'show', first as string]).receipt,
+      (await episodicJson(['--home', home, '--store', 'fs', 'runs', 'show', first as string]))
+        .receipt,
     );
     expect(shown.count).toBe(7);
     expect(shown.errors).toEqual([

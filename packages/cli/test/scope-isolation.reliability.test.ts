@@ -52,24 +52,26 @@ async function mcpTask(home: string, scope: string): Promise<string> {
   }
 }
 
-function cliTask(home: string): string {
+async function cliTask(home: string): Promise<string> {
   const args = ['--home', home];
   const created = tasksCreateReceiptSchema.parse(
-    episodicJson([
-      ...args,
-      'tasks',
-      'create',
-      '--description',
-      'Fix the flaky test',
-      '--domain',
-      'ci',
-      '--task-type',
-      'debugging',
-    ]).receipt,
+    (
+      await episodicJson([
+        ...args,
+        'tasks',
+        'create',
+        '--description',
+        'Fix the flaky test',
+        '--domain',
+        'ci',
+        '--task-type',
+        'debugging',
+      ])
+    ).receipt,
   );
   const id = created.task.id;
   for (const [step, tool] of ['planner', 'tester'].entries()) {
-    const result = episodic([
+    const result = await episodic([
       ...args,
       'tasks',
       'step',
@@ -85,7 +87,7 @@ function cliTask(home: string): string {
     ]);
     expect(result.status, result.stderr).toBe(0);
   }
-  const done = episodic([
+  const done = await episodic([
     ...args,
     'tasks',
     'complete',
@@ -103,21 +105,22 @@ describe('CLI task and pattern commands stay in one scope', () => {
   it('never list, read, change or learn from another scope', async () => {
     const home = temporaryHome();
     const teamA = await mcpTask(home, 'team-a');
-    const own = cliTask(home);
+    const own = await cliTask(home);
     const args = ['--home', home];
 
-    const search = (extra: string[] = [], env: Record<string, string> = {}) =>
+    const search = async (extra: string[] = [], env: Record<string, string> = {}) =>
       patternsSearchReceiptSchema.parse(
-        episodicJson([...args, 'patterns', 'search', '--limit', '500', ...extra], { env }).receipt,
+        (await episodicJson([...args, 'patterns', 'search', '--limit', '500', ...extra], { env }))
+          .receipt,
       );
-    const mine = search();
+    const mine = await search();
     expect(mine.scope).toBe('default');
     expect(mine.count).toBeGreaterThan(0);
     for (const pattern of mine.patterns) {
       expect(pattern.key.startsWith('scope=')).toBe(false);
       expect(pattern.episodes).toEqual([`task:${own}`]);
     }
-    const theirs = search(['--scope', 'Team A']);
+    const theirs = await search(['--scope', 'Team A']);
     expect(theirs.scope).toBe('team-a');
     expect(theirs.count).toBeGreaterThan(0);
     for (const pattern of theirs.patterns) {
@@ -125,8 +128,8 @@ describe('CLI task and pattern commands stay in one scope', () => {
       expect(pattern.episodes).toEqual([`task:${teamA}`]);
       expect(pattern.effective_metadata).toEqual({ team: ['team-a'] });
     }
-    expect(search([], { EPISODIC_SCOPE: 'team-a' }).patterns).toEqual(theirs.patterns);
-    expect(search(['--scope', 'team-b']).count).toBe(0);
+    expect((await search([], { EPISODIC_SCOPE: 'team-a' })).patterns).toEqual(theirs.patterns);
+    expect((await search(['--scope', 'team-b'])).count).toBe(0);
 
     // Another scope's task episode is NOT_FOUND for every command, exactly like a missing one.
     for (const command of [
@@ -136,19 +139,23 @@ describe('CLI task and pattern commands stay in one scope', () => {
       ['tasks', 'complete', teamA, '--outcome', 'success', '--verdict', 'v'],
       ['tasks', 'delete', teamA, '--yes'],
     ]) {
-      expectError(episodicJson([...args, ...command]), 1, 'NOT_FOUND');
+      expectError(await episodicJson([...args, ...command]), 1, 'NOT_FOUND');
     }
     const shown = tasksShowReceiptSchema.parse(
-      episodicJson([...args, 'tasks', 'show', teamA, '--scope', 'team-a']).receipt,
+      (await episodicJson([...args, 'tasks', 'show', teamA, '--scope', 'team-a'])).receipt,
     );
     expect(shown.task.steps).toHaveLength(2);
     expect(shown.scope).toBe('team-a');
-    expect(search(['--scope', 'team-a']).patterns).toEqual(theirs.patterns);
-    expectError(episodicJson([...args, 'tasks', 'show', own, '--scope', 'team-a']), 1, 'NOT_FOUND');
+    expect((await search(['--scope', 'team-a'])).patterns).toEqual(theirs.patterns);
+    expectError(
+      await episodicJson([...args, 'tasks', 'show', own, '--scope', 'team-a']),
+      1,
+      'NOT_FOUND',
+    );
 
     // global is for reading the ledger across scopes, never a task scope; nothing is opened.
     expectError(
-      episodicJson([...args, 'patterns', 'search', '--scope', 'global']),
+      await episodicJson([...args, 'patterns', 'search', '--scope', 'global']),
       2,
       'VALIDATION_ERROR',
     );

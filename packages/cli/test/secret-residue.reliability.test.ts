@@ -199,7 +199,7 @@ describe.each(['sqlite', 'fs'] as const)('secret residue after redact + gc (%s r
     holder.prepare('SELECT count(*) FROM sqlite_master').get();
     try {
       const args = ['--home', home, '--store', store];
-      const session = episodicJson([
+      const session = await episodicJson([
         ...args,
         'episodes',
         'redact',
@@ -213,7 +213,7 @@ describe.each(['sqlite', 'fs'] as const)('secret residue after redact + gc (%s r
       expect(receipt.redacted_count).toBeGreaterThan(0);
       expect(receipt.stored.runs.map((run) => run.run_id)).toContain(RUN);
       expect(receipt.stored.sessions).toMatchObject([{ session_id: SESSION, changed: true }]);
-      const event = episodicJson([
+      const event = await episodicJson([
         ...args,
         'episodes',
         'redact',
@@ -226,7 +226,7 @@ describe.each(['sqlite', 'fs'] as const)('secret residue after redact + gc (%s r
       expect(
         episodesRedactReceiptSchema.parse(event.receipt).stored.runs.map((run) => run.run_id),
       ).toEqual([OTHER_RUN]);
-      const gc = episodicJson([
+      const gc = await episodicJson([
         ...args,
         'episodes',
         'gc',
@@ -283,7 +283,7 @@ describe.each(['sqlite', 'fs'] as const)(
       holder.prepare('SELECT count(*) FROM sqlite_master').get();
       try {
         const args = ['--home', home, '--store', store];
-        const run = episodicJson([...args, 'runs', 'redact', RUN]);
+        const run = await episodicJson([...args, 'runs', 'redact', RUN]);
         expect(run.status, run.stderr).toBe(0);
         expect(runsRedactReceiptSchema.parse(run.receipt).run).toMatchObject({
           run_id: RUN,
@@ -291,7 +291,7 @@ describe.each(['sqlite', 'fs'] as const)(
           changed_lines: 5,
           changed_tool_outputs: store === 'fs' ? 1 : 0,
         });
-        const session = episodicJson([...args, 'sessions', 'redact', SESSION]);
+        const session = await episodicJson([...args, 'sessions', 'redact', SESSION]);
         expect(session.status, session.stderr).toBe(0);
         expect(sessionsRedactReceiptSchema.parse(session.receipt).session).toMatchObject({
           changed: true,

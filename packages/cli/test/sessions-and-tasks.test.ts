@@ -60,7 +60,7 @@ async function seedSession(home: string, kind: 'fs' | 'sqlite'): Promise<string>
 }
 
 describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
-  it('shows an imported session without its raw entries, usage rows or encrypted reasoning bytes unless --raw', () => {
+  it('shows an imported session without its raw entries, usage rows or encrypted reasoning bytes unless --raw', async () => {
     const home = temporaryHome();
     const codex = fileURLToPath(
       new URL(
@@ -68,18 +68,11 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
         import.meta.url,
       ),
     );
-    const imported = episodicJson([
-      '--home',
-      home,
-      '--store',
-      kind,
-      'import',
-      'codex',
-      codex,
-      '--no-ledger',
-    ]).receipt as { conversations: Array<{ session_id: string }> };
+    const imported = (
+      await episodicJson(['--home', home, '--store', kind, 'import', 'codex', codex, '--no-ledger'])
+    ).receipt as { conversations: Array<{ session_id: string }> };
     const sessionId = imported.conversations[0]?.session_id as string;
-    const shown = episodic([
+    const shown = await episodic([
       '--home',
       home,
       '--store',
@@ -96,7 +89,7 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
     expect(shown.stdout).toMatch(
       /\d+ raw imported entries, \d+ turn\.usage rows \([\d,]+ in \/ [\d,]+ out tokens\) not listed/,
     );
-    const raw = episodic([
+    const raw = await episodic([
       '--home',
       home,
       '--store',
@@ -145,7 +138,7 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
       await stores.close();
     }
     const list = sessionsListReceiptSchema.parse(
-      episodicJson(['--home', home, '--store', kind, 'sessions', 'list']).receipt,
+      (await episodicJson(['--home', home, '--store', kind, 'sessions', 'list'])).receipt,
     );
     expect(list.sessions[0]).toMatchObject({
       session_id: sessionId,
@@ -155,7 +148,7 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
       input_tokens: 321,
       output_tokens: 12,
     });
-    const human = episodic(['--home', home, '--store', kind, 'sessions', 'list']);
+    const human = await episodic(['--home', home, '--store', kind, 'sessions', 'list']);
     expect(human.stdout).toContain('Which files are here?');
     expect(human.stdout).toContain('321/12');
   });
@@ -164,17 +157,18 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
     const home = temporaryHome();
     const id = await seedSession(home, kind);
     const list = sessionsListReceiptSchema.parse(
-      episodicJson(['--home', home, '--store', kind, 'sessions', 'list']).receipt,
+      (await episodicJson(['--home', home, '--store', kind, 'sessions', 'list'])).receipt,
     );
     expect(list).toMatchObject({ store: kind, count: 1, total: 1 });
     expect(list.sessions[0]).toMatchObject({ session_id: id, revision: 1 });
     const shown = sessionsShowReceiptSchema.parse(
-      episodicJson(['--home', home, '--store', kind, 'sessions', 'show', id]).receipt,
+      (await episodicJson(['--home', home, '--store', kind, 'sessions', 'show', id])).receipt,
     );
     expect(shown).toMatchObject({ session_id: id, revision: 1, episode_count: 6 });
     expect(shown.state.context).toEqual({ cwd: '/repo' });
     // Folding on demand: the base then holds every commit; the session reads the same.
-    const folded = episodicJson(['--home', home, '--store', kind, 'sessions', 'fold', id]).receipt;
+    const folded = (await episodicJson(['--home', home, '--store', kind, 'sessions', 'fold', id]))
+      .receipt;
     expect(folded).toMatchObject({
       kind: 'episodic.sessions.fold.v1',
       session_id: id,
@@ -183,11 +177,11 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
     });
     expect(
       sessionsShowReceiptSchema.parse(
-        episodicJson(['--home', home, '--store', kind, 'sessions', 'show', id]).receipt,
+        (await episodicJson(['--home', home, '--store', kind, 'sessions', 'show', id])).receipt,
       ).state,
     ).toEqual(shown.state);
     expectError(
-      episodicJson([
+      await episodicJson([
         '--home',
         home,
         '--store',
@@ -199,7 +193,7 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
       1,
       'NOT_FOUND',
     );
-    const human = episodic([
+    const human = await episodic([
       '--home',
       home,
       '--store',
@@ -214,7 +208,7 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
     expect(human.stdout).toContain('There are two files.');
     expect(human.stdout).toContain('The newest 3 episodes');
     expectError(
-      episodicJson([
+      await episodicJson([
         '--home',
         home,
         '--store',
@@ -227,7 +221,7 @@ describe.each(['fs', 'sqlite'] as const)('sessions (%s store)', (kind) => {
       'NOT_FOUND',
     );
     expectError(
-      episodicJson(['--home', home, '--store', kind, 'sessions', 'show', 'nope']),
+      await episodicJson(['--home', home, '--store', kind, 'sessions', 'show', 'nope']),
       2,
       'VALIDATION_ERROR',
     );
@@ -253,29 +247,31 @@ function stepArgs(home: string, id: string, step: number, flags: readonly string
 }
 
 describe('tasks and patterns', () => {
-  it('runs the lifecycle: create, step, complete, show, timeline, delete', () => {
+  it('runs the lifecycle: create, step, complete, show, timeline, delete', async () => {
     const home = temporaryHome();
     const created = tasksCreateReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'tasks',
-        'create',
-        '--description',
-        'Add rate limiting',
-        '--domain',
-        'web-api',
-        '--task-type',
-        'code_generation',
-        '--language',
-        'rust',
-        '--tag',
-        'api',
-        '--tag',
-        'security',
-        '--metadata-json',
-        '{"team":"infra","priority":5}',
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'tasks',
+          'create',
+          '--description',
+          'Add rate limiting',
+          '--domain',
+          'web-api',
+          '--task-type',
+          'code_generation',
+          '--language',
+          'rust',
+          '--tag',
+          'api',
+          '--tag',
+          'security',
+          '--metadata-json',
+          '{"team":"infra","priority":5}',
+        ])
+      ).receipt,
     );
     const id = created.task.id;
     expect(created.task).toMatchObject({
@@ -333,12 +329,12 @@ describe('tasks and patterns', () => {
     ];
     for (const step of steps) {
       const result = tasksStepReceiptSchema.parse(
-        episodicJson(['--home', home, 'tasks', 'step', id, ...step]).receipt,
+        (await episodicJson(['--home', home, 'tasks', 'step', id, ...step])).receipt,
       );
       expect(result.episode_id).toBe(id);
     }
     const timelineBefore = tasksTimelineReceiptSchema.parse(
-      episodicJson(['--home', home, 'tasks', 'timeline', id]).receipt,
+      (await episodicJson(['--home', home, 'tasks', 'timeline', id])).receipt,
     );
     expect(timelineBefore.timeline.timeline.map((entry) => entry.result_type)).toEqual([
       'success',
@@ -348,32 +344,46 @@ describe('tasks and patterns', () => {
     expect(timelineBefore.timeline.outcome).toBeNull();
     // One page: --offset and --limit, next_offset to continue.
     const page = tasksTimelineReceiptSchema.parse(
-      episodicJson(['--home', home, 'tasks', 'timeline', id, '--offset', '1', '--limit', '1'])
-        .receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'tasks',
+          'timeline',
+          id,
+          '--offset',
+          '1',
+          '--limit',
+          '1',
+        ])
+      ).receipt,
     );
     expect(page.timeline.timeline.map((entry) => entry.step_number)).toEqual([2]);
     expect(page.timeline.next_offset).toBe(2);
-    const pageText = episodic(['--home', home, 'tasks', 'timeline', id, '--limit', '2']).stdout;
+    const pageText = (await episodic(['--home', home, 'tasks', 'timeline', id, '--limit', '2']))
+      .stdout;
     expect(pageText).toContain('2 of 3 steps; more with --offset 2');
-    const badLimit = episodic(['--home', home, 'tasks', 'timeline', id, '--limit', '0']);
+    const badLimit = await episodic(['--home', home, 'tasks', 'timeline', id, '--limit', '0']);
     expect(badLimit.status).not.toBe(0);
     expect(badLimit.stderr).toContain('Invalid --limit "0"');
     const completed = tasksCompleteReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'tasks',
-        'complete',
-        id,
-        '--outcome',
-        'success',
-        '--verdict',
-        'Implemented and tested',
-        '--artifact',
-        'limiter.rs',
-        '--artifact',
-        'limiter_tests.rs',
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'tasks',
+          'complete',
+          id,
+          '--outcome',
+          'success',
+          '--verdict',
+          'Implemented and tested',
+          '--artifact',
+          'limiter.rs',
+          '--artifact',
+          'limiter_tests.rs',
+        ])
+      ).receipt,
     );
     expect(completed.task.outcome).toEqual({
       type: 'success',
@@ -388,34 +398,38 @@ describe('tasks and patterns', () => {
       'tool_sequence',
     ]);
     const shown = tasksShowReceiptSchema.parse(
-      episodicJson(['--home', home, 'tasks', 'show', id]).receipt,
+      (await episodicJson(['--home', home, 'tasks', 'show', id])).receipt,
     );
     expect(shown.task.steps).toHaveLength(3);
-    const human = episodic(['--home', home, 'tasks', 'timeline', id]);
+    const human = await episodic(['--home', home, 'tasks', 'timeline', id]);
     expect(human.stdout).toContain('code_generator');
     expect(human.stdout).toContain('outcome   success');
     // The task is a run.
-    expect(episodic(['--home', home, 'runs', 'show', id]).stdout).toContain('task_completed');
+    expect((await episodic(['--home', home, 'runs', 'show', id])).stdout).toContain(
+      'task_completed',
+    );
 
     // Patterns learned from it, searchable by type and metadata.
     const all = patternsSearchReceiptSchema.parse(
-      episodicJson(['--home', home, 'patterns', 'search']).receipt,
+      (await episodicJson(['--home', home, 'patterns', 'search'])).receipt,
     );
     expect(all.count).toBe(4);
     expect(all.patterns.every((pattern) => pattern.episodes.includes(`task:${id}`))).toBe(true);
     const typed = patternsSearchReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'patterns',
-        'search',
-        '--type',
-        'tool_sequence,error_recovery',
-        '--metadata',
-        'team=infra',
-        '--metadata',
-        'priority>=5',
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'patterns',
+          'search',
+          '--type',
+          'tool_sequence,error_recovery',
+          '--metadata',
+          'team=infra',
+          '--metadata',
+          'priority>=5',
+        ])
+      ).receipt,
     );
     expect(typed.patterns.map((pattern) => pattern.type).sort()).toEqual([
       'error_recovery',
@@ -423,65 +437,78 @@ describe('tasks and patterns', () => {
     ]);
     expect(typed.patterns[0]?.effective_metadata).toEqual({ team: ['infra'], priority: [5] });
     const none = patternsSearchReceiptSchema.parse(
-      episodicJson(['--home', home, 'patterns', 'search', '--metadata', 'priority>5']).receipt,
+      (await episodicJson(['--home', home, 'patterns', 'search', '--metadata', 'priority>5']))
+        .receipt,
     );
     expect(none.count).toBe(0);
     const byTask = patternsSearchReceiptSchema.parse(
-      episodicJson(['--home', home, 'patterns', 'search', '--kind', 'reflection', '--task', id])
-        .receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'patterns',
+          'search',
+          '--kind',
+          'reflection',
+          '--task',
+          id,
+        ])
+      ).receipt,
     );
     expect(byTask.count).toBe(1);
     const paged = patternsSearchReceiptSchema.parse(
-      episodicJson(['--home', home, 'patterns', 'search', '--limit', '3']).receipt,
+      (await episodicJson(['--home', home, 'patterns', 'search', '--limit', '3'])).receipt,
     );
     expect(paged.count).toBe(3);
     const rest = patternsSearchReceiptSchema.parse(
-      episodicJson([
-        '--home',
-        home,
-        'patterns',
-        'search',
-        '--limit',
-        '3',
-        '--after-key',
-        paged.next_key as string,
-      ]).receipt,
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'patterns',
+          'search',
+          '--limit',
+          '3',
+          '--after-key',
+          paged.next_key as string,
+        ])
+      ).receipt,
     );
     expect(rest.patterns.map((pattern) => pattern.key)).toEqual(
       all.patterns.slice(3).map((pattern) => pattern.key),
     );
-    expect(episodic(['--home', home, 'patterns', 'search']).stdout).toContain(
+    expect((await episodic(['--home', home, 'patterns', 'search'])).stdout).toContain(
       'architect → code_generator → test_runner',
     );
 
     // Deleting needs --yes; then the task and its artifacts are gone.
-    const unconfirmed = episodicJson(['--home', home, 'tasks', 'delete', id]);
+    const unconfirmed = await episodicJson(['--home', home, 'tasks', 'delete', id]);
     expect(expectError(unconfirmed, 2, 'CONFIRMATION_REQUIRED')).toContain('--yes');
     const deleted = tasksDeleteReceiptSchema.parse(
-      episodicJson(['--home', home, 'tasks', 'delete', id, '--yes']).receipt,
+      (await episodicJson(['--home', home, 'tasks', 'delete', id, '--yes'])).receipt,
     );
     expect(deleted.episode_id).toBe(id);
     expect(deleted.deleted_artifacts).toHaveLength(5);
-    expectError(episodicJson(['--home', home, 'tasks', 'show', id]), 1, 'NOT_FOUND');
+    expectError(await episodicJson(['--home', home, 'tasks', 'show', id]), 1, 'NOT_FOUND');
     expect(
       patternsSearchReceiptSchema.parse(
-        episodicJson(['--home', home, 'patterns', 'search']).receipt,
+        (await episodicJson(['--home', home, 'patterns', 'search'])).receipt,
       ).count,
     ).toBe(0);
   });
 
-  it('maps lifecycle errors to exit codes', () => {
+  it('maps lifecycle errors to exit codes', async () => {
     const home = temporaryHome();
     const unknown = '6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
-    expectError(episodicJson(stepArgs(home, unknown, 1)), 1, 'NOT_FOUND');
+    expectError(await episodicJson(stepArgs(home, unknown, 1)), 1, 'NOT_FOUND');
     expectError(
-      episodicJson(['--home', home, 'tasks', 'show', 'not-a-uuid']),
+      await episodicJson(['--home', home, 'tasks', 'show', 'not-a-uuid']),
       2,
       'VALIDATION_ERROR',
     );
     expect(
       expectError(
-        episodicJson([
+        await episodicJson([
           '--home',
           home,
           'tasks',
@@ -498,52 +525,75 @@ describe('tasks and patterns', () => {
       ),
     ).toContain('code_generation');
     expectError(
-      episodicJson(['--home', home, 'tasks', 'create', '--domain', 'd', '--task-type', 'testing']),
-      2,
-      'USAGE_ERROR',
-    );
-    const id = tasksCreateReceiptSchema.parse(
-      episodicJson([
+      await episodicJson([
         '--home',
         home,
         'tasks',
         'create',
-        '--description',
-        'x',
         '--domain',
         'd',
         '--task-type',
         'testing',
-      ]).receipt,
+      ]),
+      2,
+      'USAGE_ERROR',
+    );
+    const id = tasksCreateReceiptSchema.parse(
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'tasks',
+          'create',
+          '--description',
+          'x',
+          '--domain',
+          'd',
+          '--task-type',
+          'testing',
+        ])
+      ).receipt,
     ).task.id;
-    expectError(episodicJson(stepArgs(home, id, 1, ['--result', 'error'])), 2, 'USAGE_ERROR');
-    expectError(episodicJson(stepArgs(home, id, 1, ['--output', 'o'])), 2, 'USAGE_ERROR');
+    expectError(await episodicJson(stepArgs(home, id, 1, ['--result', 'error'])), 2, 'USAGE_ERROR');
+    expectError(await episodicJson(stepArgs(home, id, 1, ['--output', 'o'])), 2, 'USAGE_ERROR');
     expectError(
-      episodicJson(['--home', home, 'tasks', 'complete', id, '--outcome', 'success']),
+      await episodicJson(['--home', home, 'tasks', 'complete', id, '--outcome', 'success']),
       2,
       'USAGE_ERROR',
     );
     expectError(
-      episodicJson(['--home', home, 'tasks', 'complete', id, '--outcome', 'meh', '--verdict', 'v']),
-      2,
-      'VALIDATION_ERROR',
-    );
-    const partial = tasksCompleteReceiptSchema.parse(
-      episodicJson([
+      await episodicJson([
         '--home',
         home,
         'tasks',
         'complete',
         id,
         '--outcome',
-        'partial_success',
+        'meh',
         '--verdict',
-        'half',
-        '--completed',
-        'a',
-        '--failed',
-        'b',
-      ]).receipt,
+        'v',
+      ]),
+      2,
+      'VALIDATION_ERROR',
+    );
+    const partial = tasksCompleteReceiptSchema.parse(
+      (
+        await episodicJson([
+          '--home',
+          home,
+          'tasks',
+          'complete',
+          id,
+          '--outcome',
+          'partial_success',
+          '--verdict',
+          'half',
+          '--completed',
+          'a',
+          '--failed',
+          'b',
+        ])
+      ).receipt,
     );
     expect(partial.task.outcome).toEqual({
       type: 'partial_success',
@@ -551,11 +601,11 @@ describe('tasks and patterns', () => {
       completed: ['a'],
       failed: ['b'],
     });
-    expect(expectError(episodicJson(stepArgs(home, id, 2)), 1, 'CONFLICT')).toContain(
+    expect(expectError(await episodicJson(stepArgs(home, id, 2)), 1, 'CONFLICT')).toContain(
       'already completed',
     );
     expectError(
-      episodicJson([
+      await episodicJson([
         '--home',
         home,
         'tasks',
@@ -570,19 +620,21 @@ describe('tasks and patterns', () => {
       'CONFLICT',
     );
     expect(
-      episodic([
-        '--home',
-        home,
-        'tasks',
-        'create',
-        '--description',
-        'y',
-        '--domain',
-        'd',
-        '--task-type',
-        'testing',
-        '-q',
-      ]).stdout,
+      (
+        await episodic([
+          '--home',
+          home,
+          'tasks',
+          'create',
+          '--description',
+          'y',
+          '--domain',
+          'd',
+          '--task-type',
+          'testing',
+          '-q',
+        ])
+      ).stdout,
     ).toMatch(/^[0-9a-f-]{36}\n$/);
   });
 });

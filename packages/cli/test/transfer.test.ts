@@ -40,7 +40,7 @@ async function seedHome(home: string): Promise<{ sessionId: string }> {
   } finally {
     await store.close();
   }
-  appendEvent(home, {
+  await appendEvent(home, {
     scope: 'alpha',
     'session-id': sessionId,
     summary: 'user asked',
@@ -48,7 +48,7 @@ async function seedHome(home: string): Promise<{ sessionId: string }> {
     'ts-ms': '2000',
     'metadata-json': '{"k":"v"}',
   });
-  appendEvent(home, {
+  await appendEvent(home, {
     scope: 'alpha',
     'session-id': sessionId,
     summary: 'secret answer',
@@ -56,19 +56,19 @@ async function seedHome(home: string): Promise<{ sessionId: string }> {
     'payload-json': '{"x":1}',
     'refs-json': '{"f":"a"}',
   });
-  appendEvent(home, {
+  await appendEvent(home, {
     scope: 'beta',
     'session-id': sessionId,
     summary: 'beta note',
     'ts-ms': '3000',
   });
-  appendEvent(home, {
+  await appendEvent(home, {
     scope: 'alpha',
     'session-id': 'other-session',
     summary: 'not exported',
     'ts-ms': '4000',
   });
-  const query = episodicJson([
+  const query = await episodicJson([
     '--home',
     home,
     'episodes',
@@ -81,7 +81,7 @@ async function seedHome(home: string): Promise<{ sessionId: string }> {
   const secret = (query.receipt.events as Array<{ event_id: string; summary: string }>).find(
     (item) => item.summary === 'secret answer',
   );
-  episodicJson([
+  await episodicJson([
     '--home',
     home,
     'episodes',
@@ -97,8 +97,13 @@ async function seedHome(home: string): Promise<{ sessionId: string }> {
 }
 
 /** `episodic export --session-id … --all-scopes -o file` from `home` with the given store, checked to succeed. */
-function exportSession(home: string, store: 'fs' | 'sqlite', sessionId: string, file: string) {
-  const result = episodicJson([
+async function exportSession(
+  home: string,
+  store: 'fs' | 'sqlite',
+  sessionId: string,
+  file: string,
+) {
+  const result = await episodicJson([
     '--home',
     home,
     '--store',
@@ -121,7 +126,7 @@ describe('export and import', () => {
     const directory = temporaryDirectory();
     const first = join(directory, 'first.jsonl');
     const exported = exportReceiptSchema.parse(
-      exportSession(source, 'fs', sessionId, first).receipt,
+      (await exportSession(source, 'fs', sessionId, first)).receipt,
     );
     expect(exported.counts).toEqual({
       sessions: 1,
@@ -136,26 +141,28 @@ describe('export and import', () => {
     for (const store of ['fs', 'sqlite'] as const) {
       const target = temporaryHome();
       const imported = importReceiptSchema.parse(
-        episodicJson(['--home', target, '--store', store, 'import', first]).receipt,
+        (await episodicJson(['--home', target, '--store', store, 'import', first])).receipt,
       );
       expect(imported.written).toEqual(exported.counts);
       const second = join(directory, `second-${store}.jsonl`);
-      exportSession(target, store, sessionId, second);
+      await exportSession(target, store, sessionId, second);
       expect(
         readFileSync(second).equals(readFileSync(first)),
         `round trip through the ${store} store`,
       ).toBe(true);
       // Redaction survives: the redacted event is still redacted, its payload still null.
-      const events = episodicJson([
-        '--home',
-        target,
-        'episodes',
-        'replay',
-        sessionId,
-        '--scope',
-        'alpha',
-        '--include-payload',
-      ]).receipt.events as Array<Record<string, unknown>>;
+      const events = (
+        await episodicJson([
+          '--home',
+          target,
+          'episodes',
+          'replay',
+          sessionId,
+          '--scope',
+          'alpha',
+          '--include-payload',
+        ])
+      ).receipt.events as Array<Record<string, unknown>>;
       expect(events.map((event) => [event.summary, event.redacted, event.payload ?? null])).toEqual(
         [
           ['[REDACTED]', true, null],
@@ -164,7 +171,7 @@ describe('export and import', () => {
       );
       // Importing again changes nothing and says so.
       const again = importReceiptSchema.parse(
-        episodicJson(['--home', target, '--store', store, 'import', first]).receipt,
+        (await episodicJson(['--home', target, '--store', store, 'import', first])).receipt,
       );
       expect(again.written).toEqual({
         sessions: 0,
@@ -188,7 +195,7 @@ describe('export and import', () => {
   it('exports to stdout (summary on stderr) and imports from stdin; a scope limits the ledger part', async () => {
     const source = temporaryHome();
     const { sessionId } = await seedHome(source);
-    const result = episodic([
+    const result = await episodic([
       '--home',
       source,
       '--store',
@@ -209,7 +216,7 @@ describe('export and import', () => {
     expect(lines.at(-1)?.type).toBe('export.end');
     const target = temporaryHome();
     const imported = importReceiptSchema.parse(
-      episodicJson(['--home', target, 'import', '-'], { input: result.stdout }).receipt,
+      (await episodicJson(['--home', target, 'import', '-'], { input: result.stdout })).receipt,
     );
     expect(imported).toMatchObject({
       input: '-',
@@ -220,20 +227,22 @@ describe('export and import', () => {
   it('exports all runs, a run set, or a date range', async () => {
     const source = temporaryHome();
     await seedHome(source);
-    const count = (...args: string[]) =>
+    const count = async (...args: string[]) =>
       exportReceiptSchema.parse(
-        episodicJson([
-          '--home',
-          source,
-          '--store',
-          'fs',
-          'export',
-          ...args,
-          '-o',
-          join(temporaryDirectory(), 'x.jsonl'),
-        ]).receipt,
+        (
+          await episodicJson([
+            '--home',
+            source,
+            '--store',
+            'fs',
+            'export',
+            ...args,
+            '-o',
+            join(temporaryDirectory(), 'x.jsonl'),
+          ])
+        ).receipt,
       ).counts;
-    expect(count('--all')).toEqual({
+    expect(await count('--all')).toEqual({
       sessions: 1,
       runs: 2,
       records: 13,
@@ -241,7 +250,7 @@ describe('export and import', () => {
       artifacts: 0,
       episode_metadata: 0,
     });
-    expect(count('--all', '--all-scopes')).toEqual({
+    expect(await count('--all', '--all-scopes')).toEqual({
       sessions: 1,
       runs: 2,
       records: 13,
@@ -249,7 +258,7 @@ describe('export and import', () => {
       artifacts: 0,
       episode_metadata: 0,
     });
-    expect(count('--run-id', runIdFor(2))).toEqual({
+    expect(await count('--run-id', runIdFor(2))).toEqual({
       sessions: 0,
       runs: 1,
       records: 6,
@@ -257,7 +266,7 @@ describe('export and import', () => {
       artifacts: 0,
       episode_metadata: 0,
     });
-    expect(count('--from', '2026-01-01', '--to', '2026-01-31')).toEqual({
+    expect(await count('--from', '2026-01-01', '--to', '2026-01-31')).toEqual({
       sessions: 0,
       runs: 1,
       records: 7,
@@ -267,15 +276,15 @@ describe('export and import', () => {
     });
   });
 
-  it('refuses bad selections with exit 2', () => {
+  it('refuses bad selections with exit 2', async () => {
     const home = temporaryHome();
     expectError(
-      episodicJson(['--home', home, 'export', '-o', join(temporaryDirectory(), 'x.jsonl')]),
+      await episodicJson(['--home', home, 'export', '-o', join(temporaryDirectory(), 'x.jsonl')]),
       2,
       'USAGE_ERROR',
     );
     expectError(
-      episodicJson([
+      await episodicJson([
         '--home',
         home,
         'export',
@@ -289,11 +298,11 @@ describe('export and import', () => {
       'USAGE_ERROR',
     );
     expect(
-      expectError(episodicJson(['--home', home, 'export', '--all']), 2, 'USAGE_ERROR'),
+      expectError(await episodicJson(['--home', home, 'export', '--all']), 2, 'USAGE_ERROR'),
     ).toContain('--output');
     expect(
       expectError(
-        episodicJson([
+        await episodicJson([
           '--home',
           home,
           'export',
@@ -307,7 +316,7 @@ describe('export and import', () => {
       ),
     ).toContain('--scope');
     expectError(
-      episodicJson([
+      await episodicJson([
         '--home',
         home,
         'export',
@@ -320,7 +329,7 @@ describe('export and import', () => {
       'VALIDATION_ERROR',
     );
     expectError(
-      episodicJson([
+      await episodicJson([
         '--home',
         home,
         'export',
@@ -338,7 +347,7 @@ describe('export and import', () => {
     const source = temporaryHome();
     const { sessionId } = await seedHome(source);
     const file = join(temporaryDirectory(), 'export.jsonl');
-    exportSession(source, 'fs', sessionId, file);
+    await exportSession(source, 'fs', sessionId, file);
     const text = readFileSync(file, 'utf8');
     const lines = text.trimEnd().split('\n');
     const variants: Array<[string, string, RegExp]> = [
@@ -357,7 +366,7 @@ describe('export and import', () => {
       const target = temporaryHome();
       const path = join(temporaryDirectory(), `${name}.jsonl`);
       writeFileSync(path, content);
-      const result = episodicJson(['--home', target, 'import', path]);
+      const result = await episodicJson(['--home', target, 'import', path]);
       expect(expectError(result, 2, 'VALIDATION_ERROR'), name).toMatch(message);
       expect(existsSync(join(target, 'episodic.db')), name).toBe(false);
     }
@@ -367,10 +376,10 @@ describe('export and import', () => {
     const source = temporaryHome();
     const { sessionId } = await seedHome(source);
     const file = join(temporaryDirectory(), 'export.jsonl');
-    exportSession(source, 'fs', sessionId, file);
+    await exportSession(source, 'fs', sessionId, file);
     const target = temporaryHome();
     const dry = importReceiptSchema.parse(
-      episodicJson(['--home', target, 'import', file, '--dry-run']).receipt,
+      (await episodicJson(['--home', target, 'import', file, '--dry-run'])).receipt,
     );
     expect(dry.would_write).toEqual({
       sessions: 1,
@@ -398,7 +407,7 @@ describe('export and import', () => {
         event: { event_id: string; scope: string; session_id: string; ts_ms: number };
       }
     ).event;
-    appendEvent(target, {
+    await appendEvent(target, {
       'event-id': event.event_id,
       scope: event.scope,
       'session-id': event.session_id,
@@ -406,18 +415,28 @@ describe('export and import', () => {
       'ts-ms': String(event.ts_ms),
     });
     const before = ledgerRows(target);
-    const result = episodicJson(['--home', target, 'import', file]);
+    const result = await episodicJson(['--home', target, 'import', file]);
     expect(expectError(result, 1, 'CONFLICT')).toContain(event.event_id);
     expect(ledgerRows(target)).toEqual(before);
-    expect(episodicJson(['--home', target, 'runs', 'list']).receipt.runs).toEqual([]);
-    expect(episodicJson(['--home', target, 'sessions', 'list']).receipt.sessions).toEqual([]);
+    expect((await episodicJson(['--home', target, 'runs', 'list'])).receipt.runs).toEqual([]);
+    expect((await episodicJson(['--home', target, 'sessions', 'list'])).receipt.sessions).toEqual(
+      [],
+    );
   });
 
-  it('writes the export file atomically (no partial file when the export fails)', () => {
+  it('writes the export file atomically (no partial file when the export fails)', async () => {
     const home = temporaryHome();
     const directory = temporaryDirectory();
     const file = join(directory, 'out.jsonl');
-    const result = episodicJson(['--home', home, 'export', '--run-id', runIdFor(5), '-o', file]);
+    const result = await episodicJson([
+      '--home',
+      home,
+      'export',
+      '--run-id',
+      runIdFor(5),
+      '-o',
+      file,
+    ]);
     expectError(result, 1, 'NOT_FOUND');
     expect(readdirSync(directory)).toEqual([]);
   });

@@ -10,6 +10,7 @@ export type {
 } from './episodic-tools.js';
 export { createEpisodicTools } from './episodic-tools.js';
 export type { EpisodicMcpLogEntry, EpisodicMcpLogger } from './logger.js';
+export { toPortableJsonSchema } from './portable-json-schema.js';
 export { MAX_TOOL_TEXT, sanitizeText } from './sanitize-text.js';
 export { BOUND_SCOPE_MAX_LENGTH, bindScope, DEFAULT_SCOPE } from './scope/bound-scope.js';
 export { artifactKeyPrefix } from './scope/scoped-artifact-store.js';

@@ -157,8 +157,10 @@ function portable(node: unknown, keyword: string | undefined): unknown {
  * A copy of a JSON Schema that accepts the same values and that the MCP Inspector's strict mode
  * reports nothing about: array `type`s become `anyOf` branches of one type each, a schema with no
  * constraint becomes "any JSON value" spelled as six typed branches (or `true` where a boolean is
- * usual, e.g. `additionalProperties`), and a bare `false` becomes `{ "not": {} }`.
+ * usual, e.g. `additionalProperties`), and a bare `false` becomes `{ "not": {} }`. The server
+ * advertises every tool's schemas through it, and `schemas/mcp/*.json` (the published files) are
+ * written through it; use it for the schemas of your own tools.
  */
-export function toPortableJsonSchema(schema: JsonSchema): JsonSchema {
+export function toPortableJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
   return portable(schema, undefined) as JsonSchema;
 }

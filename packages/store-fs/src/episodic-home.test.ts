@@ -16,6 +16,13 @@ describe('resolveEpisodicHome', () => {
     expect(resolveEpisodicHome({ env: {} })).toBe(join(homedir(), '.episodic'));
   });
 
+  it("finds ~ in the given environment's HOME, not the process's", () => {
+    const variable = process.platform === 'win32' ? 'USERPROFILE' : 'HOME';
+    const user = resolve('/tmp/another-user');
+    expect(resolveEpisodicHome({ env: { [variable]: user } })).toBe(join(user, '.episodic'));
+    expect(resolveEpisodicHome({ env: { [variable]: '' } })).toBe(join(homedir(), '.episodic'));
+  });
+
   it('resolves relative paths against the working directory', () => {
     expect(resolveEpisodicHome({ home: 'data', env: {} })).toBe(resolve('data'));
   });

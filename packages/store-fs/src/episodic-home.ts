@@ -5,13 +5,17 @@ import { EpisodicError } from '@episodic/core';
 export interface EpisodicHomeOptions {
   /** An explicit home directory; wins over the environment. */
   home?: string;
-  /** The environment to read `EPISODIC_HOME` from. @default process.env */
+  /**
+   * The environment to read `EPISODIC_HOME` from, and the user's home directory for the default
+   * (`HOME`, `USERPROFILE` on Windows; the system's when unset). @default process.env
+   */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
- * The Episodic home directory: `options.home`, else `EPISODIC_HOME`, else `~/.episodic`.
- * Always an absolute path.
+ * The Episodic home directory: `options.home`, else `EPISODIC_HOME`, else `~/.episodic`, where
+ * `~` is the `HOME` of `options.env` (so a caller that passes its own environment, such as the
+ * CLI run in-process, never reaches the real user's home). Always an absolute path.
  */
 export function resolveEpisodicHome(options: EpisodicHomeOptions = {}): string {
   const env = options.env ?? process.env;
@@ -26,5 +30,6 @@ export function resolveEpisodicHome(options: EpisodicHomeOptions = {}): string {
     }
     return isAbsolute(chosen) ? resolve(chosen) : resolve(process.cwd(), chosen);
   }
-  return resolve(homedir(), '.episodic');
+  const userHome = env[process.platform === 'win32' ? 'USERPROFILE' : 'HOME'];
+  return resolve(userHome === undefined || userHome === '' ? homedir() : userHome, '.episodic');
 }
