@@ -21,7 +21,7 @@ const published = [
   'openai-agents',
   'google-adk',
 ].map((name) => `packages/${name}`);
-const all = [...published, 'apps/demo'];
+const all = [...published, 'apps/demo', 'apps/store-example'];
 const requiredScripts = ['build', 'dev', 'clean', 'typecheck', 'test', 'lint'];
 const problems = [];
 const read = (dir) => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
