@@ -23,13 +23,8 @@ import { RUN_PREFIX, runKey } from './run-keys.js';
 function planAppend(runId: string, text: string | undefined, entries: readonly RunRecordEntry[]) {
   const header = text === undefined ? undefined : readRunHeaderLine(firstLine(text));
   const toWrite = planRunAppend(runId, header, entries);
-  const next =
-    toWrite.length === 0
-      ? text
-      : appendLines(
-          text ?? '',
-          toWrite.map((entry) => entry.json),
-        );
+  const lines = toWrite.map((entry) => entry.json);
+  const next = toWrite.length === 0 ? text : appendLines(text ?? '', lines);
   return { appended: toWrite.length, next };
 }
 
