@@ -59,6 +59,25 @@ const GLOBAL_TOKENS = new Set(
 );
 
 /**
+ * The options among `argv[from..to)` that are not global options (a global option's value is
+ * skipped), up to a `--`, each with its name without `=value`.
+ */
+function* nonGlobalOptions(
+  argv: readonly string[],
+  from: number,
+  to: number,
+): Generator<{ token: string; bare: string; index: number }> {
+  for (let index = from; index < to; index++) {
+    const token = argv[index] as string;
+    if (token === '--') return;
+    if (!token.startsWith('-') || token === '-') continue;
+    const bare = token.split('=')[0] as string;
+    if (!GLOBAL_TOKENS.has(bare)) yield { token, bare, index };
+    else if (GLOBAL_WITH_VALUE.has(token)) index++;
+  }
+}
+
+/**
  * Refuses an option among `argv[from..to)` that is not a global option (the ones a command line
  * may hold before its command, or beside a group's name), suggesting the nearest global option.
  */
@@ -69,15 +88,7 @@ function checkGlobalOptions(
   where: string,
   path: readonly string[],
 ): void {
-  for (let index = from; index < to; index++) {
-    const token = argv[index] as string;
-    if (token === '--') return;
-    if (!token.startsWith('-') || token === '-') continue;
-    const bare = token.split('=')[0] as string;
-    if (GLOBAL_TOKENS.has(bare)) {
-      if (GLOBAL_WITH_VALUE.has(token)) index++;
-      continue;
-    }
+  for (const { token, bare } of nonGlobalOptions(argv, from, to)) {
     throw new UsageError(
       `Unknown option ${token}${where}.${didYouMean(bare.replace(/^-+/, ''), Object.keys(GLOBAL_OPTIONS), '--')} ${usageHint(path)}`,
     );
@@ -114,15 +125,7 @@ function checkOptionsBesideGroup(
   from: number,
   to: number,
 ): void {
-  for (let index = from; index < to; index++) {
-    const token = argv[index] as string;
-    if (token === '--') return;
-    if (!token.startsWith('-') || token === '-') continue;
-    const bare = token.split('=')[0] as string;
-    if (GLOBAL_TOKENS.has(bare)) {
-      if (GLOBAL_WITH_VALUE.has(token)) index++;
-      continue;
-    }
+  for (const { token, bare, index } of nonGlobalOptions(argv, from, to)) {
     const command = commandNamedFrom(argv, index + 1, group);
     const path = command?.path ?? [group.name];
     const name = bare.replace(/^-+/, '');
