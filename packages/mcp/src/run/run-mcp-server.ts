@@ -1,16 +1,16 @@
 import type { Readable, Writable } from 'node:stream';
 import { type AccessPolicy, EpisodicError, parseInput } from '@episodic/core';
 import { accessPolicySchema, safeJsonParse } from '@episodic/core/internal';
+import {
+  type EpisodicLocation,
+  type EpisodicStores,
+  type OpenEpisodicStoresOptions,
+  resolveEpisodicLocation,
+} from '@episodic/home';
 import type { EpisodicMcpStores } from '../episodic-tools.js';
 import type { EpisodicHttpToken } from '../http/bearer-tokens.js';
 import { type EpisodicMcpLogger, formatLogEntry } from '../logger.js';
 import { bindScope } from '../scope/bound-scope.js';
-import {
-  type EpisodicLocation,
-  type OpenEpisodicStoresOptions,
-  resolveEpisodicLocation,
-} from '../stores/episodic-location.js';
-import type { EpisodicStores } from '../stores/episodic-stores.js';
 
 /**
  * Options of `runMcpServer`: where the stores are (as for `openEpisodicStores`), the scope, and
@@ -127,7 +127,7 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
   // The stores module (better-sqlite3, store-fs) loads only when the stores are opened.
   let opened: Promise<EpisodicStores> | undefined;
   const openStores = (): Promise<EpisodicStores> => {
-    opened ??= import('../stores/open-episodic-stores.js').then(({ openEpisodicStores }) =>
+    opened ??= import('@episodic/home').then(({ openEpisodicStores }) =>
       openEpisodicStores({ ...storeOptions, env }),
     );
     return opened;
