@@ -5,6 +5,7 @@ import {
   type EpisodicLocation,
   type EpisodicStores,
   type OpenEpisodicStoresOptions,
+  openEpisodicStores,
   resolveEpisodicLocation,
 } from '@episodic/home';
 import type { EpisodicMcpStores } from '../episodic-tools.js';
@@ -124,12 +125,11 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
   const logger: EpisodicMcpLogger =
     loggerOption ?? ((entry) => process.stderr.write(`${formatLogEntry(entry)}\n`));
 
-  // The stores module (better-sqlite3, store-fs) loads only when the stores are opened.
+  // Opened once, on first use (better-sqlite3's native addon loads only then). A static import:
+  // a dynamic one of `@episodic/home` would keep every export of the package in the bin's start-up.
   let opened: Promise<EpisodicStores> | undefined;
   const openStores = (): Promise<EpisodicStores> => {
-    opened ??= import('@episodic/home').then(({ openEpisodicStores }) =>
-      openEpisodicStores({ ...storeOptions, env }),
-    );
+    opened ??= openEpisodicStores({ ...storeOptions, env });
     return opened;
   };
   const closeStores = async (): Promise<void> => {
