@@ -25,7 +25,7 @@ const sourceAliases = [
   },
   { find: /^@episodic\/interop\/node$/, replacement: `${root}packages/interop/src/node.ts` },
   { find: /^@episodic\/interop$/, replacement: `${root}packages/interop/src/index.ts` },
-  { find: /^@episodic\/mcp\/stores$/, replacement: `${root}packages/mcp/src/stores.ts` },
+  { find: /^@episodic\/home$/, replacement: `${root}packages/home/src/index.ts` },
   { find: /^@episodic\/mcp\/run$/, replacement: `${root}packages/mcp/src/run.ts` },
   { find: /^@episodic\/mcp\/stdio$/, replacement: `${root}packages/mcp/src/stdio.ts` },
   { find: /^@episodic\/mcp\/http$/, replacement: `${root}packages/mcp/src/http.ts` },

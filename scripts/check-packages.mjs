@@ -11,6 +11,7 @@ const published = [
   'store-fs',
   'store-sqlite',
   'store-postgres',
+  'home',
   'mcp',
   'interop',
   'ui',

@@ -39,6 +39,7 @@ const PUBLISHED = [
   'store-fs',
   'store-sqlite',
   'store-postgres',
+  'home',
   'mcp',
   'interop',
   'ui',

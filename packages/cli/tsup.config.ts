@@ -18,8 +18,9 @@ const sources = {
   '@episodic/store-postgres': `${packages}store-postgres/src/index.ts`,
   '@episodic/interop': `${packages}interop/src/index.ts`,
   '@episodic/interop/node': `${packages}interop/src/node.ts`,
-  '@episodic/mcp/stores': `${packages}mcp/src/stores.ts`,
+  '@episodic/home': `${packages}home/src/index.ts`,
   '@episodic/mcp/run': `${packages}mcp/src/run.ts`,
+  '@episodic/mcp': `${packages}mcp/src/index.ts`,
 };
 
 /** The command modules `command-table.ts` loads with `import('./commands/<name>.js')`. */

@@ -12,6 +12,7 @@ const packages = fileURLToPath(new URL('..', import.meta.url));
 const sources = {
   '@episodic/core/internal': `${packages}core/src/internal.ts`,
   '@episodic/core': `${packages}core/src/index.ts`,
+  '@episodic/home': `${packages}home/src/index.ts`,
   '@episodic/store-fs': `${packages}store-fs/src/index.ts`,
   '@episodic/store-sqlite': `${packages}store-sqlite/src/index.ts`,
   '@episodic/store-postgres/url': `${packages}store-postgres/src/url.ts`,
@@ -21,7 +22,7 @@ const sources = {
 export default defineConfig([
   {
     // The library entry points: dependencies stay external.
-    entry: ['src/index.ts', 'src/stores.ts', 'src/stdio.ts', 'src/http.ts', 'src/run.ts'],
+    entry: ['src/index.ts', 'src/stdio.ts', 'src/http.ts', 'src/run.ts'],
     format: ['esm'],
     target: 'node20',
     dts: true,

@@ -2,8 +2,7 @@
 // scoped run stores see scopes (the header's `scope`, RUN_SCOPE_FIELD): visible in its scope,
 // missing in any other. Without a scope, the run ids and headers are those of earlier versions.
 import { createMemoryRunStore, EpisodicError } from '@episodic/core';
-import { scopeOfRun } from '@episodic/mcp';
-import { createScopedRunView, RUN_SCOPE_FIELD } from '@episodic/mcp/stores';
+import { createScopedRunView, RUN_SCOPE_FIELD, scopeOfRun } from '@episodic/mcp';
 import { expect, it } from 'vitest';
 import { EpisodicSessionStore } from './episodic-session-store.js';
 import { projectRunId, sessionRunId } from './session-records.js';

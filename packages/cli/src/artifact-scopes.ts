@@ -1,5 +1,5 @@
 import type { Artifact, ArtifactStore } from '@episodic/core';
-import { scopeOfArtifactKey } from '@episodic/mcp/stores';
+import { scopeOfArtifactKey } from '@episodic/mcp';
 
 const PAGE = 500;
 

@@ -1,9 +1,5 @@
 import type { Ledger } from '@episodic/core';
-import {
-  type EpisodicLedger,
-  openEpisodicLedger,
-  resolveEpisodicLocation,
-} from '@episodic/mcp/stores';
+import { type EpisodicLedger, openEpisodicLedger, resolveEpisodicLocation } from '@episodic/home';
 import type { CommandContext } from './command-spec.js';
 import type { StoreAccess } from './store-access.js';
 import { storeOptions } from './store-options.js';

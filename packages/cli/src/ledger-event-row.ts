@@ -1,4 +1,5 @@
-import type { EpisodicStores } from '@episodic/mcp/stores';
+import type { EpisodicStores } from '@episodic/home';
+import { readSqliteLedgerEventRow } from '@episodic/store-sqlite';
 
 /** The columns of one ledger row that redaction needs to find the runs and sessions behind it. */
 export interface LedgerEventRow {
@@ -8,21 +9,17 @@ export interface LedgerEventRow {
 }
 
 /**
- * Reads one ledger row by event id, straight from the database (the Ledger API has no read by id;
- * the CLI owns this database): the SQLite file or the PostgreSQL schema. Undefined when absent.
+ * Reads one ledger row by event id, through the store that holds it (the Ledger API has no read by
+ * id): the SQLite file or the PostgreSQL schema. Undefined when absent.
  */
 export async function readLedgerEventRow(
   stores: EpisodicStores,
   eventId: string,
 ): Promise<LedgerEventRow | undefined> {
   if (stores.postgres !== undefined) {
-    const { rows } = await stores.postgres.pool.query<LedgerEventRow>(
-      `SELECT scope, session_id, refs_json FROM "${stores.postgres.schema}".episodic_events WHERE event_id = $1`,
-      [eventId],
-    );
-    return rows[0];
+    const { readPostgresLedgerEventRow } = await import('@episodic/store-postgres');
+    return readPostgresLedgerEventRow(stores.postgres, eventId);
   }
-  return stores.sqlite?.database
-    .prepare('SELECT scope, session_id, refs_json FROM episodic_events WHERE event_id = ?')
-    .get(eventId) as LedgerEventRow | undefined;
+  if (stores.sqlite === undefined) return undefined;
+  return readSqliteLedgerEventRow(stores.sqlite.database, eventId);
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { EpisodicLocation } from '@episodic/mcp/stores';
+import type { EpisodicLocation } from '@episodic/home';
 import type { CommandContext } from './command-spec.js';
 import { createStyles } from './output.js';
 

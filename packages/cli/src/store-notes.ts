@@ -1,11 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EpisodicError } from '@episodic/core';
-import {
-  databaseHoldsRuns,
-  type EpisodicLocation,
-  openEpisodicRunStores,
-} from '@episodic/mcp/stores';
+import { databaseHoldsRuns, type EpisodicLocation, openEpisodicRunStores } from '@episodic/home';
 import { countFsStoreFiles } from '@episodic/store-fs';
 
 // What a command that found nothing says: where it looked, and what it can see elsewhere. The

@@ -1,4 +1,4 @@
-import type { OpenEpisodicStoresOptions } from '@episodic/mcp/stores';
+import type { OpenEpisodicStoresOptions } from '@episodic/home';
 import type { CommandContext } from './command-spec.js';
 import type { StoreAccess } from './store-access.js';
 import { UsageError } from './usage-error.js';

@@ -9,7 +9,7 @@ import {
   type StoredRedactionOptions,
 } from '@episodic/core';
 import { safeJsonParse, uuidSchema } from '@episodic/core/internal';
-import type { EpisodicStores } from '@episodic/mcp/stores';
+import type { EpisodicStores } from '@episodic/home';
 import type { OptionValues } from './command-spec.js';
 import { readLedgerEventRow } from './ledger-event-row.js';
 import { listOption, optionalChoice } from './option-values.js';

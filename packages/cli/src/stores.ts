@@ -5,7 +5,7 @@ import {
   openEpisodicRunStores,
   openEpisodicStores,
   resolveEpisodicLocation,
-} from '@episodic/mcp/stores';
+} from '@episodic/home';
 import type { CommandContext } from './command-spec.js';
 import type { StoreAccess } from './store-access.js';
 import { storeOptions } from './store-options.js';
@@ -16,7 +16,7 @@ export function locate(context: CommandContext): EpisodicLocation {
 }
 
 /**
- * Opens the stores (`@episodic/mcp/stores`: the ledger and artifacts in SQLite, runs and sessions
+ * Opens the stores (`@episodic/home`: the ledger and artifacts in SQLite, runs and sessions
  * where the home keeps them), runs `work`, and always closes them.
  */
 export async function withStores<Result>(

@@ -1,10 +1,6 @@
 import type { ArtifactStore, RunStore } from '@episodic/core';
-import {
-  bindScope,
-  createScopedArtifactStore,
-  createScopedRunView,
-  type EpisodicStores,
-} from '@episodic/mcp/stores';
+import { type EpisodicStores, resolveScope } from '@episodic/home';
+import { createScopedArtifactStore, createScopedRunView } from '@episodic/mcp';
 import type { CommandContext } from './command-spec.js';
 import { optionalString } from './option-values.js';
 
@@ -14,10 +10,7 @@ import { optionalString } from './option-values.js';
  * before any store is opened.
  */
 export function taskScope(context: CommandContext): string {
-  const given = optionalString(context.options, 'scope');
-  if (given !== undefined) return bindScope(given, '--scope');
-  const fromEnv = context.env.EPISODIC_SCOPE;
-  return bindScope(fromEnv === undefined || fromEnv === '' ? undefined : fromEnv, 'EPISODIC_SCOPE');
+  return resolveScope(optionalString(context.options, 'scope'), context.env, '--scope');
 }
 
 /**

@@ -5,11 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSession, createTaskLifecycle, type ModelCall } from '@episodic/core';
-import {
-  createScopedArtifactStore,
-  createScopedRunView,
-  openEpisodicStores,
-} from '@episodic/mcp/stores';
+import { openEpisodicStores } from '@episodic/home';
+import { createScopedArtifactStore, createScopedRunView } from '@episodic/mcp';
 import { describe, expect, it } from 'vitest';
 import { episodicJson, expectError, temporaryDirectory, temporaryHome } from './helpers.js';
 

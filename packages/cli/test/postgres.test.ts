@@ -14,7 +14,7 @@ import {
   type ModelCall,
   type RunRecord,
 } from '@episodic/core';
-import { openEpisodicStores } from '@episodic/mcp/stores';
+import { openEpisodicStores } from '@episodic/home';
 import { createFsStore } from '@episodic/store-fs';
 import { createPostgresStore, schemaOfUrl } from '@episodic/store-postgres';
 import { createSqliteStore } from '@episodic/store-sqlite';

@@ -5,8 +5,9 @@
 // delete` reached task episodes an MCP server had created in another scope (completing one learned
 // its patterns into the default scope). The CLI is now bound to one scope like the MCP server:
 // `--scope`, else $EPISODIC_SCOPE, else `default`.
+
+import { openEpisodicStores } from '@episodic/home';
 import { createEpisodicTools } from '@episodic/mcp';
-import { openEpisodicStores } from '@episodic/mcp/stores';
 import { describe, expect, it } from 'vitest';
 import {
   patternsSearchReceiptSchema,

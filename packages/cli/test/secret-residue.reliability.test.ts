@@ -13,7 +13,7 @@ import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type NewLedgerEvent, projectRunRecords, type RunRecord } from '@episodic/core';
 import { scanText, toolOutputRefFor } from '@episodic/core/internal';
-import { openEpisodicStores } from '@episodic/mcp/stores';
+import { openEpisodicStores } from '@episodic/home';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,5 +1,6 @@
-// The runtime-neutral entry: the tools and the server, with stores passed in. Node wiring lives at
-// `@episodic/mcp/stdio`, `@episodic/mcp/http`, `@episodic/mcp/stores` and `@episodic/mcp/run`.
+// The runtime-neutral entry: the tools, the server and the scoped views, with stores passed in.
+// Node wiring lives at `@episodic/mcp/stdio`, `@episodic/mcp/http` and `@episodic/mcp/run`;
+// opening a home is `@episodic/home`.
 export type { EpisodicMcpServerOptions } from './episodic-mcp-server.js';
 export { createEpisodicMcpServer, EPISODIC_MCP_INSTRUCTIONS } from './episodic-mcp-server.js';
 export type {
@@ -13,8 +14,19 @@ export type { EpisodicMcpLogEntry, EpisodicMcpLogger } from './logger.js';
 export { toPortableJsonSchema } from './portable-json-schema.js';
 export { MAX_TOOL_TEXT, sanitizeText } from './sanitize-text.js';
 export { BOUND_SCOPE_MAX_LENGTH, bindScope, DEFAULT_SCOPE } from './scope/bound-scope.js';
-export { artifactKeyPrefix } from './scope/scoped-artifact-store.js';
-export { RUN_SCOPE_FIELD, scopeOfRun } from './scope/scoped-run-store.js';
+export type { ScopedArtifactStore } from './scope/scoped-artifact-store.js';
+export {
+  artifactKeyPrefix,
+  createScopedArtifactStore,
+  scopeOfArtifactKey,
+} from './scope/scoped-artifact-store.js';
+export type {
+  ListVisibleOptions,
+  ScopedRunView,
+  ScopedRunViewOptions,
+  VisibleRun,
+} from './scope/scoped-run-store.js';
+export { createScopedRunView, RUN_SCOPE_FIELD, scopeOfRun } from './scope/scoped-run-store.js';
 export type { ToolErrorBody, ToolErrorCode } from './tool-error.js';
 export { TOOL_ERROR_CODES } from './tool-error.js';
 export type {

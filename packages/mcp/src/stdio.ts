@@ -73,7 +73,7 @@ export function createStderrLogger(): EpisodicMcpLogger {
  *
  * ```ts
  * import { serveEpisodicStdio } from '@episodic/mcp/stdio';
- * import { openEpisodicStores } from '@episodic/mcp/stores';
+ * import { openEpisodicStores } from '@episodic/home';
  *
  * const stores = await openEpisodicStores();
  * serveEpisodicStdio({ stores, scope: 'my-project' });

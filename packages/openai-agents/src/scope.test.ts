@@ -1,8 +1,7 @@
 // A session with a `scope` is a run of that Episodic scope, as the MCP server's scoped run stores
 // see scopes (the header's `scope`, RUN_SCOPE_FIELD): visible in its scope, missing in any other.
 import { createMemoryRunStore } from '@episodic/core';
-import { scopeOfRun } from '@episodic/mcp';
-import { createScopedRunView, RUN_SCOPE_FIELD } from '@episodic/mcp/stores';
+import { createScopedRunView, RUN_SCOPE_FIELD, scopeOfRun } from '@episodic/mcp';
 import { expect, it } from 'vitest';
 import { EpisodicSession } from './episodic-session.js';
 

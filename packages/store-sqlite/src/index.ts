@@ -3,6 +3,23 @@ export type { SqliteConnectionOptions, SqliteSynchronous } from './open-database
 export { openSqliteDatabase } from './open-database.js';
 export { SEED_EVENTS_DDL, SEED_INDEXES } from './schema-sql.js';
 export { createSqliteArtifactStoreAdapter } from './sqlite-artifact-store.js';
+export type {
+  SqliteArtifactRow,
+  SqliteDatabaseCheck,
+  SqliteLedgerEventRow,
+  SqliteScopeSummary,
+} from './sqlite-inspection.js';
+export {
+  checkSqliteDatabase,
+  listSqliteScopeSummaries,
+  listSqliteSessionScopes,
+  readSqliteArtifactRows,
+  readSqliteEpisodeMetadataRows,
+  readSqliteLedgerEventRow,
+  readSqliteSessionHeads,
+  sqliteDatabaseHoldsRuns,
+  sqliteRunBytes,
+} from './sqlite-inspection.js';
 export type { SqliteLedgerAdapterOptions } from './sqlite-ledger.js';
 export { createSqliteLedgerAdapter } from './sqlite-ledger.js';
 export { createSqliteRunStoreAdapter } from './sqlite-run-store.js';

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openEpisodicStores } from '@episodic/mcp/stores';
+import { openEpisodicStores } from '@episodic/home';
 import { expect, it } from 'vitest';
 import { startUiServer } from './index.js';
 

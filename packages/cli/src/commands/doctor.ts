@@ -2,17 +2,14 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { EpisodicError } from '@episodic/core';
 import {
+  type DatabaseCheck,
   type EpisodicLocation,
   HOME_CONFIG_FILE,
+  inspectDatabase,
   openEpisodicStores,
   resolveEpisodicLocation,
-} from '@episodic/mcp/stores';
+} from '@episodic/home';
 import type { CommandHandler } from '../command-spec.js';
-import {
-  checkDatabase,
-  checkPostgresDatabase,
-  type DatabaseCheck,
-} from '../doctor/database-doctor.js';
 import { checkHomeLayout } from '../doctor/home-layout.js';
 import { createQuarantine } from '../doctor/quarantine.js';
 import { checkRunFile, type RunFileCheck, repairRunFile } from '../doctor/run-file-doctor.js';
@@ -183,9 +180,7 @@ export const doctor: CommandHandler = async (context) => {
       });
       try {
         const onRun = (done: number, total: number) => databaseProgress.update(done, total);
-        database = postgres
-          ? await checkPostgresDatabase(stores, onRun)
-          : await checkDatabase(stores, onRun);
+        database = await inspectDatabase(stores, onRun);
       } finally {
         databaseProgress.finish();
         await stores.close();

@@ -12,7 +12,7 @@ import {
   ledgerRedactTargetSchema,
   resolveScopeSelector,
 } from '@episodic/core/internal';
-import type { EpisodicStores } from '@episodic/mcp/stores';
+import type { EpisodicStores } from '@episodic/home';
 import type { CommandHandler, CommandResult } from '../command-spec.js';
 import { eventIdArgument } from '../event-id-argument.js';
 import { commandName, ledgerCommand, scopeFields } from '../ledger-command.js';

@@ -15,7 +15,7 @@ import {
   stringifyJson,
 } from '@episodic/core';
 import { resolveRetentionPolicy } from '@episodic/core/internal';
-import type { EpisodicLedger } from '@episodic/mcp/stores';
+import { type EpisodicLedger, listScopes } from '@episodic/home';
 import type { CommandContext, CommandHandler, OptionValues } from '../command-spec.js';
 import { eventIdArgument } from '../event-id-argument.js';
 import { foldEventType } from '../event-type.js';
@@ -41,7 +41,7 @@ import {
 import { createStyles, formatTsMs, renderTable, type Styles } from '../output.js';
 import { createProgress } from '../progress.js';
 import { parseRetentionPolicy } from '../retention-option.js';
-import { otherScopesNote, storeLedgerScopes } from '../scope-summary.js';
+import { otherScopesNote } from '../scope-summary.js';
 import type { TimeEdge } from '../time-option.js';
 import { UsageError } from '../usage-error.js';
 
@@ -460,7 +460,7 @@ export const gc: CommandHandler = ledgerCommand(async (context) => {
           async (stores) =>
             collect(
               stores.ledger,
-              (await storeLedgerScopes(stores)).map((entry) => entry.scope),
+              (await listScopes(stores)).map((entry) => entry.scope),
             ),
           { readOnly: dryRun },
         ),

@@ -1,8 +1,13 @@
 import { EpisodicError, type LedgerRow, type Metadata, type RunRecord } from '@episodic/core';
 import { jsonEqual, safeJsonParse } from '@episodic/core/internal';
-import type { EpisodicStores } from '@episodic/mcp/stores';
+import type { EpisodicStores } from '@episodic/home';
 import type { PostgresStore } from '@episodic/store-postgres';
-import { createSqliteLedgerAdapter } from '@episodic/store-sqlite';
+import {
+  createSqliteLedgerAdapter,
+  readSqliteArtifactRows,
+  readSqliteEpisodeMetadataRows,
+  readSqliteSessionHeads,
+} from '@episodic/store-sqlite';
 import type { CommandHandler } from '../command-spec.js';
 import { optionalString } from '../option-values.js';
 import { createStyles, sanitizeForTerminal } from '../output.js';
@@ -29,14 +34,6 @@ const zero = (): Counts => ({
   artifacts: 0,
   metadata: 0,
 });
-
-interface ArtifactRow {
-  key: string;
-  kind: string;
-  content_json: string;
-  created_at: string;
-  updated_at: string;
-}
 
 function conflict(what: string): EpisodicError {
   return new EpisodicError({
@@ -138,10 +135,7 @@ async function copyLedger(
     if (rows.length < CHUNK) break;
   }
   // Heads too: a session whose last events were collected keeps counting where it was.
-  const heads = database
-    .prepare('SELECT scope, session_id, position FROM episodic_session_heads')
-    .all() as Array<{ scope: string; session_id: string; position: number }>;
-  await target.importSessionHeads(heads);
+  await target.importSessionHeads(readSqliteSessionHeads(database));
 }
 
 function parsed(text: string, what: string): unknown {
@@ -165,19 +159,9 @@ async function copyArtifacts(
 ) {
   const database = source.sqlite?.database;
   if (database === undefined) return;
-  const artifacts = database
-    .prepare(
-      'SELECT key, kind, content_json, created_at, updated_at FROM episodic_artifacts ORDER BY key',
-    )
-    .all() as ArtifactRow[];
-  const episodesOf = database
-    .prepare(
-      'SELECT episode_ref FROM episodic_artifact_episodes WHERE artifact_key = ? ORDER BY ordinal',
-    )
-    .pluck();
-  for (const row of artifacts) {
+  for (const row of readSqliteArtifactRows(database)) {
     const content = parsed(row.content_json, `content of artifact ${row.key}`);
-    const episodes = episodesOf.all(row.key) as string[];
+    const episodes = row.episodes;
     const stored = await target.artifacts.get(row.key);
     if (stored !== null) {
       const same =
@@ -209,12 +193,7 @@ async function copyArtifacts(
     }
     copied.artifacts++;
   }
-  const metadata = database
-    .prepare(
-      'SELECT episode_ref, metadata_json FROM episodic_episode_metadata ORDER BY episode_ref',
-    )
-    .all() as Array<{ episode_ref: string; metadata_json: string }>;
-  for (const row of metadata) {
+  for (const row of readSqliteEpisodeMetadataRows(database)) {
     const value = parsed(row.metadata_json, `metadata of ${row.episode_ref}`) as Metadata;
     const stored = await target.artifacts.getEpisodeMetadata(row.episode_ref);
     if (stored === null) {

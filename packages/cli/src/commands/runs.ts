@@ -596,7 +596,7 @@ async function runsScope(context: CommandContext): Promise<string | null> {
       'SCOPE_REQUIRED',
     );
   }
-  const { bindScope } = await import('@episodic/mcp/stores');
+  const { bindScope } = await import('@episodic/home');
   return bindScope(given, '--scope');
 }
 

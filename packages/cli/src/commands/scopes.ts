@@ -1,5 +1,6 @@
 import { taskFromRun } from '@episodic/core';
-import { scopeOfRun } from '@episodic/mcp/stores';
+import { listScopes } from '@episodic/home';
+import { scopeOfRun } from '@episodic/mcp';
 import { artifactScopes } from '../artifact-scopes.js';
 import type { CommandHandler } from '../command-spec.js';
 import { relativeTime } from '../human-time.js';
@@ -7,7 +8,7 @@ import { describeLedger, writeNotes } from '../notes.js';
 import { flag } from '../option-values.js';
 import { createStyles, renderTable } from '../output.js';
 import { createProgress } from '../progress.js';
-import { storeLedgerScopes } from '../scope-summary.js';
+
 import { describeRunStore } from '../store-notes.js';
 import { withStores } from '../stores.js';
 
@@ -46,7 +47,7 @@ export const list: CommandHandler = async (context) => {
         }
         return found;
       };
-      for (const entry of await storeLedgerScopes(stores)) Object.assign(row(entry.scope), entry);
+      for (const entry of await listScopes(stores)) Object.assign(row(entry.scope), entry);
       for (const [scope, counts] of await artifactScopes(stores.artifacts)) {
         row(scope).artifacts = counts;
       }

@@ -9,7 +9,8 @@ import {
   taskFromRun,
 } from '@episodic/core';
 import { TASK_MAX_STEPS, TASK_OUTCOME_TYPES } from '@episodic/core/internal';
-import { createScopedRunView, type EpisodicStores, scopeOfRun } from '@episodic/mcp/stores';
+import type { EpisodicStores } from '@episodic/home';
+import { createScopedRunView, scopeOfRun } from '@episodic/mcp';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
 import { episodeIdArgument, sessionIdOption } from '../id-arguments.js';

@@ -11,7 +11,7 @@ import {
   type SessionState,
 } from '@episodic/core';
 import { jsonEqual, ledgerIdentifierSchema, parseIdReference } from '@episodic/core/internal';
-import { type EpisodicStores, openEpisodicStores } from '@episodic/mcp/stores';
+import { type EpisodicStores, openEpisodicStores } from '@episodic/home';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { runIdArgument, sessionIdArgument } from '../id-arguments.js';
 import {

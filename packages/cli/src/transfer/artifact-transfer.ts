@@ -10,7 +10,7 @@ import {
   jsonEqual,
   taskEpisodeRef,
 } from '@episodic/core/internal';
-import { scopeOfArtifactKey } from '@episodic/mcp/stores';
+import { scopeOfArtifactKey } from '@episodic/mcp';
 import { everyArtifact } from '../artifact-scopes.js';
 import type { ExportedArtifact } from './export-format.js';
 

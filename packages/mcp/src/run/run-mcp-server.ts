@@ -1,16 +1,17 @@
 import type { Readable, Writable } from 'node:stream';
 import { type AccessPolicy, EpisodicError, parseInput } from '@episodic/core';
 import { accessPolicySchema, safeJsonParse } from '@episodic/core/internal';
+import {
+  type EpisodicLocation,
+  type EpisodicStores,
+  type OpenEpisodicStoresOptions,
+  openEpisodicStores,
+  resolveEpisodicLocation,
+} from '@episodic/home';
 import type { EpisodicMcpStores } from '../episodic-tools.js';
 import type { EpisodicHttpToken } from '../http/bearer-tokens.js';
 import { type EpisodicMcpLogger, formatLogEntry } from '../logger.js';
 import { bindScope } from '../scope/bound-scope.js';
-import {
-  type EpisodicLocation,
-  type OpenEpisodicStoresOptions,
-  resolveEpisodicLocation,
-} from '../stores/episodic-location.js';
-import type { EpisodicStores } from '../stores/episodic-stores.js';
 
 /**
  * Options of `runMcpServer`: where the stores are (as for `openEpisodicStores`), the scope, and
@@ -124,12 +125,11 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
   const logger: EpisodicMcpLogger =
     loggerOption ?? ((entry) => process.stderr.write(`${formatLogEntry(entry)}\n`));
 
-  // The stores module (better-sqlite3, store-fs) loads only when the stores are opened.
+  // Opened once, on first use (better-sqlite3's native addon loads only then). A static import:
+  // a dynamic one of `@episodic/home` would keep every export of the package in the bin's start-up.
   let opened: Promise<EpisodicStores> | undefined;
   const openStores = (): Promise<EpisodicStores> => {
-    opened ??= import('../stores/open-episodic-stores.js').then(({ openEpisodicStores }) =>
-      openEpisodicStores({ ...storeOptions, env }),
-    );
+    opened ??= openEpisodicStores({ ...storeOptions, env });
     return opened;
   };
   const closeStores = async (): Promise<void> => {

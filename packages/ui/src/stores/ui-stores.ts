@@ -1,20 +1,13 @@
 import { statSync } from 'node:fs';
 import type { ArtifactStore, Ledger, RunStore, RunSummary, SessionStore } from '@episodic/core';
 import { createFsStore, type FsStore } from '@episodic/store-fs';
+import { listSqliteSessionScopes, type SqliteStore, sqliteRunBytes } from '@episodic/store-sqlite';
 
-/** The few statements the UI runs on a SQLite store's own connection (see `UiStores.sqlite`). */
-interface SqliteStatement {
-  all(...parameters: unknown[]): unknown[];
-  get(...parameters: unknown[]): unknown;
-}
-
-/** A better-sqlite3 connection, as far as the UI uses it. */
-export interface UiSqliteDatabase {
-  prepare(sql: string): SqliteStatement;
-}
+/** The connection of a SQLite store (see `UiStores.sqlite`): the store package reads it. */
+export type UiSqliteDatabase = SqliteStore['database'];
 
 /**
- * The stores the UI reads: exactly what `openEpisodicStores` (`@episodic/mcp/stores`, used by the
+ * The stores the UI reads: exactly what `openEpisodicStores` (`@episodic/home`, used by the
  * `episodic` CLI) returns, so `episodic ui` sees the same home as every other command. The UI only
  * reads: it never calls a method that writes.
  */
@@ -29,7 +22,7 @@ export interface UiStores {
     readonly database: string;
     readonly store: string;
   };
-  /** The SQLite store holding the ledger (its connection lists scopes and sizes runs). */
+  /** The SQLite store holding the ledger (the store lists scopes and sizes runs on its connection). */
   readonly sqlite?: { readonly database: UiSqliteDatabase } | undefined;
 }
 
@@ -58,21 +51,8 @@ export function createStoreAccess(stores: UiStores): StoreAccess & { close(): Pr
     return files;
   };
   const database = stores.sqlite?.database;
-  const scopes = database?.prepare(
-    // One index seek per scope (the session heads' primary key starts with the scope).
-    `WITH RECURSIVE scopes(scope) AS (
-       SELECT min(scope) FROM episodic_session_heads
-       UNION ALL
-       SELECT (SELECT min(scope) FROM episodic_session_heads WHERE scope > scopes.scope)
-       FROM scopes WHERE scopes.scope IS NOT NULL
-     ) SELECT scope FROM scopes WHERE scope IS NOT NULL`,
-  );
-  const sqliteRunBytes =
-    kind === 'sqlite'
-      ? database?.prepare(
-          'SELECT sum(length(CAST(json AS BLOB)) + 1) AS bytes FROM episodic_run_records WHERE run_id = ?',
-        )
-      : undefined;
+  const runBytesOf =
+    kind === 'sqlite' && database !== undefined ? sqliteRunBytes(database) : undefined;
   return {
     kind,
     async readToolOutput(id) {
@@ -106,14 +86,13 @@ export function createStoreAccess(stores: UiStores): StoreAccess & { close(): Pr
         return sizes;
       }
       for (const run of runs) {
-        const row = sqliteRunBytes?.get(run.runId) as { bytes: number | null } | undefined;
-        if (typeof row?.bytes === 'number') sizes.set(run.runId, row.bytes);
+        const bytes = runBytesOf?.(run.runId);
+        if (bytes !== undefined) sizes.set(run.runId, bytes);
       }
       return sizes;
     },
     async listScopes() {
-      if (scopes === undefined) return [];
-      return (scopes.all() as Array<{ scope: string }>).map((row) => row.scope);
+      return database === undefined ? [] : listSqliteSessionScopes(database);
     },
     async close() {
       await files?.close();

@@ -1,6 +1,5 @@
-import { statSync } from 'node:fs';
 import { countFsStoreFiles } from '@episodic/store-fs';
-import { openSqliteDatabase } from '@episodic/store-sqlite';
+import { sqliteDatabaseHoldsRuns } from '@episodic/store-sqlite';
 import { readHomeConfig } from './home-config.js';
 
 /** Where a home keeps its runs and sessions, and how that was decided. */
@@ -14,25 +13,7 @@ export interface DetectedRunStore {
  * cannot be read says no: the home's run files are then the data this home is known to hold.
  */
 export function databaseHoldsRuns(database: string): boolean {
-  // Only a regular file is opened: SQLite would block on a FIFO in its place.
-  if (database === ':memory:' || statSync(database, { throwIfNoEntry: false })?.isFile() !== true)
-    return false;
-  let connection: ReturnType<typeof openSqliteDatabase> | undefined;
-  try {
-    connection = openSqliteDatabase(database, { readOnly: true });
-    return (
-      connection
-        .prepare(
-          'SELECT EXISTS (SELECT 1 FROM episodic_runs) OR EXISTS (SELECT 1 FROM episodic_sessions)',
-        )
-        .pluck()
-        .get() === 1
-    );
-  } catch {
-    return false;
-  } finally {
-    connection?.close();
-  }
+  return sqliteDatabaseHoldsRuns(database);
 }
 
 /**

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { EpisodicError } from '@episodic/core';
 import { safeJsonParse } from '@episodic/core/internal';
 import * as z from 'zod';
-import { VERSION } from '../version.js';
+import { VERSION } from './version.js';
 
 /** The file in an Episodic home that says how the home was created. */
 export const HOME_CONFIG_FILE = 'episodic-home.json';
@@ -31,7 +31,7 @@ export interface EpisodicHomeConfig {
   readonly store: 'sqlite' | 'fs';
   /** When the home was created (ISO 8601). */
   readonly created_at?: string;
-  /** What created it, e.g. `@episodic/mcp 0.1.0`. */
+  /** What created it, e.g. `@episodic/home 0.1.0`. */
   readonly created_by?: string;
 }
 
@@ -115,7 +115,7 @@ export function writeHomeConfig(home: string, store: 'sqlite' | 'fs', now: Date)
     format: HOME_CONFIG_FORMAT,
     store,
     created_at: now.toISOString(),
-    created_by: `@episodic/mcp ${VERSION}`,
+    created_by: `@episodic/home ${VERSION}`,
   };
   const path = join(home, HOME_CONFIG_FILE);
   const temporary = `${path}.${process.pid}.tmp`;

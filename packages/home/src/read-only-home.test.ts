@@ -21,7 +21,7 @@ afterEach(() => {
 const root = process.getuid?.() === 0;
 
 function appendInChild(home: string): { code?: string; message?: string } {
-  const module = pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', 'stores.js')).href;
+  const module = pathToFileURL(join(import.meta.dirname, '..', 'dist', 'index.js')).href;
   const script = `
     const { openEpisodicStores } = await import(${JSON.stringify(module)});
     try {
