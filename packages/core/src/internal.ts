@@ -1,5 +1,9 @@
-// @episodic/core/internal: every module's exports, for the @episodic packages. Outside semver: a
-// minor or patch release may change or remove any name here that @episodic/core does not export.
+// @episodic/core/internal: every module's exports, for core's own tests. Outside semver, no API
+// report. No other package imports it, except for the command-line argument and scope helpers the
+// CLI and the MCP server still share (rawProcessArguments, assertArgumentsAreUtf8,
+// firstInvalidUtf8Offset, showBytes, resolveScopeSelector, resolveRetentionPolicy,
+// parseIdReference), which are on their way to @episodic/home. Everything else is in the public
+// entry of its audience: @episodic/core, @episodic/core/adapter or @episodic/core/schemas.
 
 export * from './assembly/index.js';
 export * from './episodic/index.js';
