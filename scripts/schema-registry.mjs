@@ -6,7 +6,7 @@
 //
 // Adding a format (or a new version of one) is one line here, then `pnpm schemas`.
 import * as cli from '@episodic/cli';
-import * as core from '@episodic/core/internal';
+import * as core from '@episodic/core/schemas';
 import * as mcp from '@episodic/mcp';
 import * as mcpStores from '@episodic/mcp/stores';
 

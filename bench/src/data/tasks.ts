@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTaskLifecycle, type TaskLifecycle } from '@episodic/core';
-import { TASK_STEP_EVENT } from '@episodic/core/internal';
+import { TASK_STEP_EVENT } from '@episodic/core/schemas';
 import { bindScope, createEpisodicTools, type EpisodicTools } from '@episodic/mcp';
 import {
   createScopedArtifactStore,

@@ -1,14 +1,12 @@
+import { createTaskLifecycle, EpisodicError, type TaskEpisode, taskFromRun } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
 import {
   addStepInputSchema,
   completeTaskInputSchema,
   createTaskInputSchema,
-  createTaskLifecycle,
-  EpisodicError,
-  parseInput,
-  type TaskEpisode,
-  taskFromRun,
-} from '@episodic/core';
-import { TASK_MAX_STEPS, TASK_OUTCOME_TYPES } from '@episodic/core/internal';
+  TASK_MAX_STEPS,
+  TASK_OUTCOME_TYPES,
+} from '@episodic/core/schemas';
 import { createScopedRunView, type EpisodicStores, scopeOfRun } from '@episodic/mcp/stores';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
