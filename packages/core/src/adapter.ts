@@ -7,10 +7,15 @@
 
 export {
   isNulRun,
+  type JsonlLine,
   splitJsonlLines,
 } from './episodic/index.js';
+export { EpisodicError } from './errors/index.js';
 export {
+  type ContentFinding,
+  type ContentGuardOptions,
   type ContentGuardPolicy,
+  type ContentRule,
   canonicalJson,
   type LedgerCaps,
   type LedgerRow,
@@ -24,18 +29,35 @@ export {
   storedLedgerRow,
   truncateUtf8,
 } from './ledger/index.js';
-export { createKeyedQueue } from './lifecycle/index.js';
+export {
+  createKeyedQueue,
+  type KeyedQueue,
+} from './lifecycle/index.js';
 export {
   CHAT_MESSAGE_ITEM_TYPE,
   snapshotMessages,
   stableMessageCount,
 } from './messages/index.js';
+export type {
+  BaseMessage,
+  ContentKind,
+  Episode,
+  EpisodeRef,
+  EpisodeRunRange,
+  LedgerEventType,
+  Metadata,
+  RunHeader,
+  RunRecord,
+  SessionDelta,
+  SessionState,
+} from './schema/index.js';
 export {
   type ArtifactEpisodeRecord,
   type ArtifactRecord,
   type ArtifactScan,
   type ArtifactStoreAdapter,
   type ArtifactStoreCapabilities,
+  type ArtifactUpsert,
   assertExpectedPosition,
   assertExpectedRevision,
   assertExpectedRunPosition,
@@ -68,6 +90,7 @@ export {
   type LedgerRedactPlan,
   type MaybePromise,
   MESSAGES_OPEN,
+  type MemoryRunStoreAdapter,
   matchesRunListFilter,
   parseRunId,
   parseStoredArtifactJson,
@@ -75,15 +98,22 @@ export {
   positionBeyondEnd,
   prepareRunRecords,
   type RunAppendAtResult,
+  type RunDurability,
+  type RunLine,
   type RunListError,
   type RunListFilter,
+  type RunListResult,
   type RunReadAfterResult,
   type RunReadCollector,
+  type RunReadError,
+  type RunReadResult,
   type RunRecordEntry,
   type RunRedactStats,
   type RunStoreAdapter,
   type RunStoreCapabilities,
+  type RunSummary,
   type RunTailCollector,
+  type RunTailResult,
   readRunHeaderLine,
   readRunLine,
   readRunText,
@@ -92,9 +122,11 @@ export {
   type SessionAdapterCommit,
   type SessionAdapterFold,
   type SessionBaseLayout,
+  type SessionCommitSizes,
   type SessionHead,
   type SessionStoreAdapter,
   type SessionStoreCapabilities,
+  type SessionSummary,
   type SessionSummaryColumns,
   type StoredFieldClass,
   type StoredFieldEntry,
@@ -117,6 +149,7 @@ export {
 export {
   type ExactJsonValue,
   findJsonShapeProblem,
+  type JsonParseResult,
   type JsonValue,
   jsonEqual,
   parseJsonExact,
