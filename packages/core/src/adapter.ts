@@ -10,7 +10,11 @@ export {
   type JsonlLine,
   splitJsonlLines,
 } from './episodic/index.js';
-export { EpisodicError } from './errors/index.js';
+export {
+  EpisodicError,
+  type EpisodicErrorCode,
+  type EpisodicErrorOptions,
+} from './errors/index.js';
 export {
   type ContentFinding,
   type ContentGuardOptions,
@@ -40,16 +44,23 @@ export {
 } from './messages/index.js';
 export type {
   BaseMessage,
+  BoundaryEpisode,
   ContentKind,
   Episode,
   EpisodeRef,
   EpisodeRunRange,
+  ItemEpisode,
+  KnownRunRecord,
   LedgerEventType,
   Metadata,
+  MetaEpisode,
   RunHeader,
+  RunModelInfo,
   RunRecord,
+  RuntimeInfo,
   SessionDelta,
   SessionState,
+  UnknownRunRecord,
 } from './schema/index.js';
 export {
   type ArtifactEpisodeRecord,
