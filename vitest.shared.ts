@@ -11,7 +11,9 @@ const root = fileURLToPath(new URL('.', import.meta.url));
  */
 const sourceAliases = [
   { find: /^@episodic\/core\/testing$/, replacement: `${root}packages/core/src/testing/index.ts` },
+  { find: /^@episodic\/core\/adapter$/, replacement: `${root}packages/core/src/adapter.ts` },
   { find: /^@episodic\/core\/internal$/, replacement: `${root}packages/core/src/internal.ts` },
+  { find: /^@episodic\/core\/schemas$/, replacement: `${root}packages/core/src/schemas.ts` },
   { find: /^@episodic\/core$/, replacement: `${root}packages/core/src/index.ts` },
   { find: /^@episodic\/store-fs$/, replacement: `${root}packages/store-fs/src/index.ts` },
   { find: /^@episodic\/store-sqlite$/, replacement: `${root}packages/store-sqlite/src/index.ts` },

@@ -23,7 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as core from '@episodic/core/internal';
+import * as core from '@episodic/core/schemas';
 import { toPortableJsonSchema } from '@episodic/mcp';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';

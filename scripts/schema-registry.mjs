@@ -6,9 +6,9 @@
 //
 // Adding a format (or a new version of one) is one line here, then `pnpm schemas`.
 import * as cli from '@episodic/cli';
-import * as core from '@episodic/core/internal';
+import * as core from '@episodic/core/schemas';
 import * as mcp from '@episodic/mcp';
-import * as mcpStores from '@episodic/mcp/stores';
+import * as home from '@episodic/home';
 
 /**
  * @typedef {object} SchemaEntry
@@ -190,9 +190,9 @@ export const SCHEMAS = [
     'home-config',
     'v1',
     MCP,
-    mcpStores.homeConfigSchema,
+    home.homeConfigSchema,
     'Home config',
-    `<home>/${mcpStores.HOME_CONFIG_FILE}: which store holds the home's runs and sessions (sqlite or fs), when and by what it was created.`,
+    `<home>/${home.HOME_CONFIG_FILE}: which store holds the home's runs and sessions (sqlite or fs), when and by what it was created.`,
   ),
   // The CLI's --json receipts.
   entry(

@@ -6,6 +6,12 @@ import { fileURLToPath } from 'node:url';
 type Build = (options: Record<string, unknown>) => Promise<unknown>;
 
 const coreSource = fileURLToPath(new URL('../packages/core/src/index.ts', import.meta.url));
+const coreAdapterSource = fileURLToPath(
+  new URL('../packages/core/src/adapter.ts', import.meta.url),
+);
+const coreSchemasSource = fileURLToPath(
+  new URL('../packages/core/src/schemas.ts', import.meta.url),
+);
 const coreInternalSource = fileURLToPath(
   new URL('../packages/core/src/internal.ts', import.meta.url),
 );
@@ -46,7 +52,9 @@ export async function bundlePackageWorker(
     esbuildOptions(esbuild: { alias?: Record<string, string> }) {
       esbuild.alias = {
         '@episodic/core/testing/child': coreChildSource,
+        '@episodic/core/adapter': coreAdapterSource,
         '@episodic/core/internal': coreInternalSource,
+        '@episodic/core/schemas': coreSchemasSource,
         '@episodic/core': coreSource,
       };
     },

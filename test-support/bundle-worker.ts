@@ -7,7 +7,9 @@ const repository = fileURLToPath(new URL('../', import.meta.url));
 
 /** Where the Episodic packages' sources are, for bundling them into a worker from source. */
 const SOURCES: Readonly<Record<string, string>> = {
+  '@episodic/core/adapter': 'packages/core/src/adapter.ts',
   '@episodic/core/internal': 'packages/core/src/internal.ts',
+  '@episodic/core/schemas': 'packages/core/src/schemas.ts',
   '@episodic/core': 'packages/core/src/index.ts',
   '@episodic/store-fs': 'packages/store-fs/src/index.ts',
   '@episodic/store-sqlite': 'packages/store-sqlite/src/index.ts',

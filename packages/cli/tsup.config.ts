@@ -10,7 +10,9 @@ const packages = fileURLToPath(new URL('..', import.meta.url));
 // single-file dist bundles: esbuild then drops the modules a command does not use (their
 // package.json says "sideEffects": false), so fewer schemas are built at start-up.
 const sources = {
+  '@episodic/core/adapter': `${packages}core/src/adapter.ts`,
   '@episodic/core/internal': `${packages}core/src/internal.ts`,
+  '@episodic/core/schemas': `${packages}core/src/schemas.ts`,
   '@episodic/core': `${packages}core/src/index.ts`,
   '@episodic/store-fs': `${packages}store-fs/src/index.ts`,
   '@episodic/store-sqlite': `${packages}store-sqlite/src/index.ts`,

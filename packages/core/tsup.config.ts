@@ -3,7 +3,14 @@ import { shipSchemas } from '../../scripts/ship-schemas.mjs';
 import packageJson from './package.json' with { type: 'json' };
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/internal.ts', 'src/testing/index.ts', 'src/testing/child.ts'],
+  entry: [
+    'src/index.ts',
+    'src/adapter.ts',
+    'src/schemas.ts',
+    'src/internal.ts',
+    'src/testing/index.ts',
+    'src/testing/child.ts',
+  ],
   format: ['esm'],
   target: 'node20',
   dts: true,

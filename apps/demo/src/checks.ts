@@ -9,10 +9,10 @@ import {
   type RunReadResult,
   type RunRecord,
   sessionEpisodes,
-  sessionStateSchema,
   snapshotEpisodes,
   type TaskEpisode,
 } from '@episodic/core';
+import { sessionStateSchema } from '@episodic/core/schemas';
 import type { FsStore } from '@episodic/store-fs';
 import type { ManifestSummary } from './agent/manifest-summary.js';
 import { type DemoHomeLayout, snapshotPath } from './demo-home.js';

@@ -1,6 +1,5 @@
 import {
   type Episode,
-  LEDGER_EVENT_TYPES,
   type Ledger,
   type LedgerEventType,
   type NewLedgerEvent,
@@ -8,6 +7,7 @@ import {
   projectRunRecords,
   type RunRecord,
 } from '@episodic/core';
+import { LEDGER_EVENT_TYPES } from '@episodic/core/schemas';
 
 /** The ledger scope the demo writes to (and binds the MCP server to). */
 export const DEMO_SCOPE = 'episodic-demo';

@@ -1,14 +1,15 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTaskLifecycle, type TaskLifecycle } from '@episodic/core';
-import { TASK_STEP_EVENT } from '@episodic/core/internal';
-import { bindScope, createEpisodicTools, type EpisodicTools } from '@episodic/mcp';
+import { TASK_STEP_EVENT } from '@episodic/core/schemas';
+import { type EpisodicStores, openEpisodicStores } from '@episodic/home';
 import {
+  bindScope,
+  createEpisodicTools,
   createScopedArtifactStore,
   createScopedRunView,
-  type EpisodicStores,
-  openEpisodicStores,
-} from '@episodic/mcp/stores';
+  type EpisodicTools,
+} from '@episodic/mcp';
 import { asciiProse, createRandom } from './text.js';
 
 /** Where the task rows keep task episodes: run files under the home, or the SQLite database. */

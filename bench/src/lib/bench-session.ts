@@ -1,5 +1,5 @@
 import type { SessionDelta, SessionState } from '@episodic/core';
-import { snapshotMessages } from '@episodic/core/internal';
+import { snapshotMessages } from '@episodic/core/adapter';
 import { createRandom, prose } from '../data/text.js';
 
 const TS = '2026-02-03T12:00:00.000Z';

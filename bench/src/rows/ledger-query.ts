@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
-import { LEDGER_SCHEMA_VERSION, type LedgerQueryInput } from '@episodic/core';
+import type { LedgerQueryInput } from '@episodic/core';
+import { LEDGER_SCHEMA_VERSION } from '@episodic/core/schemas';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import Database from 'better-sqlite3';
 import { ensureLedger } from '../data/datasets.js';

@@ -1,4 +1,4 @@
-import { checkRunRecord } from '@episodic/core';
+import { checkRunRecord } from '@episodic/core/schemas';
 import { createFsStore } from '@episodic/store-fs';
 import { ensureRunFiles } from '../data/datasets.js';
 import { alternate, check, compareRow, type Round, singleRow } from '../lib/compare.js';

@@ -1,11 +1,6 @@
-import {
-  parseInput,
-  type RunHeaderFields,
-  type RunStore,
-  type RuntimeInfo,
-  runtimeInfoSchema,
-  type Session,
-} from '@episodic/core';
+import type { RunHeaderFields, RunStore, RuntimeInfo, Session } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
+import { runtimeInfoSchema } from '@episodic/core/schemas';
 import type { LanguageModelMiddleware } from 'ai';
 import * as z from 'zod';
 import type { MessageLike } from './convert/model-messages.js';

@@ -2,10 +2,9 @@ import {
   type AssembleOptions,
   type AssemblyManifest,
   assemble,
-  parseInput,
   type Session,
 } from '@episodic/core';
-import { invalidField } from '@episodic/core/internal';
+import { invalidField, parseInput } from '@episodic/core/adapter';
 import type { ModelMessage } from 'ai';
 import * as z from 'zod';
 import { EPISODIC_PROVIDER_KEY } from './convert/history-tag.js';

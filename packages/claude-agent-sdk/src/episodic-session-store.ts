@@ -9,12 +9,12 @@ import {
   VERSION as CORE_VERSION,
   EpisodicError,
   normalizeScope,
-  pauseAfterLostRace,
-  RUN_RECORD_SCHEMA_VERSION,
   type RunHeader,
   type RunRecord,
   type RunStore,
 } from '@episodic/core';
+import { pauseAfterLostRace } from '@episodic/core/adapter';
+import { RUN_RECORD_SCHEMA_VERSION } from '@episodic/core/schemas';
 import * as z from 'zod';
 import {
   describeEntry,

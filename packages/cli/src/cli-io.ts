@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { rawProcessArguments } from '@episodic/core/internal';
+import { rawProcessArguments } from '@episodic/home';
 import { decodeUtf8 } from './utf8-text.js';
 
 /** Where the CLI reads and writes: the process's streams, or test doubles. */

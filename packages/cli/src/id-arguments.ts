@@ -1,4 +1,4 @@
-import { parseIdReference } from '@episodic/core/internal';
+import { parseIdReference } from '@episodic/core/adapter';
 import type { CommandContext } from './command-spec.js';
 import { optionalString } from './option-values.js';
 import { notFoundWhere } from './store-notes.js';

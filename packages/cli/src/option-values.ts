@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { type ExactJsonValue, GLOBAL_SCOPE, normalizeScope, parseJsonExact } from '@episodic/core';
-import { safeJsonParse } from '@episodic/core/internal';
+import { GLOBAL_SCOPE, normalizeScope } from '@episodic/core';
+import { type ExactJsonValue, parseJsonExact, safeJsonParse } from '@episodic/core/adapter';
 import type { CommandContext, OptionValues } from './command-spec.js';
 import { parseTime, parseTimeIso, type TimeEdge } from './time-option.js';
 import { UsageError } from './usage-error.js';

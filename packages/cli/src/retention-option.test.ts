@@ -1,4 +1,4 @@
-import { LEDGER_EVENT_TYPES, retentionPolicySchema } from '@episodic/core';
+import { LEDGER_EVENT_TYPES, retentionPolicySchema } from '@episodic/core/schemas';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRetentionPolicy } from './retention-option.js';

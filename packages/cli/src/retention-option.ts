@@ -1,9 +1,9 @@
 import {
-  LEDGER_EVENT_TYPES,
   type LedgerEventType,
   parseRetentionDays,
   type RetentionPolicyInput,
 } from '@episodic/core';
+import { LEDGER_EVENT_TYPES } from '@episodic/core/schemas';
 import { foldEventType } from './event-type.js';
 import { UsageError } from './usage-error.js';
 

@@ -1,4 +1,4 @@
-import { assertArgumentsAreUtf8 } from '@episodic/core/internal';
+import { assertArgumentsAreUtf8 } from '@episodic/home';
 import type { CliIo } from './cli-io.js';
 import type { CommandContext, GlobalOptions, OptionValues } from './command-spec.js';
 import { EXIT_OK, exitCodeFor } from './exit-codes.js';

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { RunReadError, RunRecord, RunTailResult } from '@episodic/core';
-import { readRunLine, runLineExcerpt } from '@episodic/core/internal';
+import { readRunLine, runLineExcerpt } from '@episodic/core/adapter';
 import { nodeFsIo, tailRunFileAt } from '@episodic/store-fs';
 
 const NEWLINE = 0x0a;

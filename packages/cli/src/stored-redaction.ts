@@ -1,14 +1,14 @@
 import {
-  CONTENT_KINDS,
   type ContentKind,
   EpisodicError,
   type LedgerRedactTarget,
   type RunRedactReceipt,
   redactRun,
   type SessionRedactReceipt,
-  type StoredRedactionOptions,
 } from '@episodic/core';
-import { safeJsonParse, uuidSchema } from '@episodic/core/internal';
+import type { StoredRedactionOptions } from '@episodic/core/adapter';
+import { safeJsonParse } from '@episodic/core/adapter';
+import { CONTENT_KINDS, uuidSchema } from '@episodic/core/schemas';
 import type { EpisodicStores } from '@episodic/home';
 import type { OptionValues } from './command-spec.js';
 import { readLedgerEventRow } from './ledger-event-row.js';

@@ -1,4 +1,4 @@
-import { firstInvalidUtf8Offset, showBytes } from '@episodic/core/internal';
+import { firstInvalidUtf8Offset, showBytes } from '@episodic/home';
 import { UsageError } from './usage-error.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSession, type ModelCall } from '@episodic/core';
-import { sessionEpisodeRef } from '@episodic/core/internal';
+import { sessionEpisodeRef } from '@episodic/core/schemas';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import { describe, expect, it } from 'vitest';
 import { exportReceiptSchema, importReceiptSchema } from '../src/receipts/index.js';

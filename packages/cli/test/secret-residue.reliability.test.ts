@@ -12,7 +12,8 @@
 import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type NewLedgerEvent, projectRunRecords, type RunRecord } from '@episodic/core';
-import { scanText, toolOutputRefFor } from '@episodic/core/internal';
+import { scanText } from '@episodic/core/adapter';
+import { toolOutputRefFor } from '@episodic/core/schemas';
 import { openEpisodicStores } from '@episodic/home';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';

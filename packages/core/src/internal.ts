@@ -1,5 +1,6 @@
-// @episodic/core/internal: every module's exports, for the @episodic packages. Outside semver: a
-// minor or patch release may change or remove any name here that @episodic/core does not export.
+// @episodic/core/internal: every module's exports, for core's own tests. Outside semver, no API
+// report, and no other package imports it (a test in src/store/ checks): everything they use is in
+// the public entry of its audience: @episodic/core, @episodic/core/adapter or @episodic/core/schemas.
 
 export * from './assembly/index.js';
 export * from './episodic/index.js';

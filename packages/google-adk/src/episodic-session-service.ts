@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import {
   VERSION as CORE_VERSION,
   EpisodicError,
-  pauseAfterLostRace,
-  RUN_RECORD_SCHEMA_VERSION,
   type RunHeader,
   type RunRecord,
   type RunStore,
 } from '@episodic/core';
+import { pauseAfterLostRace } from '@episodic/core/adapter';
+import { RUN_RECORD_SCHEMA_VERSION } from '@episodic/core/schemas';
 import {
   type AppendEventRequest,
   BaseSessionService,

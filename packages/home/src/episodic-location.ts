@@ -4,9 +4,9 @@ import {
   type ArtifactStoreOptions,
   EpisodicError,
   type LedgerOptions,
-  parseInput,
   type RunDurability,
 } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
 import { resolveEpisodicHome } from '@episodic/store-fs';
 import { describeConnection, isPostgresUrl } from '@episodic/store-postgres/url';
 import * as z from 'zod';

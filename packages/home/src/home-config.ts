@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { EpisodicError } from '@episodic/core';
-import { safeJsonParse } from '@episodic/core/internal';
+import { safeJsonParse } from '@episodic/core/adapter';
 import * as z from 'zod';
 import { VERSION } from './version.js';
 

@@ -4,6 +4,12 @@
 // packages; this package composes them.
 
 export { BOUND_SCOPE_MAX_LENGTH, bindScope, DEFAULT_SCOPE, resolveScope } from './bind-scope.js';
+export {
+  assertArgumentsAreUtf8,
+  firstInvalidUtf8Offset,
+  rawProcessArguments,
+  showBytes,
+} from './command-line-utf8.js';
 export { databaseHoldsRuns } from './detect-run-store.js';
 export type {
   EpisodicDatabaseKind,

@@ -1,4 +1,4 @@
-import { parseInput } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
 import * as z from 'zod';
 import { parseClaudeCode } from './claude-code/parse-claude-code.js';
 import { parseCodex } from './codex/parse-codex.js';

@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EpisodicError, parseInput } from '@episodic/core';
+import { EpisodicError } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
 import * as z from 'zod';
 import type { ImportedConversation } from './conversation/imported-conversation.js';
 import {

@@ -1,4 +1,5 @@
-import { EpisodicError, parseInput, type RunRecord, type RunStore } from '@episodic/core';
+import { EpisodicError, type RunRecord, type RunStore } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
   BaseCheckpointSaver,

@@ -1,12 +1,12 @@
 import {
   VERSION as CORE_VERSION,
   EpisodicError,
-  pauseAfterLostRace,
-  RUN_RECORD_SCHEMA_VERSION,
   type RunHeader,
   type RunRecord,
   type RunStore,
 } from '@episodic/core';
+import { pauseAfterLostRace } from '@episodic/core/adapter';
+import { RUN_RECORD_SCHEMA_VERSION } from '@episodic/core/schemas';
 import { VERSION } from './version.js';
 
 /** The `meta` a thread's run header carries. */

@@ -5,12 +5,11 @@ import {
   createTaskLifecycle,
   EpisodicError,
   type Ledger,
-  lazyCompiled,
-  parseInput,
   type QualityGateOptions,
   type RunStore,
 } from '@episodic/core';
-import { accessPolicySchema } from '@episodic/core/internal';
+import { lazyCompiled, parseInput } from '@episodic/core/adapter';
+import { accessPolicySchema } from '@episodic/core/schemas';
 import * as z from 'zod';
 import type { EpisodicMcpLogger } from './logger.js';
 import { MAX_TOOL_TEXT } from './sanitize-text.js';

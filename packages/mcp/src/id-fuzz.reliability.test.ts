@@ -12,7 +12,7 @@ import { createArtifactStore, createLedger } from '@episodic/core';
 import {
   createMemoryArtifactStoreAdapter,
   createMemoryLedgerAdapter,
-} from '@episodic/core/internal';
+} from '@episodic/core/adapter';
 import { createFsStore, type FsIo, nodeFsIo } from '@episodic/store-fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { type Readable, Transform } from 'node:stream';
-import { findJsonShapeProblem } from '@episodic/core/internal';
+import { findJsonShapeProblem } from '@episodic/core/adapter';
 
 /** A JSON-RPC error response the filter answers with itself. */
 export interface JsonRpcErrorResponse {

@@ -1,4 +1,4 @@
-import { completeTaskInputSchema } from '@episodic/core';
+import { completeTaskInputSchema } from '@episodic/core/schemas';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toObjectInputSchema } from './object-input-schema.js';

@@ -1,5 +1,6 @@
-import { EpisodicError, parseInput } from '@episodic/core';
-import { uuidSchema } from '@episodic/core/internal';
+import { EpisodicError } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
+import { uuidSchema } from '@episodic/core/schemas';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

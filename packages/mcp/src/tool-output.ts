@@ -1,4 +1,4 @@
-import { stringifyJson } from '@episodic/core';
+import { stringifyJson } from '@episodic/core/adapter';
 import { MAX_TOOL_TEXT, sanitizeText } from './sanitize-text.js';
 
 /** A JSON value as tool results carry it. */

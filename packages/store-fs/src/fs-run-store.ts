@@ -1,28 +1,23 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
+import { EpisodicError, type RunDurability, type RunHeader, type RunSummary } from '@episodic/core';
 import {
-  EpisodicError,
+  assertExpectedRunPosition,
   finishRunList,
   matchesRunListFilter,
   planRunAppend,
-  type RunDurability,
-  type RunHeader,
+  positionBeyondEnd,
   type RunListError,
   type RunListFilter,
   type RunRecordEntry,
   type RunRedactStats,
   type RunStoreAdapter,
-  type RunSummary,
-  type StoredRedactor,
-  summarizeRun,
-} from '@episodic/core';
-import {
-  assertExpectedRunPosition,
-  positionBeyondEnd,
   readRunHeaderLine,
   runNotFound,
+  type StoredRedactor,
   safeJsonParse,
-} from '@episodic/core/internal';
+  summarizeRun,
+} from '@episodic/core/adapter';
 import { sweepTempFiles, writeFileAtomic } from './atomic-file.js';
 import { type FileLockOptions, withFileLock } from './file-lock.js';
 import type { FsIo } from './fs-io.js';

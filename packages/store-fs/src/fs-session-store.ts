@@ -1,16 +1,12 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import {
-  EpisodicError,
-  type RunDurability,
-  type SessionStoreAdapter,
-  type StoredSessionHead,
-} from '@episodic/core';
+import { EpisodicError, type RunDurability } from '@episodic/core';
+import type { SessionStoreAdapter, StoredSessionHead } from '@episodic/core/adapter';
 import {
   assertExpectedRevision,
   assertReplaceable,
   storedSessionRevision,
-} from '@episodic/core/internal';
+} from '@episodic/core/adapter';
 import { replaceFileAtomic, sweepTempFiles } from './atomic-file.js';
 import { withFileLock } from './file-lock.js';
 import {

@@ -1,13 +1,12 @@
 import {
   createRunStore,
   createSessionStore,
-  parseInput,
   type RunDurability,
   type RunStore,
   type SessionFoldOption,
   type SessionStore,
 } from '@episodic/core';
-import { parseRunId } from '@episodic/core/internal';
+import { parseInput, parseRunId } from '@episodic/core/adapter';
 import * as z from 'zod';
 import { sweepTempFiles } from './atomic-file.js';
 import { resolveEpisodicHome } from './episodic-home.js';

@@ -1,13 +1,13 @@
 import { isUtf8 } from 'node:buffer';
+import type { RunReadResult, RunTailResult } from '@episodic/core';
 import {
   createRunReadCollector,
   createRunTailCollector,
+  isBlankRunLine,
   type RunReadAfterResult,
   type RunReadCollector,
-  type RunReadResult,
-  type RunTailResult,
-} from '@episodic/core';
-import { isBlankRunLine, runLineExcerpt } from '@episodic/core/internal';
+  runLineExcerpt,
+} from '@episodic/core/adapter';
 import type { FsIo } from './fs-io.js';
 import { openRegularFile } from './store-layout.js';
 

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { StoredRedactor } from '@episodic/core';
+import type { StoredRedactor } from '@episodic/core/adapter';
 import { writeFileAtomic } from './atomic-file.js';
 import { fsyncDirectory } from './store-layout.js';
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RunRecord } from '@episodic/core';
-import { toolOutputRefFor } from '@episodic/core/internal';
+import { toolOutputRefFor } from '@episodic/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { temporaryDirectory } from './__fixtures__/fs-harness.js';
 import { createFsStore, type FsIo, type FsStore } from './index.js';

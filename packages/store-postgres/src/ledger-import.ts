@@ -1,4 +1,5 @@
-import { EpisodicError, type LedgerRow } from '@episodic/core';
+import { EpisodicError } from '@episodic/core';
+import type { LedgerRow } from '@episodic/core/adapter';
 import type { PostgresDatabase } from './postgres-database.js';
 
 /** A session head as another backend stores it: the last position it handed out. */

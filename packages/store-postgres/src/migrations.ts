@@ -1,4 +1,5 @@
-import { EpisodicError, summarizeSession } from '@episodic/core';
+import { EpisodicError } from '@episodic/core';
+import { summarizeSession } from '@episodic/core/adapter';
 import type pg from 'pg';
 import { type SlowQueries, type StoreTables, withQueryTimeout } from './postgres-database.js';
 import { codeOf, isConnectionFailure } from './postgres-errors.js';

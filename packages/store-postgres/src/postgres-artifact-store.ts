@@ -1,3 +1,4 @@
+import type { Metadata } from '@episodic/core';
 import type {
   ArtifactEpisodeRecord,
   ArtifactRecord,
@@ -5,9 +6,8 @@ import type {
   ArtifactStoreAdapter,
   DeleteEpisodeReceipt,
   JsonValue,
-  Metadata,
-} from '@episodic/core';
-import { assertSameArtifactKind, parseStoredArtifactJson } from '@episodic/core/internal';
+} from '@episodic/core/adapter';
+import { assertSameArtifactKind, parseStoredArtifactJson } from '@episodic/core/adapter';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 import type { Scrubber } from './scrub.js';
 

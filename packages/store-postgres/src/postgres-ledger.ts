@@ -1,18 +1,18 @@
+import type { LedgerEventType } from '@episodic/core';
 import type {
   LedgerAdapter,
-  LedgerEventType,
   LedgerGcPlan,
   LedgerQueryPlan,
   LedgerRow,
   NewLedgerRow,
-} from '@episodic/core';
-import { idPrefixRange } from '@episodic/core';
+} from '@episodic/core/adapter';
 import {
   assertExpectedPosition,
   createKeyedQueue,
   duplicateEventIdsError,
+  idPrefixRange,
   storedLedgerRow,
-} from '@episodic/core/internal';
+} from '@episodic/core/adapter';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 import { isUniqueViolation } from './postgres-errors.js';
 import type { Scrubber } from './scrub.js';

@@ -1,24 +1,21 @@
+import type { RunHeader, RunSummary } from '@episodic/core';
 import {
+  assertExpectedRunPosition,
+  createKeyedQueue,
   createRunReadCollector,
   createRunTailCollector,
   finishRunList,
   idPrefixRange,
   matchesRunListFilter,
   planRunAppend,
-  type RunHeader,
+  positionBeyondEnd,
   type RunListError,
   type RunRecordEntry,
   type RunRedactStats,
   type RunStoreAdapter,
-  type RunSummary,
-  summarizeRun,
-} from '@episodic/core';
-import {
-  assertExpectedRunPosition,
-  createKeyedQueue,
-  positionBeyondEnd,
   readRunHeaderLine,
-} from '@episodic/core/internal';
+  summarizeRun,
+} from '@episodic/core/adapter';
 import type pg from 'pg';
 import type { PostgresDatabase } from './postgres-database.js';
 import type { Scrubber } from './scrub.js';

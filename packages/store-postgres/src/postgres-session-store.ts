@@ -1,14 +1,14 @@
+import { EpisodicError, type SessionCommitSizes } from '@episodic/core';
 import {
-  EpisodicError,
+  assertExpectedRevision,
+  assertReplaceable,
   idPrefixRange,
-  type SessionCommitSizes,
   type SessionStoreAdapter,
   type StoredSessionHead,
   summarizeSession,
   summaryBaseLine,
   textLines,
-} from '@episodic/core';
-import { assertExpectedRevision, assertReplaceable } from '@episodic/core/internal';
+} from '@episodic/core/adapter';
 import type pg from 'pg';
 import type { PostgresDatabase, Queryable } from './postgres-database.js';
 import type { Scrubber } from './scrub.js';

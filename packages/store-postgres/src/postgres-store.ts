@@ -8,12 +8,11 @@ import {
   EpisodicError,
   type Ledger,
   type LedgerOptions,
-  type LedgerRow,
-  parseInput,
   type RunStore,
   type SessionFoldOption,
   type SessionStore,
 } from '@episodic/core';
+import { type LedgerRow, parseInput } from '@episodic/core/adapter';
 import pg from 'pg';
 import * as z from 'zod';
 import {

@@ -1,4 +1,4 @@
-import { textLines } from '@episodic/core';
+import { textLines } from '@episodic/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { baseChunks, chunkLines, splitBaseBytes } from './base-chunks.js';

@@ -1,4 +1,5 @@
-import { EpisodicError, summarizeSession } from '@episodic/core';
+import { EpisodicError } from '@episodic/core';
+import { summarizeSession } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import { newBaseGeneration, splitBaseBytes } from './base-chunks.js';
 import { SEED_EVENTS_DDL } from './schema-sql.js';

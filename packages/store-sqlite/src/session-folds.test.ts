@@ -1,21 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Episode,
-  type InputItem,
-  type SessionAdapterFold,
-  type SessionDelta,
-  type SessionState,
-  sessionStateSchema,
-} from '@episodic/core';
+import type { Episode, InputItem, SessionDelta, SessionState } from '@episodic/core';
+import type { SessionAdapterFold } from '@episodic/core/adapter';
 import {
   CHAT_MESSAGE_ITEM_TYPE,
   encodeSessionBase,
   sessionBaseLayout,
   snapshotMessages,
   stableMessageCount,
-} from '@episodic/core/internal';
+} from '@episodic/core/adapter';
+import { sessionStateSchema } from '@episodic/core/schemas';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SECTION_ROWS } from './base-chunks.js';

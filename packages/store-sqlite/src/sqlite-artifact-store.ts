@@ -1,15 +1,13 @@
+import type { ArtifactUpsert, EpisodeRef, Metadata } from '@episodic/core';
 import type {
   ArtifactEpisodeRecord,
   ArtifactRecord,
   ArtifactScan,
   ArtifactStoreAdapter,
-  ArtifactUpsert,
   DeleteEpisodeReceipt,
-  EpisodeRef,
   JsonValue,
-  Metadata,
-} from '@episodic/core';
-import { assertSameArtifactKind, parseStoredArtifactJson } from '@episodic/core/internal';
+} from '@episodic/core/adapter';
+import { assertSameArtifactKind, parseStoredArtifactJson } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import { truncateWal } from './sqlite-run-store.js';
 

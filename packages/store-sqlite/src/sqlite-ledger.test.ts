@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LedgerQueryPlan } from '@episodic/core';
+import type { LedgerQueryPlan } from '@episodic/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from './open-database.js';
 import { buildEventIdPrefixQuery, buildLedgerQuery } from './sqlite-ledger.js';

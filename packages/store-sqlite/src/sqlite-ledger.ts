@@ -1,17 +1,17 @@
+import type { LedgerEventType } from '@episodic/core';
 import type {
   LedgerAdapter,
-  LedgerEventType,
   LedgerGcPlan,
   LedgerQueryPlan,
   LedgerRow,
   NewLedgerRow,
-} from '@episodic/core';
-import { idPrefixRange } from '@episodic/core';
+} from '@episodic/core/adapter';
 import {
   assertExpectedPosition,
   duplicateEventIdsError,
+  idPrefixRange,
   storedLedgerRow,
-} from '@episodic/core/internal';
+} from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import { type BatchSizer, createBatchSizer } from './batch-sizer.js';
 import { withLockedDatabaseErrors } from './busy-error.js';

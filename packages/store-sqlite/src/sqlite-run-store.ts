@@ -1,25 +1,21 @@
+import type { RunDurability, RunHeader, RunSummary } from '@episodic/core';
 import {
+  assertExpectedRunPosition,
   createRunReadCollector,
   createRunTailCollector,
   finishRunList,
   idPrefixRange,
   matchesRunListFilter,
   planRunAppend,
-  type RunDurability,
-  type RunHeader,
+  positionBeyondEnd,
   type RunListError,
   type RunRecordEntry,
   type RunRedactStats,
   type RunStoreAdapter,
-  type RunSummary,
+  readRunHeaderLine,
   type StoredRedactor,
   summarizeRun,
-} from '@episodic/core';
-import {
-  assertExpectedRunPosition,
-  positionBeyondEnd,
-  readRunHeaderLine,
-} from '@episodic/core/internal';
+} from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 
 /**

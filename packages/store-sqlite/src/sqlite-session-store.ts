@@ -1,17 +1,15 @@
 import {
+  assertExpectedRevision,
+  assertReplaceable,
+  BASE_CLOSE,
   idPrefixRange,
+  MESSAGES_OPEN,
   type SessionAdapterFold,
   type SessionStoreAdapter,
   type StoredSessionHead,
   summarizeSession,
   summaryBaseLine,
-} from '@episodic/core';
-import {
-  assertExpectedRevision,
-  assertReplaceable,
-  BASE_CLOSE,
-  MESSAGES_OPEN,
-} from '@episodic/core/internal';
+} from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import {
   baseChunks,

@@ -1,4 +1,6 @@
-import { type InputItem, inputItemSchema, parseInput } from '@episodic/core';
+import type { InputItem } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
+import { inputItemSchema } from '@episodic/core/schemas';
 import type { ModelMessage } from 'ai';
 import * as z from 'zod';
 import {

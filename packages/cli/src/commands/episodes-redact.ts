@@ -1,17 +1,14 @@
 // `episodes redact` has its own bundle: it opens every store (runs and sessions are scrubbed too),
 // while the other `episodes` commands open only the ledger and so start faster.
 
-import {
-  type LedgerRedactTarget,
-  ledgerRedactOptionsSchema,
-  parseInput,
-  type StoredRedactionOptions,
-} from '@episodic/core';
+import type { LedgerRedactTarget } from '@episodic/core';
+import { resolveScopeSelector } from '@episodic/core';
 import {
   eventToRedactNotFound,
-  ledgerRedactTargetSchema,
-  resolveScopeSelector,
-} from '@episodic/core/internal';
+  parseInput,
+  type StoredRedactionOptions,
+} from '@episodic/core/adapter';
+import { ledgerRedactOptionsSchema, ledgerRedactTargetSchema } from '@episodic/core/schemas';
 import type { EpisodicStores } from '@episodic/home';
 import type { CommandHandler, CommandResult } from '../command-spec.js';
 import { eventIdArgument } from '../event-id-argument.js';

@@ -1,9 +1,6 @@
 import {
-  CONTENT_KINDS,
   type ContentKind,
-  canonicalJson,
   createMemoryLedger,
-  LEDGER_EVENT_TYPES,
   type Ledger,
   type LedgerEvent,
   type LedgerEventType,
@@ -12,9 +9,10 @@ import {
   type NewLedgerEvent,
   normalizeScope,
   type RetentionPolicyInput,
-  stringifyJson,
+  resolveRetentionPolicy,
 } from '@episodic/core';
-import { resolveRetentionPolicy } from '@episodic/core/internal';
+import { canonicalJson, stringifyJson } from '@episodic/core/adapter';
+import { CONTENT_KINDS, LEDGER_EVENT_TYPES } from '@episodic/core/schemas';
 import { type EpisodicLedger, listScopes } from '@episodic/home';
 import type { CommandContext, CommandHandler, OptionValues } from '../command-spec.js';
 import { eventIdArgument } from '../event-id-argument.js';

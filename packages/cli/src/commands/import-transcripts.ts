@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { CONTENT_KINDS, EpisodicError } from '@episodic/core';
+import { EpisodicError } from '@episodic/core';
+import { CONTENT_KINDS } from '@episodic/core/schemas';
 import {
   type ConversationImportReceipt,
   type ImportFormat,

@@ -1,5 +1,6 @@
-import { type AccessPolicy, parseInput } from '@episodic/core';
-import { accessPolicySchema } from '@episodic/core/internal';
+import type { AccessPolicy } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
+import { accessPolicySchema } from '@episodic/core/schemas';
 import { type RunMcpServerOptions, runMcpServer } from '@episodic/mcp/run';
 import type { CommandHandler } from '../command-spec.js';
 import { jsonArgument, optionalInteger, optionalString } from '../option-values.js';

@@ -1,5 +1,6 @@
-import { EpisodicError, type LedgerRow, type Metadata, type RunRecord } from '@episodic/core';
-import { jsonEqual, safeJsonParse } from '@episodic/core/internal';
+import { EpisodicError, type Metadata, type RunRecord } from '@episodic/core';
+import type { LedgerRow } from '@episodic/core/adapter';
+import { jsonEqual, safeJsonParse } from '@episodic/core/adapter';
 import type { EpisodicStores } from '@episodic/home';
 import type { PostgresStore } from '@episodic/store-postgres';
 import {

@@ -1,10 +1,11 @@
-import { type Artifact, compileMetadataFilter, EpisodicError, parseInput } from '@episodic/core';
+import { type Artifact, compileMetadataFilter, EpisodicError } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
 import {
   artifactKeySchema,
   artifactKindSchema,
   TASK_PATTERN_TYPES,
   taskEpisodeRef,
-} from '@episodic/core/internal';
+} from '@episodic/core/schemas';
 import { otherPatternScopesNote } from '../artifact-scopes.js';
 import type { CommandHandler } from '../command-spec.js';
 import { localAndRelative } from '../human-time.js';

@@ -8,9 +8,9 @@ import {
   redactRun,
   replayRun,
   replaySession,
-  type StoredRedactionOptions,
 } from '@episodic/core';
-import { runNotFound } from '@episodic/core/internal';
+import type { StoredRedactionOptions } from '@episodic/core/adapter';
+import { runNotFound } from '@episodic/core/adapter';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
 import { runIdArgument, sessionIdOption } from '../id-arguments.js';

@@ -6,9 +6,9 @@ import {
   type RunDigest,
   type RunModelInfo,
   runTitle,
-  type StoredRedactionOptions,
   snapshotEpisodes,
 } from '@episodic/core';
+import type { StoredRedactionOptions } from '@episodic/core/adapter';
 import type { CommandHandler } from '../command-spec.js';
 import { localAndRelative, relativeTime } from '../human-time.js';
 import { sessionIdArgument } from '../id-arguments.js';

@@ -1,14 +1,12 @@
+import { createTaskLifecycle, EpisodicError, type TaskEpisode, taskFromRun } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
 import {
   addStepInputSchema,
   completeTaskInputSchema,
   createTaskInputSchema,
-  createTaskLifecycle,
-  EpisodicError,
-  parseInput,
-  type TaskEpisode,
-  taskFromRun,
-} from '@episodic/core';
-import { TASK_MAX_STEPS, TASK_OUTCOME_TYPES } from '@episodic/core/internal';
+  TASK_MAX_STEPS,
+  TASK_OUTCOME_TYPES,
+} from '@episodic/core/schemas';
 import type { EpisodicStores } from '@episodic/home';
 import { createScopedRunView, scopeOfRun } from '@episodic/mcp';
 import type { CommandContext, CommandHandler } from '../command-spec.js';

@@ -6,11 +6,11 @@ import {
   type Ledger,
   type LedgerEvent,
   normalizeScope,
-  parseInput,
   type RunRecord,
   type SessionState,
 } from '@episodic/core';
-import { jsonEqual, ledgerIdentifierSchema, parseIdReference } from '@episodic/core/internal';
+import { jsonEqual, parseIdReference, parseInput } from '@episodic/core/adapter';
+import { ledgerIdentifierSchema } from '@episodic/core/schemas';
 import { type EpisodicStores, openEpisodicStores } from '@episodic/home';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { runIdArgument, sessionIdArgument } from '../id-arguments.js';

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { RunRecord } from '@episodic/core';
-import { readRunLine } from '@episodic/core/internal';
+import { readRunLine } from '@episodic/core/adapter';
 import type { FileLine } from './file-lines.js';
 
 /** What doctor makes of one line of a run file. */

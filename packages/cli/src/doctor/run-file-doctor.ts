@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { runLineExcerpt } from '@episodic/core/internal';
+import { runLineExcerpt } from '@episodic/core/adapter';
 import { classifyRunLine } from './classify-run-line.js';
 import { fileLines } from './file-lines.js';
 import { entryAt, notARegularFile } from './home-layout.js';

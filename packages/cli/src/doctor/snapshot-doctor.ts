@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { EpisodicError, sessionStateSchema } from '@episodic/core';
-import { decodeSessionBase, decodeSessionDeltas, safeJsonParse } from '@episodic/core/internal';
+import { EpisodicError } from '@episodic/core';
+import { decodeSessionBase, decodeSessionDeltas, safeJsonParse } from '@episodic/core/adapter';
+import { sessionStateSchema } from '@episodic/core/schemas';
 import type { FileProblem } from './file-problem.js';
 import { entryAt, type HomeLayout, notARegularFile } from './home-layout.js';
 

@@ -1,5 +1,10 @@
-import { LEDGER_EVENT_TYPES, ledgerEventSchema, metadataSchema } from '@episodic/core';
-import { ledgerDamagedRowSchema, REDACTION_REPLACEMENTS } from '@episodic/core/internal';
+import {
+  LEDGER_EVENT_TYPES,
+  ledgerDamagedRowSchema,
+  ledgerEventSchema,
+  metadataSchema,
+  REDACTION_REPLACEMENTS,
+} from '@episodic/core/schemas';
 import * as z from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
 import { runRedactionSchema, sessionRedactionSchema } from './redaction-receipts.js';

@@ -1,4 +1,4 @@
-import { sessionStateSchema } from '@episodic/core';
+import { sessionStateSchema } from '@episodic/core/schemas';
 import * as z from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
 import { storeSourceSchema } from './runs-receipts.js';

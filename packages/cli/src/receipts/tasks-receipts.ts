@@ -1,4 +1,4 @@
-import { taskEpisodeSchema, taskStepSchema, taskTimelineSchema } from '@episodic/core';
+import { taskEpisodeSchema, taskStepSchema, taskTimelineSchema } from '@episodic/core/schemas';
 import * as z from 'zod';
 import { successReceiptSchema } from './receipt-base.js';
 

@@ -5,11 +5,8 @@ import {
   type Metadata,
   normalizeScope,
 } from '@episodic/core';
-import {
-  ARTIFACT_MAX_EPISODES_PER_UPSERT,
-  jsonEqual,
-  taskEpisodeRef,
-} from '@episodic/core/internal';
+import { jsonEqual } from '@episodic/core/adapter';
+import { ARTIFACT_MAX_EPISODES_PER_UPSERT, taskEpisodeRef } from '@episodic/core/schemas';
 import { scopeOfArtifactKey } from '@episodic/mcp';
 import { everyArtifact } from '../artifact-scopes.js';
 import type { ExportedArtifact } from './export-format.js';

@@ -1,4 +1,4 @@
-import { stableHash } from '@episodic/core/internal';
+import { stableHash } from '@episodic/core/adapter';
 import type { IdGenerator } from '@opentelemetry/sdk-trace';
 
 /**

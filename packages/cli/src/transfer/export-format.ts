@@ -1,14 +1,16 @@
-import { LEDGER_EVENT_TYPES, metadataSchema, sessionStateSchema } from '@episodic/core';
 import {
   artifactContentSchema,
   artifactKeySchema,
   artifactKindSchema,
   episodeRefSchema,
+  LEDGER_EVENT_TYPES,
   ledgerEventIdSchema,
   ledgerIdentifierSchema,
+  metadataSchema,
+  sessionStateSchema,
   tsMsSchema,
   uuidSchema,
-} from '@episodic/core/internal';
+} from '@episodic/core/schemas';
 import * as z from 'zod';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { stringifyJson } from '@episodic/core';
+import { stringifyJson } from '@episodic/core/adapter';
 
 /** Writes an export line by line, to a file (atomically) or to a stream. */
 export interface LineWriter {

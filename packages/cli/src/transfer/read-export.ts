@@ -1,12 +1,12 @@
 import {
-  CONTENT_KINDS,
   createMemoryLedger,
   EpisodicError,
   type LedgerOptions,
   type RunRecord,
   type SessionState,
 } from '@episodic/core';
-import { prepareRunRecords, safeJsonParse } from '@episodic/core/internal';
+import { prepareRunRecords, safeJsonParse } from '@episodic/core/adapter';
+import { CONTENT_KINDS } from '@episodic/core/schemas';
 import type { ExportedLearning } from './artifact-transfer.js';
 import {
   type ExportCounts,

@@ -1,9 +1,3 @@
-export {
-  assertArgumentsAreUtf8,
-  firstInvalidUtf8Offset,
-  rawProcessArguments,
-  showBytes,
-} from './command-line-utf8.js';
 export type { ExactJsonParseResult, ExactJsonValue } from './exact-json.js';
 export {
   ExactJsonError,

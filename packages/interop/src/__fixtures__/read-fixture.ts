@@ -1,11 +1,6 @@
 import { readFileSync } from 'node:fs';
-import {
-  checkRunRecord,
-  createEpisodic,
-  type RunRecord,
-  sessionStateSchema,
-  snapshotEpisodes,
-} from '@episodic/core';
+import { createEpisodic, type RunRecord, snapshotEpisodes } from '@episodic/core';
+import { checkRunRecord, sessionStateSchema } from '@episodic/core/schemas';
 import { fc } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import type { ImportedConversation } from '../conversation/imported-conversation.js';

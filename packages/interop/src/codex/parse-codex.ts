@@ -1,5 +1,5 @@
 import type { InputItem } from '@episodic/core';
-import { stableHash } from '@episodic/core/internal';
+import { stableHash } from '@episodic/core/adapter';
 import {
   countAt,
   isRecord,

@@ -3,11 +3,10 @@ import {
   type Episode,
   type EpisodeMeta,
   EpisodicError,
-  inputItemSchema,
-  SESSION_STATE_SCHEMA_VERSION,
   type SessionState,
 } from '@episodic/core';
-import { snapshotMessages } from '@episodic/core/internal';
+import { snapshotMessages } from '@episodic/core/adapter';
+import { inputItemSchema, SESSION_STATE_SCHEMA_VERSION } from '@episodic/core/schemas';
 import { derivedUuid } from './derived-uuid.js';
 import type { ImportedConversation, ImportedRun } from './imported-conversation.js';
 import type { ImportProblem, SourceConversation, SourceEntry } from './source-conversation.js';

@@ -1,4 +1,4 @@
-import { stableHash } from '@episodic/core/internal';
+import { stableHash } from '@episodic/core/adapter';
 
 /**
  * A name-based UUID (RFC 9562 version 8) derived from `name`: the same name always gives the same

@@ -1,4 +1,4 @@
-import { isNulRun, safeJsonParse, splitJsonlLines } from '@episodic/core/internal';
+import { isNulRun, safeJsonParse, splitJsonlLines } from '@episodic/core/adapter';
 import type { ImportProblem } from './source-conversation.js';
 
 /** One JSON object line of a JSONL source. */

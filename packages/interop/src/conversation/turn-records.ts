@@ -3,9 +3,9 @@ import {
   type InputItem,
   itemsToMessages,
   type LlmUsage,
-  RUN_RECORD_SCHEMA_VERSION,
   type RunRecord,
 } from '@episodic/core';
+import { RUN_RECORD_SCHEMA_VERSION } from '@episodic/core/schemas';
 import type { ImportedRun } from './imported-conversation.js';
 import type {
   SourceConversation,

@@ -1,5 +1,5 @@
-import { type BaseMessage, canonicalJson, type InputItem, messagesToItems } from '@episodic/core';
-import { safeJsonParse, stableHash } from '@episodic/core/internal';
+import { type BaseMessage, type InputItem, messagesToItems } from '@episodic/core';
+import { canonicalJson, safeJsonParse, stableHash } from '@episodic/core/adapter';
 import { isoUtc } from '../conversation/build-conversation.js';
 import {
   countAt,

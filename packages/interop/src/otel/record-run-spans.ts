@@ -1,4 +1,5 @@
-import { type BaseMessage, EpisodicError, parseInput, type RunRecord } from '@episodic/core';
+import { type BaseMessage, EpisodicError, type RunRecord } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
 import {
   type Attributes,
   ROOT_CONTEXT,

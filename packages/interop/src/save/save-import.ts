@@ -1,5 +1,4 @@
 import {
-  CONTENT_KINDS,
   createEpisodic,
   createMemoryLedger,
   createMemoryRunStore,
@@ -9,7 +8,6 @@ import {
   type Ledger,
   type NewLedgerEvent,
   normalizeScope,
-  parseInput,
   projectEpisodes,
   type RunReadResult,
   type RunStore,
@@ -17,7 +15,8 @@ import {
   type SessionStore,
   snapshotEpisodes,
 } from '@episodic/core';
-import { jsonEqual } from '@episodic/core/internal';
+import { jsonEqual, parseInput } from '@episodic/core/adapter';
+import { CONTENT_KINDS } from '@episodic/core/schemas';
 import * as z from 'zod';
 import type { ImportedConversation, ImportedRun } from '../conversation/imported-conversation.js';
 

@@ -1,17 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
-import {
-  type ArtifactStoreAdapter,
-  createArtifactStore,
-  createLedger,
-  createRunStore,
-  type LedgerAdapter,
-  type RunStoreAdapter,
-} from '@episodic/core';
+import { createArtifactStore, createLedger, createRunStore } from '@episodic/core';
+import type { ArtifactStoreAdapter, LedgerAdapter, RunStoreAdapter } from '@episodic/core/adapter';
 import {
   createMemoryArtifactStoreAdapter,
   createMemoryLedgerAdapter,
   createMemoryRunStoreAdapter,
-} from '@episodic/core/internal';
+} from '@episodic/core/adapter';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { createEpisodicMcpServer, type EpisodicMcpServerOptions } from '../episodic-mcp-server.js';

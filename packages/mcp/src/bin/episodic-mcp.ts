@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { EpisodicError } from '@episodic/core';
-import { assertArgumentsAreUtf8, rawProcessArguments } from '@episodic/core/internal';
+import { assertArgumentsAreUtf8, rawProcessArguments } from '@episodic/home';
 import { MCP_SERVER_USAGE, parseMcpServerArguments } from '../run/parse-arguments.js';
 import { runMcpServer } from '../run/run-mcp-server.js';
 import { VERSION } from '../version.js';

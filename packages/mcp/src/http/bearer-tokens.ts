@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type AccessPolicy, EpisodicError, parseInput } from '@episodic/core';
-import { accessPolicySchema, safeJsonParse } from '@episodic/core/internal';
+import { type AccessPolicy, EpisodicError } from '@episodic/core';
+import { parseInput, safeJsonParse } from '@episodic/core/adapter';
+import { accessPolicySchema } from '@episodic/core/schemas';
 import * as z from 'zod';
 
 /** The shortest bearer token accepted (a token is a password: make it long and random). */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EpisodicError, parseInput } from '@episodic/core';
+import { EpisodicError } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
 import {
   createMcpHandler,
   isJsonContentType,

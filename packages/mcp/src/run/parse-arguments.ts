@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
-import { type AccessPolicy, EpisodicError, parseInput } from '@episodic/core';
-import { accessPolicySchema, safeJsonParse } from '@episodic/core/internal';
+import { type AccessPolicy, EpisodicError } from '@episodic/core';
+import { parseInput, safeJsonParse } from '@episodic/core/adapter';
+import { accessPolicySchema } from '@episodic/core/schemas';
 import type { RunMcpServerOptions } from './run-mcp-server.js';
 
 /** The `episodic-mcp --help` text (also what `episodic mcp --help` can show). */

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
-import { type AccessPolicy, EpisodicError, parseInput } from '@episodic/core';
-import { accessPolicySchema, safeJsonParse } from '@episodic/core/internal';
+import { type AccessPolicy, EpisodicError } from '@episodic/core';
+import { parseInput, safeJsonParse } from '@episodic/core/adapter';
+import { accessPolicySchema } from '@episodic/core/schemas';
 import {
   type EpisodicLocation,
   type EpisodicStores,

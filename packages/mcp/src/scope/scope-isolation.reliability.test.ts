@@ -15,12 +15,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type ArtifactStore,
-  LEDGER_EVENT_TYPES,
-  type Ledger,
-  type LedgerEventType,
-} from '@episodic/core';
+import type { ArtifactStore, Ledger, LedgerEventType } from '@episodic/core';
+import { LEDGER_EVENT_TYPES } from '@episodic/core/schemas';
 import { createFsStore } from '@episodic/store-fs';
 import { createSqliteStore } from '@episodic/store-sqlite';
 import fc from 'fast-check';

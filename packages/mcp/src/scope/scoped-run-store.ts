@@ -7,7 +7,7 @@ import {
   type RunStore,
   type RunSummary,
 } from '@episodic/core';
-import { parseRunId, runNotFound } from '@episodic/core/internal';
+import { parseRunId, runNotFound } from '@episodic/core/adapter';
 import { DEFAULT_SCOPE } from './bound-scope.js';
 
 /** The header field that records the scope a run belongs to. */

@@ -1,12 +1,14 @@
-import { LEDGER_EVENT_TYPES, metadataFilterSchema, TASK_TYPES } from '@episodic/core';
 import {
+  LEDGER_EVENT_TYPES,
   LEDGER_STORED_ID_MAX,
+  metadataFilterSchema,
   storedEventIdSchema,
   storedSessionIdSchema,
   TASK_PATTERN_TYPES,
+  TASK_TYPES,
   tsMsSchema,
   uuidSchema,
-} from '@episodic/core/internal';
+} from '@episodic/core/schemas';
 import * as z from 'zod';
 
 /**

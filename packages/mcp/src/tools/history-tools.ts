@@ -6,9 +6,9 @@ import {
   type RunReadResult,
   type RunRecord,
   replaySession as replayRuns,
-  stringifyJson,
 } from '@episodic/core';
-import { invalidField, type LedgerDamagedRow, uuidSchema } from '@episodic/core/internal';
+import { invalidField, stringifyJson } from '@episodic/core/adapter';
+import { type LedgerDamagedRow, uuidSchema } from '@episodic/core/schemas';
 import type { z } from 'zod';
 import { checkScopeArgument } from '../scope/bound-scope.js';
 import type { VisibleRun } from '../scope/scoped-run-store.js';

@@ -7,7 +7,7 @@ import {
   type TaskIdInput,
   type TaskTimelineInput,
 } from '@episodic/core';
-import type { CreateTaskRequest } from '@episodic/core/internal';
+import type { CreateTaskRequest } from '@episodic/core/schemas';
 import { allowedByPolicy, type ToolContext, type ToolHandler } from './tool-context.js';
 
 function describePolicy(policy: AccessPolicy): string {

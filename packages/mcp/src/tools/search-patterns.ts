@@ -1,5 +1,5 @@
 import type { Artifact } from '@episodic/core';
-import { parseEpisodeRef } from '@episodic/core/internal';
+import { parseEpisodeRef } from '@episodic/core/schemas';
 import type { z } from 'zod';
 import { checkScopeArgument } from '../scope/bound-scope.js';
 import type { searchPatternsInputSchema } from './history-schemas.js';

@@ -5,7 +5,7 @@ import {
   deleteTaskInputSchema,
   taskIdInputSchema,
   taskTimelineInputSchema,
-} from '@episodic/core';
+} from '@episodic/core/schemas';
 import type { z } from 'zod';
 import {
   listRunsInputSchema,

@@ -3,12 +3,12 @@ import {
   LEDGER_EVENT_TYPES,
   metadataScalarSchema,
   metadataSchema,
+  TASK_OUTCOME_TYPES,
   TASK_TYPES,
   taskEpisodeSchema,
   taskQualityGateSchema,
   taskTimelineSchema,
-} from '@episodic/core';
-import { TASK_OUTCOME_TYPES } from '@episodic/core/internal';
+} from '@episodic/core/schemas';
 import * as z from 'zod';
 import { TOOL_ERROR_CODES } from '../tool-error.js';
 import type { EpisodicToolName } from './tool-catalog.js';

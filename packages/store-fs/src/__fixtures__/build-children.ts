@@ -5,7 +5,9 @@ import { CHILDREN_DIRECTORY } from './child-process.js';
 
 const sources = fileURLToPath(new URL('./children/', import.meta.url));
 const core = fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url));
+const coreAdapter = fileURLToPath(new URL('../../../core/src/adapter.ts', import.meta.url));
 const coreInternal = fileURLToPath(new URL('../../../core/src/internal.ts', import.meta.url));
+const coreSchemas = fileURLToPath(new URL('../../../core/src/schemas.ts', import.meta.url));
 const coreChild = fileURLToPath(new URL('../../../core/src/testing/child.ts', import.meta.url));
 
 /** Bundles the child scripts (with core and store-fs from source) so plain `node` can run them. */
@@ -34,7 +36,9 @@ export default async function setup(): Promise<void> {
     esbuildOptions(options) {
       options.alias = {
         '@episodic/core/testing/child': coreChild,
+        '@episodic/core/adapter': coreAdapter,
         '@episodic/core/internal': coreInternal,
+        '@episodic/core/schemas': coreSchemas,
         '@episodic/core': core,
       };
     },

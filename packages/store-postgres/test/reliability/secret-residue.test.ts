@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSession, type ModelCall, redactRun } from '@episodic/core';
-import { scanText } from '@episodic/core/internal';
+import { scanText } from '@episodic/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/postgres-store.js';
 import {

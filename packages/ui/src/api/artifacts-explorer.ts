@@ -5,7 +5,7 @@ import {
   type MetadataFilter,
   type MetadataPredicate,
 } from '@episodic/core';
-import { invalidField } from '@episodic/core/internal';
+import { invalidField } from '@episodic/core/adapter';
 import * as z from 'zod';
 import type { ArtifactPageResponse, ArtifactView } from './api-types.js';
 import { limitParam, parseQuery } from './query-params.js';

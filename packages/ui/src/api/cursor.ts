@@ -1,4 +1,4 @@
-import { invalidField } from '@episodic/core/internal';
+import { invalidField } from '@episodic/core/adapter';
 
 /** Encodes a page position as an opaque URL-safe cursor. */
 export function encodeCursor(position: unknown): string {

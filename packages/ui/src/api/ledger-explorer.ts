@@ -1,10 +1,10 @@
 import {
   EpisodicError,
-  LEDGER_EVENT_TYPES,
   type Ledger,
   type LedgerEvent,
   type LedgerQueryInput,
 } from '@episodic/core';
+import { LEDGER_EVENT_TYPES } from '@episodic/core/schemas';
 import * as z from 'zod';
 import type { LedgerEventResponse, LedgerPageResponse, LedgerRow } from './api-types.js';
 import { dateParam, limitParam, listParam, parseQuery } from './query-params.js';

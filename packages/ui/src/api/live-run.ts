@@ -1,5 +1,5 @@
 import type { RunRecord, RunStore } from '@episodic/core';
-import { parseRunId } from '@episodic/core/internal';
+import { parseRunId } from '@episodic/core/adapter';
 import * as z from 'zod';
 import type { LiveBatch } from './api-types.js';
 import { parseQuery } from './query-params.js';

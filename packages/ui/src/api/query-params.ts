@@ -1,4 +1,4 @@
-import { parseInput } from '@episodic/core';
+import { parseInput } from '@episodic/core/adapter';
 import * as z from 'zod';
 
 /** A page size: 1 to `max`, `fallback` when absent. */

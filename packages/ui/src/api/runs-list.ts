@@ -1,5 +1,6 @@
 import type { RunListQuery, RunStore, RunSummary } from '@episodic/core';
-import { compareRunSummaries, uuidSchema } from '@episodic/core/internal';
+import { compareRunSummaries } from '@episodic/core/adapter';
+import { uuidSchema } from '@episodic/core/schemas';
 import * as z from 'zod';
 import type { StoreAccess } from '../stores/ui-stores.js';
 import type { RunListItem, RunListResponse } from './api-types.js';

@@ -9,7 +9,7 @@ import {
   type StoredSession,
   sessionEpisodes,
 } from '@episodic/core';
-import { compareRunSummaries } from '@episodic/core/internal';
+import { compareRunSummaries } from '@episodic/core/adapter';
 import type { SessionRunsResponse, TimelineRun } from './api-types.js';
 import type { RunStatusCache } from './run-status.js';
 import { parseSessionId } from './session-id.js';

@@ -5,7 +5,7 @@ import {
   taskFromRun,
   timelineOf,
 } from '@episodic/core';
-import { taskEpisodeRef } from '@episodic/core/internal';
+import { taskEpisodeRef } from '@episodic/core/schemas';
 import * as z from 'zod';
 import type { PatternView, TaskListResponse, TaskViewResponse } from './api-types.js';
 import { limitParam, parseQuery } from './query-params.js';

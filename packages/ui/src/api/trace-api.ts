@@ -1,5 +1,5 @@
 import type { RunReadResult, RunStore, RunSummary, SessionStore } from '@episodic/core';
-import { compareRunSummaries } from '@episodic/core/internal';
+import { compareRunSummaries } from '@episodic/core/adapter';
 import * as z from 'zod';
 import { parseQuery } from './query-params.js';
 import { buildRunTrace, totalsOf } from './run-trace.js';

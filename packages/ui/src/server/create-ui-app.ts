@@ -1,4 +1,4 @@
-import { LEDGER_EVENT_TYPES, METADATA_FILTER_OPERATORS } from '@episodic/core';
+import { LEDGER_EVENT_TYPES, METADATA_FILTER_OPERATORS } from '@episodic/core/schemas';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { apiErrorBody, httpStatusOf } from '../api/api-error.js';

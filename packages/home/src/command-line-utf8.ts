@@ -1,4 +1,4 @@
-import { EpisodicError } from '../errors/episodic-error.js';
+import { EpisodicError } from '@episodic/core';
 
 /** Which bytes may follow a lead byte as its first continuation byte (Unicode table 3-7). */
 function secondByteRange(lead: number): [number, number] {

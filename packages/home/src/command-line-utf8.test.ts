@@ -1,6 +1,6 @@
+import { EpisodicError } from '@episodic/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EpisodicError } from '../errors/episodic-error.js';
 import {
   assertArgumentsAreUtf8,
   firstInvalidUtf8Offset,
