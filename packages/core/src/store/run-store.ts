@@ -297,7 +297,9 @@ export interface RunListRow {
  * start, the wrapper stops reading pages.
  */
 export interface RunListPage {
+  /** The stored runs, in any order. */
   readonly rows: readonly RunListRow[];
+  /** One entry per run the adapter could not read at all (it is not among `rows`). */
   readonly errors?: readonly RunListError[];
 }
 
