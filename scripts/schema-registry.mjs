@@ -7,8 +7,8 @@
 // Adding a format (or a new version of one) is one line here, then `pnpm schemas`.
 import * as cli from '@episodic/cli';
 import * as core from '@episodic/core/schemas';
-import * as mcp from '@episodic/mcp';
 import * as home from '@episodic/home';
+import * as mcp from '@episodic/mcp';
 
 /**
  * @typedef {object} SchemaEntry

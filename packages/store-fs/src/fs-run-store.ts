@@ -1,22 +1,25 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { EpisodicError, type RunDurability, type RunHeader, type RunSummary } from '@episodic/core';
 import {
-  assertExpectedRunPosition,
-  finishRunList,
-  matchesRunListFilter,
-  planRunAppend,
-  positionBeyondEnd,
+  EpisodicError,
+  type RunDurability,
+  type RunHeader,
   type RunListError,
   type RunListFilter,
+  type RunListPage,
+  type RunListRow,
   type RunRecordEntry,
   type RunRedactStats,
   type RunStoreAdapter,
+  type StoredRedactor,
+} from '@episodic/core';
+import {
+  assertExpectedRunPosition,
+  planRunAppend,
+  positionBeyondEnd,
   readRunHeaderLine,
   runNotFound,
-  type StoredRedactor,
   safeJsonParse,
-  summarizeRun,
 } from '@episodic/core/adapter';
 import { sweepTempFiles, writeFileAtomic } from './atomic-file.js';
 import { type FileLockOptions, withFileLock } from './file-lock.js';
@@ -145,6 +148,70 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     }
     return days;
   };
+
+  /**
+   * The runs of `days` as list rows, one page per day directory (newest first, so later pages hold
+   * older runs): each file's first line only. With `runIds`, only those files are opened, and the
+   * walk ends once each one is found. A run is listed once, from its newest day; another file of
+   * it is reported as a copy.
+   */
+  function* listDays(days: DayDirectory[], runIds?: ReadonlySet<string>): Generator<RunListPage> {
+    const wanted = runIds === undefined ? undefined : new Set(runIds);
+    const listed = new Map<string, string>();
+    for (const { path: directory } of days) {
+      if (wanted?.size === 0) return;
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(directory, { withFileTypes: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
+      const rows: RunListRow[] = [];
+      const errors: RunListError[] = [];
+      for (const entry of entries) {
+        if (!entry.name.endsWith(RUN_SUFFIX)) continue;
+        const path = join(directory, entry.name);
+        const location = root.relative(path);
+        const runId = entry.name.slice(0, -RUN_SUFFIX.length);
+        if (wanted !== undefined && !wanted.delete(runId)) continue;
+        const fail = (message: string) =>
+          errors.push({ ...(isPathId(runId) ? { runId } : {}), location, message });
+        const first = listed.get(runId);
+        if (first !== undefined) {
+          fail(
+            `it is a second copy of run ${runId}, already listed from ${first}: it is not listed again. Keep one of the files (redaction and deletion reach both).`,
+          );
+          continue;
+        }
+        listed.set(runId, location);
+        if (!isPathId(runId)) {
+          fail('the file name is not a lowercase run id (UUID)');
+          continue;
+        }
+        if (!entry.isFile()) {
+          fail(
+            entry.isSymbolicLink()
+              ? 'it is a symbolic link, which the store refuses to follow'
+              : 'it is not a regular file',
+          );
+          continue;
+        }
+        let head: { line: string; complete: boolean };
+        try {
+          head = readFirstLine(io, path);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === 'ENOENT') continue;
+          fail(`it cannot be read (${code ?? String(error)})`);
+          continue;
+        }
+        paths.set(runId, path);
+        rows.push({ runId, header: head.line, location });
+      }
+      yield { rows, errors };
+    }
+  }
 
   /**
    * The run's file. A known path is trusted without a stat on the append path (`verify` false):
@@ -506,81 +573,9 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     },
 
     list(filter: RunListFilter) {
-      const runs: RunSummary[] = [];
-      const errors: RunListError[] = [];
       const dayOf = (ms: number | undefined) =>
         ms === undefined ? undefined : dayComponents(new Date(ms).toISOString(), now).join('/');
-      const days = dayDirectories(dayOf(filter.fromMs), dayOf(filter.toMs));
-      let datedMatches = 0;
-      // With `runIds`, only those files are opened, and the walk ends once each one is found.
-      const wanted = filter.runIds === undefined ? undefined : new Set(filter.runIds);
-      // A run is listed once, from its newest day; another file of it is reported as a copy.
-      const listed = new Map<string, string>();
-      for (const { path: directory } of days) {
-        if (wanted?.size === 0) break;
-        let entries: fs.Dirent[];
-        try {
-          entries = fs.readdirSync(directory, { withFileTypes: true });
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-          throw error;
-        }
-        for (const entry of entries) {
-          if (!entry.name.endsWith(RUN_SUFFIX)) continue;
-          const path = join(directory, entry.name);
-          const location = root.relative(path);
-          const runId = entry.name.slice(0, -RUN_SUFFIX.length);
-          if (wanted !== undefined && !wanted.delete(runId)) continue;
-          const fail = (message: string) =>
-            errors.push({ ...(isPathId(runId) ? { runId } : {}), location, message });
-          const first = listed.get(runId);
-          if (first !== undefined) {
-            fail(
-              `it is a second copy of run ${runId}, already listed from ${first}: it is not listed again. Keep one of the files (redaction and deletion reach both).`,
-            );
-            continue;
-          }
-          listed.set(runId, location);
-          if (!isPathId(runId)) {
-            fail('the file name is not a lowercase run id (UUID)');
-            continue;
-          }
-          if (!entry.isFile()) {
-            fail(
-              entry.isSymbolicLink()
-                ? 'it is a symbolic link, which the store refuses to follow'
-                : 'it is not a regular file',
-            );
-            continue;
-          }
-          let head: { line: string; complete: boolean };
-          try {
-            head = readFirstLine(io, path);
-          } catch (error) {
-            const code = (error as NodeJS.ErrnoException).code;
-            if (code === 'ENOENT') continue;
-            fail(`it cannot be read (${code ?? String(error)})`);
-            continue;
-          }
-          const header = readRunHeaderLine(head.line);
-          if (header === null) {
-            fail(
-              head.line === ''
-                ? 'the file is empty'
-                : 'the first line is not a readable run header',
-            );
-            continue;
-          }
-          paths.set(runId, path);
-          const summary = summarizeRun(runId, header);
-          if (!matchesRunListFilter(summary, filter)) continue;
-          runs.push(summary);
-          if (!Number.isNaN(Date.parse(summary.startedAt))) datedMatches++;
-        }
-        // Days are newest first, so once a day is done older days cannot beat what is collected.
-        if (filter.limit !== undefined && datedMatches >= filter.limit) break;
-      }
-      return finishRunList(runs, errors, filter);
+      return listDays(dayDirectories(dayOf(filter.fromMs), dayOf(filter.toMs)), filter.runIds);
     },
 
     delete(runId) {

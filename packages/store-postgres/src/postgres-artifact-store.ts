@@ -1,28 +1,22 @@
-import type { Metadata } from '@episodic/core';
 import type {
-  ArtifactEpisodeRecord,
   ArtifactRecord,
   ArtifactScan,
   ArtifactStoreAdapter,
   DeleteEpisodeReceipt,
-  JsonValue,
+} from '@episodic/core';
+import {
+  assertSameArtifactKind,
+  type StoredArtifactEpisodeRow,
+  type StoredArtifactRow,
+  storedArtifactRecord,
+  storedEpisodeMetadata,
 } from '@episodic/core/adapter';
-import { assertSameArtifactKind, parseStoredArtifactJson } from '@episodic/core/adapter';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 import type { Scrubber } from './scrub.js';
 
-interface ArtifactRow {
-  key: string;
-  kind: string;
-  content_json: string;
-  created_at: string;
-  updated_at: string;
-}
-
-interface AssociationRow {
+/** An artifact's episode row, tagged with the artifact it belongs to (one query reads many). */
+interface AssociationRow extends StoredArtifactEpisodeRow {
   artifact_key: string;
-  episode_ref: string;
-  metadata_json: string | null;
 }
 
 const ARTIFACT_COLUMNS = 'a.key, a.kind, a.content_json, a.created_at, a.updated_at';
@@ -132,36 +126,21 @@ ON CONFLICT (episode_ref) DO UPDATE SET metadata_json = excluded.metadata_json`,
 AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key = a.key) RETURNING a.key`,
   );
 
-  const metadataOf = (text: string | null | undefined, ref: string): Metadata | null =>
-    text === null || text === undefined
-      ? null
-      : (parseStoredArtifactJson(text, `metadata of ${ref}`) as Metadata);
-
-  const recordsOf = async (rows: ArtifactRow[], on?: Queryable): Promise<ArtifactRecord[]> => {
+  const recordsOf = async (
+    rows: StoredArtifactRow[],
+    on?: Queryable,
+  ): Promise<ArtifactRecord[]> => {
     if (rows.length === 0) return [];
     const associations = (
       await database.query<AssociationRow>(selectAssociations, [rows.map((row) => row.key)], on)
     ).rows;
-    const byKey = new Map<string, ArtifactEpisodeRecord[]>();
+    const byKey = new Map<string, AssociationRow[]>();
     for (const association of associations) {
       const list = byKey.get(association.artifact_key) ?? [];
-      list.push({
-        ref: association.episode_ref,
-        metadata: metadataOf(association.metadata_json, association.episode_ref),
-      });
+      list.push(association);
       byKey.set(association.artifact_key, list);
     }
-    return rows.map((row) => ({
-      key: row.key,
-      kind: row.kind,
-      content: parseStoredArtifactJson(
-        row.content_json,
-        `content of artifact ${row.key}`,
-      ) as JsonValue,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      episodes: byKey.get(row.key) ?? [],
-    }));
+    return rows.map((row) => storedArtifactRecord(row, byKey.get(row.key) ?? []));
   };
 
   return {
@@ -186,8 +165,8 @@ AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key 
           if (input.episodes.length > 0) {
             await database.query(associate, [input.key, input.episodes], client);
           }
-          const row = (await database.query<ArtifactRow>(selectArtifact, [input.key], client))
-            .rows[0] as ArtifactRow;
+          const row = (await database.query<StoredArtifactRow>(selectArtifact, [input.key], client))
+            .rows[0] as StoredArtifactRow;
           return (await recordsOf([row], client))[0] as ArtifactRecord;
         }),
       );
@@ -195,7 +174,7 @@ AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key 
 
     getArtifact(key) {
       return database.guard(`read artifact ${key}`, async () => {
-        const rows = (await database.query<ArtifactRow>(selectArtifact, [key])).rows;
+        const rows = (await database.query<StoredArtifactRow>(selectArtifact, [key])).rows;
         return rows.length === 0 ? null : ((await recordsOf(rows))[0] as ArtifactRecord);
       });
     },
@@ -203,7 +182,9 @@ AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key 
     listArtifacts(scan) {
       return database.guard('list artifacts', async () => {
         const { text, values } = buildArtifactScan(tables, scan);
-        return recordsOf((await database.query<ArtifactRow>(database.prepared(text), values)).rows);
+        return recordsOf(
+          (await database.query<StoredArtifactRow>(database.prepared(text), values)).rows,
+        );
       });
     },
 
@@ -216,7 +197,7 @@ AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key 
 
     getEpisodeMetadata(ref) {
       return database.guard(`read the metadata of ${ref}`, async () =>
-        metadataOf(
+        storedEpisodeMetadata(
           (await database.query<{ metadata_json: string }>(selectMetadata, [ref])).rows[0]
             ?.metadata_json,
           ref,

@@ -1,16 +1,19 @@
-import type { LedgerEventType } from '@episodic/core';
 import type {
   LedgerAdapter,
+  LedgerEventType,
   LedgerGcPlan,
   LedgerQueryPlan,
   LedgerRow,
   NewLedgerRow,
-} from '@episodic/core/adapter';
+} from '@episodic/core';
 import {
   assertExpectedPosition,
   createKeyedQueue,
   duplicateEventIdsError,
   idPrefixRange,
+  ledgerRowFromSql,
+  newLedgerRowValues,
+  type SqlLedgerRow,
   storedLedgerRow,
 } from '@episodic/core/adapter';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
@@ -26,48 +29,10 @@ export interface PostgresLedgerAdapterOptions {
   batchSize?: number;
 }
 
-interface StoredRow {
-  id: number | string;
-  event_id: string;
-  ts_ms: number | string;
-  scope: string;
-  session_id: string;
-  agent_id: string;
-  type: string;
-  summary: string;
-  payload_json?: string | null;
-  refs_json: string | null;
-  redacted: number;
-  schema_version: string;
-  created_at: string;
-  metadata_json: string | null;
-  position: number | string | null;
-}
-
 const BASE_COLUMNS =
   'id, event_id, ts_ms, scope, session_id, agent_id, type, summary, refs_json, redacted, schema_version, created_at, metadata_json, position';
 const INSERT_COLUMNS =
   'event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position';
-
-/**
- * The row as core expects it, converted in place: `BIGINT` columns as numbers (the driver reads
- * them as text unless told otherwise), `redacted` as a boolean, `position` 0 for rows without one,
- * `sequence` from `id`.
- */
-function toRow(stored: StoredRow): LedgerRow {
-  const row = stored as unknown as {
-    redacted: boolean;
-    position: number;
-    sequence: number;
-    ts_ms: number;
-  };
-  row.redacted = stored.redacted !== 0;
-  row.position = stored.position === null ? 0 : Number(stored.position);
-  row.ts_ms = Number(stored.ts_ms);
-  row.sequence = Number(stored.id);
-  delete (row as { id?: unknown }).id;
-  return row as unknown as LedgerRow;
-}
 
 /**
  * The SQL of `eventIdsWithPrefix`: a range on the unique event id index (COLLATE "C", see
@@ -306,20 +271,10 @@ RETURNING id, event_id, position`,
   const appendUnchecked = async (rows: readonly NewLedgerRow[]): Promise<LedgerRow[]> => {
     if (rows.length === 1) {
       const row = rows[0] as NewLedgerRow;
-      const result = await database.query<{ id: string; position: string }>(appendOne, [
-        row.event_id,
-        row.ts_ms,
-        row.scope,
-        row.session_id,
-        row.agent_id,
-        row.type,
-        row.summary,
-        row.payload_json,
-        row.refs_json,
-        row.schema_version,
-        row.created_at,
-        row.metadata_json,
-      ]);
+      const result = await database.query<{ id: string; position: string }>(
+        appendOne,
+        newLedgerRowValues(row),
+      );
       const stored = result.rows[0] as { id: string; position: string };
       return [storedLedgerRow(row, Number(stored.position), stored.id)];
     }
@@ -413,8 +368,8 @@ RETURNING id, event_id, position`,
     },
     getEvents(eventIds) {
       return database.guard('read ledger events', async () => {
-        const result = await database.query<StoredRow>(byEventIds, [eventIds]);
-        const byId = new Map(result.rows.map((row) => [row.event_id, toRow(row)]));
+        const result = await database.query<SqlLedgerRow>(byEventIds, [eventIds]);
+        const byId = new Map(result.rows.map((row) => [row.event_id, ledgerRowFromSql(row)]));
         return eventIds.flatMap((eventId) => {
           const row = byId.get(eventId);
           return row === undefined ? [] : [row];
@@ -432,8 +387,8 @@ RETURNING id, event_id, position`,
     query(plan) {
       return database.guard('query the ledger', async () => {
         const { text, values } = buildLedgerQuery(tables, plan);
-        const result = await database.query<StoredRow>(database.prepared(text), values);
-        return result.rows.map(toRow);
+        const result = await database.query<SqlLedgerRow>(database.prepared(text), values);
+        return result.rows.map(ledgerRowFromSql);
       });
     },
     redact(plan) {

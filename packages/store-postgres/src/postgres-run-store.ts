@@ -1,20 +1,13 @@
-import type { RunHeader, RunSummary } from '@episodic/core';
+import type { RunHeader, RunRecordEntry, RunRedactStats, RunStoreAdapter } from '@episodic/core';
 import {
   assertExpectedRunPosition,
   createKeyedQueue,
   createRunReadCollector,
   createRunTailCollector,
-  finishRunList,
   idPrefixRange,
-  matchesRunListFilter,
   planRunAppend,
   positionBeyondEnd,
-  type RunListError,
-  type RunRecordEntry,
-  type RunRedactStats,
-  type RunStoreAdapter,
   readRunHeaderLine,
-  summarizeRun,
 } from '@episodic/core/adapter';
 import type pg from 'pg';
 import type { PostgresDatabase } from './postgres-database.js';
@@ -230,28 +223,15 @@ export function createPostgresRunStoreAdapter(
     },
     list(filter) {
       return database.guard('list runs', async () => {
-        const summaries: RunSummary[] = [];
-        const errors: RunListError[] = [];
         const rows = (
           await database.query<{ run_id: string; header_json: Buffer }>(
             filter.sessionId === undefined ? listAll : listSession,
             filter.sessionId === undefined ? [] : [filter.sessionId],
           )
         ).rows;
-        for (const row of rows) {
-          const parsed = readRunHeaderLine(decode(row.header_json));
-          if (parsed === null) {
-            errors.push({
-              runId: row.run_id,
-              location: `run ${row.run_id}`,
-              message: 'the stored header is not a readable run header',
-            });
-            continue;
-          }
-          const summary = summarizeRun(row.run_id, parsed);
-          if (matchesRunListFilter(summary, filter)) summaries.push(summary);
-        }
-        return finishRunList(summaries, errors, filter);
+        return {
+          rows: rows.map((row) => ({ runId: row.run_id, header: decode(row.header_json) })),
+        };
       });
     },
     delete(runId) {

@@ -1,28 +1,19 @@
-import type { ArtifactUpsert, EpisodeRef, Metadata } from '@episodic/core';
 import type {
-  ArtifactEpisodeRecord,
   ArtifactRecord,
   ArtifactScan,
   ArtifactStoreAdapter,
+  ArtifactUpsert,
   DeleteEpisodeReceipt,
-  JsonValue,
+  EpisodeRef,
+} from '@episodic/core';
+import type { StoredArtifactEpisodeRow, StoredArtifactRow } from '@episodic/core/adapter';
+import {
+  assertSameArtifactKind,
+  storedArtifactRecord,
+  storedEpisodeMetadata,
 } from '@episodic/core/adapter';
-import { assertSameArtifactKind, parseStoredArtifactJson } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import { truncateWal } from './sqlite-run-store.js';
-
-interface ArtifactRow {
-  key: string;
-  kind: string;
-  content_json: string;
-  created_at: string;
-  updated_at: string;
-}
-
-interface AssociationRow {
-  episode_ref: string;
-  metadata_json: string | null;
-}
 
 const ARTIFACT_COLUMNS = 'a.key, a.kind, a.content_json, a.created_at, a.updated_at';
 
@@ -112,27 +103,8 @@ export function createSqliteArtifactStoreAdapter(
   const deleteArtifact = database.prepare('DELETE FROM episodic_artifacts WHERE key = ?');
   const scans = new Map<string, Database.Statement>();
 
-  const metadataOf = (text: string | null | undefined, ref: string): Metadata | null =>
-    text === null || text === undefined
-      ? null
-      : (parseStoredArtifactJson(text, `metadata of ${ref}`) as Metadata);
-
-  const recordOf = (row: ArtifactRow): ArtifactRecord => ({
-    key: row.key,
-    kind: row.kind,
-    content: parseStoredArtifactJson(
-      row.content_json,
-      `content of artifact ${row.key}`,
-    ) as JsonValue,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    episodes: (selectAssociations.all(row.key) as AssociationRow[]).map(
-      (association): ArtifactEpisodeRecord => ({
-        ref: association.episode_ref,
-        metadata: metadataOf(association.metadata_json, association.episode_ref),
-      }),
-    ),
-  });
+  const recordOf = (row: StoredArtifactRow): ArtifactRecord =>
+    storedArtifactRecord(row, selectAssociations.all(row.key) as StoredArtifactEpisodeRow[]);
 
   const upsertTransaction = database.transaction((input: ArtifactUpsert): ArtifactRecord => {
     const storedKind = selectKind.get(input.key) as string | undefined;
@@ -142,7 +114,7 @@ export function createSqliteArtifactStoreAdapter(
     for (const ref of input.episodes) {
       if (associate.run(input.key, ref, ordinal + 1).changes > 0) ordinal += 1;
     }
-    return recordOf(selectArtifact.get(input.key) as ArtifactRow);
+    return recordOf(selectArtifact.get(input.key) as StoredArtifactRow);
   });
 
   const deleteEpisodeTransaction = database.transaction((ref: EpisodeRef): DeleteEpisodeReceipt => {
@@ -181,13 +153,13 @@ export function createSqliteArtifactStoreAdapter(
     },
 
     getArtifact(key) {
-      const row = selectArtifact.get(key) as ArtifactRow | undefined;
+      const row = selectArtifact.get(key) as StoredArtifactRow | undefined;
       return row === undefined ? null : recordOf(row);
     },
 
     listArtifacts(scan) {
       const { sql, parameters } = buildArtifactScan(scan);
-      return (scanStatement(sql).all(...parameters) as ArtifactRow[]).map(recordOf);
+      return (scanStatement(sql).all(...parameters) as StoredArtifactRow[]).map(recordOf);
     },
 
     setEpisodeMetadata(ref, metadata) {
@@ -196,7 +168,7 @@ export function createSqliteArtifactStoreAdapter(
     },
 
     getEpisodeMetadata(ref) {
-      return metadataOf(selectMetadata.get(ref) as string | undefined, ref);
+      return storedEpisodeMetadata(selectMetadata.get(ref) as string | undefined, ref);
     },
 
     deleteEpisode(ref) {

@@ -1,20 +1,19 @@
-import type { RunDurability, RunHeader, RunSummary } from '@episodic/core';
+import type {
+  RunDurability,
+  RunHeader,
+  RunRecordEntry,
+  RunRedactStats,
+  RunStoreAdapter,
+  StoredRedactor,
+} from '@episodic/core';
 import {
   assertExpectedRunPosition,
   createRunReadCollector,
   createRunTailCollector,
-  finishRunList,
   idPrefixRange,
-  matchesRunListFilter,
   planRunAppend,
   positionBeyondEnd,
-  type RunListError,
-  type RunRecordEntry,
-  type RunRedactStats,
-  type RunStoreAdapter,
   readRunHeaderLine,
-  type StoredRedactor,
-  summarizeRun,
 } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 
@@ -196,8 +195,6 @@ export function createSqliteRunStoreAdapter(
       );
     },
     list(filter) {
-      const summaries: RunSummary[] = [];
-      const errors: RunListError[] = [];
       // Given run ids are looked up one by one (the primary key), whatever the table's size.
       const rows = (
         filter.runIds !== undefined
@@ -206,20 +203,7 @@ export function createSqliteRunStoreAdapter(
             ? runs.all()
             : runsOfSession.all(filter.sessionId)
       ) as Array<{ run_id: string; header_json: string }>;
-      for (const row of rows) {
-        const parsed = readRunHeaderLine(row.header_json);
-        if (parsed === null) {
-          errors.push({
-            runId: row.run_id,
-            location: `run ${row.run_id}`,
-            message: 'the stored header is not a readable run header',
-          });
-          continue;
-        }
-        const summary = summarizeRun(row.run_id, parsed);
-        if (matchesRunListFilter(summary, filter)) summaries.push(summary);
-      }
-      return finishRunList(summaries, errors, filter);
+      return { rows: rows.map((row) => ({ runId: row.run_id, header: row.header_json })) };
     },
     delete(runId) {
       return removeTransaction.immediate(runId);

@@ -11,7 +11,13 @@ export {
 export type { ContentRule } from './content-rules.js';
 export { DEFAULT_CONTENT_RULES } from './content-rules.js';
 export type { LedgerRow, NewLedgerRow } from './ledger-row.js';
-export { rowToLedgerEvent, storedLedgerRow } from './ledger-row.js';
+export {
+  ledgerRowFromSql,
+  newLedgerRowValues,
+  rowToLedgerEvent,
+  type SqlLedgerRow,
+  storedLedgerRow,
+} from './ledger-row.js';
 export type {
   ContentGuardPolicy,
   LedgerCaps,

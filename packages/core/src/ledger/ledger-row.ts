@@ -44,6 +44,69 @@ export type NewLedgerRow = Omit<LedgerRow, 'position' | 'sequence' | 'payload_js
   readonly payload_json: string | null;
 };
 
+/**
+ * A ledger row as a SQL backend selects it: the seed's columns, `redacted` as 0 or 1, the row's
+ * `id` as its sequence, and numbers that may come back as text (PostgreSQL's `bigint`).
+ */
+export interface SqlLedgerRow {
+  id: number | string;
+  event_id: string;
+  ts_ms: number | string;
+  scope: string;
+  session_id: string;
+  agent_id: string;
+  type: string;
+  summary: string;
+  payload_json?: string | null;
+  refs_json: string | null;
+  redacted: number;
+  schema_version: string;
+  created_at: string;
+  metadata_json: string | null;
+  /** Null for a row stored before positions existed (read as 0). */
+  position: number | string | null;
+}
+
+/**
+ * The `LedgerRow` of a selected SQL row, converted in place (a query may return thousands: no
+ * copy). The row's `id` stays as an extra property; core reads only the contract's fields.
+ */
+export function ledgerRowFromSql(stored: SqlLedgerRow): LedgerRow {
+  const row = stored as unknown as {
+    redacted: boolean;
+    position: number;
+    sequence: number;
+    ts_ms: number;
+  };
+  row.redacted = stored.redacted !== 0;
+  row.position = stored.position === null ? 0 : Number(stored.position);
+  if (typeof stored.ts_ms !== 'number') row.ts_ms = Number(stored.ts_ms);
+  row.sequence = Number(stored.id);
+  return row as unknown as LedgerRow;
+}
+
+/**
+ * The values a backend inserts for a new row, in this column order: `event_id, ts_ms, scope,
+ * session_id, agent_id, type, summary, payload_json, refs_json, schema_version, created_at,
+ * metadata_json` (`redacted` is false for every new row; position and sequence are the backend's).
+ */
+export function newLedgerRowValues(row: NewLedgerRow): unknown[] {
+  return [
+    row.event_id,
+    row.ts_ms,
+    row.scope,
+    row.session_id,
+    row.agent_id,
+    row.type,
+    row.summary,
+    row.payload_json,
+    row.refs_json,
+    row.schema_version,
+    row.created_at,
+    row.metadata_json,
+  ];
+}
+
 /** The row an adapter stored for `row`, with the position and sequence it assigned. */
 export function storedLedgerRow(
   row: NewLedgerRow,

@@ -274,6 +274,54 @@ export function parseStoredArtifactJson(text: string, what: string): unknown {
   });
 }
 
+/** An artifact as a SQL backend stores it: content as JSON text. */
+export interface StoredArtifactRow {
+  readonly key: string;
+  readonly kind: string;
+  readonly content_json: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+/** One of an artifact's episodes as a SQL backend stores it, with the episode's metadata JSON. */
+export interface StoredArtifactEpisodeRow {
+  readonly episode_ref: string;
+  readonly metadata_json: string | null;
+}
+
+/** An episode's stored metadata JSON as the contract returns it (null when it has none). */
+export function storedEpisodeMetadata(
+  text: string | null | undefined,
+  ref: EpisodeRef,
+): Metadata | null {
+  return text === null || text === undefined
+    ? null
+    : (parseStoredArtifactJson(text, `metadata of ${ref}`) as Metadata);
+}
+
+/** The `ArtifactRecord` of a stored row and its episodes (in association order). */
+export function storedArtifactRecord(
+  row: StoredArtifactRow,
+  episodes: readonly StoredArtifactEpisodeRow[],
+): ArtifactRecord {
+  return {
+    key: row.key,
+    kind: row.kind,
+    content: parseStoredArtifactJson(
+      row.content_json,
+      `content of artifact ${row.key}`,
+    ) as JsonValue,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    episodes: episodes.map(
+      (episode): ArtifactEpisodeRecord => ({
+        ref: episode.episode_ref,
+        metadata: storedEpisodeMetadata(episode.metadata_json, episode.episode_ref),
+      }),
+    ),
+  };
+}
+
 /** Throws `CONFLICT` when an existing artifact `key` has another kind than the upsert's. */
 export function assertSameArtifactKind(key: string, storedKind: string, kind: string): void {
   if (storedKind === kind) return;

@@ -4,19 +4,14 @@ import {
   createRunReadCollector,
   createRunStore,
   feedRunText,
-  finishRunList,
   isBlankRunLine,
-  matchesRunListFilter,
   planRunAppend,
   positionBeyondEnd,
-  type RunListError,
   type RunRecordEntry,
   type RunStore,
   type RunStoreAdapter,
-  type RunSummary,
   readRunHeaderLine,
   readRunText,
-  summarizeRun,
   tailRunText,
 } from './run-store.js';
 
@@ -132,23 +127,8 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
         .sort()
         .slice(0, limit);
     },
-    list(filter) {
-      const summaries: RunSummary[] = [];
-      const errors: RunListError[] = [];
-      for (const [runId, run] of runs) {
-        const header = readRunHeaderLine(firstLine(run.text));
-        if (header === null) {
-          errors.push({
-            runId,
-            location: `run ${runId}`,
-            message: 'the first line is not a readable run header',
-          });
-          continue;
-        }
-        const summary = summarizeRun(runId, header);
-        if (matchesRunListFilter(summary, filter)) summaries.push(summary);
-      }
-      return finishRunList(summaries, errors, filter);
+    list() {
+      return { rows: [...runs].map(([runId, run]) => ({ runId, header: firstLine(run.text) })) };
     },
     delete(runId) {
       return runs.delete(runId);

@@ -80,6 +80,45 @@ describe('createRunStore', () => {
     await store.append(RUN_ID.toUpperCase(), [{ ...header, run_id: RUN_ID.toUpperCase() }]);
     expect(calls).toEqual([RUN_ID]);
   });
+
+  it('lists from rows: stops reading pages once the limit holds dated matches, reports bad rows', async () => {
+    const idOf = (index: number) => `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`;
+    const row = (index: number, day: string, extra: Record<string, unknown> = {}) => ({
+      runId: idOf(index),
+      header: JSON.stringify({
+        ...header,
+        run_id: idOf(index),
+        started_at: `2026-02-${day}T10:00:00.000Z`,
+        ...extra,
+      }),
+    });
+    const read: number[] = [];
+    function* pages() {
+      read.push(1);
+      yield { rows: [row(1, '03'), { runId: idOf(9), header: '{"type":"header"' }] };
+      read.push(2);
+      yield { rows: [row(2, '02', { scope: 'team-a' }), row(3, '02')] };
+      read.push(3);
+      yield { rows: [row(4, '01')], errors: [{ location: 'x', message: 'unreadable' }] };
+    }
+    const store = createRunStore({ ...createMemoryRunStoreAdapter(), list: () => pages() });
+    const limited = await store.list({ limit: 2 });
+    expect(limited.runs.map((run) => run.runId)).toEqual([idOf(1), idOf(2)]);
+    expect(read).toEqual([1, 2]);
+    expect(limited.errors).toEqual([
+      {
+        runId: idOf(9),
+        location: `run ${idOf(9)}`,
+        message: 'the first line is not a readable run header',
+      },
+    ]);
+    read.length = 0;
+    const scoped = await store.list({ scope: 'default' });
+    expect(scoped.runs.map((run) => run.runId)).toEqual([idOf(1), idOf(3), idOf(4)]);
+    expect(read).toEqual([1, 2, 3]);
+    expect(scoped.errors).toHaveLength(2);
+    expect((await store.list({ scope: 'team-a' })).runs.map((run) => run.runId)).toEqual([idOf(2)]);
+  });
 });
 
 describe('prepareRunRecords', () => {

@@ -174,6 +174,11 @@ export interface RunListQuery {
    * Ids that match no run are left out.
    */
   runIds?: readonly string[];
+  /**
+   * Only runs of this scope: runs whose header's `scope` field is this text. A run whose header
+   * names no scope (or an empty one) belongs to the default scope, `default` (`DEFAULT_RUN_SCOPE`).
+   */
+  scope?: string;
   /** Only runs that started at or after this instant (ISO 8601). */
   from?: string;
   /** Only runs that started at or before this instant (ISO 8601). */
@@ -250,16 +255,52 @@ export interface RunRecordEntry {
   readonly json: string;
 }
 
-/** A normalized `list()` query as adapters receive it (ids lowercase, bounds as epoch ms). */
+/**
+ * A normalized `list()` query as adapters receive it (ids lowercase, bounds as epoch ms). Every
+ * field is a hint: an adapter may skip runs it rules out (e.g. a `WHERE session_id = ?` or a
+ * lookup of the given ids), and may ignore any field; the wrapper applies the whole query again
+ * to the rows it gets, then sorts them and applies `limit`.
+ */
 export interface RunListFilter {
+  /** Only runs whose header names this session (lowercase). */
   sessionId?: string;
   /** Only these runs (lowercase ids). A backend should skip every other run before reading it. */
   runIds?: ReadonlySet<string>;
+  /** Only runs of this scope (see `RunListQuery.scope`). */
+  scope?: string;
   /** Inclusive lower bound on the start time, in epoch milliseconds. */
   fromMs?: number;
   /** Inclusive upper bound on the start time, in epoch milliseconds. */
   toMs?: number;
+  /** How many runs the caller wants (the newest); see `RunListPage` for stopping early. */
   limit?: number;
+}
+
+/** One stored run as an adapter lists it: its id and its stored header line, not parsed. */
+export interface RunListRow {
+  /** The run id (lowercase). */
+  readonly runId: string;
+  /** The run's first stored line, without its newline (`''` when the run has none). */
+  readonly header: string;
+  /** Where the run is, for a list error (e.g. a path relative to the store root). @default `run <id>` */
+  readonly location?: string;
+}
+
+/**
+ * What an adapter's `list` returns: stored rows, and one error per run it could not even read
+ * (a file it cannot open, a second copy of a run). The wrapper parses each row's header, reports
+ * an unreadable one as an error, filters, sorts and limits.
+ *
+ * An adapter may return several pages (an iterable of them) instead of one. Each page must hold
+ * only runs that started before every dated run of the pages before it (e.g. one page per day
+ * directory, newest day first): once the pages read hold `limit` matching runs with a parsable
+ * start, the wrapper stops reading pages.
+ */
+export interface RunListPage {
+  /** The stored runs, in any order. */
+  readonly rows: readonly RunListRow[];
+  /** One entry per run the adapter could not read at all (it is not among `rows`). */
+  readonly errors?: readonly RunListError[];
 }
 
 /**
@@ -303,8 +344,11 @@ export interface RunStoreAdapter {
   readAfter(runId: string, position: number): MaybePromise<RunReadAfterResult | null>;
   /** The last `count` records, or null when the run does not exist. */
   tail(runId: string, count: number): MaybePromise<RunTailResult | null>;
-  /** Summaries of the matching runs, ordered with `compareRunSummaries`, plus one error per bad run. */
-  list(filter: RunListFilter): MaybePromise<RunListResult>;
+  /**
+   * The stored runs `filter` may match, as rows (a superset is fine: the wrapper parses, filters,
+   * sorts and limits), in one page or an iterable of pages ordered by start (see `RunListPage`).
+   */
+  list(filter: RunListFilter): MaybePromise<RunListPage | Iterable<RunListPage>>;
   /** Deletes the run; false when there was none. */
   delete(runId: string): MaybePromise<boolean>;
   /**
@@ -395,6 +439,8 @@ export const DEFAULT_TAIL_COUNT = 100;
 export const MAX_TAIL_COUNT = 100_000;
 /** The most run ids one `list({ runIds })` may ask for. */
 const MAX_LISTED_RUN_IDS = 10_000;
+/** The scope of a run whose header names none. */
+export const DEFAULT_RUN_SCOPE = 'default';
 
 // ---------------------------------------------------------------------------------------------
 // The wrapper
@@ -404,6 +450,7 @@ const listQuerySchema = z
   .strictObject({
     sessionId: uuidSchema.optional(),
     runIds: z.array(uuidSchema).max(MAX_LISTED_RUN_IDS).optional(),
+    scope: z.string().min(1).optional(),
     from: runTimestampSchema.optional(),
     to: runTimestampSchema.optional(),
     limit: z.number().int().positive().optional(),
@@ -665,6 +712,7 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
       if (checked.runIds !== undefined) {
         filter.runIds = new Set(checked.runIds.map((runId) => runId.toLowerCase()));
       }
+      if (checked.scope !== undefined) filter.scope = checked.scope;
       if (checked.from !== undefined) filter.fromMs = Date.parse(checked.from);
       if (checked.to !== undefined) filter.toMs = Date.parse(checked.to);
       if (checked.limit !== undefined) filter.limit = checked.limit;
@@ -676,7 +724,7 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
           `must not be after to (${checked.to})`,
         );
       }
-      return callAdapter(name, 'list runs', () => adapter.list(filter));
+      return callAdapter(name, 'list runs', () => listRuns(adapter, filter));
     },
     async delete(id) {
       const runId = parseRunId(id);
@@ -709,7 +757,7 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
       const { prefix } = parsed;
       const found = await callAdapter(name, `find the runs starting with ${prefix}`, async () =>
         adapter.runIdsWithPrefix === undefined
-          ? (await adapter.list({})).runs
+          ? (await listRuns(adapter, {})).runs
               .map((run) => run.runId)
               .filter((runId) => runId.startsWith(prefix))
               .sort()
@@ -763,8 +811,14 @@ export function planRunAppend(
   });
 }
 
+/** The scope a run header belongs to: its `scope` field, or `DEFAULT_RUN_SCOPE`. */
+export function runHeaderScope(header: RunHeader): string {
+  const scope = (header as { scope?: unknown }).scope;
+  return typeof scope === 'string' && scope !== '' ? scope : DEFAULT_RUN_SCOPE;
+}
+
 /** The summary `list()` reports for a run, from its header. */
-export function summarizeRun(runId: string, header: RunHeader): RunSummary {
+function summarizeRun(runId: string, header: RunHeader): RunSummary {
   const summary: RunSummary = {
     runId,
     startedAt: header.started_at,
@@ -777,18 +831,18 @@ export function summarizeRun(runId: string, header: RunHeader): RunSummary {
   return summary;
 }
 
-/** Epoch milliseconds of a summary's start, or NaN when `startedAt` cannot be parsed. */
-export function runStartMs(summary: Pick<RunSummary, 'startedAt'>): number {
-  return Date.parse(summary.startedAt);
-}
-
-/** True when a summary matches a list filter (limit aside). */
-export function matchesRunListFilter(summary: RunSummary, filter: RunListFilter): boolean {
+/** True when a run matches a list filter (limit aside). */
+function matchesRunListFilter(
+  summary: RunSummary,
+  header: RunHeader,
+  startMs: number,
+  filter: RunListFilter,
+): boolean {
   if (filter.sessionId !== undefined && summary.sessionId?.toLowerCase() !== filter.sessionId)
     return false;
   if (filter.runIds !== undefined && !filter.runIds.has(summary.runId)) return false;
+  if (filter.scope !== undefined && runHeaderScope(header) !== filter.scope) return false;
   if (filter.fromMs === undefined && filter.toMs === undefined) return true;
-  const startMs = runStartMs(summary);
   if (Number.isNaN(startMs)) return false;
   if (filter.fromMs !== undefined && startMs < filter.fromMs) return false;
   if (filter.toMs !== undefined && startMs > filter.toMs) return false;
@@ -797,8 +851,8 @@ export function matchesRunListFilter(summary: RunSummary, filter: RunListFilter)
 
 /** Newest start first (unparsable starts last), then by run id: the order every `list()` returns. */
 export function compareRunSummaries(left: RunSummary, right: RunSummary): number {
-  const leftMs = runStartMs(left);
-  const rightMs = runStartMs(right);
+  const leftMs = Date.parse(left.startedAt);
+  const rightMs = Date.parse(right.startedAt);
   const leftKnown = !Number.isNaN(leftMs);
   const rightKnown = !Number.isNaN(rightMs);
   if (leftKnown !== rightKnown) return leftKnown ? -1 : 1;
@@ -806,12 +860,46 @@ export function compareRunSummaries(left: RunSummary, right: RunSummary): number
   return left.runId < right.runId ? -1 : left.runId > right.runId ? 1 : 0;
 }
 
-/** Sorts, then applies the filter's limit: what `list()` returns from summaries and errors. */
-export function finishRunList(
-  runs: RunSummary[],
-  errors: RunListError[],
-  filter: RunListFilter,
-): RunListResult {
+function isPageIterable(
+  value: RunListPage | Iterable<RunListPage>,
+): value is Iterable<RunListPage> {
+  return typeof (value as Partial<Iterable<RunListPage>>)[Symbol.iterator] === 'function';
+}
+
+/**
+ * `list()` once for every backend: the adapter's rows, each header parsed and summarized, the
+ * filter applied, newest first, then the limit.
+ */
+async function listRuns(adapter: RunStoreAdapter, filter: RunListFilter): Promise<RunListResult> {
+  const listed = await adapter.list(filter);
+  const pages = isPageIterable(listed) ? listed : [listed];
+  const runs: RunSummary[] = [];
+  const errors: RunListError[] = [];
+  let datedMatches = 0;
+  for (const page of pages) {
+    if (page.errors !== undefined) errors.push(...page.errors);
+    for (const row of page.rows) {
+      const header = readRunHeaderLine(row.header);
+      if (header === null) {
+        errors.push({
+          runId: row.runId,
+          location: row.location ?? `run ${row.runId}`,
+          message:
+            row.header === ''
+              ? 'the run is empty: it has no header line'
+              : 'the first line is not a readable run header',
+        });
+        continue;
+      }
+      const summary = summarizeRun(row.runId, header);
+      const startMs = Date.parse(summary.startedAt);
+      if (!matchesRunListFilter(summary, header, startMs, filter)) continue;
+      runs.push(summary);
+      if (!Number.isNaN(startMs)) datedMatches++;
+    }
+    // Later pages hold older runs only: they cannot beat the dated matches collected.
+    if (filter.limit !== undefined && datedMatches >= filter.limit) break;
+  }
   runs.sort(compareRunSummaries);
   return { runs: filter.limit === undefined ? runs : runs.slice(0, filter.limit), errors };
 }

@@ -1,13 +1,14 @@
 import {
   type AccessPredicate,
   effectiveMetadata,
+  type RunHeader,
   type RunListQuery,
   type RunReadResult,
   type RunRecord,
   type RunStore,
   type RunSummary,
 } from '@episodic/core';
-import { parseRunId, runNotFound } from '@episodic/core/adapter';
+import { parseRunId, runHeaderScope, runNotFound } from '@episodic/core/adapter';
 import { DEFAULT_SCOPE } from './bound-scope.js';
 
 /** The header field that records the scope a run belongs to. */
@@ -56,8 +57,7 @@ export interface VisibleRun {
 /** The scope a run belongs to: its header's `scope`, or the default scope when it has none. */
 export function scopeOfRun(read: Pick<RunReadResult, 'header' | 'records'>): string {
   const header = read.header ?? read.records.find((record) => record.type === 'header');
-  const scope = (header as Record<string, unknown> | null | undefined)?.[RUN_SCOPE_FIELD];
-  return typeof scope === 'string' && scope !== '' ? scope : DEFAULT_SCOPE;
+  return header === undefined ? DEFAULT_SCOPE : runHeaderScope(header as RunHeader);
 }
 
 /** A task run's metadata (from its `run.start` record), or null for any other run. */
@@ -182,7 +182,8 @@ export function createScopedRunView(options: ScopedRunViewOptions): ScopedRunVie
 
   const listVisible: ScopedRunView['listVisible'] = async (query, limit, options = {}) => {
     const { accept, onSkip } = options;
-    const listed = await runs.list(query);
+    // The store lists this scope's runs only: another scope's runs are never read.
+    const listed = await runs.list({ ...query, scope });
     for (const error of listed.errors) onSkip?.(error.runId, error);
     const found: VisibleRun[] = [];
     for (const summary of listed.runs) {

@@ -2,8 +2,8 @@
 // gets CONFLICT, and no session ever holds two events at one position.
 // Source: QUALITY.md (reliability table, "optimistic concurrency: 2 writers, same expected
 // position, 1,000 races"), the same row store-sqlite passes.
-import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectOneWinnerPerRace } from '../../../../test-support/ledger-race-check.js';
 import { temporaryDirectory } from '../../../../test-support/worker-process.js';
 import { withClient } from '../postgres-test-schema.js';
 import { FULL, useWorkers } from './worker-setup.js';
@@ -17,23 +17,7 @@ describe('expected-position race between two processes', () => {
   it(`${RACES} races: exactly one winner and one CONFLICT each`, async () => {
     const goFile = `${directory.path}/go`;
     const racers = [0, 1].map(() => workers.worker('race', [String(RACES), goFile]));
-    await Promise.all(racers.map((racer) => racer.waitFor((line) => line === 'ready')));
-    writeFileSync(goFile, 'go');
-    const exits = await Promise.all(racers.map((racer) => racer.exited));
-    for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
-    const outcomes = new Map<number, string[]>();
-    for (const racer of racers) {
-      for (const line of racer.lines) {
-        const [outcome, round] = line.split(' ');
-        if (outcome === 'ready') continue;
-        const list = outcomes.get(Number(round)) ?? [];
-        list.push(outcome as string);
-        outcomes.set(Number(round), list);
-      }
-    }
-    expect(outcomes.size).toBe(RACES);
-    for (const [round, list] of outcomes)
-      expect(list.sort(), `round ${round}`).toEqual(['conflict', 'win']);
+    await expectOneWinnerPerRace(racers, goFile, RACES);
     await withClient(workers.url(), async (client) => {
       const { rows } = await client.query(
         `SELECT count(*)::integer AS n, max(position)::integer AS top FROM "${workers.schema}".episodic_events WHERE session_id LIKE 'race-%' GROUP BY session_id`,

@@ -2,6 +2,7 @@
 // same event id: one row, and the retry returns the original event.
 // Source: QUALITY.md (reliability table, "idempotent append: retry with the same event id").
 import { describe, expect, it } from 'vitest';
+import { retriedEvent } from '../../../../test-support/ledger-worker-steps.js';
 import { createPostgresStore } from '../../src/postgres-store.js';
 import { withClient } from '../postgres-test-schema.js';
 import { FULL, useWorkers } from './worker-setup.js';
@@ -21,15 +22,7 @@ describe('idempotent retry after a crash between commit and acknowledgement', ()
         const child = workers.worker('crash', [eventId]);
         const committed = await child.waitFor((line) => line.startsWith('committed '));
         expect((await child.exited).signal).toBe('SIGKILL');
-        const retry = await store.ledger.append({
-          scope: 'reliability',
-          session_id: 'retry',
-          agent_id: `worker-${child.child.pid}`,
-          type: 'ops.decision',
-          event_id: eventId,
-          summary: 'retried event',
-          ts_ms: 1_767_225_600_000,
-        });
+        const retry = await store.ledger.append(retriedEvent(eventId, child.child.pid));
         expect(retry.duplicate).toBe(true);
         expect(retry.event.created_at).toBe(committed.slice('committed '.length));
         const count = await withClient(

@@ -11,6 +11,7 @@ import {
   type Session,
   type SessionStore,
 } from '@episodic/core';
+import { ledgerWorkerSteps } from '../../../../test-support/ledger-worker-steps.js';
 import { commitForever, type SessionApi } from '../../../../test-support/session-commit-steps.js';
 import { createPostgresStore } from '../../src/postgres-store.js';
 
@@ -35,81 +36,8 @@ const base = {
 };
 const codeOf = (error: unknown) => (EpisodicError.isInstance(error) ? error.code : 'NOT_EPISODIC');
 
-async function waitForGo(goFile: string): Promise<void> {
-  say('ready');
-  while (!existsSync(goFile)) await sleep(2);
-}
-
-async function writers(count: number, writer: string): Promise<void> {
-  let errors = 0;
-  for (let index = 0; index < count; index++) {
-    try {
-      await ledger.append({
-        ...base,
-        session_id: 'shared',
-        summary: `${writer} #${index}`,
-        event_id: `w${writer}-${index}`,
-      });
-    } catch (error) {
-      errors++;
-      say(`error ${(error as Error).message}`);
-    }
-  }
-  say(`done ${errors}`);
-}
-
-async function race(count: number, goFile: string): Promise<void> {
-  await waitForGo(goFile);
-  for (let round = 0; round < count; round++) {
-    try {
-      await ledger.append(
-        {
-          ...base,
-          session_id: `race-${round}`,
-          summary: `round ${round}`,
-          event_id: `r${round}-${process.pid}`,
-        },
-        { expectedPosition: 0 },
-      );
-      say(`win ${round}`);
-    } catch (error) {
-      const code = codeOf(error);
-      say(
-        code === 'CONFLICT'
-          ? `conflict ${round}`
-          : `error ${round} ${code} ${(error as Error).message}`,
-      );
-    }
-  }
-}
-
-async function appendThenCrash(eventId: string): Promise<void> {
-  const receipt = await ledger.append({
-    ...base,
-    session_id: 'retry',
-    event_id: eventId,
-    summary: 'retried event',
-    ts_ms: 1_767_225_600_000,
-  });
-  say(`committed ${receipt.event.created_at}`);
-  // Named crash point: after the commit, before the caller could see an acknowledgement.
-  process.kill(process.pid, 'SIGKILL');
-}
-
-async function killLoop(size: number, prefix: string): Promise<void> {
-  say('ready');
-  for (let batch = 0; ; batch++) {
-    await ledger.appendBatch(
-      Array.from({ length: size }, (_, index) => ({
-        ...base,
-        session_id: 'killed',
-        event_id: `${prefix}-b${batch}-${index}`,
-        summary: `batch ${batch} event ${index} ${'x'.repeat(200)}`,
-      })),
-    );
-    say(`ack ${batch}`);
-  }
-}
+const steps = ledgerWorkerSteps(ledger, say, codeOf);
+const waitForGo = (goFile: string) => steps.waitForGo(goFile);
 
 /**
  * One "machine" of the many-machines test: rounds of a compare-and-append to a shared ledger
@@ -250,10 +178,10 @@ async function restartWriter(prefix: string, stopFile: string): Promise<void> {
 }
 
 const main: Record<string, () => Promise<void>> = {
-  writers: () => writers(Number(rest[0]), rest[1] ?? '0'),
-  race: () => race(Number(rest[0]), rest[1] ?? ''),
-  crash: () => appendThenCrash(rest[0] ?? 'retry-1'),
-  kill: () => killLoop(Number(rest[0] ?? 20), rest[1] ?? 'k'),
+  writers: () => steps.writers(Number(rest[0]), rest[1] ?? '0'),
+  race: () => steps.race(Number(rest[0]), rest[1] ?? ''),
+  crash: () => steps.appendThenCrash(rest[0] ?? 'retry-1', true),
+  kill: () => steps.killLoop(Number(rest[0] ?? 20), rest[1] ?? 'k'),
   machine: () =>
     machine(rest[0] ?? '0', Number(rest[1]), rest[2] ?? '', rest[3] ?? '', rest[4] ?? ''),
   restart: () => restartWriter(rest[0] ?? 'e', rest[1] ?? ''),

@@ -2,9 +2,9 @@
 // other gets CONFLICT, and no session ever holds two events at one position.
 // Source: QUALITY.md (reliability table, "optimistic concurrency: 2 writers, same expected
 // position, 1,000 races"), research/reliability.md §4 (EventStoreDB expected version), test T18.
-import { writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectOneWinnerPerRace } from '../../../../test-support/ledger-race-check.js';
 import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
 import { openSqliteDatabase } from '../../src/open-database.js';
 import { buildWorker } from './build-worker.js';
@@ -23,23 +23,7 @@ describe('expected-position race between two processes', () => {
     const goFile = `${directory.path}/go`;
     openSqliteDatabase(filename).close();
     const racers = [0, 1].map(() => startWorker(worker, ['race', filename, String(RACES), goFile]));
-    await Promise.all(racers.map((racer) => racer.waitFor((line) => line === 'ready')));
-    writeFileSync(goFile, 'go');
-    const exits = await Promise.all(racers.map((racer) => racer.exited));
-    for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
-    const outcomes = new Map<number, string[]>();
-    for (const racer of racers) {
-      for (const line of racer.lines) {
-        const [outcome, round] = line.split(' ');
-        if (outcome === 'ready') continue;
-        const list = outcomes.get(Number(round)) ?? [];
-        list.push(outcome as string);
-        outcomes.set(Number(round), list);
-      }
-    }
-    expect(outcomes.size).toBe(RACES);
-    for (const [round, list] of outcomes)
-      expect(list.sort(), `round ${round}`).toEqual(['conflict', 'win']);
+    await expectOneWinnerPerRace(racers, goFile, RACES);
     const database = new Database(filename, { readonly: true });
     try {
       const counts = database

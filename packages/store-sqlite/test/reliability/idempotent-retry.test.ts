@@ -3,6 +3,7 @@
 // Source: QUALITY.md (reliability table, "idempotent append: retry with the same event id"),
 // research/reliability.md §4 (event-id dedupe in EventStoreDB/KurrentDB), test T19.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retriedEvent } from '../../../../test-support/ledger-worker-steps.js';
 import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
 import { createSqliteStore } from '../../src/sqlite-store.js';
 import { buildWorker } from './build-worker.js';
@@ -27,15 +28,7 @@ describe('idempotent retry after a crash between commit and acknowledgement', ()
       const store = createSqliteStore({ filename });
       try {
         const original = committed.slice('committed '.length);
-        const retry = await store.ledger.append({
-          scope: 'reliability',
-          session_id: 'retry',
-          agent_id: `worker-${child.child.pid}`,
-          type: 'ops.decision',
-          event_id: eventId,
-          summary: 'retried event',
-          ts_ms: 1_767_225_600_000,
-        });
+        const retry = await store.ledger.append(retriedEvent(eventId, child.child.pid));
         expect(retry.duplicate).toBe(true);
         expect(retry.event.created_at).toBe(original);
         expect(

@@ -1,4 +1,4 @@
-// RunStore.list: order, filters (session, run ids, time range) and limit.
+// RunStore.list: order, filters (session, run ids, scope, time range) and limit.
 import { expect, it } from 'vitest';
 import { headerFor, runIdFor, SESSION_A, SESSION_B } from '../../run-fixtures.js';
 import type { ContractGroup } from '../contract-group.js';
@@ -50,5 +50,34 @@ export function runListTests({ open }: ContractGroup<'runs'>): void {
     });
     expect(namedOfSession.runs.map((run) => run.runId)).toEqual([runIdFor(20)]);
     expect((await store.list({ runIds: [] })).runs).toEqual([]);
+  });
+
+  it('lists the runs of one scope; a header without a scope belongs to the default scope', async (context) => {
+    const { store } = await open(context);
+    const scopes: Array<string | undefined> = ['team-a', 'team-b', undefined, '', 'team-a'];
+    for (const [index, scope] of scopes.entries()) {
+      const runId = runIdFor(40 + index);
+      const header = headerFor(runId, {
+        startedAt: `2026-02-0${index + 1}T10:00:00.000Z`,
+        sessionId: index === 4 ? SESSION_B : SESSION_A,
+      });
+      await store.append(runId, [scope === undefined ? header : { ...header, scope }]);
+    }
+    const ids = async (query: Parameters<typeof store.list>[0]) => {
+      const listed = await store.list(query);
+      expect(listed.errors).toEqual([]);
+      return listed.runs.map((run) => run.runId);
+    };
+    expect(await ids({ scope: 'team-a' })).toEqual([runIdFor(44), runIdFor(40)]);
+    expect(await ids({ scope: 'team-b' })).toEqual([runIdFor(41)]);
+    expect(await ids({ scope: 'default' })).toEqual([runIdFor(43), runIdFor(42)]);
+    expect(await ids({ scope: 'team-c' })).toEqual([]);
+    expect(await ids({ scope: 'team-a', limit: 1 })).toEqual([runIdFor(44)]);
+    expect(await ids({ scope: 'team-a', sessionId: SESSION_A })).toEqual([runIdFor(40)]);
+    expect(await ids({ scope: 'team-a', runIds: [runIdFor(40), runIdFor(41)] })).toEqual([
+      runIdFor(40),
+    ]);
+    expect(await ids({ scope: 'default', to: '2026-02-03T12:00:00.000Z' })).toEqual([runIdFor(42)]);
+    await expect(store.list({ scope: '' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 }
