@@ -47,7 +47,7 @@ export function createMemorySessionStoreAdapter(): SessionStoreAdapter {
       const stored = sessions.get(sessionId);
       if (stored === undefined) {
         assertExpectedRevision(sessionId, null, commit.expectedRevision);
-        const base = [...commit.base()];
+        const base = [...(commit.base ?? [])];
         sessions.set(sessionId, { base, deltas: [], baseBytes: bytesOf(base), deltaBytes: 0 });
         return { deltaCount: 0, deltaBytes: 0, baseBytes: bytesOf(base) };
       }

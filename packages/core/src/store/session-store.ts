@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { createEpisodic } from '../episodic/create-episodic.js';
+import { createEpisodic, createEpisodicFromParsed } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import { assertIdCarriesNoContent } from '../ledger/content-guard.js';
 import { lastUserMessage } from '../messages/last-user-message.js';
@@ -20,8 +20,8 @@ import {
 } from '../schema/session-state.js';
 import { safeJsonParse } from '../util/json.js';
 import { jsonEqual } from '../util/json-equal.js';
-import { parseInput } from '../validation/parse-input.js';
-import { isBuiltState, markBuiltState } from './built-state.js';
+import { invalidField, parseInput } from '../validation/parse-input.js';
+import { isBuiltState } from './built-state.js';
 import { ID_PREFIX_CANDIDATE_LIMIT, parseIdReference, resolveIdPrefix } from './id-prefix.js';
 import type { MaybePromise } from './maybe-promise.js';
 import {
@@ -120,8 +120,11 @@ export interface SessionAdapterCommit {
   delta: string;
   /** True when the delta empties the log first (`reset`): a later `fold` cannot extend the base. */
   reset?: boolean;
-  /** The session's whole base as of `revision` (lines): what a new session is stored as. */
-  base(): readonly string[];
+  /**
+   * For a new session only (`expectedRevision` null): its whole base as of `revision`, as lines
+   * (what it is stored as). Absent for every other commit: the adapter appends `delta` alone.
+   */
+  base?: readonly string[];
 }
 
 /**
@@ -171,7 +174,7 @@ export interface SessionStoreAdapter {
    * Compare-and-append of one commit, as one atomic step (across processes when
    * `crossProcessConflicts` is declared). When the session exists and its revision (see
    * `storedSessionRevision`) equals `expectedRevision`, appends `delta` as one line; when it does
-   * not exist and `expectedRevision` is null, stores `base()` as its base. Anything else throws
+   * not exist and `expectedRevision` is null, stores `base` as its base. Anything else throws
    * `assertExpectedRevision`'s `CONFLICT` and stores nothing. A last delta line a crash left
    * incomplete is removed first (that commit was never acknowledged).
    */
@@ -237,12 +240,12 @@ export interface SessionCommit {
   /** What the commit changes; `delta.revision` must be `expectedRevision + 1` (1 when new). */
   delta: SessionDelta;
   /**
-   * The whole state as of `delta.revision` (schema_version 2, with `episodes` and `messages`),
-   * built only when it is needed: to store a new session, or to fold. A fold writes the seed 001
-   * messages derived from the episodes (`snapshotMessages`): it reads the state's `messages` only
-   * for a new session.
+   * For a new session (`expectedRevision` null), and only then: its whole state as of
+   * `delta.revision` (what it is stored as, validated whole). Every other commit hands the store
+   * its delta alone: the store builds each fold from what it stored (its base and deltas), never
+   * from the caller.
    */
-  base: () => SessionState;
+  state?: SessionState;
   /** Fold right after this commit (e.g. the stored base is an older version). @default false */
   fold?: boolean;
 }
@@ -409,14 +412,12 @@ const storeOptionsSchema = z
   })
   .optional();
 
-/** A fold's base as core reads it: its messages are derived from its episodes, not read. */
-const foldBaseSchema = sessionStateSchema.extend({ messages: z.array(z.unknown()) });
-
 const commitSchema = z.strictObject({
   sessionId: uuidSchema,
   expectedRevision: z.number().int().nonnegative().nullable(),
   delta: sessionDeltaSchema,
-  base: z.custom<() => SessionState>((value) => typeof value === 'function', 'must be a function'),
+  // Checked by the commit itself: whole for a new session (or as core built it), absent otherwise.
+  state: z.unknown().optional(),
   fold: z.boolean().optional(),
 });
 
@@ -682,6 +683,37 @@ function foldOf(
   };
 }
 
+/**
+ * The base lines of a commit's `state`: required (and validated whole, unless core built it) for
+ * a new session, refused for any other commit (the store folds from what it stored).
+ */
+function newSessionBase(
+  commit: { expectedRevision: number | null; state?: unknown },
+  sessionId: string,
+): string[] | undefined {
+  const { state } = commit;
+  if (commit.expectedRevision === null) {
+    if (state === undefined) {
+      throw invalidField(
+        'session commit',
+        'state',
+        state,
+        `is required for a new session (expectedRevision null): pass the whole state of session ${sessionId} as of delta.revision`,
+      );
+    }
+    return encodeSessionBase(
+      isBuiltState(state) ? state : parseInput(sessionStateSchema, state, 'session commit state'),
+    );
+  }
+  if (state === undefined) return undefined;
+  throw invalidField(
+    'session commit',
+    'state',
+    '[state]',
+    'is only for a new session (expectedRevision null): a commit to a stored session hands over its delta alone, and the store builds its folds from what it stored. Remove state',
+  );
+}
+
 /** Wraps an adapter into the `SessionStore` callers use. */
 export function createSessionStore(
   adapter: SessionStoreAdapter,
@@ -720,10 +752,15 @@ export function createSessionStore(
 
   /**
    * The whole state of a stored session as one version 2 snapshot (`derive` gives its messages:
-   * `baseMessages` for a state a store is to write).
+   * `baseMessages` for a state a store is to write). Episodes `read` just decoded are restored
+   * without a defensive copy (they are validated either way).
    */
   const materialize = (stored: StoredSession, derive = snapshotMessages): SessionState => {
-    const all = createEpisodic(sessionEpisodes(stored)).read({ fromId: 0 });
+    const episodes = sessionEpisodes(stored);
+    const restored = takeFreshlyDecoded(stored)
+      ? createEpisodicFromParsed(episodes)
+      : createEpisodic(episodes);
+    const all = restored.read({ fromId: 0 });
     return {
       ...stored.state,
       schema_version: SESSION_STATE_SCHEMA_VERSION,
@@ -733,35 +770,28 @@ export function createSessionStore(
   };
 
   /**
-   * Folds `given` (the caller's whole session as of `revision`, which it must still be at) into a
-   * new base whose seed 001 messages are derived from its episodes (what a load returns for a
-   * session with deltas; the caller's are neither read nor checked): through the adapter's `fold`
-   * when it has one, otherwise as a `replace`. A state without episodes (version 1) is checked
-   * whole and stored as it is.
+   * Folds a stored session into a new base built from what is stored (its base and deltas), at
+   * the revision it is at (compare-and-set: `CONFLICT` when a commit lands meanwhile), with the
+   * seed 001 messages its episodes give: through the adapter's `fold` when it has one, otherwise
+   * as a `replace`. Nothing is asked of the caller: the store owns its folds. null when there is
+   * no session.
    */
-  const foldInto = (id: string, given: unknown, revision: number) => {
-    const write = (lines: () => readonly string[]) =>
-      callAdapter(name, `fold session ${id}`, () =>
-        adapter.replace(id, lines(), revision, revision),
-      );
-    const built = isBuiltState(given);
-    const state = built
-      ? given
-      : (parseInput(foldBaseSchema, given, 'session commit base') as SessionState);
-    const log = state.episodes as Episode[] | undefined;
-    const messages = log === undefined ? undefined : built ? state.messages : derivedMessages(log);
-    if (log === undefined || messages === undefined) {
-      return write(() =>
-        encodeSessionBase(
-          built ? state : parseInput(sessionStateSchema, given, 'session commit base'),
-        ),
-      );
-    }
+  const foldStored = async (id: string): Promise<{ revision: number; folded: number } | null> => {
+    const stored = await read(id, false);
+    if (stored === null) return null;
+    const revision = stored.state.revision ?? 0;
+    const folded = stored.deltas.length;
+    const state = materialize(stored, baseMessages) as SessionState & { episodes: Episode[] };
     if (adapter.fold === undefined) {
-      return write(() => encodeSessionBase({ ...state, episodes: log, messages }));
+      const lines = encodeSessionBase(state);
+      await callAdapter(name, `fold session ${id}`, () =>
+        adapter.replace(id, lines, revision, revision),
+      );
+    } else {
+      const fold = foldOf(state, state.episodes, state.messages, revision);
+      await callAdapter(name, `fold session ${id}`, () => adapter.fold?.(id, fold));
     }
-    const fold = foldOf(state, log, messages, revision);
-    return callAdapter(name, `fold session ${id}`, () => adapter.fold?.(id, fold));
+    return { revision, folded };
   };
 
   const replace = (state: SessionState, expectedRevision: number | null | undefined) =>
@@ -816,26 +846,14 @@ export function createSessionStore(
           },
         });
       }
-      // The caller's whole state, built at most once: for a new session (checked whole) or a fold.
-      let given: { state: unknown } | undefined;
-      const baseState = () => {
-        given ??= { state: commit.base() };
-        return given.state;
-      };
+      const base = newSessionBase(commit, id);
       const sizes = await callAdapter(name, `commit session ${id}`, () =>
         adapter.commit(id, {
           revision,
           expectedRevision: expected,
           delta: encodeSessionDelta(commit.delta),
           ...(commit.delta.reset === true ? { reset: true } : {}),
-          base: () => {
-            const state = baseState();
-            return encodeSessionBase(
-              isBuiltState(state)
-                ? state
-                : parseInput(sessionStateSchema, state, 'session commit base'),
-            );
-          },
+          ...(base === undefined ? {} : { base }),
         }),
       );
       const due =
@@ -847,7 +865,7 @@ export function createSessionStore(
           sizes.deltaBytes >= Math.max(foldMinBytes, foldShare * sizes.baseBytes));
       if (!due) return { sessionId: id, revision, folded: false };
       try {
-        await foldInto(id, baseState(), revision);
+        await foldStored(id);
       } catch (error) {
         // Another commit landed meanwhile: it will fold when its turn comes.
         if (EpisodicError.hasCode(error, 'CONFLICT'))
@@ -878,23 +896,21 @@ export function createSessionStore(
     async fold(id) {
       const checked = sessionId(id);
       for (let attempt = 1; ; attempt++) {
-        const stored = await read(checked, false);
-        if (stored === null) {
+        let done: { revision: number; folded: number } | null;
+        try {
+          done = await foldStored(checked);
+        } catch (error) {
+          if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
+          throw error;
+        }
+        if (done === null) {
           throw new EpisodicError({
             code: 'NOT_FOUND',
             message: `Session ${checked} is not in the ${name} store, so there is nothing to fold. Check the id (list sessions to see the ones stored).`,
             details: { sessionId: checked, store: name },
           });
         }
-        const revision = stored.state.revision ?? 0;
-        try {
-          // Built here from the stored log (checked as it was restored): folded as it is.
-          await foldInto(checked, markBuiltState(materialize(stored, baseMessages)), revision);
-        } catch (error) {
-          if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
-          throw error;
-        }
-        return { sessionId: checked, revision, folded: stored.deltas.length };
+        return { sessionId: checked, ...done };
       }
     },
     async list() {
