@@ -386,6 +386,59 @@ const REDACT_ATTEMPTS = 5;
 
 /** How often a load reads a session again when its base was replaced while it was read. */
 const READ_ATTEMPTS = 5;
+
+/** How many small sessions a store keeps a copy of (see `SessionCopy`). */
+const COPY_LIMIT = 8;
+
+/**
+ * A small session as this store last stored or folded it, to fold from without reading it back:
+ * built only from what the store received (a new session's state, then each delta it committed),
+ * never from the caller's objects. Trusted only while the adapter reports the commit landing
+ * right on it (the copy's revision expected, one more delta after the base); any other outcome
+ * (another writer, a conflict, a failed fold, a save, redact or delete) drops it.
+ */
+interface SessionCopy {
+  revision: number;
+  /** Deltas stored after the base (0 right after a fold or for a new session). */
+  deltaCount: number;
+  /** The state without its log and messages, as `read` would give it. */
+  head: SessionHead;
+  /** The episodes of base and deltas, as `sessionEpisodes` of a `read` would give them. */
+  episodes: unknown[];
+}
+
+/**
+ * The copy of a session after a commit stored `line` (and for a new session `base`), or null
+ * when `previous` is not the stored session this commit landed on.
+ */
+function advanceCopy(
+  previous: SessionCopy | undefined,
+  id: string,
+  expected: number | null,
+  base: readonly string[] | undefined,
+  line: string,
+  sizes: SessionCommitSizes,
+): SessionCopy | null {
+  if (base !== undefined) {
+    if (sizes.deltaCount !== 0) return null;
+    const decoded = decodeSessionBase(id, base, false);
+    const revision = baseRevisionOf(decoded.head);
+    return { revision, deltaCount: 0, head: decoded.head, episodes: baseEpisodes(decoded).slice() };
+  }
+  if (previous === undefined || expected === null) return null;
+  if (previous.revision !== expected || sizes.deltaCount !== previous.deltaCount + 1) return null;
+  const deltas = decodeSessionDeltas(id, [line], expected);
+  const delta = deltas[0];
+  if (deltas.length !== 1 || delta === undefined) return null;
+  const episodes = delta.reset === true ? [] : previous.episodes.slice();
+  if (delta.episodes !== undefined) for (const episode of delta.episodes) episodes.push(episode);
+  return {
+    revision: delta.revision,
+    deltaCount: sizes.deltaCount,
+    head: applyDeltaFields(previous.head, deltas),
+    episodes,
+  };
+}
 const DEFAULT_FOLD_SHARE = 1;
 const DEFAULT_FOLD_DELTAS = 100_000;
 const DEFAULT_FOLD_MIN_BYTES = 64 * 1024;
@@ -770,18 +823,29 @@ export function createSessionStore(
   };
 
   /**
-   * Folds a stored session into a new base built from what is stored (its base and deltas), at
-   * the revision it is at (compare-and-set: `CONFLICT` when a commit lands meanwhile), with the
-   * seed 001 messages its episodes give: through the adapter's `fold` when it has one, otherwise
-   * as a `replace`. Nothing is asked of the caller: the store owns its folds. null when there is
-   * no session.
+   * The last state this store stored or folded itself, per small session (see `SessionCopy`): a
+   * commit that lands right on it folds from it instead of reading the session back.
    */
-  const foldStored = async (id: string): Promise<{ revision: number; folded: number } | null> => {
-    const stored = await read(id, false);
-    if (stored === null) return null;
-    const revision = stored.state.revision ?? 0;
-    const folded = stored.deltas.length;
-    const state = materialize(stored, baseMessages) as SessionState & { episodes: Episode[] };
+  const copies = new Map<string, SessionCopy>();
+  const keepCopy = (id: string, copy: SessionCopy) => {
+    copies.delete(id);
+    copies.set(id, copy);
+    for (const oldest of copies.keys()) {
+      if (copies.size <= COPY_LIMIT) break;
+      copies.delete(oldest);
+    }
+  };
+
+  /**
+   * Writes `state` (the session as of `revision`, messages derived from its episodes) as the new
+   * base: through the adapter's `fold` when it has one, otherwise as a `replace`, compare-and-set
+   * at `revision` (`CONFLICT` when a commit landed meanwhile).
+   */
+  const writeFold = async (
+    id: string,
+    state: SessionState & { episodes: Episode[] },
+    revision: number,
+  ): Promise<void> => {
     if (adapter.fold === undefined) {
       const lines = encodeSessionBase(state);
       await callAdapter(name, `fold session ${id}`, () =>
@@ -791,7 +855,50 @@ export function createSessionStore(
       const fold = foldOf(state, state.episodes, state.messages, revision);
       await callAdapter(name, `fold session ${id}`, () => adapter.fold?.(id, fold));
     }
+  };
+
+  /**
+   * Folds a stored session into a new base built from what is stored (its base and deltas), at
+   * the revision it is at (compare-and-set: `CONFLICT` when a commit lands meanwhile), with the
+   * seed 001 messages its episodes give. Nothing is asked of the caller: the store owns its folds.
+   * `keep` (a small session's commit) keeps what was read as the session's copy. null when there
+   * is no session.
+   */
+  const foldStored = async (
+    id: string,
+    keep = false,
+  ): Promise<{ revision: number; folded: number } | null> => {
+    copies.delete(id);
+    const stored = await read(id, false);
+    if (stored === null) return null;
+    const revision = stored.state.revision ?? 0;
+    const folded = stored.deltas.length;
+    const head = stored.state;
+    const state = materialize(stored, baseMessages) as SessionState & { episodes: Episode[] };
+    if (keep) keepCopy(id, { revision, deltaCount: folded, head, episodes: state.episodes });
+    await writeFold(id, state, revision);
+    const copy = copies.get(id);
+    if (copy !== undefined && copy.revision === revision) copy.deltaCount = 0;
     return { revision, folded };
+  };
+
+  /**
+   * Folds from the session's copy, which the commit that just stored `delta` (as `line`) at
+   * `revision` has brought up to date (see `advanceCopy`).
+   */
+  const foldCopy = async (id: string, copy: SessionCopy): Promise<void> => {
+    const revision = copy.revision;
+    const restored = createEpisodicFromParsed(copy.episodes).read({ fromId: 0 });
+    const episodes = restored.slice();
+    copy.episodes = episodes;
+    const state = {
+      ...copy.head,
+      schema_version: SESSION_STATE_SCHEMA_VERSION,
+      episodes,
+      messages: baseMessages(restored),
+    } as SessionState & { episodes: Episode[] };
+    await writeFold(id, state, revision);
+    if (copies.get(id) === copy && copy.revision === revision) copy.deltaCount = 0;
   };
 
   const replace = (state: SessionState, expectedRevision: number | null | undefined) =>
@@ -847,15 +954,27 @@ export function createSessionStore(
         });
       }
       const base = newSessionBase(commit, id);
-      const sizes = await callAdapter(name, `commit session ${id}`, () =>
-        adapter.commit(id, {
-          revision,
-          expectedRevision: expected,
-          delta: encodeSessionDelta(commit.delta),
-          ...(commit.delta.reset === true ? { reset: true } : {}),
-          ...(base === undefined ? {} : { base }),
-        }),
-      );
+      const line = encodeSessionDelta(commit.delta);
+      let sizes: SessionCommitSizes;
+      try {
+        sizes = await callAdapter(name, `commit session ${id}`, () =>
+          adapter.commit(id, {
+            revision,
+            expectedRevision: expected,
+            delta: line,
+            ...(commit.delta.reset === true ? { reset: true } : {}),
+            ...(base === undefined ? {} : { base }),
+          }),
+        );
+      } catch (error) {
+        copies.delete(id);
+        throw error;
+      }
+      const small = foldCurrentUpTo > 0 && sizes.baseBytes + sizes.deltaBytes <= foldCurrentUpTo;
+      // Synchronously after the commit returned: no other call of this store runs in between.
+      const copy = small ? advanceCopy(copies.get(id), id, expected, base, line, sizes) : null;
+      if (copy === null) copies.delete(id);
+      else keepCopy(id, copy);
       const due =
         expected !== null &&
         (commit.fold === true ||
@@ -865,8 +984,10 @@ export function createSessionStore(
           sizes.deltaBytes >= Math.max(foldMinBytes, foldShare * sizes.baseBytes));
       if (!due) return { sessionId: id, revision, folded: false };
       try {
-        await foldStored(id);
+        if (copy === null) await foldStored(id, small);
+        else await foldCopy(id, copy);
       } catch (error) {
+        copies.delete(id);
         // Another commit landed meanwhile: it will fold when its turn comes.
         if (EpisodicError.hasCode(error, 'CONFLICT'))
           return { sessionId: id, revision, folded: false };
@@ -878,6 +999,7 @@ export function createSessionStore(
       const checked = parseInput(sessionStateSchema, state, 'session state');
       assertIdCarriesNoContent(checked.run_id, 'run_id', 'session state');
       const { expectedRevision } = parseInput(saveOptionsSchema, saveOptions, 'save options') ?? {};
+      copies.delete(checked.session_id.toLowerCase());
       const log = checked.episodes as Episode[] | undefined;
       // Messages the episodes give (as a fold writes them) are laid out as a fold lays a base out,
       // so the next fold extends it instead of writing it whole.
@@ -886,12 +1008,20 @@ export function createSessionStore(
       if (log !== undefined && messages !== undefined && jsonEqual(messages, checked.messages)) {
         const fold = foldOf(checked, log, messages, checked.revision ?? 0, { expectedRevision });
         const id = checked.session_id.toLowerCase();
-        await callAdapter(name, `save session ${checked.session_id}`, () =>
-          adapter.fold?.(id, fold),
-        );
+        try {
+          await callAdapter(name, `save session ${checked.session_id}`, () =>
+            adapter.fold?.(id, fold),
+          );
+        } finally {
+          copies.delete(id);
+        }
         return;
       }
-      await replace(checked, expectedRevision);
+      try {
+        await replace(checked, expectedRevision);
+      } finally {
+        copies.delete(checked.session_id.toLowerCase());
+      }
     },
     async fold(id) {
       const checked = sessionId(id);
@@ -924,11 +1054,17 @@ export function createSessionStore(
     },
     async delete(id) {
       const checked = sessionId(id);
-      return callAdapter(name, `delete session ${checked}`, () => adapter.delete(checked));
+      copies.delete(checked);
+      try {
+        return await callAdapter(name, `delete session ${checked}`, () => adapter.delete(checked));
+      } finally {
+        copies.delete(checked);
+      }
     },
     async redact(id, redactOptions) {
       const checked = sessionId(id);
       const redaction = parseStoredRedactionOptions(redactOptions, 'session redaction options');
+      copies.delete(checked);
       for (let attempt = 1; ; attempt++) {
         const state = await this.load(checked);
         if (state === null) {
@@ -953,9 +1089,11 @@ export function createSessionStore(
         try {
           await replace(next, current);
         } catch (error) {
+          copies.delete(checked);
           if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
           throw error;
         }
+        copies.delete(checked);
         await callAdapter(name, 'purge replaced snapshots', () => adapter.purge?.());
         return {
           ...receipt,
