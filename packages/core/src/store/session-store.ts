@@ -395,7 +395,10 @@ const COPY_LIMIT = 8;
  * built only from what the store received (a new session's state, then each delta it committed),
  * never from the caller's objects. Trusted only while the adapter reports the commit landing
  * right on it (the copy's revision expected, one more delta after the base); any other outcome
- * (another writer, a conflict, a failed fold, a save, redact or delete) drops it.
+ * (another writer, a conflict, a failed fold, a save, redact or delete) drops it. Not detected:
+ * another process replacing the session at the very revision this store last saw, with as many
+ * deltas after its base (a `save` without `expectedRevision` at an equal revision, or a delete and
+ * re-creation of the same id up to it) between two commits of this store.
  */
 interface SessionCopy {
   revision: number;

@@ -221,4 +221,40 @@ export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessio
       }
     });
   });
+
+  it('folds what another process committed between two commits of this store', async (context) => {
+    requireCapability(context, capabilities.crossProcess, 'crossProcess');
+    const { store, harness } = await open(context);
+    const runInChild = harness.runInChild;
+    if (runInChild === undefined) {
+      throw new Error('capabilities.crossProcess needs StoreHarness.runInChild');
+    }
+    // Small: every commit folds, from what this store last stored itself when nothing came between.
+    const log = await commitTurns(store, SESSION_1, 0, 3);
+    const other = await runInChild({
+      kind: 'session-commit-race',
+      sessionId: SESSION_1,
+      writer: 0,
+      count: 2,
+    });
+    expect(other.acknowledged.map((ack) => ack.position)).toEqual([4, 5]);
+    const episode = messageEpisode(6, 'turn 6');
+    await store.commit({
+      sessionId: SESSION_1,
+      expectedRevision: 5,
+      delta: { revision: 6, updated_at: SESSION_TS, episodes: [episode] },
+      fold: true,
+    });
+    const stored = await store.read(SESSION_1);
+    expect(stored?.deltas).toEqual([]);
+    const texts = (await store.load(SESSION_1))?.episodes?.map(
+      (entry) => (entry as { payload: { item: { content: string } } }).payload.item.content,
+    );
+    expect(texts).toEqual([
+      ...log.map((_, index) => `turn ${index + 1}`),
+      raceTurn(0, 0),
+      raceTurn(0, 1),
+      'turn 6',
+    ]);
+  });
 }
