@@ -155,7 +155,6 @@ async function storeCommits(
       sessionId: session.id,
       expectedRevision: delta.revision - 1,
       delta,
-      base: () => session.state(),
     });
     latencies.add(nowMicros() - before);
   }
@@ -196,7 +195,6 @@ async function commitRow(
     sessionId,
     expectedRevision: (template.revision as number) - 1,
     delta: template as never,
-    base: () => session.state(),
   });
   const line = () => `${JSON.stringify(template)}\n`;
   const deltaBytes = Buffer.byteLength(line());

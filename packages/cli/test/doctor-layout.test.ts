@@ -76,15 +76,19 @@ async function populatedHome(): Promise<string> {
         sessionId: SESSION,
         expectedRevision: revision === 1 ? null : revision - 1,
         delta: { revision, updated_at: '2026-02-03T12:00:00.000Z', episodes: [episode(revision)] },
-        base: () => ({
-          schema_version: 2,
-          session_id: SESSION,
-          updated_at: '2026-02-03T12:00:00.000Z',
-          context: {},
-          revision,
-          episodes: [1, 2].slice(0, revision).map(episode),
-          messages: [],
-        }),
+        ...(revision === 1
+          ? {
+              state: {
+                schema_version: 2,
+                session_id: SESSION,
+                updated_at: '2026-02-03T12:00:00.000Z',
+                context: {},
+                revision,
+                episodes: [episode(1)],
+                messages: [],
+              },
+            }
+          : {}),
         fold: false,
       });
     }

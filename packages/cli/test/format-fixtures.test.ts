@@ -227,7 +227,6 @@ describe.each(['fs', 'sqlite'] as const)(
                 sessionId: fixture.session_id,
                 expectedRevision: delta.revision - 1,
                 delta,
-                base: () => fixture,
               });
             }
           }

@@ -61,15 +61,19 @@ function commitTurn(
     sessionId: SESSION_ID,
     expectedRevision: revision === 1 ? null : revision - 1,
     delta: { revision, updated_at: SESSION_TS, episodes: episodes.slice(-1) },
-    base: () => ({
-      schema_version: 2,
-      session_id: SESSION_ID,
-      updated_at: SESSION_TS,
-      context,
-      revision,
-      episodes,
-      messages: [],
-    }),
+    ...(revision === 1
+      ? {
+          state: {
+            schema_version: 2,
+            session_id: SESSION_ID,
+            updated_at: SESSION_TS,
+            context,
+            revision,
+            episodes,
+            messages: [],
+          },
+        }
+      : {}),
   });
 }
 

@@ -343,7 +343,7 @@ export function createFsSessionStoreAdapter(
           known.delete(sessionId);
           assertExpectedRevision(sessionId, null, commit.expectedRevision);
           removeDeltas(directory, path.deltas);
-          writeBase(directory, sessionId, commit.base());
+          writeBase(directory, sessionId, commit.base ?? []);
           return { deltaCount: 0, deltaBytes: 0, baseBytes: fs.statSync(path.base).size };
         }
         const baseKey = `${baseStat.dev}:${baseStat.ino}:${baseStat.size}:${baseStat.mtimeNs}:${baseStat.ctimeNs}`;

@@ -218,7 +218,7 @@ FROM ${tables.sessions} s`,
         `commit session ${sessionId}`,
         async (): Promise<SessionCommitSizes> => {
           if (commit.expectedRevision === null) {
-            const row = baseRow(sessionId, commit.base());
+            const row = baseRow(sessionId, commit.base ?? []);
             return database.transaction(async (client) => {
               await claim(client, sessionId, commit.revision, row.bytes, (current) =>
                 assertExpectedRevision(sessionId, current, null),

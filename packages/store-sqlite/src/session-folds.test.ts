@@ -66,7 +66,7 @@ class Committer {
       sessionId: SESSION_ID,
       expectedRevision,
       delta,
-      base: () => this.state(),
+      ...(expectedRevision === null ? { state: this.state() } : {}),
       ...(options.fold === undefined ? {} : { fold: options.fold }),
     });
   }

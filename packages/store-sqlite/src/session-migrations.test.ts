@@ -91,9 +91,6 @@ async function expectSessionContinues(path: string, before: unknown) {
         sessionId: SESSION_ID,
         expectedRevision: 4,
         delta: { revision: 5, updated_at: '2026-11-24T00:00:00.000Z', episodes: [] },
-        base: () => {
-          throw new Error('not a new session');
-        },
       }),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
     expect((await loadSession(store.sessions, SESSION_ID)).log.size).toBe(10);
@@ -163,9 +160,6 @@ it('schema 9: each delta row gets the bytes since the base, and the fold policy 
     revision: 5,
     expectedRevision: 4,
     delta,
-    base: () => {
-      throw new Error('not a new session');
-    },
   });
   expect(sizes).toEqual({
     deltaCount: 4,

@@ -252,7 +252,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       const tip = tipOf(sessionId);
       assertExpectedRevision(sessionId, revisionOf(tip), commit.expectedRevision);
       if (tip === undefined) {
-        return { deltaCount: 0, deltaBytes: 0, baseBytes: writeBase(sessionId, commit.base()) };
+        return { deltaCount: 0, deltaBytes: 0, baseBytes: writeBase(sessionId, commit.base ?? []) };
       }
       // One row written: the delta, with the bytes of the deltas since the base (its own included).
       const deltaBytes = (tip.bytes_since_base ?? 0) + Buffer.byteLength(commit.delta, 'utf8') + 1;

@@ -41,7 +41,7 @@ describe('a run id that looks like a secret', () => {
           sessionId: id,
           expectedRevision: null,
           delta: { revision: 1, updated_at: state.updated_at, run_id: `run-${secret}` },
-          base: () => state,
+          state,
         }),
       ),
       'delta.run_id',

@@ -8,7 +8,7 @@ import {
 import { EpisodicError } from '../errors/episodic-error.js';
 import { lastUserMessageOfEpisodes } from '../messages/last-user-message.js';
 import type { Episode, NewEpisode } from '../schema/episode.js';
-import type { EpisodeRunRange, SessionDelta } from '../schema/session-state.js';
+import type { EpisodeRunRange, SessionDelta, SessionState } from '../schema/session-state.js';
 import { addEpisodeRun } from '../store/episode-runs.js';
 import {
   type SessionStore,
@@ -252,8 +252,8 @@ export class SessionWriter {
    * Commits `log` as the next revision, expecting the revision this session last committed: one
    * delta with the episodes it holds beyond the committed log (all of them after `reset`, which
    * empties the log first), the context when it changed, and the run and invocation counters. Its
-   * cost is the new episodes', whatever the session's size; the store builds a whole base only
-   * for a new session or to fold. Only after the store accepted it does the in-memory state move
+   * cost is the new episodes', whatever the session's size: only a new session hands over its
+   * whole state, and the store builds its folds from what it stored. Only after the store accepted it does the in-memory state move
    * on, so a `CONFLICT` or a storage failure leaves the session exactly as it was. The committed
    * log itself is not touched: `merge` copies a working fork's episodes in after the commit.
    */
@@ -297,24 +297,28 @@ export class SessionWriter {
       message_count: messages.count,
       ...(lastUser === undefined ? {} : { last_user_message: lastUser }),
     };
+    // A new session hands over its whole state; any other commit its delta alone (the store
+    // builds its folds from what it stored).
+    let state: SessionState | undefined;
+    if (!this.saved) {
+      // The runs of the commits before this one, and this one's (as a fold of the deltas adds it).
+      const episodeRuns = this.episodeRuns.slice();
+      addEpisodeRun(episodeRuns, delta);
+      state = buildSnapshot({
+        sessionId: this.id,
+        log,
+        context,
+        revision,
+        updatedAt,
+        carried,
+        episodeRuns,
+      });
+    }
     await this.store.commit({
       sessionId: this.id,
       expectedRevision: this.saved ? this.committedRevision : null,
       delta,
-      base: () => {
-        // The runs of the commits before this one, and this one's (as a fold of the deltas adds it).
-        const episodeRuns = this.episodeRuns.slice();
-        addEpisodeRun(episodeRuns, delta);
-        return buildSnapshot({
-          sessionId: this.id,
-          log,
-          context,
-          revision,
-          updatedAt,
-          carried,
-          episodeRuns,
-        });
-      },
+      ...(state === undefined ? {} : { state }),
       fold: !this.baseCurrent,
     });
     this.committedRevision = revision;

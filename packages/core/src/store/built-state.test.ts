@@ -79,7 +79,7 @@ describe('states core builds', () => {
         sessionId: SESSION_ID,
         expectedRevision: null,
         delta: { revision: 1, updated_at: TS },
-        base: () => lookAlike,
+        state: lookAlike,
       })
       .catch((caught: unknown) => caught);
     expect(EpisodicError.hasCode(error, 'VALIDATION_ERROR')).toBe(true);

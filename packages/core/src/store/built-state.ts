@@ -1,10 +1,10 @@
 import type { SessionState } from '../schema/session-state.js';
 
 /**
- * The session states core itself built from a live session's log (`buildSnapshot`): their
- * episodes were validated when they were appended and their `messages` derived from them, so a
- * store encodes them as they are instead of validating the whole state again, which cost as much
- * as encoding it (a fold of a long session). Any other state (a caller's `base()`) is validated.
+ * The session states core itself built from a live session's log (`buildSnapshot`, a new
+ * session's first commit): their episodes were validated when they were appended and their
+ * `messages` derived from them, so a store encodes them as they are instead of validating the
+ * whole state again. Any other state (a caller's commit `state`) is validated.
  */
 const builtStates = new WeakSet<object>();
 

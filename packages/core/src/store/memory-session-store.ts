@@ -1,4 +1,3 @@
-import { EpisodicError } from '../errors/episodic-error.js';
 import {
   assertExpectedRevision,
   assertReplaceable,
@@ -6,15 +5,16 @@ import {
   type SessionStore,
   type SessionStoreAdapter,
   type SessionStoreOptions,
-  storedSessionRevision,
 } from './session-store.js';
 
-/** One stored session: its base's lines and its delta lines. */
+/** One stored session: its base's lines and its delta lines, with the revision core gave each. */
 interface StoredLines {
   base: string[];
   deltas: string[];
   baseBytes: number;
   deltaBytes: number;
+  /** The session's revision: the last commit's, or the base's (as `commit` and `replace` said). */
+  revision: number;
 }
 
 const bytesOf = (lines: readonly string[]) =>
@@ -26,14 +26,10 @@ const bytesOf = (lines: readonly string[]) =>
  */
 export function createMemorySessionStoreAdapter(): SessionStoreAdapter {
   const sessions = new Map<string, StoredLines>();
-  /** The stored session's revision; null for an unreadable one (it may only be replaced). */
-  const revisionOfStored = (sessionId: string, stored: StoredLines): number | null => {
-    try {
-      return storedSessionRevision(sessionId, stored.base[0] ?? '', stored.deltas.at(-1) ?? null);
-    } catch (error) {
-      if (EpisodicError.hasCode(error, 'CORRUPT_DATA')) return null;
-      throw error;
-    }
+  /** A new base of `lines` at `revision`, without deltas. */
+  const baseOf = (lines: readonly string[], revision: number): StoredLines => {
+    const base = [...lines];
+    return { base, deltas: [], baseBytes: bytesOf(base), deltaBytes: 0, revision };
   };
   return {
     specificationVersion: 'v2',
@@ -44,21 +40,17 @@ export function createMemorySessionStoreAdapter(): SessionStoreAdapter {
       return stored === undefined ? null : { base: [...stored.base], deltas: [...stored.deltas] };
     },
     commit(sessionId, commit) {
+      // Revisions as core hands them over: the adapter never reads its lines back.
       const stored = sessions.get(sessionId);
+      assertExpectedRevision(sessionId, stored?.revision ?? null, commit.expectedRevision);
       if (stored === undefined) {
-        assertExpectedRevision(sessionId, null, commit.expectedRevision);
-        const base = [...commit.base()];
-        sessions.set(sessionId, { base, deltas: [], baseBytes: bytesOf(base), deltaBytes: 0 });
-        return { deltaCount: 0, deltaBytes: 0, baseBytes: bytesOf(base) };
+        const created = baseOf(commit.base ?? [], commit.revision);
+        sessions.set(sessionId, created);
+        return { deltaCount: 0, deltaBytes: 0, baseBytes: created.baseBytes };
       }
-      const current = storedSessionRevision(
-        sessionId,
-        stored.base[0] ?? '',
-        stored.deltas.at(-1) ?? null,
-      );
-      assertExpectedRevision(sessionId, current, commit.expectedRevision);
       stored.deltas.push(commit.delta);
       stored.deltaBytes += commit.delta.length + 1;
+      stored.revision = commit.revision;
       return {
         deltaCount: stored.deltas.length,
         deltaBytes: stored.deltaBytes,
@@ -66,11 +58,9 @@ export function createMemorySessionStoreAdapter(): SessionStoreAdapter {
       };
     },
     replace(sessionId, lines, revision, expectedRevision) {
-      const stored = sessions.get(sessionId);
-      const current = stored === undefined ? null : revisionOfStored(sessionId, stored);
+      const current = sessions.get(sessionId)?.revision ?? null;
       assertReplaceable(sessionId, current, revision, expectedRevision);
-      const base = [...lines];
-      sessions.set(sessionId, { base, deltas: [], baseBytes: bytesOf(base), deltaBytes: 0 });
+      sessions.set(sessionId, baseOf(lines, revision));
     },
     sessionIdsWithPrefix(prefix, limit) {
       return [...sessions.keys()]

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { createEpisodic } from '../episodic/create-episodic.js';
+import { createEpisodic, createEpisodicFromParsed } from '../episodic/create-episodic.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import { assertIdCarriesNoContent } from '../ledger/content-guard.js';
 import { lastUserMessage } from '../messages/last-user-message.js';
@@ -20,8 +20,8 @@ import {
 } from '../schema/session-state.js';
 import { safeJsonParse } from '../util/json.js';
 import { jsonEqual } from '../util/json-equal.js';
-import { parseInput } from '../validation/parse-input.js';
-import { isBuiltState, markBuiltState } from './built-state.js';
+import { invalidField, parseInput } from '../validation/parse-input.js';
+import { isBuiltState } from './built-state.js';
 import { ID_PREFIX_CANDIDATE_LIMIT, parseIdReference, resolveIdPrefix } from './id-prefix.js';
 import type { MaybePromise } from './maybe-promise.js';
 import {
@@ -120,8 +120,11 @@ export interface SessionAdapterCommit {
   delta: string;
   /** True when the delta empties the log first (`reset`): a later `fold` cannot extend the base. */
   reset?: boolean;
-  /** The session's whole base as of `revision` (lines): what a new session is stored as. */
-  base(): readonly string[];
+  /**
+   * For a new session only (`expectedRevision` null): its whole base as of `revision`, as lines
+   * (what it is stored as). Absent for every other commit: the adapter appends `delta` alone.
+   */
+  base?: readonly string[];
 }
 
 /**
@@ -171,7 +174,7 @@ export interface SessionStoreAdapter {
    * Compare-and-append of one commit, as one atomic step (across processes when
    * `crossProcessConflicts` is declared). When the session exists and its revision (see
    * `storedSessionRevision`) equals `expectedRevision`, appends `delta` as one line; when it does
-   * not exist and `expectedRevision` is null, stores `base()` as its base. Anything else throws
+   * not exist and `expectedRevision` is null, stores `base` as its base. Anything else throws
    * `assertExpectedRevision`'s `CONFLICT` and stores nothing. A last delta line a crash left
    * incomplete is removed first (that commit was never acknowledged).
    */
@@ -237,12 +240,12 @@ export interface SessionCommit {
   /** What the commit changes; `delta.revision` must be `expectedRevision + 1` (1 when new). */
   delta: SessionDelta;
   /**
-   * The whole state as of `delta.revision` (schema_version 2, with `episodes` and `messages`),
-   * built only when it is needed: to store a new session, or to fold. A fold writes the seed 001
-   * messages derived from the episodes (`snapshotMessages`): it reads the state's `messages` only
-   * for a new session.
+   * For a new session (`expectedRevision` null), and only then: its whole state as of
+   * `delta.revision` (what it is stored as, validated whole). Every other commit hands the store
+   * its delta alone: the store builds each fold from what it stored (its base and deltas), never
+   * from the caller.
    */
-  base: () => SessionState;
+  state?: SessionState;
   /** Fold right after this commit (e.g. the stored base is an older version). @default false */
   fold?: boolean;
 }
@@ -383,6 +386,62 @@ const REDACT_ATTEMPTS = 5;
 
 /** How often a load reads a session again when its base was replaced while it was read. */
 const READ_ATTEMPTS = 5;
+
+/** How many small sessions a store keeps a copy of (see `SessionCopy`). */
+const COPY_LIMIT = 8;
+
+/**
+ * A small session as this store last stored or folded it, to fold from without reading it back:
+ * built only from what the store received (a new session's state, then each delta it committed),
+ * never from the caller's objects. Trusted only while the adapter reports the commit landing
+ * right on it (the copy's revision expected, one more delta after the base); any other outcome
+ * (another writer, a conflict, a failed fold, a save, redact or delete) drops it. Not detected:
+ * another process replacing the session at the very revision this store last saw, with as many
+ * deltas after its base (a `save` without `expectedRevision` at an equal revision, or a delete and
+ * re-creation of the same id up to it) between two commits of this store.
+ */
+interface SessionCopy {
+  revision: number;
+  /** Deltas stored after the base (0 right after a fold or for a new session). */
+  deltaCount: number;
+  /** The state without its log and messages, as `read` would give it. */
+  head: SessionHead;
+  /** The episodes of base and deltas, as `sessionEpisodes` of a `read` would give them. */
+  episodes: unknown[];
+}
+
+/**
+ * The copy of a session after a commit stored `line` (and for a new session `base`), or null
+ * when `previous` is not the stored session this commit landed on.
+ */
+function advanceCopy(
+  previous: SessionCopy | undefined,
+  id: string,
+  expected: number | null,
+  base: readonly string[] | undefined,
+  line: string,
+  sizes: SessionCommitSizes,
+): SessionCopy | null {
+  if (base !== undefined) {
+    if (sizes.deltaCount !== 0) return null;
+    const decoded = decodeSessionBase(id, base, false);
+    const revision = baseRevisionOf(decoded.head);
+    return { revision, deltaCount: 0, head: decoded.head, episodes: baseEpisodes(decoded).slice() };
+  }
+  if (previous === undefined || expected === null) return null;
+  if (previous.revision !== expected || sizes.deltaCount !== previous.deltaCount + 1) return null;
+  const deltas = decodeSessionDeltas(id, [line], expected);
+  const delta = deltas[0];
+  if (deltas.length !== 1 || delta === undefined) return null;
+  const episodes = delta.reset === true ? [] : previous.episodes.slice();
+  if (delta.episodes !== undefined) for (const episode of delta.episodes) episodes.push(episode);
+  return {
+    revision: delta.revision,
+    deltaCount: sizes.deltaCount,
+    head: applyDeltaFields(previous.head, deltas),
+    episodes,
+  };
+}
 const DEFAULT_FOLD_SHARE = 1;
 const DEFAULT_FOLD_DELTAS = 100_000;
 const DEFAULT_FOLD_MIN_BYTES = 64 * 1024;
@@ -409,14 +468,12 @@ const storeOptionsSchema = z
   })
   .optional();
 
-/** A fold's base as core reads it: its messages are derived from its episodes, not read. */
-const foldBaseSchema = sessionStateSchema.extend({ messages: z.array(z.unknown()) });
-
 const commitSchema = z.strictObject({
   sessionId: uuidSchema,
   expectedRevision: z.number().int().nonnegative().nullable(),
   delta: sessionDeltaSchema,
-  base: z.custom<() => SessionState>((value) => typeof value === 'function', 'must be a function'),
+  // Checked by the commit itself: whole for a new session (or as core built it), absent otherwise.
+  state: z.unknown().optional(),
   fold: z.boolean().optional(),
 });
 
@@ -682,6 +739,37 @@ function foldOf(
   };
 }
 
+/**
+ * The base lines of a commit's `state`: required (and validated whole, unless core built it) for
+ * a new session, refused for any other commit (the store folds from what it stored).
+ */
+function newSessionBase(
+  commit: { expectedRevision: number | null; state?: unknown },
+  sessionId: string,
+): string[] | undefined {
+  const { state } = commit;
+  if (commit.expectedRevision === null) {
+    if (state === undefined) {
+      throw invalidField(
+        'session commit',
+        'state',
+        state,
+        `is required for a new session (expectedRevision null): pass the whole state of session ${sessionId} as of delta.revision`,
+      );
+    }
+    return encodeSessionBase(
+      isBuiltState(state) ? state : parseInput(sessionStateSchema, state, 'session commit state'),
+    );
+  }
+  if (state === undefined) return undefined;
+  throw invalidField(
+    'session commit',
+    'state',
+    '[state]',
+    'is only for a new session (expectedRevision null): a commit to a stored session hands over its delta alone, and the store builds its folds from what it stored. Remove state',
+  );
+}
+
 /** Wraps an adapter into the `SessionStore` callers use. */
 export function createSessionStore(
   adapter: SessionStoreAdapter,
@@ -720,10 +808,15 @@ export function createSessionStore(
 
   /**
    * The whole state of a stored session as one version 2 snapshot (`derive` gives its messages:
-   * `baseMessages` for a state a store is to write).
+   * `baseMessages` for a state a store is to write). Episodes `read` just decoded are restored
+   * without a defensive copy (they are validated either way).
    */
   const materialize = (stored: StoredSession, derive = snapshotMessages): SessionState => {
-    const all = createEpisodic(sessionEpisodes(stored)).read({ fromId: 0 });
+    const episodes = sessionEpisodes(stored);
+    const restored = takeFreshlyDecoded(stored)
+      ? createEpisodicFromParsed(episodes)
+      : createEpisodic(episodes);
+    const all = restored.read({ fromId: 0 });
     return {
       ...stored.state,
       schema_version: SESSION_STATE_SCHEMA_VERSION,
@@ -733,35 +826,82 @@ export function createSessionStore(
   };
 
   /**
-   * Folds `given` (the caller's whole session as of `revision`, which it must still be at) into a
-   * new base whose seed 001 messages are derived from its episodes (what a load returns for a
-   * session with deltas; the caller's are neither read nor checked): through the adapter's `fold`
-   * when it has one, otherwise as a `replace`. A state without episodes (version 1) is checked
-   * whole and stored as it is.
+   * The last state this store stored or folded itself, per small session (see `SessionCopy`): a
+   * commit that lands right on it folds from it instead of reading the session back.
    */
-  const foldInto = (id: string, given: unknown, revision: number) => {
-    const write = (lines: () => readonly string[]) =>
-      callAdapter(name, `fold session ${id}`, () =>
-        adapter.replace(id, lines(), revision, revision),
-      );
-    const built = isBuiltState(given);
-    const state = built
-      ? given
-      : (parseInput(foldBaseSchema, given, 'session commit base') as SessionState);
-    const log = state.episodes as Episode[] | undefined;
-    const messages = log === undefined ? undefined : built ? state.messages : derivedMessages(log);
-    if (log === undefined || messages === undefined) {
-      return write(() =>
-        encodeSessionBase(
-          built ? state : parseInput(sessionStateSchema, given, 'session commit base'),
-        ),
-      );
+  const copies = new Map<string, SessionCopy>();
+  const keepCopy = (id: string, copy: SessionCopy) => {
+    copies.delete(id);
+    copies.set(id, copy);
+    for (const oldest of copies.keys()) {
+      if (copies.size <= COPY_LIMIT) break;
+      copies.delete(oldest);
     }
+  };
+
+  /**
+   * Writes `state` (the session as of `revision`, messages derived from its episodes) as the new
+   * base: through the adapter's `fold` when it has one, otherwise as a `replace`, compare-and-set
+   * at `revision` (`CONFLICT` when a commit landed meanwhile).
+   */
+  const writeFold = async (
+    id: string,
+    state: SessionState & { episodes: Episode[] },
+    revision: number,
+  ): Promise<void> => {
     if (adapter.fold === undefined) {
-      return write(() => encodeSessionBase({ ...state, episodes: log, messages }));
+      const lines = encodeSessionBase(state);
+      await callAdapter(name, `fold session ${id}`, () =>
+        adapter.replace(id, lines, revision, revision),
+      );
+    } else {
+      const fold = foldOf(state, state.episodes, state.messages, revision);
+      await callAdapter(name, `fold session ${id}`, () => adapter.fold?.(id, fold));
     }
-    const fold = foldOf(state, log, messages, revision);
-    return callAdapter(name, `fold session ${id}`, () => adapter.fold?.(id, fold));
+  };
+
+  /**
+   * Folds a stored session into a new base built from what is stored (its base and deltas), at
+   * the revision it is at (compare-and-set: `CONFLICT` when a commit lands meanwhile), with the
+   * seed 001 messages its episodes give. Nothing is asked of the caller: the store owns its folds.
+   * `keep` (a small session's commit) keeps what was read as the session's copy. null when there
+   * is no session.
+   */
+  const foldStored = async (
+    id: string,
+    keep = false,
+  ): Promise<{ revision: number; folded: number } | null> => {
+    copies.delete(id);
+    const stored = await read(id, false);
+    if (stored === null) return null;
+    const revision = stored.state.revision ?? 0;
+    const folded = stored.deltas.length;
+    const head = stored.state;
+    const state = materialize(stored, baseMessages) as SessionState & { episodes: Episode[] };
+    if (keep) keepCopy(id, { revision, deltaCount: folded, head, episodes: state.episodes });
+    await writeFold(id, state, revision);
+    const copy = copies.get(id);
+    if (copy !== undefined && copy.revision === revision) copy.deltaCount = 0;
+    return { revision, folded };
+  };
+
+  /**
+   * Folds from the session's copy, which the commit that just stored `delta` (as `line`) at
+   * `revision` has brought up to date (see `advanceCopy`).
+   */
+  const foldCopy = async (id: string, copy: SessionCopy): Promise<void> => {
+    const revision = copy.revision;
+    const restored = createEpisodicFromParsed(copy.episodes).read({ fromId: 0 });
+    const episodes = restored.slice();
+    copy.episodes = episodes;
+    const state = {
+      ...copy.head,
+      schema_version: SESSION_STATE_SCHEMA_VERSION,
+      episodes,
+      messages: baseMessages(restored),
+    } as SessionState & { episodes: Episode[] };
+    await writeFold(id, state, revision);
+    if (copies.get(id) === copy && copy.revision === revision) copy.deltaCount = 0;
   };
 
   const replace = (state: SessionState, expectedRevision: number | null | undefined) =>
@@ -816,28 +956,28 @@ export function createSessionStore(
           },
         });
       }
-      // The caller's whole state, built at most once: for a new session (checked whole) or a fold.
-      let given: { state: unknown } | undefined;
-      const baseState = () => {
-        given ??= { state: commit.base() };
-        return given.state;
-      };
-      const sizes = await callAdapter(name, `commit session ${id}`, () =>
-        adapter.commit(id, {
-          revision,
-          expectedRevision: expected,
-          delta: encodeSessionDelta(commit.delta),
-          ...(commit.delta.reset === true ? { reset: true } : {}),
-          base: () => {
-            const state = baseState();
-            return encodeSessionBase(
-              isBuiltState(state)
-                ? state
-                : parseInput(sessionStateSchema, state, 'session commit base'),
-            );
-          },
-        }),
-      );
+      const base = newSessionBase(commit, id);
+      const line = encodeSessionDelta(commit.delta);
+      let sizes: SessionCommitSizes;
+      try {
+        sizes = await callAdapter(name, `commit session ${id}`, () =>
+          adapter.commit(id, {
+            revision,
+            expectedRevision: expected,
+            delta: line,
+            ...(commit.delta.reset === true ? { reset: true } : {}),
+            ...(base === undefined ? {} : { base }),
+          }),
+        );
+      } catch (error) {
+        copies.delete(id);
+        throw error;
+      }
+      const small = foldCurrentUpTo > 0 && sizes.baseBytes + sizes.deltaBytes <= foldCurrentUpTo;
+      // Synchronously after the commit returned: no other call of this store runs in between.
+      const copy = small ? advanceCopy(copies.get(id), id, expected, base, line, sizes) : null;
+      if (copy === null) copies.delete(id);
+      else keepCopy(id, copy);
       const due =
         expected !== null &&
         (commit.fold === true ||
@@ -847,8 +987,10 @@ export function createSessionStore(
           sizes.deltaBytes >= Math.max(foldMinBytes, foldShare * sizes.baseBytes));
       if (!due) return { sessionId: id, revision, folded: false };
       try {
-        await foldInto(id, baseState(), revision);
+        if (copy === null) await foldStored(id, small);
+        else await foldCopy(id, copy);
       } catch (error) {
+        copies.delete(id);
         // Another commit landed meanwhile: it will fold when its turn comes.
         if (EpisodicError.hasCode(error, 'CONFLICT'))
           return { sessionId: id, revision, folded: false };
@@ -860,6 +1002,7 @@ export function createSessionStore(
       const checked = parseInput(sessionStateSchema, state, 'session state');
       assertIdCarriesNoContent(checked.run_id, 'run_id', 'session state');
       const { expectedRevision } = parseInput(saveOptionsSchema, saveOptions, 'save options') ?? {};
+      copies.delete(checked.session_id.toLowerCase());
       const log = checked.episodes as Episode[] | undefined;
       // Messages the episodes give (as a fold writes them) are laid out as a fold lays a base out,
       // so the next fold extends it instead of writing it whole.
@@ -868,33 +1011,39 @@ export function createSessionStore(
       if (log !== undefined && messages !== undefined && jsonEqual(messages, checked.messages)) {
         const fold = foldOf(checked, log, messages, checked.revision ?? 0, { expectedRevision });
         const id = checked.session_id.toLowerCase();
-        await callAdapter(name, `save session ${checked.session_id}`, () =>
-          adapter.fold?.(id, fold),
-        );
+        try {
+          await callAdapter(name, `save session ${checked.session_id}`, () =>
+            adapter.fold?.(id, fold),
+          );
+        } finally {
+          copies.delete(id);
+        }
         return;
       }
-      await replace(checked, expectedRevision);
+      try {
+        await replace(checked, expectedRevision);
+      } finally {
+        copies.delete(checked.session_id.toLowerCase());
+      }
     },
     async fold(id) {
       const checked = sessionId(id);
       for (let attempt = 1; ; attempt++) {
-        const stored = await read(checked, false);
-        if (stored === null) {
+        let done: { revision: number; folded: number } | null;
+        try {
+          done = await foldStored(checked);
+        } catch (error) {
+          if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
+          throw error;
+        }
+        if (done === null) {
           throw new EpisodicError({
             code: 'NOT_FOUND',
             message: `Session ${checked} is not in the ${name} store, so there is nothing to fold. Check the id (list sessions to see the ones stored).`,
             details: { sessionId: checked, store: name },
           });
         }
-        const revision = stored.state.revision ?? 0;
-        try {
-          // Built here from the stored log (checked as it was restored): folded as it is.
-          await foldInto(checked, markBuiltState(materialize(stored, baseMessages)), revision);
-        } catch (error) {
-          if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
-          throw error;
-        }
-        return { sessionId: checked, revision, folded: stored.deltas.length };
+        return { sessionId: checked, ...done };
       }
     },
     async list() {
@@ -908,11 +1057,17 @@ export function createSessionStore(
     },
     async delete(id) {
       const checked = sessionId(id);
-      return callAdapter(name, `delete session ${checked}`, () => adapter.delete(checked));
+      copies.delete(checked);
+      try {
+        return await callAdapter(name, `delete session ${checked}`, () => adapter.delete(checked));
+      } finally {
+        copies.delete(checked);
+      }
     },
     async redact(id, redactOptions) {
       const checked = sessionId(id);
       const redaction = parseStoredRedactionOptions(redactOptions, 'session redaction options');
+      copies.delete(checked);
       for (let attempt = 1; ; attempt++) {
         const state = await this.load(checked);
         if (state === null) {
@@ -937,9 +1092,11 @@ export function createSessionStore(
         try {
           await replace(next, current);
         } catch (error) {
+          copies.delete(checked);
           if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < REDACT_ATTEMPTS) continue;
           throw error;
         }
+        copies.delete(checked);
         await callAdapter(name, 'purge replaced snapshots', () => adapter.purge?.());
         return {
           ...receipt,

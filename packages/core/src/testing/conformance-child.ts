@@ -1,7 +1,7 @@
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { RunStore } from '../store/run-store.js';
 import { type SessionStore, sessionEpisodes } from '../store/session-store.js';
-import { messageEpisode, SESSION_TS, sessionBase } from './session-fixtures.js';
+import { messageEpisode, SESSION_TS } from './session-fixtures.js';
 
 /**
  * Work the conformance suite runs in another process, against the same stores as the test, to
@@ -117,7 +117,6 @@ async function sessionCommitRace(
           sessionId: task.sessionId,
           expectedRevision: revision,
           delta: { revision: revision + 1, updated_at: SESSION_TS, episodes: [episode] },
-          base: () => sessionBase(task.sessionId, revision + 1, all),
         });
         revision += 1;
         episodes = all;

@@ -50,7 +50,7 @@ export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessio
           updated_at: SESSION_TS,
           episodes: [stale],
         },
-        base: () => sessionBase(SESSION_1, 1, [stale]),
+        ...(expectedRevision === null ? { state: sessionBase(SESSION_1, 1, [stale]) } : {}),
       });
     await expectEpisodicError(commit(1), 'CONFLICT');
     await expectEpisodicError(commit(null), 'CONFLICT');
@@ -64,15 +64,48 @@ export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessio
         sessionId: SESSION_1,
         expectedRevision: 2,
         delta: { revision: 5, updated_at: SESSION_TS },
-        base: () => sessionBase(SESSION_1, 5, []),
       }),
       'VALIDATION_ERROR',
     );
   });
 
+  it('takes a whole state for a new session only: any other commit hands over its delta alone', async (context) => {
+    const { store } = await open(context);
+    const episode = messageEpisode(1, 'first');
+    // A new session without its state stores nothing.
+    await expectEpisodicError(
+      store.commit({
+        sessionId: SESSION_1,
+        expectedRevision: null,
+        delta: { revision: 1, updated_at: SESSION_TS, episodes: [episode] },
+      }),
+      'VALIDATION_ERROR',
+    );
+    expect(await store.read(SESSION_1)).toBeNull();
+    const log = await commitTurns(store, SESSION_1, 0, 2);
+    // A stored session's commit never hands the store a state: the store folds what it stored.
+    const next = messageEpisode(3, 'not stored');
+    const refused = await expectEpisodicError(
+      store.commit({
+        sessionId: SESSION_1,
+        expectedRevision: 2,
+        delta: { revision: 3, updated_at: SESSION_TS, episodes: [next] },
+        state: sessionBase(SESSION_1, 3, [...log, next]),
+      }),
+      'VALIDATION_ERROR',
+    );
+    expect(refused.message).toContain('state');
+    expect((await store.load(SESSION_1))?.revision).toBe(2);
+    // A fold after many commits is built from the stored base and deltas alone.
+    await commitTurns(store, SESSION_1, 2, 3, log, true);
+    const stored = await store.read(SESSION_1);
+    expect(stored?.baseRevision).toBe(5);
+    expect((await store.load(SESSION_1))?.episodes).toHaveLength(5);
+  });
+
   it('lets exactly one of many commits from the same revision win', async (context) => {
     const { store } = await open(context);
-    const log = await commitTurns(store, SESSION_1, 0, 1);
+    await commitTurns(store, SESSION_1, 0, 1);
     const attempts = await Promise.allSettled(
       Array.from({ length: 8 }, (_, writer) => {
         const episode = messageEpisode(2, `writer ${writer}`);
@@ -80,7 +113,6 @@ export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessio
           sessionId: SESSION_1,
           expectedRevision: 1,
           delta: { revision: 2, updated_at: SESSION_TS, episodes: [episode] },
-          base: () => sessionBase(SESSION_1, 2, [...log, episode]),
         });
       }),
     );
@@ -98,7 +130,6 @@ export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessio
       sessionId: SESSION_1,
       expectedRevision: 2,
       delta: { revision: 3, updated_at: SESSION_TS, reset: true, context: { cleared: true } },
-      base: () => sessionBase(SESSION_1, 3, [], { context: { cleared: true } }),
     });
     const loaded = await store.load(SESSION_1);
     expect(loaded?.episodes).toEqual([]);
@@ -189,5 +220,41 @@ export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessio
         expect(texts[ack.position - 1]).toBe(raceTurn(writer, ack.n));
       }
     });
+  });
+
+  it('folds what another process committed between two commits of this store', async (context) => {
+    requireCapability(context, capabilities.crossProcess, 'crossProcess');
+    const { store, harness } = await open(context);
+    const runInChild = harness.runInChild;
+    if (runInChild === undefined) {
+      throw new Error('capabilities.crossProcess needs StoreHarness.runInChild');
+    }
+    // Small: every commit folds, from what this store last stored itself when nothing came between.
+    const log = await commitTurns(store, SESSION_1, 0, 3);
+    const other = await runInChild({
+      kind: 'session-commit-race',
+      sessionId: SESSION_1,
+      writer: 0,
+      count: 2,
+    });
+    expect(other.acknowledged.map((ack) => ack.position)).toEqual([4, 5]);
+    const episode = messageEpisode(6, 'turn 6');
+    await store.commit({
+      sessionId: SESSION_1,
+      expectedRevision: 5,
+      delta: { revision: 6, updated_at: SESSION_TS, episodes: [episode] },
+      fold: true,
+    });
+    const stored = await store.read(SESSION_1);
+    expect(stored?.deltas).toEqual([]);
+    const texts = (await store.load(SESSION_1))?.episodes?.map(
+      (entry) => (entry as { payload: { item: { content: string } } }).payload.item.content,
+    );
+    expect(texts).toEqual([
+      ...log.map((_, index) => `turn ${index + 1}`),
+      raceTurn(0, 0),
+      raceTurn(0, 1),
+      'turn 6',
+    ]);
   });
 }

@@ -50,7 +50,9 @@ export async function commitTurns(
       sessionId,
       expectedRevision: revision === 1 ? null : revision - 1,
       delta: { revision, updated_at: SESSION_TS, episodes: [episode], run_id: `run-${revision}` },
-      base: () => sessionBase(sessionId, revision, snapshot, { run_id: `run-${revision}` }),
+      ...(revision === 1
+        ? { state: sessionBase(sessionId, revision, snapshot, { run_id: `run-${revision}` }) }
+        : {}),
       fold,
     });
   }
