@@ -20,7 +20,7 @@ import {
 
 /**
  * `SessionStoreAdapter.commit`, as one compare-and-set: a new session (expected revision null)
- * is stored as `commit.base()`; an existing one at the expected revision gets `commit.delta`
+ * is stored as `commit.base` (the lines core encoded for it); an existing one at the expected revision gets `commit.delta`
  * appended to its log (after dropping a last line a crash left incomplete). Anything else is
  * `assertExpectedRevision`'s `CONFLICT`, and nothing is stored.
  */
@@ -35,7 +35,7 @@ export function commitSession(
     const checks = [{ key, value }];
     if (value === undefined) {
       assertExpectedRevision(sessionId, null, commit.expectedRevision);
-      const base = linesText(commit.base());
+      const base = linesText(commit.base ?? []);
       const next = encodeSessionValue({ base, deltas: '' });
       const sizes = { deltaCount: 0, deltaBytes: 0, baseBytes: byteLength(base) };
       return { checks, writes: [{ key, value: next }], result: sizes };
