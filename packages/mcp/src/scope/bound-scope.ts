@@ -1,37 +1,8 @@
-import { EpisodicError, GLOBAL_SCOPE, normalizeScope } from '@episodic/core';
+import { EpisodicError, normalizeScope } from '@episodic/core';
 
-/** The scope a server is bound to when none is configured, and the scope of unscoped runs. */
-export const DEFAULT_SCOPE = 'default';
-
-/**
- * The longest scope a server (or token) may be bound to, after normalization. Artifact keys carry
- * the scope (`scope=<scope>@<key>`), and keys are at most 256 characters.
- */
-export const BOUND_SCOPE_MAX_LENGTH = 128;
-
-/**
- * Normalizes the scope a server or token is bound to (`"My Project"` → `my-project`). `global` (the
- * scope where openclaw-mem puts untagged events) cannot be bound: a server writes to its scope, and
- * Episodic never writes there.
- */
-export function bindScope(scope: string | undefined, field = 'scope'): string {
-  const normalized = normalizeScope(scope ?? DEFAULT_SCOPE);
-  if (normalized === GLOBAL_SCOPE) {
-    throw new EpisodicError({
-      code: 'VALIDATION_ERROR',
-      message: `Invalid ${field} "global": it is reserved, for events another tool (openclaw-mem) stored without a scope; Episodic never writes there. Use a project, tenant or team name.`,
-      details: { field, value: scope },
-    });
-  }
-  if (normalized.length > BOUND_SCOPE_MAX_LENGTH) {
-    throw new EpisodicError({
-      code: 'VALIDATION_ERROR',
-      message: `Invalid ${field}: an MCP server's scope must be at most ${BOUND_SCOPE_MAX_LENGTH} characters after normalization (got ${normalized.length}). Use a shorter name.`,
-      details: { field, length: normalized.length },
-    });
-  }
-  return normalized;
-}
+// Binding a scope (validation, normalization, the default) is @episodic/home's; the server adds the
+// check of a `scope` a client passes in tool arguments.
+export { BOUND_SCOPE_MAX_LENGTH, bindScope, DEFAULT_SCOPE } from '@episodic/home';
 
 /**
  * Checks a `scope` a client passed in tool arguments: omitted means the bound scope; any other
