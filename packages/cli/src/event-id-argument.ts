@@ -1,4 +1,4 @@
-import { EpisodicError, type Ledger } from '@episodic/core';
+import type { Ledger } from '@episodic/core';
 import type { ScopeSelector } from './option-values.js';
 
 // Apart from id-arguments.ts, which loads every store: the `episodes` commands open only the ledger.
@@ -16,10 +16,5 @@ export async function eventIdArgument(
   value: string,
   subject: string,
 ): Promise<string> {
-  try {
-    return await ledger.resolveEventId(value, { ...selector, subject });
-  } catch (error) {
-    if (EpisodicError.hasCode(error, 'NOT_FOUND')) return value;
-    throw error;
-  }
+  return ledger.resolveEventId(value, { ...selector, subject, unmatched: 'as-given' });
 }

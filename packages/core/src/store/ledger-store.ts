@@ -179,6 +179,15 @@ export interface ResolveEventIdOptions {
   subject?: string;
   /** An access policy, as in `query()`: an event it hides is never resolved, named or counted. */
   policy?: AccessPolicy;
+  /**
+   * What an id no visible event has resolves to: `'not-found'` throws `NOT_FOUND`; `'as-given'`
+   * returns the reference unchanged, for a caller that looks the event up next and answers
+   * `NOT_FOUND` in its own words (a cursor, an `--event-id`). Either way another scope's events
+   * (and events the policy hides) are never resolved, named or counted, and an ambiguous prefix
+   * or a reference that is no id at all is still a `VALIDATION_ERROR`.
+   * @default 'not-found'
+   */
+  unmatched?: 'not-found' | 'as-given';
 }
 
 /** `query()` input: `LedgerQuery` with its metadata filter typed (seed 003 filter groups). */
@@ -273,6 +282,7 @@ const resolveEventIdOptionsSchema = z.strictObject({
   ...scopeSelectorShape,
   subject: z.string().min(1).optional(),
   policy: z.unknown().optional(),
+  unmatched: z.enum(['not-found', 'as-given']).optional(),
 });
 
 // Reads and appends parse their options on every call: compiled once, on first use.
@@ -702,62 +712,71 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
 
     async resolveEventId(reference, resolveOptions) {
       const parsed = parseInput(resolveEventIdOptionsSchema, resolveOptions, 'event id options');
-      const { scope } = resolveScopeSelector(parsed, 'event id lookup');
-      const subject = parsed.subject ?? 'event id';
-      const visible =
-        parsed.policy === undefined
-          ? undefined
-          : compileAccessPolicy(parsed.policy as AccessPolicy);
-      const seen = (row: LedgerRow) =>
-        (scope === null || row.scope === scope) &&
-        (visible === undefined || visible(effectiveMetadata([metadataOf(row)])));
-      // A whole stored id (any id, another tool's too) is itself, even when longer ids start with it.
-      if (
-        typeof reference === 'string' &&
-        reference.length > 0 &&
-        reference.length <= LEDGER_STORED_ID_MAX
-      ) {
-        const [row] = await callAdapter(name, 'read ledger events', () =>
-          adapter.getEvents([reference]),
-        );
-        if (row !== undefined && seen(row)) return row.event_id;
+      if (parsed.unmatched !== 'as-given') return resolveVisibleEventId(reference, parsed);
+      try {
+        return await resolveVisibleEventId(reference, parsed);
+      } catch (error) {
+        if (EpisodicError.hasCode(error, 'NOT_FOUND')) return reference;
+        throw error;
       }
-      const typed = parseIdReference(reference, 'event', subject);
-      if (typed.kind === 'id') {
-        throw new EpisodicError({
-          code: 'NOT_FOUND',
-          message: `No event ${typed.id}${scope === null ? '' : ` in scope ${scope}`}. Check the id ("episodic episodes query" shows the ones stored); a prefix needs ${ID_PREFIX_MIN_LENGTH} or more characters.`,
-          details: { eventId: typed.id, scope },
-        });
-      }
-      const visibleWithPrefix = async (prefix: string) => {
-        const found = await callAdapter(
-          name,
-          `find the events starting with ${prefix}`,
-          async () =>
-            adapter.eventIdsWithPrefix === undefined
-              ? scanForPrefix(scope, prefix)
-              : adapter.eventIdsWithPrefix(scope, prefix, ID_PREFIX_CANDIDATE_LIMIT),
-        );
-        const ids = found.filter((eventId) => eventId.startsWith(prefix));
-        if (visible === undefined)
-          return { prefix, ids, full: found.length >= ID_PREFIX_CANDIDATE_LIMIT };
-        // The policy reads each candidate's metadata; the count is of visible events only, never
-        // "at least" (a full page would hint at events the caller may not see).
-        const rows = await callAdapter(name, 'read ledger events', () => adapter.getEvents(ids));
-        return { prefix, ids: rows.filter(seen).map((row) => row.event_id), full: false };
-      };
-      let match = await visibleWithPrefix(typed.prefix);
-      // Upper-case ids (ULIDs) typed in lower case.
-      const upper = typed.prefix.toUpperCase();
-      if (match.ids.length === 0 && upper !== typed.prefix) match = await visibleWithPrefix(upper);
-      return resolveIdPrefix(match.prefix, match.ids, 'event', { atLeast: match.full });
     },
 
     async close() {
       await callAdapter(name, 'close', () => adapter.close?.());
     },
   };
+
+  /** `resolveEventId` with its options parsed: `NOT_FOUND` when no visible event matches. */
+  async function resolveVisibleEventId(
+    reference: string,
+    parsed: z.infer<typeof resolveEventIdOptionsSchema>,
+  ): Promise<string> {
+    const { scope } = resolveScopeSelector(parsed, 'event id lookup');
+    const subject = parsed.subject ?? 'event id';
+    const visible =
+      parsed.policy === undefined ? undefined : compileAccessPolicy(parsed.policy as AccessPolicy);
+    const seen = (row: LedgerRow) =>
+      (scope === null || row.scope === scope) &&
+      (visible === undefined || visible(effectiveMetadata([metadataOf(row)])));
+    // A whole stored id (any id, another tool's too) is itself, even when longer ids start with it.
+    if (
+      typeof reference === 'string' &&
+      reference.length > 0 &&
+      reference.length <= LEDGER_STORED_ID_MAX
+    ) {
+      const [row] = await callAdapter(name, 'read ledger events', () =>
+        adapter.getEvents([reference]),
+      );
+      if (row !== undefined && seen(row)) return row.event_id;
+    }
+    const typed = parseIdReference(reference, 'event', subject);
+    if (typed.kind === 'id') {
+      throw new EpisodicError({
+        code: 'NOT_FOUND',
+        message: `No event ${typed.id}${scope === null ? '' : ` in scope ${scope}`}. Check the id ("episodic episodes query" shows the ones stored); a prefix needs ${ID_PREFIX_MIN_LENGTH} or more characters.`,
+        details: { eventId: typed.id, scope },
+      });
+    }
+    const visibleWithPrefix = async (prefix: string) => {
+      const found = await callAdapter(name, `find the events starting with ${prefix}`, async () =>
+        adapter.eventIdsWithPrefix === undefined
+          ? scanForPrefix(scope, prefix)
+          : adapter.eventIdsWithPrefix(scope, prefix, ID_PREFIX_CANDIDATE_LIMIT),
+      );
+      const ids = found.filter((eventId) => eventId.startsWith(prefix));
+      if (visible === undefined)
+        return { prefix, ids, full: found.length >= ID_PREFIX_CANDIDATE_LIMIT };
+      // The policy reads each candidate's metadata; the count is of visible events only, never
+      // "at least" (a full page would hint at events the caller may not see).
+      const rows = await callAdapter(name, 'read ledger events', () => adapter.getEvents(ids));
+      return { prefix, ids: rows.filter(seen).map((row) => row.event_id), full: false };
+    };
+    let match = await visibleWithPrefix(typed.prefix);
+    // Upper-case ids (ULIDs) typed in lower case.
+    const upper = typed.prefix.toUpperCase();
+    if (match.ids.length === 0 && upper !== typed.prefix) match = await visibleWithPrefix(upper);
+    return resolveIdPrefix(match.prefix, match.ids, 'event', { atLeast: match.full });
+  }
 
   /** Without `eventIdsWithPrefix`: the scope's events, page by page (a scan; adapters should not need it). */
   async function scanForPrefix(scope: string | null, prefix: string): Promise<string[]> {

@@ -44,12 +44,7 @@ async function eventIdParam(
 ): Promise<string> {
   const selector =
     filters.global === undefined ? { scope: filters.scope as string } : { global: true as const };
-  try {
-    return await ledger.resolveEventId(value, { ...selector, subject });
-  } catch (error) {
-    if (EpisodicError.hasCode(error, 'NOT_FOUND')) return value;
-    throw error;
-  }
+  return ledger.resolveEventId(value, { ...selector, subject, unmatched: 'as-given' });
 }
 
 /** The filters with `cursor` (and `event`) resolved from a prefix to the whole event id. */

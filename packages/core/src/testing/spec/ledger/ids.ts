@@ -68,6 +68,21 @@ export function ledgerEventIdTests({ open }: ContractGroup<'ledger'>): void {
       );
       expect(bad.message).toContain('An event id is');
       await expectEpisodicError(ledger.resolveEventId('01JH4Z', {} as never), 'SCOPE_REQUIRED');
+
+      // unmatched: 'as-given' returns what no visible event has unchanged (the caller answers
+      // NOT_FOUND in its own words); ambiguity and non-ids are still errors, other scopes still walled.
+      const asGiven = { ...inA, unmatched: 'as-given' as const };
+      expect(await ledger.resolveEventId('01JH4ZA', asGiven)).toBe(A3);
+      expect(await ledger.resolveEventId('01JH4ZB', asGiven)).toBe('01JH4ZB');
+      expect(await ledger.resolveEventId(B_ONLY, asGiven)).toBe(B_ONLY);
+      expect(await ledger.resolveEventId('01JH4', asGiven)).toBe('01JH4');
+      await expectEpisodicError(ledger.resolveEventId('01JH4Z5Q8K', asGiven), 'VALIDATION_ERROR');
+      await expectEpisodicError(ledger.resolveEventId('01JH4Z 5Q', asGiven), 'VALIDATION_ERROR');
+      const wrongMode = await expectEpisodicError(
+        ledger.resolveEventId('01JH4ZA', { ...inA, unmatched: 'skip' } as never),
+        'VALIDATION_ERROR',
+      );
+      expect(wrongMode.message).toContain('unmatched');
     });
 
     it('never resolves, names or counts an event the access policy hides', async (context) => {
