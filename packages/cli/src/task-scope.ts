@@ -1,6 +1,6 @@
-import type { ArtifactStore, RunStore } from '@episodic/core';
+import { type ArtifactStore, type RunStore, scopeRunStore } from '@episodic/core';
 import { type EpisodicStores, resolveScope } from '@episodic/home';
-import { createScopedArtifactStore, createScopedRunView } from '@episodic/mcp';
+import { createScopedArtifactStore } from '@episodic/mcp';
 import type { CommandContext } from './command-spec.js';
 import { optionalString } from './option-values.js';
 
@@ -23,7 +23,7 @@ export function scopedTaskStores(
   scope: string,
 ): { runs: RunStore; artifacts: ArtifactStore } {
   return {
-    runs: createScopedRunView({ runs: stores.runs, scope }).runs,
+    runs: scopeRunStore(stores.runs, { scope }),
     artifacts: createScopedArtifactStore(stores.artifacts, scope),
   };
 }

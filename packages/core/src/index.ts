@@ -335,6 +335,7 @@ export {
   type RunTailResult,
   redactRun,
   type SaveSessionOptions,
+  type ScopeRunStoreOptions,
   type SessionAdapterCommit,
   type SessionAdapterFold,
   type SessionBaseLayout,
@@ -361,6 +362,7 @@ export {
   type StoredSession,
   type StoredSessionHead,
   type StoredSessionLines,
+  scopeRunStore,
   sessionEpisodes,
   snapshotEpisodes,
 } from './store/index.js';

@@ -17,6 +17,7 @@ export {
 } from './memory-session-store.js';
 export * from './redact-run.js';
 export * from './run-store.js';
+export * from './scoped-run-store.js';
 export type {
   DecodedSessionBase,
   SessionBaseLayout,

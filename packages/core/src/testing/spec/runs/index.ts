@@ -11,6 +11,7 @@ import { runIdTests } from './ids.js';
 import { runListTests } from './list.js';
 import { runReadTailTests } from './read-tail.js';
 import { runRedactTests } from './redact.js';
+import { runScopeTests } from './scope.js';
 import { runValidationTests } from './validation.js';
 
 const CONTRACT = 'RunStore';
@@ -32,5 +33,6 @@ export function describeRunStoreSuite(
     describe('redaction', () => runRedactTests(group));
     describe('compare-and-append', () => runCompareAndAppendTests(group));
     describe('damaged data', () => runDamagedDataTests(group));
+    describe('bound to a scope', () => runScopeTests(group));
   });
 }
