@@ -99,4 +99,26 @@ describe('createArtifactStore', () => {
       }),
     ).toThrow(/specification v2/);
   });
+
+  it('fails a list whose adapter ignores ArtifactScan.limit, naming the broken contract', async () => {
+    const inner = createMemoryArtifactStoreAdapter();
+    const store = createArtifactStore({
+      ...inner,
+      name: 'unbounded',
+      listArtifacts: (scan) => inner.listArtifacts({ ...scan, limit: 1000 }),
+    });
+    for (let index = 0; index < 201; index++) {
+      await store.upsert({
+        key: `k:${String(index).padStart(3, '0')}`,
+        kind: 'pattern',
+        content: index,
+        episodes: [TASK],
+      });
+    }
+    const error = await rejection(store.list({ limit: 5 }));
+    expect(error.code).toBe('STORAGE_ERROR');
+    expect(error.message).toContain('ignores ArtifactScan.limit');
+    // The same adapter keeping to the limit lists fine.
+    expect((await createArtifactStore(inner).list({ limit: 5 })).artifacts).toHaveLength(5);
+  });
 });

@@ -336,6 +336,15 @@ const LIST_DEFAULT_LIMIT = 100;
 const LIST_MAX_LIMIT = 500;
 const SCAN_BATCH = 200;
 
+/** The error of an adapter whose `listArtifacts` returned more artifacts than `limit` allows. */
+function scanOverLimit(name: string, returned: number): EpisodicError {
+  return new EpisodicError({
+    code: 'STORAGE_ERROR',
+    message: `The ${name} artifact store returned ${returned} artifacts to a scan limited to ${SCAN_BATCH}: its listArtifacts ignores ArtifactScan.limit. Fix the store adapter (stop after limit artifacts).`,
+    details: { store: name, returned, limit: SCAN_BATCH },
+  });
+}
+
 const listQuerySchema = z
   .strictObject({
     kind: artifactKindSchema.optional(),
@@ -437,6 +446,7 @@ export function createArtifactStore(
         const batch = await callAdapter(name, 'list artifacts', () =>
           adapter.listArtifacts({ kind: checked.kind, episode, afterKey, limit: SCAN_BATCH }),
         );
+        if (batch.length > SCAN_BATCH) throw scanOverLimit(name, batch.length);
         for (const record of batch) {
           afterKey = record.key;
           // One evaluator, per episode: an artifact matches when ONE associated episode does.
