@@ -84,6 +84,38 @@ export function runDamagedDataTests({ open, capabilities }: ContractGroup<'runs'
     expect((await store.read(runId)).position).toBe(5);
   });
 
+  it('a blank line is no entry: read, readAfter, tail and compare-and-append all skip it', async (context) => {
+    const { store, appendRaw } = await damage(context);
+    const runId = runIdFor(44);
+    await store.append(runId, [headerFor(runId), agentEvent(runId, 0)]);
+    await appendRaw(runId, '\n  \n\r\n');
+    await store.append(runId, [agentEvent(runId, 1)]);
+    await appendRaw(runId, '\n');
+    const read = await store.read(runId);
+    expect(read.records.map((record) => record.seq ?? 'header')).toEqual(['header', 0, 1]);
+    expect(read.errors).toEqual([]);
+    expect(read.position).toBe(3);
+    expect(await store.readAfter(runId, 3)).toEqual({
+      runId,
+      records: [],
+      errors: [],
+      position: 3,
+    });
+    expect(await store.readAfter(runId, 2)).toEqual({
+      runId,
+      records: [agentEvent(runId, 1)],
+      errors: [],
+      position: 3,
+    });
+    await expectEpisodicError(store.readAfter(runId, 4), 'CONFLICT');
+    const tail = await store.tail(runId, { count: 5 });
+    expect(tail.records.map((record) => record.seq ?? 'header')).toEqual(['header', 0, 1]);
+    expect(tail.errors).toEqual([]);
+    const receipt = await store.append(runId, [agentEvent(runId, 2)], { expectedPosition: 3 });
+    expect(receipt.position).toBe(4);
+    expect((await store.read(runId)).position).toBe(4);
+  });
+
   it('reads past every kind of damage, reporting exactly the damaged lines', async (context) => {
     const { store, replaceRaw } = await damage(context);
     const runId = runIdFor(41);
