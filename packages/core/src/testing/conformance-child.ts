@@ -1,4 +1,5 @@
 import { EpisodicError } from '../errors/episodic-error.js';
+import type { ArtifactStore } from '../store/artifact-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { type SessionStore, sessionEpisodes } from '../store/session-store.js';
 import { messageEpisode, SESSION_TS } from './session-fixtures.js';
@@ -27,6 +28,16 @@ export type ConformanceChildTask =
       sessionId: string;
       writer: number;
       count: number;
+    }
+  | {
+      /**
+       * Upsert the artifact `key` `count` times, each time associating one more episode of this
+       * writer's (`raceEpisode(writer, n)`), and this writer's own key once per turn.
+       */
+      kind: 'artifact-upsert-race';
+      key: string;
+      writer: number;
+      count: number;
     };
 
 /**
@@ -43,6 +54,7 @@ export interface ConformanceChildResult {
 export interface ConformanceChildStores {
   runs?: RunStore;
   sessions?: SessionStore;
+  artifacts?: ArtifactStore;
 }
 
 /** The `agent.event` a racing writer appends as its `n`-th record. */
@@ -65,6 +77,7 @@ export async function runConformanceChild(
   task: ConformanceChildTask,
 ): Promise<ConformanceChildResult> {
   if (task.kind === 'session-commit-race') return sessionCommitRace(stores, task);
+  if (task.kind === 'artifact-upsert-race') return artifactUpsertRace(stores, task);
   const { runs } = stores;
   if (runs === undefined) throw new Error('run-append-race needs the harness to open `runs`');
   const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
@@ -128,6 +141,43 @@ async function sessionCommitRace(
         ({ revision, episodes } = await reload());
       }
     }
+  }
+  return result;
+}
+
+/** The task episode a racing artifact writer associates on its `n`-th upsert. */
+export function raceEpisode(writer: number, n: number): string {
+  const hex = (writer * 0x10000 + n).toString(16).padStart(12, '0');
+  return `task:7a6b5c4d-3e2f-4a1b-8c9d-${hex}`;
+}
+
+/** The key a racing artifact writer upserts alone. */
+export function raceArtifactKey(key: string, writer: number): string {
+  return `${key}:writer-${writer}`;
+}
+
+async function artifactUpsertRace(
+  stores: ConformanceChildStores,
+  task: Extract<ConformanceChildTask, { kind: 'artifact-upsert-race' }>,
+): Promise<ConformanceChildResult> {
+  const { artifacts } = stores;
+  if (artifacts === undefined) throw new Error('artifact-upsert-race needs `artifacts`');
+  const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
+  for (let n = 0; n < task.count; n++) {
+    const episodes = [raceEpisode(task.writer, n)];
+    const shared = await artifacts.upsert({
+      key: task.key,
+      kind: 'pattern',
+      content: 'shared',
+      episodes,
+    });
+    await artifacts.upsert({
+      key: raceArtifactKey(task.key, task.writer),
+      kind: 'pattern',
+      content: n,
+      episodes,
+    });
+    result.acknowledged.push({ n, position: shared.episodes.length });
   }
   return result;
 }

@@ -8,6 +8,9 @@ const { filename, task } = JSON.parse(process.argv[2] as string) as {
   task: ConformanceChildTask;
 };
 const store = createSqliteStore({ filename });
-const result = await runConformanceChild({ runs: store.runs, sessions: store.sessions }, task);
+const result = await runConformanceChild(
+  { runs: store.runs, sessions: store.sessions, artifacts: store.artifacts },
+  task,
+);
 await store.close();
 process.stdout.write(`${JSON.stringify(result)}\n`);

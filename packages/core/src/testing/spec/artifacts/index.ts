@@ -6,6 +6,7 @@ import { artifactCapabilityTests } from './capabilities.js';
 import { artifactDeleteEpisodeTests } from './delete-episode.js';
 import { artifactListTests } from './list.js';
 import { artifactMetadataTests } from './metadata.js';
+import { artifactRaceTests } from './race.js';
 import { artifactRedactTests } from './redact.js';
 import { artifactRedactRunTests } from './redact-run.js';
 import { artifactUpsertTests } from './upsert.js';
@@ -28,5 +29,6 @@ export function describeArtifactStoreSuite(
     artifactRedactTests(group);
     describe("redactRun (with the harness's RunStore)", () => artifactRedactRunTests(group));
     artifactValidationTests(group);
+    artifactRaceTests(group);
   });
 }
