@@ -62,7 +62,8 @@ export interface StoreConformanceCapabilities {
   readonly deltaDamage?: boolean;
   /**
    * Runs are stored as text lines (run files, the memory store): a last line can lack its newline
-   * (a torn write) and blank lines are no entries. Runs the torn-tail position test. @default false
+   * (a torn write) and blank lines are no entries. Runs the torn-tail and blank-line position tests.
+   * @default false
    */
   readonly runText?: boolean;
   /**
