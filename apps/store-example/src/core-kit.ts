@@ -1,20 +1,7 @@
-// The one module through which this backend reaches @episodic/core: the wrappers and domain types
-// from the root, the adapter contracts and the helper kit a backend needs from
+// The one module through which this backend reaches @episodic/core: the adapter contracts, the
+// helper kit a backend needs and `createStores` (core's wrappers over the adapters) from
 // `@episodic/core/adapter` (public, under semver, for backend authors).
 
-export {
-  type ArtifactStore,
-  type ArtifactStoreOptions,
-  createArtifactStore,
-  createLedger,
-  createRunStore,
-  createSessionStore,
-  type Ledger,
-  type LedgerOptions,
-  type RunStore,
-  type SessionStore,
-  type SessionStoreOptions,
-} from '@episodic/core';
 export {
   type ArtifactRecord,
   type ArtifactStoreAdapter,
@@ -24,6 +11,7 @@ export {
   assertReplaceable,
   assertSameArtifactKind,
   createRunReadCollector,
+  createStores,
   duplicateEventIdsError,
   type EpisodeRef,
   EpisodicError,
@@ -47,6 +35,7 @@ export {
   type SessionAdapterCommit,
   type SessionCommitSizes,
   type SessionStoreAdapter,
+  type StoresOptions,
   storedSessionRevision,
   tailRunText,
   textLines,

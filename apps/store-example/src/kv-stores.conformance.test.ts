@@ -40,7 +40,6 @@ describeStoreConformance(
             return encodeSessionValue({ ...stored, deltas: stored.deltas + decode(bytes) });
           }),
       },
-      close: async () => {},
     };
   },
   { runDamage: true, runText: true, snapshotDamage: true, deltaDamage: true },

@@ -3,7 +3,8 @@
 // rows, lines and capabilities), the helper kit a backend needs (collectors, expected-position and
 // revision checks, run-line readers, ledger rows, the session format, id prefix ranges, storage
 // errors, input checks) and the memory adapters. Wrap an adapter with createRunStore,
-// createSessionStore, createLedger or createArtifactStore from @episodic/core.
+// createSessionStore, createLedger or createArtifactStore from @episodic/core, or a backend's
+// adapters all at once with createStores (closed together).
 
 export {
   isNulRun,
@@ -104,6 +105,7 @@ export {
   createMemorySessionStoreAdapter,
   createRunReadCollector,
   createRunTailCollector,
+  createStores,
   DEFAULT_RUN_SCOPE,
   type DecodedSessionBase,
   type DeleteEpisodeReceipt,
@@ -164,6 +166,7 @@ export {
   type SessionStoreCapabilities,
   type SessionSummary,
   type SessionSummaryColumns,
+  type StoreAdapters,
   type StoredArtifactEpisodeRow,
   type StoredArtifactRow,
   type StoredFieldClass,
@@ -174,6 +177,9 @@ export {
   type StoredRedactor,
   type StoredSessionHead,
   type StoredSessionLines,
+  type Stores,
+  type StoresOptions,
+  type StoreWrappers,
   sessionBaseLayout,
   storedArtifactRecord,
   storedEpisodeMetadata,

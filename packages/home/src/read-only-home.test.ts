@@ -2,51 +2,22 @@
 // (it said only "unable to open database file", or "Check the home's permissions"). A real child
 // process opens the stores from the built package; as root, which may write anything, it runs as
 // the user `nobody`.
-import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { errorInChild, useHomes } from '../../../test-support/read-only-home.js';
 import { openEpisodicStores } from './open-episodic-stores.js';
 
-const directories: string[] = [];
-afterEach(() => {
-  for (const directory of directories.splice(0)) {
-    chmodSync(join(directory, 'home'), 0o755);
-    rmSync(directory, { recursive: true, force: true });
-  }
-});
+const home = useHomes();
 
-const root = process.getuid?.() === 0;
-
-function appendInChild(home: string): { code?: string; message?: string } {
-  const module = pathToFileURL(join(import.meta.dirname, '..', 'dist', 'index.js')).href;
-  const script = `
-    const { openEpisodicStores } = await import(${JSON.stringify(module)});
-    try {
-      const stores = await openEpisodicStores({ home: ${JSON.stringify(home)}, env: {} });
-      await stores.close();
-      console.log('{}');
-    } catch (error) {
-      console.log(JSON.stringify({ code: error.code, message: error.message }));
-    }`;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    encoding: 'utf8',
-    timeout: 120_000,
-    ...(root ? { uid: 65534, gid: 65534 } : {}),
-  });
-  expect(result.status, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as { code?: string; message?: string };
-}
-
-function home(): string {
-  const parent = mkdtempSync(join(tmpdir(), 'episodic-read-only-home-'));
-  directories.push(parent);
-  chmodSync(parent, 0o755);
-  const path = join(parent, 'home');
-  mkdirSync(path);
-  return path;
+/** Opens the stores of `path` in a child and returns the error it reported. */
+function appendInChild(path: string) {
+  return errorInChild(
+    join(import.meta.dirname, '..', 'dist', 'index.js'),
+    ['openEpisodicStores'],
+    `const stores = await openEpisodicStores({ home: ${JSON.stringify(path)}, env: {} });
+      await stores.close();`,
+  );
 }
 
 describe.skipIf(process.platform === 'win32')('a read-only home', () => {

@@ -1,9 +1,8 @@
 // Snapshots written by Codelia's own code (seed 001's implementation; see
 // test-support/seed-data/codelia/generate.mjs): resumed by Episodic and committed again, they keep
 // every message and field, and Episodic's own tool messages carry what Codelia's readers need.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   type BaseMessage,
   INTERRUPTED_CALL_OUTPUT,
@@ -12,12 +11,13 @@ import {
   type SessionState,
 } from '@episodic/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CODELIA_SNAPSHOTS,
+  expectCodeliaSessions,
+} from '../../../test-support/codelia-sessions.js';
 import { temporaryDirectory } from './__fixtures__/fs-harness.js';
 import { createFsStore } from './index.js';
 
-const SEED_DATA = fileURLToPath(
-  new URL('../../../test-support/seed-data/codelia/', import.meta.url),
-);
 const SESSION_ID = 'b2c4a1e0-7c1d-4f5e-9a3b-2d6f8e0c1a4b';
 const now = () => new Date('2026-03-01T10:00:00.000Z');
 
@@ -32,18 +32,14 @@ function rootWithCodeliaSnapshots(): string {
   cleanups.push(() => directory.remove());
   const state = join(directory.path, 'sessions', 'state');
   mkdirSync(state, { recursive: true });
-  for (const file of [
-    `${SESSION_ID}.json`,
-    '0d9e8f7a-6b5c-4d3e-8f1a-2b3c4d5e6f70.json',
-    '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d.json',
-  ]) {
-    copyFileSync(join(SEED_DATA, 'sessions', 'state', file), join(state, file));
+  for (const file of readdirSync(CODELIA_SNAPSHOTS)) {
+    copyFileSync(join(CODELIA_SNAPSHOTS, file), join(state, file));
   }
   return directory.path;
 }
 
 function codeliaMessages(): BaseMessage[] {
-  const file = join(SEED_DATA, 'sessions', 'state', `${SESSION_ID}.json`);
+  const file = join(CODELIA_SNAPSHOTS, `${SESSION_ID}.json`);
   return (JSON.parse(readFileSync(file, 'utf8')) as SessionState).messages;
 }
 
@@ -163,16 +159,8 @@ describe('a Codelia session resumed and committed by Episodic', () => {
     expect(items.slice(0, 3)).toEqual(['message', 'function_call_output', 'function_call']);
   });
 
-  it("lists each session with Codelia's last_user_message", async () => {
+  it("lists each session with Codelia's last_user_message and loads it as Codelia wrote it", async () => {
     const store = createFsStore({ root: rootWithCodeliaSnapshots() });
-    const expected = JSON.parse(readFileSync(join(SEED_DATA, 'summaries.json'), 'utf8')) as Array<{
-      session_id: string;
-      last_user_message?: string;
-    }>;
-    const listed = await store.sessions.list();
-    for (const summary of expected) {
-      const mine = listed.find((entry) => entry.sessionId === summary.session_id);
-      expect(mine?.lastUserMessage, summary.session_id).toBe(summary.last_user_message);
-    }
+    await expectCodeliaSessions(store.sessions);
   });
 });

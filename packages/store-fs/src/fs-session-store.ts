@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { EpisodicError, type RunDurability } from '@episodic/core';
-import type { SessionStoreAdapter, StoredSessionHead } from '@episodic/core/adapter';
 import {
   assertExpectedRevision,
   assertReplaceable,
+  type SessionStoreAdapter,
+  type StoredSessionHead,
   storedSessionRevision,
 } from '@episodic/core/adapter';
 import { replaceFileAtomic, sweepTempFiles } from './atomic-file.js';

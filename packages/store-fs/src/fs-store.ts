@@ -1,12 +1,5 @@
-import {
-  createRunStore,
-  createSessionStore,
-  type RunDurability,
-  type RunStore,
-  type SessionFoldOption,
-  type SessionStore,
-} from '@episodic/core';
-import { parseInput, parseRunId } from '@episodic/core/adapter';
+import type { RunDurability, RunStore, SessionFoldOption, SessionStore } from '@episodic/core';
+import { createStores, parseInput, parseRunId } from '@episodic/core/adapter';
 import * as z from 'zod';
 import { sweepTempFiles } from './atomic-file.js';
 import { resolveEpisodicHome } from './episodic-home.js';
@@ -145,22 +138,20 @@ export function createFsStore(options?: FsStoreOptions): FsStore {
     closing ??= writer.close();
     return closing;
   };
-  const runs = createRunStore({ ...runAdapter, close });
-  const sessions = createSessionStore(
-    sessionAdapter,
-    checked.fold === undefined ? undefined : { fold: checked.fold },
+  // Closing the run store alone closes the writer too (`createFsRunStore`).
+  const stores = createStores(
+    { runs: { ...runAdapter, close }, sessions: sessionAdapter },
+    { sessions: checked.fold === undefined ? undefined : { fold: checked.fold } },
   );
   return {
     root: root.path,
-    runs,
-    sessions,
+    ...stores,
     async readToolOutput(id) {
       return runAdapter.readToolOutput(id);
     },
     async locateRun(runId) {
       return runAdapter.locate(parseRunId(runId));
     },
-    close,
   };
 }
 

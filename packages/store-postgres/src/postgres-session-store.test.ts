@@ -1,9 +1,6 @@
 // Sessions on PostgreSQL beyond the conformance suite: what a commit touches, loads racing folds,
 // the fold policy option, seed 001 snapshots written by Codelia's code, and a schema from before
 // sessions had deltas (version 1 snapshots, ids stored as given) upgraded in place.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   createSession,
   EpisodicError,
@@ -12,6 +9,7 @@ import {
   type SessionState,
 } from '@episodic/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { codeliaSnapshots, expectCodeliaSessions } from '../../../test-support/codelia-sessions.js';
 import {
   dropSchema,
   testPostgresUrl,
@@ -22,9 +20,6 @@ import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { tablesOf } from './postgres-database.js';
 import { createPostgresStore, type PostgresStore } from './postgres-store.js';
 
-const SEED_DATA = fileURLToPath(
-  new URL('../../../test-support/seed-data/codelia/', import.meta.url),
-);
 const SESSION_ID = '2b3c4d5e-6f70-4a81-9b2c-3d4e5f607182';
 
 /** Answers every turn with one assistant message. */
@@ -178,26 +173,8 @@ describe('session commits on PostgreSQL', () => {
 describe('seed 001 and version 1 snapshots on PostgreSQL', () => {
   it("lists Codelia's snapshots with its last_user_message and loads them exactly as saved", async () => {
     const store = await open();
-    const directory = join(SEED_DATA, 'sessions', 'state');
-    const saved = new Map<string, SessionState>();
-    for (const file of readdirSync(directory)) {
-      const state = JSON.parse(readFileSync(join(directory, file), 'utf8')) as SessionState;
-      saved.set(state.session_id, state);
-      await store.sessions.save(state);
-    }
-    const expected = JSON.parse(readFileSync(join(SEED_DATA, 'summaries.json'), 'utf8')) as Array<{
-      session_id: string;
-      message_count: number;
-      last_user_message?: string;
-    }>;
-    const listed = await store.sessions.list();
-    expect(listed).toHaveLength(expected.length);
-    for (const summary of expected) {
-      const mine = listed.find((entry) => entry.sessionId === summary.session_id);
-      expect(mine, summary.session_id).toMatchObject({ messageCount: summary.message_count });
-      expect(mine?.lastUserMessage, summary.session_id).toBe(summary.last_user_message);
-      expect(await store.sessions.load(summary.session_id)).toEqual(saved.get(summary.session_id));
-    }
+    for (const state of codeliaSnapshots<SessionState>()) await store.sessions.save(state);
+    await expectCodeliaSessions(store.sessions);
   });
 
   it('upgrades a schema of version 4 in place: version 1 rows load, list, take commits and fold', async () => {

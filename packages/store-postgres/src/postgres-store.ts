@@ -1,18 +1,20 @@
-import {
-  type ArtifactStore,
-  type ArtifactStoreOptions,
-  createArtifactStore,
-  createLedger,
-  createRunStore,
-  createSessionStore,
-  EpisodicError,
-  type Ledger,
-  type LedgerOptions,
-  type RunStore,
-  type SessionFoldOption,
-  type SessionStore,
+import type {
+  ArtifactStore,
+  ArtifactStoreOptions,
+  Ledger,
+  LedgerOptions,
+  RunStore,
+  SessionFoldOption,
+  SessionStore,
 } from '@episodic/core';
-import { type LedgerRow, parseInput } from '@episodic/core/adapter';
+import {
+  createStores,
+  EpisodicError,
+  type LedgerRow,
+  parseInput,
+  type StoreAdapters,
+  type Stores,
+} from '@episodic/core/adapter';
 import pg from 'pg';
 import * as z from 'zod';
 import {
@@ -253,27 +255,26 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const owned = given === undefined;
   const database: PostgresDatabase = createPostgresDatabase(pool, schema, server);
   const scrubber = createScrubber(pool, checked.scrubAfterErase ?? true, maintenanceTimeoutMs);
-  // The contracts check their own options (ledger caps, fold policy…) before any query.
-  const contracts = () => ({
-    ledger: createLedger(
-      createPostgresLedgerAdapter(database, scrubber, {
-        ...(checked.batchSize === undefined ? {} : { batchSize: checked.batchSize }),
-      }),
-      options.ledger,
-    ),
-    sessions: createSessionStore(
-      createPostgresSessionStoreAdapter(database, scrubber),
-      options.fold === undefined ? undefined : { fold: options.fold },
-    ),
-    runs: createRunStore(createPostgresRunStoreAdapter(database, scrubber)),
-    artifacts: createArtifactStore(
-      createPostgresArtifactStoreAdapter(database, scrubber),
-      options.artifacts,
-    ),
-  });
-  let stores: ReturnType<typeof contracts>;
+  let stores: Stores<Required<StoreAdapters>>;
   try {
-    stores = contracts();
+    // The contracts check their own options (ledger caps, fold policy…) before any query.
+    stores = createStores(
+      {
+        ledger: createPostgresLedgerAdapter(database, scrubber, {
+          ...(checked.batchSize === undefined ? {} : { batchSize: checked.batchSize }),
+        }),
+        sessions: createPostgresSessionStoreAdapter(database, scrubber),
+        runs: createPostgresRunStoreAdapter(database, scrubber),
+        artifacts: createPostgresArtifactStoreAdapter(database, scrubber),
+      },
+      {
+        ledger: options.ledger,
+        sessions: options.fold === undefined ? undefined : { fold: options.fold },
+        artifacts: options.artifacts,
+        // The set closes once, after its stores.
+        close: () => (owned ? pool.end() : void pool.off('error', onIdleError)),
+      },
+    );
     if (checked.migrate !== false)
       await migrate(pool, database.tables, schema, maintenanceTimeoutMs);
   } catch (error) {
@@ -281,17 +282,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     else pool.off('error', onIdleError);
     throw toEpisodicError(error, `prepare schema ${schema}`, server);
   }
-  const { ledger, sessions, runs, artifacts } = stores;
-  let closing: Promise<void> | undefined;
   const { tables } = database;
   return {
     pool,
     schema,
     server,
-    ledger,
-    sessions,
-    runs,
-    artifacts,
+    ...stores,
     scrub() {
       return database.guard('rewrite its tables', () =>
         createScrubber(pool, true, maintenanceTimeoutMs).scrub([
@@ -309,11 +305,5 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
     importLedgerRows: (rows) => importLedgerRows(database, rows),
     importSessionHeads: (heads) => importSessionHeads(database, heads),
-    close() {
-      closing ??= owned
-        ? pool.end()
-        : Promise.resolve(pool.off('error', onIdleError)).then(() => undefined);
-      return closing;
-    },
   };
 }

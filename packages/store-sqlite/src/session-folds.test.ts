@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Episode, InputItem, SessionDelta, SessionState } from '@episodic/core';
-import type { SessionAdapterFold } from '@episodic/core/adapter';
 import {
   CHAT_MESSAGE_ITEM_TYPE,
   encodeSessionBase,
+  type SessionAdapterFold,
   sessionBaseLayout,
   snapshotMessages,
   stableMessageCount,

@@ -6,9 +6,10 @@ import type {
   DeleteEpisodeReceipt,
   EpisodeRef,
 } from '@episodic/core';
-import type { StoredArtifactEpisodeRow, StoredArtifactRow } from '@episodic/core/adapter';
 import {
   assertSameArtifactKind,
+  type StoredArtifactEpisodeRow,
+  type StoredArtifactRow,
   storedArtifactRecord,
   storedEpisodeMetadata,
 } from '@episodic/core/adapter';

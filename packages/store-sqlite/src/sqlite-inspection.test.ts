@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { appendScopedEvents, inspectedEvent } from '../../../test-support/inspection-steps.js';
 import {
   checkSqliteDatabase,
   listSqliteScopeSummaries,
@@ -28,15 +29,8 @@ afterEach(() => {
     rmSync(directory, { recursive: true, force: true });
 });
 
-const event = (scope: string, session: string, tsMs: number, eventId?: string) => ({
-  scope,
-  session_id: session,
-  agent_id: 'planner',
-  type: 'ops.decision' as const,
-  summary: `decided at ${tsMs}`,
-  ts_ms: tsMs,
-  ...(eventId === undefined ? {} : { event_id: eventId, refs: { run_id: RUN_ID } }),
-});
+const event = (scope: string, session: string, tsMs: number, eventId: string) =>
+  inspectedEvent(scope, session, tsMs, eventId, { run_id: RUN_ID });
 
 describe('a SQLite store inspects its own tables', () => {
   it('summarizes scopes, lists session scopes and reads a ledger row by id', async () => {
@@ -44,13 +38,8 @@ describe('a SQLite store inspects its own tables', () => {
     try {
       expect(listSqliteScopeSummaries(store.database)).toEqual([]);
       expect(listSqliteSessionScopes(store.database)).toEqual([]);
-      await store.ledger.append(event('zeta', 's1', 3_000));
-      await store.ledger.append(event('alpha', 's1', 2_000, 'evt-1'));
-      await store.ledger.append(event('alpha', 's2', 1_000));
-      expect(listSqliteScopeSummaries(store.database)).toEqual([
-        { scope: 'alpha', events: 2, sessions: 2, first_ts_ms: 1_000, last_ts_ms: 2_000 },
-        { scope: 'zeta', events: 1, sessions: 1, first_ts_ms: 3_000, last_ts_ms: 3_000 },
-      ]);
+      const summaries = await appendScopedEvents(store.ledger, { run_id: RUN_ID });
+      expect(listSqliteScopeSummaries(store.database)).toEqual(summaries);
       expect(listSqliteSessionScopes(store.database)).toEqual(['alpha', 'zeta']);
       expect(readSqliteLedgerEventRow(store.database, 'evt-1')).toEqual({
         scope: 'alpha',

@@ -1,17 +1,13 @@
-import {
-  type ArtifactStore,
-  type ArtifactStoreOptions,
-  createArtifactStore,
-  createLedger,
-  createRunStore,
-  createSessionStore,
-  EpisodicError,
-  type Ledger,
-  type LedgerOptions,
-  type RunStore,
-  type SessionFoldOption,
-  type SessionStore,
+import type {
+  ArtifactStore,
+  ArtifactStoreOptions,
+  Ledger,
+  LedgerOptions,
+  RunStore,
+  SessionFoldOption,
+  SessionStore,
 } from '@episodic/core';
+import { createStores, EpisodicError } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import { withLockedDatabaseErrors } from './busy-error.js';
 import { openSqliteDatabase, type SqliteConnectionOptions } from './open-database.js';
@@ -83,36 +79,28 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const database = openSqliteDatabase((filename ?? given) as string | Database.Database, options);
   const owned = given === undefined;
   const durability = options.synchronous === 'FULL' ? 'always' : 'none';
-  const ledger = createLedger(
-    createSqliteLedgerAdapter(database, {
-      ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
-      ...(options.maxLockMs === undefined ? {} : { maxLockMs: options.maxLockMs }),
-      ...(options.truncateWalAfterErase === undefined
-        ? {}
-        : { truncateWalAfterErase: options.truncateWalAfterErase }),
-    }),
-    options.ledger,
-  );
   // The ledger adapter reports a held write lock itself; the other adapters are wrapped here.
-  const sessions = createSessionStore(
-    withLockedDatabaseErrors(database, createSqliteSessionStoreAdapter(database)),
-    options.fold === undefined ? undefined : { fold: options.fold },
-  );
-  const runs = createRunStore(
-    withLockedDatabaseErrors(database, createSqliteRunStoreAdapter(database, durability)),
-  );
-  const artifacts = createArtifactStore(
-    withLockedDatabaseErrors(database, createSqliteArtifactStoreAdapter(database)),
-    options.artifacts,
-  );
-  return {
-    database,
-    ledger,
-    sessions,
-    runs,
-    artifacts,
-    async close() {
-      if (owned && database.open) database.close();
+  const stores = createStores(
+    {
+      ledger: createSqliteLedgerAdapter(database, {
+        ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+        ...(options.maxLockMs === undefined ? {} : { maxLockMs: options.maxLockMs }),
+        ...(options.truncateWalAfterErase === undefined
+          ? {}
+          : { truncateWalAfterErase: options.truncateWalAfterErase }),
+      }),
+      sessions: withLockedDatabaseErrors(database, createSqliteSessionStoreAdapter(database)),
+      runs: withLockedDatabaseErrors(database, createSqliteRunStoreAdapter(database, durability)),
+      artifacts: withLockedDatabaseErrors(database, createSqliteArtifactStoreAdapter(database)),
     },
-  };
+    {
+      ledger: options.ledger,
+      sessions: options.fold === undefined ? undefined : { fold: options.fold },
+      artifacts: options.artifacts,
+      close: () => {
+        if (owned && database.open) database.close();
+      },
+    },
+  );
+  return { database, ...stores };
 }

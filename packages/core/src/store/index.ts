@@ -69,6 +69,7 @@ export {
   summarizeSession,
 } from './session-store.js';
 export { callAdapter, toStorageError } from './storage-error.js';
+export * from './store-set.js';
 export type { StoredFieldClass, StoredFieldEntry } from './stored-fields.js';
 export { storedFieldInventory } from './stored-fields.js';
 export type {

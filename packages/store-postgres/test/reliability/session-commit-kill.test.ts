@@ -6,7 +6,8 @@
 // without a gap. RELIABILITY_FULL=1 runs 400 kills.
 import { createSession, loadSession, type SessionStore } from '@episodic/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { committedTurns, type SessionApi } from '../../../../test-support/session-commit-steps.js';
+import { killCommitters } from '../../../../test-support/session-commit-kills.js';
+import type { SessionApi } from '../../../../test-support/session-commit-steps.js';
 import { createPostgresStore, type PostgresStore } from '../../src/postgres-store.js';
 import { connectionsGone, FULL, useWorkers } from './worker-setup.js';
 
@@ -23,47 +24,30 @@ afterAll(() => store.close());
 describe('session committer killed mid-commit and mid-fold (PostgreSQL)', () => {
   it(`survives ${KILLS} kills: the last acknowledged revision or a newer one loads, never a mix`, async () => {
     const table = (name: string) => `"${workers.schema}".${name}`;
-    let lastAcked = 0;
-    let foldsSeen = 0;
-    let baseRevision = 0;
-    for (let kill = 0; kill < KILLS; kill++) {
-      const child = workers.worker('session-commit', [SESSION_ID, String(1 + (kill % 5))]);
-      await child.waitFor((line) => line.startsWith('ack '));
-      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 40)));
-      child.child.kill('SIGKILL');
-      const { signal } = await child.exited;
-      expect(signal).toBe('SIGKILL');
-      await connectionsGone(child);
-      const acks = child.lines.filter((line) => line.startsWith('ack '));
-      lastAcked = Math.max(lastAcked, Number(acks.at(-1)?.slice(4)));
-
-      const loaded = await committedTurns(api, store.sessions, SESSION_ID);
-      expect(loaded.problem).toBeUndefined();
-      expect(loaded.consistent).toBe(true);
-      expect(loaded.revision).toBeGreaterThanOrEqual(lastAcked);
-      lastAcked = loaded.revision;
-      const stored = await store.sessions.read(SESSION_ID);
-      if ((stored?.baseRevision ?? 0) > baseRevision) foldsSeen++;
-      baseRevision = stored?.baseRevision ?? 0;
-      const sizes = await store.pool.query(
-        `SELECT revision::integer AS revision, delta_count::integer AS deltas FROM ${table('episodic_session_sizes')} WHERE session_id = $1`,
-        [SESSION_ID],
-      );
-      const deltas = await store.pool.query(
-        `SELECT revision::integer AS revision FROM ${table('episodic_session_deltas')} WHERE session_id = $1 ORDER BY revision`,
-        [SESSION_ID],
-      );
-      expect(sizes.rows[0]).toEqual({ revision: loaded.revision, deltas: deltas.rowCount });
-      expect(deltas.rows.map((row) => row.revision)).toEqual(
-        Array.from(
-          { length: loaded.revision - baseRevision },
-          (_, index) => baseRevision + index + 1,
-        ),
-      );
-    }
-    expect(foldsSeen).toBeGreaterThan(KILLS / 4);
+    const { lastRevision, foldsSeen } = await killCommitters({
+      kills: KILLS,
+      api,
+      sessionId: SESSION_ID,
+      start: (foldEvery) => workers.worker('session-commit', [SESSION_ID, String(foldEvery)]),
+      afterKill: connectionsGone,
+      async inspect(round) {
+        const { revision, baseRevision } = await round(store.sessions);
+        const sizes = await store.pool.query(
+          `SELECT revision::integer AS revision, delta_count::integer AS deltas FROM ${table('episodic_session_sizes')} WHERE session_id = $1`,
+          [SESSION_ID],
+        );
+        const deltas = await store.pool.query(
+          `SELECT revision::integer AS revision FROM ${table('episodic_session_deltas')} WHERE session_id = $1 ORDER BY revision`,
+          [SESSION_ID],
+        );
+        expect(sizes.rows[0]).toEqual({ revision, deltas: deltas.rowCount });
+        expect(deltas.rows.map((row) => row.revision)).toEqual(
+          Array.from({ length: revision - baseRevision }, (_, index) => baseRevision + index + 1),
+        );
+      },
+    });
     console.log(
-      `[figures] session kill -9 (postgres): ${KILLS} kills during commits and folds, 0 unreadable, 0 older, 0 mixed, sizes row and delta rows consistent; last revision ${lastAcked}; base moved by a fold between ${foldsSeen} kills`,
+      `[figures] session kill -9 (postgres): ${KILLS} kills during commits and folds, 0 unreadable, 0 older, 0 mixed, sizes row and delta rows consistent; last revision ${lastRevision}; base moved by a fold between ${foldsSeen} kills`,
     );
   }, 900_000);
 });

@@ -5,7 +5,8 @@
 
 import { createSession, loadSession, type SessionStore } from '@episodic/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { committedTurns, type SessionApi } from '../../../../test-support/session-commit-steps.js';
+import { killCommitters } from '../../../../test-support/session-commit-kills.js';
+import type { SessionApi } from '../../../../test-support/session-commit-steps.js';
 import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
 import { createSqliteStore } from '../../src/sqlite-store.js';
 import { buildWorker } from './build-worker.js';
@@ -23,37 +24,23 @@ afterAll(() => directory.remove());
 describe('session committer killed mid-commit and mid-fold', () => {
   it(`survives ${KILLS} kills: the last acknowledged revision or a newer one loads, never a mix`, async () => {
     const filename = `${directory.path}/sessions.db`;
-    let lastAcked = 0;
-    let foldsSeen = 0;
-    let baseRevision = 0;
-    for (let kill = 0; kill < KILLS; kill++) {
-      const child = startWorker(worker, [filename, SESSION_ID, String(1 + (kill % 5))]);
-      await child.waitFor((line) => line.startsWith('ack '));
-      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 40)));
-      child.child.kill('SIGKILL');
-      const { signal } = await child.exited;
-      expect(signal).toBe('SIGKILL');
-      const acks = child.lines.filter((line) => line.startsWith('ack '));
-      lastAcked = Math.max(lastAcked, Number(acks.at(-1)?.slice(4)));
-
-      const store = createSqliteStore({ filename });
-      try {
-        expect(store.database.pragma('quick_check', { simple: true })).toBe('ok');
-        const loaded = await committedTurns(api, store.sessions, SESSION_ID);
-        expect(loaded.problem).toBeUndefined();
-        expect(loaded.consistent).toBe(true);
-        expect(loaded.revision).toBeGreaterThanOrEqual(lastAcked);
-        lastAcked = loaded.revision;
-        const stored = await store.sessions.read(SESSION_ID);
-        if ((stored?.baseRevision ?? 0) > baseRevision) foldsSeen++;
-        baseRevision = stored?.baseRevision ?? 0;
-      } finally {
-        await store.close();
-      }
-    }
-    expect(foldsSeen).toBeGreaterThan(KILLS / 4);
+    const { lastRevision, foldsSeen } = await killCommitters({
+      kills: KILLS,
+      api,
+      sessionId: SESSION_ID,
+      start: (foldEvery) => startWorker(worker, [filename, SESSION_ID, String(foldEvery)]),
+      async inspect(round) {
+        const store = createSqliteStore({ filename });
+        try {
+          expect(store.database.pragma('quick_check', { simple: true })).toBe('ok');
+          await round(store.sessions);
+        } finally {
+          await store.close();
+        }
+      },
+    });
     console.log(
-      `[figures] session kill -9 (sqlite): ${KILLS} kills during commits and folds, integrity ok, 0 unreadable, 0 older, 0 mixed; last revision ${lastAcked}; base moved by a fold between ${foldsSeen} kills`,
+      `[figures] session kill -9 (sqlite): ${KILLS} kills during commits and folds, integrity ok, 0 unreadable, 0 older, 0 mixed; last revision ${lastRevision}; base moved by a fold between ${foldsSeen} kills`,
     );
   }, 900_000);
 });
