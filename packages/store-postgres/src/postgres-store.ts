@@ -1,12 +1,4 @@
-import type {
-  ArtifactStore,
-  ArtifactStoreOptions,
-  Ledger,
-  LedgerOptions,
-  RunStore,
-  SessionFoldOption,
-  SessionStore,
-} from '@episodic/core';
+import type { ArtifactStoreOptions, LedgerOptions, SessionFoldOption } from '@episodic/core';
 import {
   createStores,
   EpisodicError,
@@ -119,19 +111,18 @@ export interface PostgresStoreOptions {
   fold?: SessionFoldOption;
 }
 
-/** The ledger, sessions, runs and artifacts in one PostgreSQL schema. */
-export interface PostgresStore {
+/**
+ * The ledger, sessions, runs and artifacts (patterns, reflections…, their episode associations and
+ * episode metadata) in one PostgreSQL schema. `close()` closes the pool if this store created it;
+ * idempotent.
+ */
+export interface PostgresStore extends Stores<Required<StoreAdapters>> {
   /** The `pg` pool (for custom reads, `EXPLAIN`, health checks). */
   readonly pool: pg.Pool;
   /** The schema the tables live in. */
   readonly schema: string;
   /** The server, without credentials (`postgres://alice@db:5432/episodic`). */
   readonly server: string;
-  readonly ledger: Ledger;
-  readonly sessions: SessionStore;
-  readonly runs: RunStore;
-  /** Artifacts (patterns, reflections…), their episode associations and episode metadata. */
-  readonly artifacts: ArtifactStore;
   /**
    * Rewrites every table of the store with `VACUUM (FULL)`, leaving no copy of redacted or
    * deleted rows in its files (what `scrubAfterErase` does after each erase, on demand).
@@ -146,8 +137,6 @@ export interface PostgresStore {
   importLedgerRows(rows: readonly LedgerRow[]): Promise<LedgerImportReceipt>;
   /** For migrations: raises session heads to at least these positions (see `importLedgerRows`). */
   importSessionHeads(heads: readonly SessionHead[]): Promise<void>;
-  /** Closes the pool if this store created it. Idempotent. */
-  close(): Promise<void>;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -1,13 +1,10 @@
-import type {
-  ArtifactStore,
-  ArtifactStoreOptions,
-  Ledger,
-  LedgerOptions,
-  RunStore,
-  SessionFoldOption,
-  SessionStore,
-} from '@episodic/core';
-import { createStores, EpisodicError } from '@episodic/core/adapter';
+import type { ArtifactStoreOptions, LedgerOptions, SessionFoldOption } from '@episodic/core';
+import {
+  createStores,
+  EpisodicError,
+  type StoreAdapters,
+  type Stores,
+} from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import { withLockedDatabaseErrors } from './busy-error.js';
 import { openSqliteDatabase, type SqliteConnectionOptions } from './open-database.js';
@@ -42,17 +39,14 @@ export interface SqliteStoreOptions extends SqliteConnectionOptions {
   fold?: SessionFoldOption;
 }
 
-/** One SQLite file holding the ledger, the session snapshots, the runs and the artifacts. */
-export interface SqliteStore {
+/**
+ * One SQLite file holding the ledger, the session snapshots, the runs and the artifacts (patterns,
+ * reflections…, their episode associations and episode metadata). `close()` closes the connection
+ * if this store opened it; idempotent.
+ */
+export interface SqliteStore extends Stores<Required<StoreAdapters>> {
   /** The native better-sqlite3 connection (for backups, `EXPLAIN`, custom reads). */
   readonly database: Database.Database;
-  readonly ledger: Ledger;
-  readonly sessions: SessionStore;
-  readonly runs: RunStore;
-  /** Artifacts (patterns, reflections…), their episode associations and episode metadata. */
-  readonly artifacts: ArtifactStore;
-  /** Closes the connection if this store opened it. Idempotent. */
-  close(): Promise<void>;
 }
 
 /**
