@@ -7,6 +7,11 @@
 // Reports live at packages/<name>/api/<entry>.api.md, one per subpath export that carries types
 // ("." is index.api.md, "./testing/child" is testing-child.api.md). `./internal` entries are
 // outside semver and have no report. The built declaration files are the input: build first.
+//
+// Both modes fail when a report has an `ae-forgotten-export` line: a public signature names a type
+// its entry point does not export, so a user receives or must pass a value whose type they cannot
+// name. Export it type-only from that entry point (`export type { X }`, no runtime name), or stop
+// naming it; ALLOWED_FORGOTTEN_EXPORTS is for the rare name that cannot be exported, with a reason.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -44,6 +49,23 @@ const messages = {
   },
   tsdocMessageReporting: { default: { logLevel: 'none', addToApiReportFile: false } },
 };
+
+/**
+ * Forgotten exports a report may keep: `<package name> <report name> <symbol>` → why it cannot be
+ * exported. Keep it short; every entry is a type users meet but cannot import.
+ */
+const ALLOWED_FORGOTTEN_EXPORTS = new Map([]);
+
+/** The `ae-forgotten-export` symbols of one report text that the allow-list does not name. */
+function forgottenExports(reportText, packageName, reportName) {
+  const symbols = new Set();
+  for (const match of reportText.matchAll(/\(ae-forgotten-export\) The symbol "([^"]+)"/g)) {
+    if (!ALLOWED_FORGOTTEN_EXPORTS.has(`${packageName} ${reportName} ${match[1]}`)) {
+      symbols.add(match[1]);
+    }
+  }
+  return [...symbols];
+}
 
 let failures = 0;
 let checked = 0;
@@ -105,6 +127,19 @@ for (const folder of readdirSync(join(root, 'packages')).sort()) {
       },
     });
     checked += 1;
+    const reportPath = join(temporary, folder, `${name}.api.md`);
+    const forgotten = existsSync(reportPath)
+      ? forgottenExports(readFileSync(reportPath, 'utf8'), manifest.name, name)
+      : [];
+    if (forgotten.length > 0) {
+      console.error(
+        `api-report: packages/${folder}/api/${name}.api.md names ${forgotten.map((symbol) => `"${symbol}"`).join(', ')} ` +
+          `without exporting ${forgotten.length === 1 ? 'it' : 'them'} (ae-forgotten-export). Export each type-only from that ` +
+          'entry point (export type { X }) or stop naming it in the public signature; if it truly cannot be exported, ' +
+          'add it to ALLOWED_FORGOTTEN_EXPORTS in scripts/api-report.mjs with the reason.',
+      );
+      failures += 1;
+    }
     if (!update && result.apiReportChanged) {
       console.error(
         `api-report: the public API of ${manifest.name} (${name}) differs from packages/${folder}/api/${name}.api.md. ` +

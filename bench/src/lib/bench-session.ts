@@ -24,7 +24,9 @@ export function messageEpisode(id: number, role: 'user' | 'assistant', text: str
 
 /**
  * One session the rows commit to at the store level (`sessions.commit`), with its whole log in
- * memory: a fold (the store's default policy) builds the base from it, as a live `Session` does.
+ * memory. A commit hands the store its delta alone (a new session's commit or `save` also its
+ * whole `state()`); the store builds each fold from what it stored (its base and deltas), never
+ * from this log, as for a live `Session`.
  */
 export class BenchSession {
   private readonly random: () => number;
@@ -96,7 +98,7 @@ export class BenchSession {
     return deltas;
   }
 
-  /** Puts a planned delta's episodes in the log (before its commit, whose fold reads `state()`). */
+  /** Puts a planned delta's episodes in the log, so that `state()` stays the session as committed. */
   accept(delta: SessionDelta): void {
     for (const episode of delta.episodes ?? []) this.episodes.push(episode as BenchEpisode);
     this.revision = delta.revision;

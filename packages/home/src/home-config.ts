@@ -18,7 +18,7 @@ import { VERSION } from './version.js';
 export const HOME_CONFIG_FILE = 'episodic-home.json';
 
 /** The format name in every home config. */
-const HOME_CONFIG_FORMAT = 'episodic.home.v1';
+const HOME_CONFIG_FORMAT: EpisodicHomeConfig['format'] = 'episodic.home.v1';
 
 /**
  * What an Episodic home records about itself (`<home>/episodic-home.json`), written once when the
@@ -26,7 +26,7 @@ const HOME_CONFIG_FORMAT = 'episodic.home.v1';
  */
 export interface EpisodicHomeConfig {
   /** Always `episodic.home.v1`. */
-  readonly format: typeof HOME_CONFIG_FORMAT;
+  readonly format: 'episodic.home.v1';
   /** Where this home keeps runs and sessions: `sqlite` (the database) or `fs` (run files). */
   readonly store: 'sqlite' | 'fs';
   /** When the home was created (ISO 8601). */

@@ -10,6 +10,21 @@ import {
 import { createJsonRpcLineFilter } from './json-rpc-line-filter.js';
 import { type EpisodicMcpLogger, formatLogEntry } from './logger.js';
 
+// The types this entry's signatures name, type-only (they are the main entry's).
+export type {
+  EpisodicMcpStores,
+  EpisodicToolResult,
+  EpisodicTools,
+  EpisodicToolsOptions,
+} from './episodic-tools.js';
+export type { EpisodicMcpLogEntry, EpisodicMcpLogger } from './logger.js';
+export type {
+  EPISODIC_TOOL_NAMES,
+  EpisodicToolAnnotations,
+  EpisodicToolDefinition,
+  EpisodicToolName,
+} from './tools/tool-catalog.js';
+
 /** Options of `serveEpisodicStdio`. */
 export interface ServeEpisodicStdioOptions extends EpisodicToolsOptions {
   /** Where JSON-RPC requests come from. @default process.stdin */

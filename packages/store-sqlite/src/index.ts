@@ -1,3 +1,4 @@
+export type { Migration } from './migrations.js';
 export { MIGRATIONS, migrate, SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
 export type { SqliteConnectionOptions, SqliteSynchronous } from './open-database.js';
 export { openSqliteDatabase } from './open-database.js';

@@ -5,7 +5,7 @@ import { newBaseGeneration, splitBaseBytes } from './base-chunks.js';
 import { SEED_EVENTS_DDL } from './schema-sql.js';
 
 /** One schema step: it runs once, inside an IMMEDIATE transaction, and bumps `user_version`. */
-interface Migration {
+export interface Migration {
   readonly version: number;
   readonly description: string;
   up(database: Database.Database): void;

@@ -1,13 +1,12 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { EpisodicError } from '@episodic/core';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import { isBusyError, lockedDatabaseError } from './busy-error.js';
 import { migrate, SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
 import { newSqliteConnection } from './sqlite-driver.js';
 import { assertSqliteVersion } from './sqlite-version.js';
 
-type Database = BetterSqlite3.Database;
 /** How an acknowledged write survives a crash (WAL mode). */
 export type SqliteSynchronous = 'NORMAL' | 'FULL';
 

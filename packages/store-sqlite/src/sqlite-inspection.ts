@@ -2,10 +2,8 @@
 // summaries, doctor's checks, detection, migration): the SQL stays here, in the store that owns
 // the tables. Every function only reads.
 import { statSync } from 'node:fs';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import { openSqliteDatabase } from './open-database.js';
-
-type Database = BetterSqlite3.Database;
 
 /** What the ledger holds for one scope. */
 export interface SqliteScopeSummary {

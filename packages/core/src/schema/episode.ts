@@ -32,6 +32,7 @@ export const episodeMetaSchema = z.looseObject({
   ts: isoTimestampSchema.optional(),
 });
 
+/** The payload of a `checkpoint` boundary: a title and the summary content. */
 export const checkpointPayloadSchema = z.looseObject({
   reason: z.literal('checkpoint'),
   title: z.string(),

@@ -44,7 +44,15 @@ const knownItemSchemas = {
   function_call: functionCallItemSchema,
   function_call_output: functionCallOutputItemSchema,
   reasoning: reasoningItemSchema,
-} as const;
+} as const satisfies Record<KnownItemType, z.ZodType>;
+
+/** The `type` of an item kind Episodic understands. */
+type KnownItemType = (
+  | MessageItem
+  | FunctionCallItem
+  | FunctionCallOutputItem
+  | ReasoningItem
+)['type'];
 
 export type MessageItem = z.infer<typeof messageItemSchema>;
 export type FunctionCallItem = z.infer<typeof functionCallItemSchema>;
@@ -63,7 +71,7 @@ export type InputItem =
 
 /** The item kinds Episodic understands; any other `type` passes through. */
 export const KNOWN_ITEM_TYPES = Object.keys(knownItemSchemas) as Array<
-  keyof typeof knownItemSchemas
+  (MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem)['type']
 >;
 
 /** Validates a model input item: known kinds strictly, unknown kinds only for a non-empty `type`. */

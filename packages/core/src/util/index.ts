@@ -8,5 +8,5 @@ export {
 export type { JsonParseResult, JsonValue } from './json.js';
 export { deepFreeze, frozenJsonCopy, safeJsonParse } from './json.js';
 export { jsonEqual } from './json-equal.js';
-export { findJsonShapeProblem } from './json-shape.js';
+export { findJsonShapeProblem, type JsonShapeProblem } from './json-shape.js';
 export { pauseAfterLostRace } from './lost-race-pause.js';
