@@ -187,6 +187,14 @@ interface KnownCommit {
   revision: number;
 }
 
+/**
+ * The identity of a base file (dev, inode, size, mtime and ctime in ns): every write of a base
+ * (a new file renamed into place) changes it. It is the base's `SessionCommitSizes.baseToken`.
+ */
+function baseKeyOf(stat: fs.BigIntStats): string {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
+
 /** How many sessions' last commits a store remembers. */
 const KNOWN_COMMITS = 1024;
 
@@ -279,6 +287,8 @@ export function createFsSessionStoreAdapter(
       },
       sync,
     );
+    // Under the session's lock: no other writer replaces it before this is read.
+    return baseKeyOf(fs.lstatSync(paths(directory, sessionId).base, { bigint: true }));
   };
 
   /**
@@ -344,10 +354,15 @@ export function createFsSessionStoreAdapter(
           known.delete(sessionId);
           assertExpectedRevision(sessionId, null, commit.expectedRevision);
           removeDeltas(directory, path.deltas);
-          writeBase(directory, sessionId, commit.base ?? []);
-          return { deltaCount: 0, deltaBytes: 0, baseBytes: fs.statSync(path.base).size };
+          const baseToken = writeBase(directory, sessionId, commit.base ?? []);
+          return {
+            deltaCount: 0,
+            deltaBytes: 0,
+            baseBytes: fs.statSync(path.base).size,
+            baseToken,
+          };
         }
-        const baseKey = `${baseStat.dev}:${baseStat.ino}:${baseStat.size}:${baseStat.mtimeNs}:${baseStat.ctimeNs}`;
+        const baseKey = baseKeyOf(baseStat);
         let fd = openDeltas(path.deltas);
         try {
           const deltas = fs.fstatSync(fd);
@@ -416,6 +431,7 @@ export function createFsSessionStoreAdapter(
             deltaCount: commit.revision - (baseRevision ?? 0),
             deltaBytes,
             baseBytes: Number(baseStat.size),
+            baseToken: baseKey,
           };
         } finally {
           if (fd !== -1) fs.closeSync(fd);
@@ -427,7 +443,7 @@ export function createFsSessionStoreAdapter(
       const sessionId = id.toLowerCase();
       const directory = stateDirectory(true) as string;
       const path = paths(directory, sessionId);
-      await withFileLock(path.lock, lockOptions, () => {
+      return withFileLock(path.lock, lockOptions, () => {
         let current: number | null;
         try {
           const fd = openForReading(path.deltas, sessionId);
@@ -454,8 +470,9 @@ export function createFsSessionStoreAdapter(
         assertReplaceable(sessionId, current, revision, expectedRevision);
         // The new base first: a crash before the deltas go leaves deltas the base covers, which
         // every loader skips.
-        writeBase(directory, sessionId, lines);
+        const baseToken = writeBase(directory, sessionId, lines);
         removeDeltas(directory, path.deltas);
+        return baseToken;
       });
     },
 

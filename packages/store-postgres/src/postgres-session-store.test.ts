@@ -62,11 +62,13 @@ function userInputs(state: SessionState | null): unknown[] {
 }
 
 describe('session commits on PostgreSQL', () => {
-  it('commits an existing session with ONE statement that touches only the delta and sizes rows', async () => {
+  it('commits an existing session with ONE statement that writes only the delta and sizes rows', async () => {
     // Past the size up to which every commit folds (here: from the first commit on).
     const store = await open({ fold: { currentUpToBytes: 0 } });
     const session = createSession({ store: store.sessions, id: SESSION_ID });
     await session.runTurn('first', echo);
+    const baseVersion = `SELECT xmin::text AS version FROM "${store.schema}".episodic_sessions`;
+    const before = (await store.pool.query(baseVersion)).rows;
     // Watch what the next commit sends to the server (the store's own pool, the real server).
     const sent: Array<{ text: string; values: unknown[] }> = [];
     const query = store.pool.query.bind(store.pool);
@@ -89,7 +91,13 @@ describe('session commits on PostgreSQL', () => {
       for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
     };
     walk(plan.rows[0]['QUERY PLAN'][0].Plan);
-    expect([...relations].sort()).toEqual(['episodic_session_deltas', 'episodic_session_sizes']);
+    // The base row is read for its version (the base token), never written.
+    expect([...relations].sort()).toEqual([
+      'episodic_session_deltas',
+      'episodic_session_sizes',
+      'episodic_sessions',
+    ]);
+    expect((await store.pool.query(baseVersion)).rows).toEqual(before);
   });
 
   it('keeps last_user_message and the counts in list() from the deltas, reading no base', async () => {

@@ -28,6 +28,8 @@ interface SizesRow {
   base_bytes: string;
   delta_count: string;
   delta_bytes: string;
+  /** The base row's `xmin` (see `SessionCommitSizes.baseToken`); null when it is gone. */
+  base_token: string | null;
 }
 
 /** How often a write re-reads when the session appeared or vanished between two statements. */
@@ -101,7 +103,11 @@ ORDER BY part, revision`,
 ), added AS (
   INSERT INTO ${tables.sessionDeltas} (session_id, revision, line) SELECT $1, $3, $5 FROM moved
 )
-SELECT base_bytes, delta_count, delta_bytes FROM moved`,
+SELECT base_bytes, delta_count, delta_bytes,
+  -- The base's token: the transaction that wrote its row. FOR KEY SHARE reads its latest version
+  -- even when a fold committed while this statement waited for the sizes row.
+  (SELECT xmin::text FROM ${tables.sessions} WHERE session_id = $1 FOR KEY SHARE) AS base_token
+FROM moved`,
   );
   const selectRevision = database.statement(
     'sessions_revision',
@@ -127,7 +133,8 @@ WHERE session_id = $1`,
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (session_id) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at,
   run_id = excluded.run_id, message_count = excluded.message_count, episode_count = excluded.episode_count,
-  last_user_message = excluded.last_user_message, state_json = excluded.state_json`,
+  last_user_message = excluded.last_user_message, state_json = excluded.state_json
+RETURNING xmin::text AS base_token`,
   );
   const removeDeltas = database.statement(
     'sessions_deltas_delete',
@@ -185,17 +192,21 @@ FROM ${tables.sessions} s`,
     }
   };
 
-  /** Inside a transaction holding the sizes row: stores `lines` as the base, dropping the deltas. */
+  /**
+   * Inside a transaction holding the sizes row: stores `lines` as the base, dropping the deltas.
+   * Returns the base's token: the `xmin` of its row, which every write of a base changes.
+   */
   const writeBase = async (
     client: pg.PoolClient,
     sessionId: string,
     row: ReturnType<typeof baseRow>,
     revision: number,
     created: boolean,
-  ): Promise<void> => {
+  ): Promise<string | undefined> => {
     if (!created) await database.query(resetSizes, [sessionId, revision, row.bytes], client);
-    await database.query(upsertBase, row.values, client);
+    const written = await database.query<{ base_token: string }>(upsertBase, row.values, client);
     await database.query(removeDeltas, [sessionId], client);
+    return written.rows[0]?.base_token;
   };
 
   return {
@@ -223,8 +234,9 @@ FROM ${tables.sessions} s`,
               await claim(client, sessionId, commit.revision, row.bytes, (current) =>
                 assertExpectedRevision(sessionId, current, null),
               );
-              await writeBase(client, sessionId, row, commit.revision, true);
-              return { deltaCount: 0, deltaBytes: 0, baseBytes: row.bytes };
+              const baseToken = await writeBase(client, sessionId, row, commit.revision, true);
+              const sizes = { deltaCount: 0, deltaBytes: 0, baseBytes: row.bytes };
+              return baseToken === undefined ? sizes : { ...sizes, baseToken };
             });
           }
           const values = [
@@ -241,6 +253,7 @@ FROM ${tables.sessions} s`,
                 deltaCount: Number(sizes.delta_count),
                 deltaBytes: Number(sizes.delta_bytes),
                 baseBytes: Number(sizes.base_bytes),
+                ...(sizes.base_token === null ? {} : { baseToken: sizes.base_token }),
               };
             }
             const current = await revisionOf(sessionId, database.pool, false);
@@ -255,11 +268,11 @@ FROM ${tables.sessions} s`,
     replace(sessionId, lines, revision, expectedRevision) {
       return database.guard(`save session ${sessionId}`, async () => {
         const row = baseRow(sessionId, lines);
-        await database.transaction(async (client) => {
+        return database.transaction(async (client) => {
           const created = await claim(client, sessionId, revision, row.bytes, (current) =>
             assertReplaceable(sessionId, current, revision, expectedRevision),
           );
-          await writeBase(client, sessionId, row, revision, created);
+          return writeBase(client, sessionId, row, revision, created);
         });
       });
     },

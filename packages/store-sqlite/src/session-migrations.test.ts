@@ -165,6 +165,8 @@ it('schema 9: each delta row gets the bytes since the base, and the fold policy 
     deltaCount: 4,
     deltaBytes: running + Buffer.byteLength(delta) + 1,
     baseBytes,
+    // The migrated base's token: the generation of its first row.
+    baseToken: expect.stringMatching(/^\d+$/),
   });
   upgraded.prepare('DELETE FROM episodic_session_deltas WHERE revision = 5').run();
   upgraded.close();

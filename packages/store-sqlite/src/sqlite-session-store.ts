@@ -35,6 +35,8 @@ interface HeadRow {
 interface TipRow {
   base_revision: number;
   base_bytes: number | null;
+  /** The generation of the base's first row, which every write of a base writes anew. */
+  base_generation: number | null;
   last_revision: number | null;
   bytes_since_base: number | null;
 }
@@ -86,6 +88,8 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
   const selectTip = database.prepare(
     `SELECT s.revision AS base_revision,
        (SELECT base_bytes FROM episodic_session_sizes z WHERE z.session_id = s.session_id) AS base_bytes,
+       (SELECT generation FROM episodic_session_base_chunks c
+         WHERE c.session_id = s.session_id AND c.chunk = ${SECTION_ROWS.head}) AS base_generation,
        d.revision AS last_revision, d.bytes_since_base
      FROM episodic_sessions s
      LEFT JOIN episodic_session_deltas d ON d.session_id = s.session_id
@@ -188,15 +192,19 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     return bytes;
   };
 
-  /** Stores `lines` as the session's base and drops its deltas. */
+  /**
+   * Stores `lines` as the session's base and drops its deltas; returns the base's bytes and its
+   * token (the generation of its rows, the first one's included).
+   */
   const writeBase = (sessionId: string, lines: readonly string[]) => {
     writeSummary(sessionId, lines[0] ?? '');
     removeChunks.run(sessionId);
     const rows = baseChunks(lines).map((text, index) => [index, text] as const);
-    const bytes = insertRows(sessionId, newBaseGeneration(), rows);
+    const generation = newBaseGeneration();
+    const bytes = insertRows(sessionId, generation, rows);
     removeDeltas.run(sessionId);
     resetSizes.run(sessionId, bytes);
-    return bytes;
+    return { bytes, baseToken: String(generation) };
   };
 
   /**
@@ -204,7 +212,8 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
    * `fromEpisode` and message `fromMessage` on (the rows before them, and the rows opening the
    * messages and closing the base, are kept), and drops the deltas. The last episode has a row of
    * its own and the messages of the base's last turn begin one, so that the next fold writes
-   * little again. Returns the bytes written.
+   * little again. Returns the bytes written and the base's token (the generation of the rows
+   * written, its first row's: see `SessionCommitSizes.baseToken`).
    */
   const writeFoldRows = (
     sessionId: string,
@@ -212,7 +221,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     whole: boolean,
     fromEpisode = 0,
     fromMessage = 0,
-  ): number => {
+  ): { bytes: number; baseToken: string } => {
     const { base } = fold;
     const nextKept = fold.keptMessages(base.episodeCount) ?? 0;
     writeSummary(sessionId, base.head);
@@ -227,9 +236,10 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     ]))
       rows.push([SECTION_ROWS.messages + first, text]);
     if (whole) rows.push([SECTION_ROWS.close, `${BASE_CLOSE}\n`]);
-    const bytes = insertRows(sessionId, newBaseGeneration(), rows);
+    const generation = newBaseGeneration();
+    const bytes = insertRows(sessionId, generation, rows);
     removeDeltas.run(sessionId);
-    return bytes;
+    return { bytes, baseToken: String(generation) };
   };
 
   const loadSnapshot = database.transaction((sessionId: string) => {
@@ -252,7 +262,8 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       const tip = tipOf(sessionId);
       assertExpectedRevision(sessionId, revisionOf(tip), commit.expectedRevision);
       if (tip === undefined) {
-        return { deltaCount: 0, deltaBytes: 0, baseBytes: writeBase(sessionId, commit.base ?? []) };
+        const { bytes, baseToken } = writeBase(sessionId, commit.base ?? []);
+        return { deltaCount: 0, deltaBytes: 0, baseBytes: bytes, baseToken };
       }
       // One row written: the delta, with the bytes of the deltas since the base (its own included).
       const deltaBytes = (tip.bytes_since_base ?? 0) + Buffer.byteLength(commit.delta, 'utf8') + 1;
@@ -262,6 +273,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
         deltaCount: commit.revision - tip.base_revision,
         deltaBytes,
         baseBytes: tip.base_bytes ?? 0,
+        ...(tip.base_generation === null ? {} : { baseToken: String(tip.base_generation) }),
       };
     },
   );
@@ -273,7 +285,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       expectedRevision: number | null | undefined,
     ) => {
       assertReplaceable(sessionId, revisionOf(tipOf(sessionId)), revision, expectedRevision);
-      writeBase(sessionId, lines);
+      return writeBase(sessionId, lines).baseToken;
     },
   );
   const foldTransaction = database.transaction((sessionId: string, fold: SessionAdapterFold) => {
@@ -281,12 +293,13 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     // Every row written anew: a save in a fold's layout (replace's check), or a base no fold wrote.
     const writeWhole = () => {
       removeChunks.run(sessionId);
-      resetSizes.run(sessionId, writeFoldRows(sessionId, fold, true));
+      const { bytes, baseToken } = writeFoldRows(sessionId, fold, true);
+      resetSizes.run(sessionId, bytes);
+      return baseToken;
     };
     if (fold.save !== undefined) {
       assertReplaceable(sessionId, revisionOf(tip), fold.revision, fold.save.expectedRevision);
-      writeWhole();
-      return;
+      return writeWhole();
     }
     assertExpectedRevision(sessionId, revisionOf(tip), fold.revision);
     const stored = selectFoldedBase.get(sessionId) as FoldedBaseRow;
@@ -294,10 +307,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       stored.folded === 1 && stored.reset === 0 && stored.episode_count !== null
         ? fold.keptMessages(stored.episode_count)
         : null;
-    if (kept === null || tip?.base_bytes == null) {
-      writeWhole();
-      return;
-    }
+    if (kept === null || tip?.base_bytes == null) return writeWhole();
     // Rows kept: the episodes before the last one's row (it gains a comma now) and the messages
     // before the row holding message `kept` (the ones from there on may change). With no such
     // row, the section is written from its start.
@@ -314,7 +324,8 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       episodeRowsFrom - SECTION_ROWS.episodes,
       messageRowsFrom - SECTION_ROWS.messages,
     );
-    resetSizes.run(sessionId, tip.base_bytes - removed + written);
+    resetSizes.run(sessionId, tip.base_bytes - removed + written.bytes);
+    return written.baseToken;
   });
   const removeTransaction = database.transaction((sessionId: string) => {
     removeDeltas.run(sessionId);
@@ -335,10 +346,10 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
       return commitTransaction.immediate(sessionId, commit);
     },
     replace(sessionId, lines, revision, expectedRevision) {
-      replaceTransaction.immediate(sessionId, lines, revision, expectedRevision);
+      return replaceTransaction.immediate(sessionId, lines, revision, expectedRevision);
     },
     fold(sessionId, fold) {
-      foldTransaction.immediate(sessionId, fold);
+      return foldTransaction.immediate(sessionId, fold);
     },
     sessionIdsWithPrefix(prefix, limit) {
       const { from, to } = idPrefixRange(prefix);

@@ -293,6 +293,9 @@ export class SessionWriter {
       ...(invokeSeq === undefined || invokeSeq === this.carried.invoke_seq
         ? {}
         : { invoke_seq: invokeSeq }),
+      // Part of the delta format (schema_version 2, not seed 001): the summary of the state this
+      // commit leaves, which only the writer knows without rebuilding that state, so that a
+      // session list reads a session's last delta alone (see `summarizeSession`).
       episode_count: log.size,
       message_count: messages.count,
       ...(lastUser === undefined ? {} : { last_user_message: lastUser }),

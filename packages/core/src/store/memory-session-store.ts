@@ -15,6 +15,8 @@ interface StoredLines {
   deltaBytes: number;
   /** The session's revision: the last commit's, or the base's (as `commit` and `replace` said). */
   revision: number;
+  /** Names this base among every base the adapter wrote (`SessionCommitSizes.baseToken`). */
+  baseToken: string;
 }
 
 const bytesOf = (lines: readonly string[]) =>
@@ -26,10 +28,12 @@ const bytesOf = (lines: readonly string[]) =>
  */
 export function createMemorySessionStoreAdapter(): SessionStoreAdapter {
   const sessions = new Map<string, StoredLines>();
+  let bases = 0;
   /** A new base of `lines` at `revision`, without deltas. */
   const baseOf = (lines: readonly string[], revision: number): StoredLines => {
     const base = [...lines];
-    return { base, deltas: [], baseBytes: bytesOf(base), deltaBytes: 0, revision };
+    const baseToken = String(++bases);
+    return { base, deltas: [], baseBytes: bytesOf(base), deltaBytes: 0, revision, baseToken };
   };
   return {
     specificationVersion: 'v2',
@@ -46,7 +50,8 @@ export function createMemorySessionStoreAdapter(): SessionStoreAdapter {
       if (stored === undefined) {
         const created = baseOf(commit.base ?? [], commit.revision);
         sessions.set(sessionId, created);
-        return { deltaCount: 0, deltaBytes: 0, baseBytes: created.baseBytes };
+        const { baseBytes, baseToken } = created;
+        return { deltaCount: 0, deltaBytes: 0, baseBytes, baseToken };
       }
       stored.deltas.push(commit.delta);
       stored.deltaBytes += commit.delta.length + 1;
@@ -55,12 +60,15 @@ export function createMemorySessionStoreAdapter(): SessionStoreAdapter {
         deltaCount: stored.deltas.length,
         deltaBytes: stored.deltaBytes,
         baseBytes: stored.baseBytes,
+        baseToken: stored.baseToken,
       };
     },
     replace(sessionId, lines, revision, expectedRevision) {
       const current = sessions.get(sessionId)?.revision ?? null;
       assertReplaceable(sessionId, current, revision, expectedRevision);
-      sessions.set(sessionId, baseOf(lines, revision));
+      const replaced = baseOf(lines, revision);
+      sessions.set(sessionId, replaced);
+      return replaced.baseToken;
     },
     sessionIdsWithPrefix(prefix, limit) {
       return [...sessions.keys()]

@@ -108,6 +108,15 @@ export interface SessionCommitSizes {
   deltaBytes: number;
   /** Bytes of the base. */
   baseBytes: number;
+  /**
+   * Optional: the identity of the stored base this commit landed on (or, for a new session, wrote),
+   * one that changes whenever anyone writes a base (a new session, a `replace`, a `fold`), in any
+   * process: a generation or row version the backend stores with the base, or the base file's
+   * identity. `replace` and `fold` return the token of the base they wrote. When both are given,
+   * core folds a small session from the state it last stored itself as long as the token is
+   * unchanged (see `SessionCopy`); without them it reads the session back for every fold.
+   */
+  baseToken?: string;
 }
 
 /** One commit as an adapter receives it. */
@@ -182,6 +191,7 @@ export interface SessionStoreAdapter {
   /**
    * Replaces the session's base with `lines` (a state as of `revision`) and drops its deltas, as
    * one atomic step: when the session's revision is `expectedRevision` (null: it must not exist);
+   * returns the new base's token (see `SessionCommitSizes.baseToken`), or undefined;
    * with `expectedRevision` undefined, unless that would move the revision back (`CONFLICT`; an
    * unreadable stored session may be replaced). The new base must be durable before any delta is
    * dropped (a loader ignores deltas at or below the base's revision).
@@ -191,7 +201,8 @@ export interface SessionStoreAdapter {
     lines: readonly string[],
     revision: number,
     expectedRevision: number | null | undefined,
-  ): MaybePromise<void>;
+    // biome-ignore lint/suspicious/noConfusingVoidType: an adapter that reports no token returns nothing
+  ): MaybePromise<string | void>;
   /**
    * Optional: a fold, as `replace(sessionId, lines, fold.revision, fold.revision)` with the lines
    * of `fold.base` (for a save, `fold.save.expectedRevision` is replace's last argument and nothing
@@ -199,9 +210,11 @@ export interface SessionStoreAdapter {
    * stored base was written by `fold` and no delta since it empties the log (`reset`), the new
    * base begins with the stored base's episodes (as many as it records) and with the first
    * `keptMessages(thatMany)` of its messages; only the rest need be written. An adapter without
-   * it gets `replace`.
+   * it gets `replace`. Like `replace`, returns the new base's token (see
+   * `SessionCommitSizes.baseToken`), or undefined.
    */
-  fold?(sessionId: string, fold: SessionAdapterFold): MaybePromise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: an adapter that reports no token returns nothing
+  fold?(sessionId: string, fold: SessionAdapterFold): MaybePromise<string | void>;
   /** Every stored session's head (sessions whose base cannot be read at all are left out). */
   list(): MaybePromise<StoredSessionHead[]>;
   /**
@@ -392,15 +405,18 @@ const COPY_LIMIT = 8;
 
 /**
  * A small session as this store last stored or folded it, to fold from without reading it back:
- * built only from what the store received (a new session's state, then each delta it committed),
- * never from the caller's objects. Trusted only while the adapter reports the commit landing
- * right on it (the copy's revision expected, one more delta after the base); any other outcome
- * (another writer, a conflict, a failed fold, a save, redact or delete) drops it. Not detected:
- * another process replacing the session at the very revision this store last saw, with as many
- * deltas after its base (a `save` without `expectedRevision` at an equal revision, or a delete and
- * re-creation of the same id up to it) between two commits of this store.
+ * built only from what the store received (a new session's validated state, then each validated
+ * delta it committed; zod's parse gave the store its own objects, and a state core built is
+ * frozen), never from objects a caller still holds. Trusted only while the adapter reports the
+ * commit landing right on it: the base token this store's last write of the base returned (see
+ * `SessionCommitSizes.baseToken`), the copy's revision expected and one more delta after the
+ * base. Any other base write, in any process (a save at the same revision, a delete and
+ * re-creation), changes the token, and the commit then reads the session back; so does any other
+ * outcome (a conflict, a failed fold, a save, redact or delete here), which drops the copy.
  */
 interface SessionCopy {
+  /** The token of the base this store last wrote (see `SessionCommitSizes.baseToken`). */
+  baseToken: string;
   revision: number;
   /** Deltas stored after the base (0 right after a fold or for a new session). */
   deltaCount: number;
@@ -411,36 +427,82 @@ interface SessionCopy {
 }
 
 /**
- * The copy of a session after a commit stored `line` (and for a new session `base`), or null
- * when `previous` is not the stored session this commit landed on.
+ * The copy of a session after a commit stored `delta` (and for a new session its `state`), or
+ * null when the adapter reports no base token or `previous` is not the stored session this commit
+ * landed on. Built from the validated commit itself: nothing stored is decoded again.
  */
 function advanceCopy(
   previous: SessionCopy | undefined,
-  id: string,
   expected: number | null,
-  base: readonly string[] | undefined,
-  line: string,
+  state: SessionState | undefined,
+  delta: SessionDelta,
   sizes: SessionCommitSizes,
 ): SessionCopy | null {
-  if (base !== undefined) {
+  const { baseToken } = sizes;
+  if (baseToken === undefined) return null;
+  if (state !== undefined) {
     if (sizes.deltaCount !== 0) return null;
-    const decoded = decodeSessionBase(id, base, false);
-    const revision = baseRevisionOf(decoded.head);
-    return { revision, deltaCount: 0, head: decoded.head, episodes: baseEpisodes(decoded).slice() };
+    const {
+      messages,
+      episodes: _episodes,
+      episodic,
+      episode_count: _episodeCount,
+      message_count: _messageCount,
+      last_user_message: _lastUser,
+      ...fields
+    } = state as SessionState & Record<string, unknown>;
+    const head = {} as SessionHead;
+    for (const [key, value] of Object.entries(fields)) head[key] = owned(value);
+    const episodes = baseEpisodes({
+      head,
+      log:
+        state.episodes !== undefined
+          ? { episodes: state.episodes }
+          : typeof episodic === 'string'
+            ? { jsonl: episodic }
+            : null,
+      messages,
+      whole: state,
+    });
+    return {
+      baseToken,
+      revision: state.revision ?? 0,
+      deltaCount: 0,
+      head,
+      episodes: episodes.map(owned),
+    };
   }
-  if (previous === undefined || expected === null) return null;
+  if (previous === undefined || expected === null || previous.baseToken !== baseToken) return null;
   if (previous.revision !== expected || sizes.deltaCount !== previous.deltaCount + 1) return null;
-  const deltas = decodeSessionDeltas(id, [line], expected);
-  const delta = deltas[0];
-  if (deltas.length !== 1 || delta === undefined) return null;
   const episodes = delta.reset === true ? [] : previous.episodes.slice();
-  if (delta.episodes !== undefined) for (const episode of delta.episodes) episodes.push(episode);
+  if (delta.episodes !== undefined)
+    for (const episode of delta.episodes) episodes.push(owned(episode));
+  const fields = delta.context === undefined ? delta : { ...delta, context: owned(delta.context) };
   return {
+    baseToken,
     revision: delta.revision,
     deltaCount: sizes.deltaCount,
-    head: applyDeltaFields(previous.head, deltas),
+    head: applyDeltaFields(previous.head, [fields as SessionDelta]),
     episodes,
   };
+}
+
+/**
+ * `value` itself when it is deeply frozen (an episode of a log, a session's context: nobody can
+ * change it), otherwise a copy, so that a `SessionCopy` holds nothing a caller can still change
+ * (zod's parse copies the objects it checks, not the episodes and values it takes as `unknown`).
+ */
+function owned<Value>(value: Value): Value {
+  return deeplyFrozen(value, 0) ? value : structuredClone(value);
+}
+
+function deeplyFrozen(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth > 256 || !Object.isFrozen(value)) return false;
+  for (const key of Object.keys(value)) {
+    if (!deeplyFrozen((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
 const DEFAULT_FOLD_SHARE = 1;
 const DEFAULT_FOLD_DELTAS = 100_000;
@@ -746,7 +808,7 @@ function foldOf(
 function newSessionBase(
   commit: { expectedRevision: number | null; state?: unknown },
   sessionId: string,
-): string[] | undefined {
+): { lines: string[]; state: SessionState } | undefined {
   const { state } = commit;
   if (commit.expectedRevision === null) {
     if (state === undefined) {
@@ -757,9 +819,10 @@ function newSessionBase(
         `is required for a new session (expectedRevision null): pass the whole state of session ${sessionId} as of delta.revision`,
       );
     }
-    return encodeSessionBase(
-      isBuiltState(state) ? state : parseInput(sessionStateSchema, state, 'session commit state'),
-    );
+    const checked = isBuiltState(state)
+      ? state
+      : parseInput(sessionStateSchema, state, 'session commit state');
+    return { lines: encodeSessionBase(checked), state: checked };
   }
   if (state === undefined) return undefined;
   throw invalidField(
@@ -848,15 +911,26 @@ export function createSessionStore(
     id: string,
     state: SessionState & { episodes: Episode[] },
     revision: number,
-  ): Promise<void> => {
+  ): Promise<string | undefined> => {
     if (adapter.fold === undefined) {
       const lines = encodeSessionBase(state);
-      await callAdapter(name, `fold session ${id}`, () =>
+      const token = await callAdapter(name, `fold session ${id}`, () =>
         adapter.replace(id, lines, revision, revision),
       );
-    } else {
-      const fold = foldOf(state, state.episodes, state.messages, revision);
-      await callAdapter(name, `fold session ${id}`, () => adapter.fold?.(id, fold));
+      return token ?? undefined;
+    }
+    const fold = foldOf(state, state.episodes, state.messages, revision);
+    const token = await callAdapter(name, `fold session ${id}`, () => adapter.fold?.(id, fold));
+    return token ?? undefined;
+  };
+
+  /** After a fold of `copy`'s session wrote the base `baseToken` names: the copy is current. */
+  const markFolded = (id: string, copy: SessionCopy, baseToken: string | undefined) => {
+    if (copies.get(id) !== copy) return;
+    if (baseToken === undefined) copies.delete(id);
+    else {
+      copy.baseToken = baseToken;
+      copy.deltaCount = 0;
     }
   };
 
@@ -878,10 +952,9 @@ export function createSessionStore(
     const folded = stored.deltas.length;
     const head = stored.state;
     const state = materialize(stored, baseMessages) as SessionState & { episodes: Episode[] };
-    if (keep) keepCopy(id, { revision, deltaCount: folded, head, episodes: state.episodes });
-    await writeFold(id, state, revision);
-    const copy = copies.get(id);
-    if (copy !== undefined && copy.revision === revision) copy.deltaCount = 0;
+    const copy = { baseToken: '', revision, deltaCount: folded, head, episodes: state.episodes };
+    if (keep) keepCopy(id, copy);
+    markFolded(id, copy, await writeFold(id, state, revision));
     return { revision, folded };
   };
 
@@ -900,8 +973,7 @@ export function createSessionStore(
       episodes,
       messages: baseMessages(restored),
     } as SessionState & { episodes: Episode[] };
-    await writeFold(id, state, revision);
-    if (copies.get(id) === copy && copy.revision === revision) copy.deltaCount = 0;
+    markFolded(id, copy, await writeFold(id, state, revision));
   };
 
   const replace = (state: SessionState, expectedRevision: number | null | undefined) =>
@@ -966,7 +1038,7 @@ export function createSessionStore(
             expectedRevision: expected,
             delta: line,
             ...(commit.delta.reset === true ? { reset: true } : {}),
-            ...(base === undefined ? {} : { base }),
+            ...(base === undefined ? {} : { base: base.lines }),
           }),
         );
       } catch (error) {
@@ -975,14 +1047,16 @@ export function createSessionStore(
       }
       const small = foldCurrentUpTo > 0 && sizes.baseBytes + sizes.deltaBytes <= foldCurrentUpTo;
       // Synchronously after the commit returned: no other call of this store runs in between.
-      const copy = small ? advanceCopy(copies.get(id), id, expected, base, line, sizes) : null;
+      const copy = small
+        ? advanceCopy(copies.get(id), expected, base?.state, commit.delta, sizes)
+        : null;
       if (copy === null) copies.delete(id);
       else keepCopy(id, copy);
       const due =
         expected !== null &&
         (commit.fold === true ||
           foldAlways ||
-          sizes.baseBytes + sizes.deltaBytes <= foldCurrentUpTo ||
+          small ||
           sizes.deltaCount >= foldDeltas ||
           sizes.deltaBytes >= Math.max(foldMinBytes, foldShare * sizes.baseBytes));
       if (!due) return { sessionId: id, revision, folded: false };

@@ -38,6 +38,15 @@ export type ConformanceChildTask =
       key: string;
       writer: number;
       count: number;
+    }
+  | {
+      /**
+       * Save an existing session anew at the revision it is at (no `expectedRevision`), its last
+       * episode's text replaced by `text`: another writer rewriting the base without a commit.
+       */
+      kind: 'session-rewrite';
+      sessionId: string;
+      text: string;
     };
 
 /**
@@ -78,6 +87,7 @@ export async function runConformanceChild(
 ): Promise<ConformanceChildResult> {
   if (task.kind === 'session-commit-race') return sessionCommitRace(stores, task);
   if (task.kind === 'artifact-upsert-race') return artifactUpsertRace(stores, task);
+  if (task.kind === 'session-rewrite') return sessionRewrite(stores, task);
   const { runs } = stores;
   if (runs === undefined) throw new Error('run-append-race needs the harness to open `runs`');
   const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
@@ -180,4 +190,22 @@ async function artifactUpsertRace(
     result.acknowledged.push({ n, position: shared.episodes.length });
   }
   return result;
+}
+
+async function sessionRewrite(
+  stores: ConformanceChildStores,
+  task: Extract<ConformanceChildTask, { kind: 'session-rewrite' }>,
+): Promise<ConformanceChildResult> {
+  const { sessions } = stores;
+  if (sessions === undefined) throw new Error('session-rewrite needs `sessions`');
+  const state = await sessions.load(task.sessionId);
+  if (state === null) throw new Error(`session ${task.sessionId} does not exist`);
+  const episodes = state.episodes ?? [];
+  const revision = state.revision ?? 0;
+  const rewritten = [...episodes.slice(0, -1), messageEpisode(episodes.length, task.text)];
+  const messages = state.messages.map((message, index) =>
+    index === state.messages.length - 1 ? { ...message, content: task.text } : message,
+  );
+  await sessions.save({ ...state, episodes: rewritten, messages });
+  return { acknowledged: [{ n: 0, position: revision }], conflicts: 0 };
 }

@@ -257,4 +257,29 @@ export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessio
       'turn 6',
     ]);
   });
+
+  it('folds what another process saved at the very revision this store last wrote', async (context) => {
+    requireCapability(context, capabilities.crossProcess, 'crossProcess');
+    const { store, harness } = await open(context);
+    const runInChild = harness.runInChild;
+    if (runInChild === undefined) {
+      throw new Error('capabilities.crossProcess needs StoreHarness.runInChild');
+    }
+    // Small: every commit folds, and the store keeps what it folded to fold the next from.
+    await commitTurns(store, SESSION_1, 0, 3);
+    expect((await store.read(SESSION_1))?.deltas).toEqual([]);
+    // Another process rewrites the base at revision 3: same revision, same number of deltas.
+    await runInChild({ kind: 'session-rewrite', sessionId: SESSION_1, text: 'rewritten' });
+    await store.commit({
+      sessionId: SESSION_1,
+      expectedRevision: 3,
+      delta: { revision: 4, updated_at: SESSION_TS, episodes: [messageEpisode(4, 'turn 4')] },
+    });
+    const stored = await store.read(SESSION_1);
+    expect(stored?.deltas).toEqual([]);
+    const texts = (await store.load(SESSION_1))?.episodes?.map(
+      (entry) => (entry as { payload: { item: { content: string } } }).payload.item.content,
+    );
+    expect(texts).toEqual(['turn 1', 'turn 2', 'rewritten', 'turn 4']);
+  });
 }
