@@ -9,9 +9,6 @@ const { root, durability, task } = JSON.parse(process.argv[2] as string) as {
   task: ConformanceChildTask;
 };
 const store = createFsStore({ root, durability });
-const result = await runConformanceChild(
-  { runs: store.runs, sessions: store.sessions, artifacts: store.artifacts },
-  task,
-);
+const result = await runConformanceChild({ runs: store.runs, sessions: store.sessions }, task);
 await store.close();
 process.stdout.write(`${JSON.stringify(result)}\n`);
