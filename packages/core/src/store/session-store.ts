@@ -19,6 +19,7 @@ import {
   uuidSchema,
 } from '../schema/session-state.js';
 import { safeJsonParse } from '../util/json.js';
+import { pauseAfterLostRace } from '../util/lost-race-pause.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import { isBuiltState } from './built-state.js';
@@ -397,8 +398,12 @@ export interface SessionRedactReceipt {
 /** How often `redact()` retries when a commit lands between its load and its save. */
 const REDACT_ATTEMPTS = 5;
 
-/** How often a load reads a session again when its base was replaced while it was read. */
-const READ_ATTEMPTS = 5;
+/**
+ * How often a load reads a session again when its base was replaced while it was read (with a
+ * short random pause from the third attempt on, so readers racing several folding writers get
+ * through instead of failing after a burst of folds).
+ */
+const READ_ATTEMPTS = 20;
 
 /** How many small sessions a store keeps a copy of (see `SessionCopy`). */
 const COPY_LIMIT = 8;
@@ -858,8 +863,9 @@ export function createSessionStore(
         base = decodeSessionBase(id, lines.base, withMessages);
       } catch (error) {
         // A lazily read base was replaced by a fold or a save while it was read: read again.
-        if (EpisodicError.hasCode(error, 'CONFLICT') && attempt < READ_ATTEMPTS) continue;
-        throw error;
+        if (!EpisodicError.hasCode(error, 'CONFLICT') || attempt >= READ_ATTEMPTS) throw error;
+        await pauseAfterLostRace(attempt);
+        continue;
       }
       const baseRevision = baseRevisionOf(base.head);
       const deltas = decodeSessionDeltas(id, lines.deltas, baseRevision);
