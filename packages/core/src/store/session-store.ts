@@ -19,8 +19,8 @@ import {
   uuidSchema,
 } from '../schema/session-state.js';
 import { safeJsonParse } from '../util/json.js';
-import { pauseAfterLostRace } from '../util/lost-race-pause.js';
 import { jsonEqual } from '../util/json-equal.js';
+import { pauseAfterLostRace } from '../util/lost-race-pause.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
 import { isBuiltState } from './built-state.js';
 import { ID_PREFIX_CANDIDATE_LIMIT, parseIdReference, resolveIdPrefix } from './id-prefix.js';
