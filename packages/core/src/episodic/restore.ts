@@ -112,11 +112,11 @@ function acceptParsed(
  * the rules of `restoreFromArray` without its defensive copy through JSON, which on a long
  * session cost more than reading it.
  */
-export function restoreFromParsed(values: readonly unknown[]): RestoreResult {
+export function restoreFromParsed(values: readonly unknown[], startAfterId = 0): RestoreResult {
   const episodes: Episode[] = [];
   const errors: string[] = [];
   const schema = restoredEpisode();
-  let previousId = 0;
+  let previousId = startAfterId;
   for (let index = 0; index < values.length; index++) {
     const episode = acceptParsed(values[index], previousId, schema, `entry ${index}`, errors);
     if (episode === null) continue;

@@ -160,6 +160,36 @@ describe('createSessionStore: the copy a store folds a small session from', () =
     expect(await store.load(id)).toEqual(await createSessionStore(memory).load(id));
   });
 
+  it('restores only the new episodes of a fold from the copy, by the same rules as a full read', async () => {
+    const memory = createMemorySessionStoreAdapter();
+    const store = createSessionStore(memory);
+    for (let revision = 1; revision <= 3; revision++) {
+      await commitText(store, revision, `turn ${revision}`);
+    }
+    // An id at or below the last one is repaired to the next; an entry that is no episode is
+    // left out and recorded, as a read of the stored session would do.
+    const repeated = { ...messageEpisode(2, 'id 2 again'), id: 2 };
+    await store.commit({
+      sessionId: id,
+      expectedRevision: 3,
+      delta: { revision: 4, updated_at: SESSION_TS, episodes: [repeated] },
+    });
+    await commitText(store, 5, 'turn 5');
+    let stored = await store.load(id);
+    expect(stored?.episodes?.map((episode) => episode.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(await baseTexts(memory)).toEqual(['turn 1', 'turn 2', 'turn 3', 'id 2 again', 'turn 5']);
+    await store.commit({
+      sessionId: id,
+      expectedRevision: 5,
+      delta: { revision: 6, updated_at: SESSION_TS, episodes: [{ id: 6, type: 'no such type' }] },
+    });
+    stored = await store.load(id);
+    const fresh = await createSessionStore(memory).load(id);
+    expect(stored).toEqual(fresh);
+    expect(stored?.episodes?.slice(0, 5).map((episode) => episode.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(JSON.stringify(stored?.episodes?.at(-1))).toContain('no such type');
+  });
+
   it('folds what another store over the same backend committed in between', async () => {
     const adapter = createMemorySessionStoreAdapter();
     const first = createSessionStore(adapter);

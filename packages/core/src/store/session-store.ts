@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { createEpisodic, createEpisodicFromParsed } from '../episodic/create-episodic.js';
+import { restoreFromParsed } from '../episodic/restore.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import { assertIdCarriesNoContent } from '../ledger/content-guard.js';
 import { lastUserMessage } from '../messages/last-user-message.js';
@@ -18,7 +19,7 @@ import {
   sessionStateSchema,
   uuidSchema,
 } from '../schema/session-state.js';
-import { safeJsonParse } from '../util/json.js';
+import { deepFreeze, safeJsonParse } from '../util/json.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { pauseAfterLostRace } from '../util/lost-race-pause.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
@@ -429,6 +430,12 @@ interface SessionCopy {
   head: SessionHead;
   /** The episodes of base and deltas, as `sessionEpisodes` of a `read` would give them. */
   episodes: unknown[];
+  /**
+   * How many of `episodes`, from the first, a fold has restored already (valid episodes, ids in
+   * order, deeply frozen): the next fold restores only the ones after them, so a commit that
+   * folds restores its own episodes, not the whole session again.
+   */
+  restored: number;
 }
 
 /**
@@ -475,6 +482,7 @@ function advanceCopy(
       deltaCount: 0,
       head,
       episodes: episodes.map(owned),
+      restored: 0,
     };
   }
   if (previous === undefined || expected === null || previous.baseToken !== baseToken) return null;
@@ -489,7 +497,25 @@ function advanceCopy(
     deltaCount: sizes.deltaCount,
     head: applyDeltaFields(previous.head, [fields as SessionDelta]),
     episodes,
+    restored: delta.reset === true ? 0 : previous.restored,
   };
+}
+
+/**
+ * `values` restored as a log restores them (frozen, ids repaired), the first `known` of them taken
+ * as they are (a fold restored them already). Only what follows is checked, after the last known
+ * id; if any of it is not an episode, the whole array goes through the log (which records why).
+ */
+function restoredEpisodes(values: readonly unknown[], known: number): Episode[] {
+  if (known > 0 && known <= values.length) {
+    const tail = restoreFromParsed(values.slice(known), (values[known - 1] as Episode).id);
+    if (tail.errors.length === 0) {
+      const episodes = values.slice(0, known) as Episode[];
+      for (const episode of tail.episodes) episodes.push(deepFreeze(episode));
+      return episodes;
+    }
+  }
+  return createEpisodicFromParsed(values).read({ fromId: 0 }).slice();
 }
 
 /**
@@ -958,7 +984,14 @@ export function createSessionStore(
     const folded = stored.deltas.length;
     const head = stored.state;
     const state = materialize(stored, baseMessages) as SessionState & { episodes: Episode[] };
-    const copy = { baseToken: '', revision, deltaCount: folded, head, episodes: state.episodes };
+    const copy = {
+      baseToken: '',
+      revision,
+      deltaCount: folded,
+      head,
+      episodes: state.episodes,
+      restored: 0,
+    };
     if (keep) keepCopy(id, copy);
     markFolded(id, copy, await writeFold(id, state, revision));
     return { revision, folded };
@@ -970,14 +1003,14 @@ export function createSessionStore(
    */
   const foldCopy = async (id: string, copy: SessionCopy): Promise<void> => {
     const revision = copy.revision;
-    const restored = createEpisodicFromParsed(copy.episodes).read({ fromId: 0 });
-    const episodes = restored.slice();
+    const episodes = restoredEpisodes(copy.episodes, copy.restored);
     copy.episodes = episodes;
+    copy.restored = episodes.length;
     const state = {
       ...copy.head,
       schema_version: SESSION_STATE_SCHEMA_VERSION,
       episodes,
-      messages: baseMessages(restored),
+      messages: baseMessages(episodes),
     } as SessionState & { episodes: Episode[] };
     markFolded(id, copy, await writeFold(id, state, revision));
   };
