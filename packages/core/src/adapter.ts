@@ -221,6 +221,7 @@ export {
   isBlankRunLine,
   type LedgerAdapter,
   type LedgerCapabilities,
+  type LedgerGcCounts,
   type LedgerGcPlan,
   type LedgerQueryPlan,
   type LedgerRedactPlan,

@@ -374,6 +374,7 @@ export {
   type LedgerAdapter,
   type LedgerCapabilities,
   type LedgerContentGuardOptions,
+  type LedgerGcCounts,
   type LedgerGcPlan,
   type LedgerOptions,
   type LedgerQueryInput,

@@ -1,10 +1,7 @@
-import type {
-  ArtifactRecord,
-  ArtifactScan,
-  ArtifactStoreAdapter,
-  DeleteEpisodeReceipt,
-} from '@episodic/core';
 import {
+  type ArtifactRecord,
+  type ArtifactScan,
+  type ArtifactStoreAdapter,
   assertSameArtifactKind,
   type StoredArtifactEpisodeRow,
   type StoredArtifactRow,
@@ -126,10 +123,7 @@ ON CONFLICT (episode_ref) DO UPDATE SET metadata_json = excluded.metadata_json`,
 AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key = a.key) RETURNING a.key`,
   );
 
-  const recordsOf = async (
-    rows: StoredArtifactRow[],
-    on?: Queryable,
-  ): Promise<ArtifactRecord[]> => {
+  const recordsOf = async (rows: StoredArtifactRow[], on?: Queryable) => {
     if (rows.length === 0) return [];
     const associations = (
       await database.query<AssociationRow>(selectAssociations, [rows.map((row) => row.key)], on)
@@ -207,7 +201,7 @@ AND NOT EXISTS (SELECT 1 FROM ${tables.artifactEpisodes} e WHERE e.artifact_key 
 
     deleteEpisode(ref) {
       return database.guard(`delete episode ${ref}`, () =>
-        database.transaction(async (client): Promise<DeleteEpisodeReceipt> => {
+        database.transaction(async (client) => {
           const removedMetadata =
             ((await database.query(deleteMetadata, [ref], client)).rowCount ?? 0) > 0;
           const keys = (

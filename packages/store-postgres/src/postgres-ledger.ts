@@ -1,17 +1,12 @@
-import type {
-  LedgerAdapter,
-  LedgerEventType,
-  LedgerGcPlan,
-  LedgerQueryPlan,
-  LedgerRow,
-  NewLedgerRow,
-} from '@episodic/core';
 import {
   assertExpectedPosition,
   createKeyedQueue,
   duplicateEventIdsError,
   idPrefixRange,
+  type LedgerAdapter,
+  type LedgerQueryPlan,
   ledgerRowFromSql,
+  type NewLedgerRow,
   newLedgerRowValues,
   type SqlLedgerRow,
   storedLedgerRow,
@@ -268,7 +263,7 @@ RETURNING id, event_id, position`,
       await database.query<{ event_id: string }>(existing, [rows.map((row) => row.event_id)], on)
     ).rows.map((row) => row.event_id);
 
-  const appendUnchecked = async (rows: readonly NewLedgerRow[]): Promise<LedgerRow[]> => {
+  const appendUnchecked = async (rows: readonly NewLedgerRow[]) => {
     if (rows.length === 1) {
       const row = rows[0] as NewLedgerRow;
       const result = await database.query<{ id: string; position: string }>(
@@ -422,7 +417,7 @@ RETURNING id, event_id, position`,
         return count;
       });
     },
-    gc(plan: LedgerGcPlan) {
+    gc(plan) {
       return database.guard(
         plan.dryRun ? 'count expired events' : 'delete expired events',
         async () => {
@@ -437,12 +432,11 @@ RETURNING id, event_id, position`,
               current = next;
             }
           }
-          const counts: Partial<Record<LedgerEventType, number>> = {};
+          // One [type, count] pair per scope and type: core adds them up.
+          const counts: Array<[string, number]> = [];
           let changed = 0;
           for (const scope of scopes) {
-            for (const [type, cutoff] of Object.entries(plan.cutoffs) as Array<
-              [LedgerEventType, number]
-            >) {
+            for (const [type, cutoff] of Object.entries(plan.cutoffs)) {
               let count = 0;
               if (plan.dryRun) {
                 count = Number(
@@ -458,7 +452,7 @@ RETURNING id, event_id, position`,
                   if (deleted < batchSize) break;
                 }
               }
-              counts[type] = (counts[type] ?? 0) + count;
+              counts.push([type, count]);
               changed += count;
             }
           }
@@ -488,7 +482,7 @@ RETURNING id, event_id, position`,
 function collect(
   rows: readonly NewLedgerRow[],
   stored: ReadonlyArray<{ id: string; event_id: string; position: string }>,
-): LedgerRow[] {
+) {
   const byId = new Map(stored.map((row) => [row.event_id, row]));
   return rows.map((row) => {
     const written = byId.get(row.event_id) as { id: string; position: string };

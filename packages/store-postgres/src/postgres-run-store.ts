@@ -1,4 +1,3 @@
-import type { RunHeader, RunRecordEntry, RunRedactStats, RunStoreAdapter } from '@episodic/core';
 import {
   assertExpectedRunPosition,
   createKeyedQueue,
@@ -6,8 +5,10 @@ import {
   createRunTailCollector,
   idPrefixRange,
   planRunAppend,
-  positionBeyondEnd,
-  readRunHeaderLine,
+  type RunHeader,
+  type RunRecordEntry,
+  type RunRedactStats,
+  type RunStoreAdapter,
 } from '@episodic/core/adapter';
 import type pg from 'pg';
 import type { PostgresDatabase } from './postgres-database.js';
@@ -125,9 +126,7 @@ export function createPostgresRunStoreAdapter(
         assertExpectedRunPosition(runId, position, expectedPosition);
       // A run row without a record is one this transaction just created: the run is new.
       const stored =
-        locked === undefined || position === 0
-          ? undefined
-          : readRunHeaderLine(decode(locked.header_json));
+        locked === undefined || position === 0 ? undefined : decode(locked.header_json);
       const toWrite = planRunAppend(runId, stored, entries);
       if (toWrite.length === 0) return { appended: 0, position };
       await database.query(
@@ -185,8 +184,7 @@ export function createPostgresRunStoreAdapter(
       return database.guard(`read run ${runId}`, async () => {
         const read = await lines(runId, position);
         if (read === null) return null;
-        if (position > read.end) throw positionBeyondEnd(runId, position, read.end);
-        const collector = createRunReadCollector(runId, position);
+        const collector = createRunReadCollector(runId, position, read.end);
         for (const row of read.rows) {
           if (row.json !== null) collector.line(decode(row.json), Number(row.seq));
         }

@@ -1,13 +1,9 @@
-import type {
-  ArtifactRecord,
-  ArtifactScan,
-  ArtifactStoreAdapter,
-  ArtifactUpsert,
-  DeleteEpisodeReceipt,
-  EpisodeRef,
-} from '@episodic/core';
 import {
+  type ArtifactScan,
+  type ArtifactStoreAdapter,
+  type ArtifactUpsert,
   assertSameArtifactKind,
+  type EpisodeRef,
   type StoredArtifactEpisodeRow,
   type StoredArtifactRow,
   storedArtifactRecord,
@@ -104,10 +100,10 @@ export function createSqliteArtifactStoreAdapter(
   const deleteArtifact = database.prepare('DELETE FROM episodic_artifacts WHERE key = ?');
   const scans = new Map<string, Database.Statement>();
 
-  const recordOf = (row: StoredArtifactRow): ArtifactRecord =>
+  const recordOf = (row: StoredArtifactRow) =>
     storedArtifactRecord(row, selectAssociations.all(row.key) as StoredArtifactEpisodeRow[]);
 
-  const upsertTransaction = database.transaction((input: ArtifactUpsert): ArtifactRecord => {
+  const upsertTransaction = database.transaction((input: ArtifactUpsert) => {
     const storedKind = selectKind.get(input.key) as string | undefined;
     if (storedKind !== undefined) assertSameArtifactKind(input.key, storedKind, input.kind);
     upsertArtifact.run(input.key, input.kind, JSON.stringify(input.content), input.at, input.at);
@@ -118,7 +114,7 @@ export function createSqliteArtifactStoreAdapter(
     return recordOf(selectArtifact.get(input.key) as StoredArtifactRow);
   });
 
-  const deleteEpisodeTransaction = database.transaction((ref: EpisodeRef): DeleteEpisodeReceipt => {
+  const deleteEpisodeTransaction = database.transaction((ref: EpisodeRef) => {
     const removedMetadata = deleteMetadata.run(ref).changes > 0;
     const keys = artifactsOfEpisode.all(ref) as string[];
     deleteAssociations.run(ref);

@@ -1,16 +1,11 @@
-import type {
-  LedgerAdapter,
-  LedgerEventType,
-  LedgerGcPlan,
-  LedgerQueryPlan,
-  LedgerRow,
-  NewLedgerRow,
-} from '@episodic/core';
 import {
   assertExpectedPosition,
   duplicateEventIdsError,
   idPrefixRange,
+  type LedgerAdapter,
+  type LedgerQueryPlan,
   ledgerRowFromSql,
+  type NewLedgerRow,
   newLedgerRowValues,
   type SqlLedgerRow,
   storedLedgerRow,
@@ -174,7 +169,7 @@ export function createSqliteLedgerAdapter(
   const byEventId = database.prepare(
     `SELECT ${BASE_COLUMNS}, payload_json FROM episodic_events WHERE event_id = ?`,
   );
-  const insertRow = (row: NewLedgerRow, position: number): LedgerRow => {
+  const insertRow = (row: NewLedgerRow, position: number) => {
     // Positional binding (an array): measurably cheaper than named parameters on this hot path.
     const values = newLedgerRowValues(row);
     values.push(position);
@@ -186,7 +181,7 @@ export function createSqliteLedgerAdapter(
     rows.filter((row) => exists.get(row.event_id) !== undefined).map((row) => row.event_id);
 
   const appendTransaction = database.transaction(
-    (rows: readonly NewLedgerRow[], expectedPosition: number | undefined): LedgerRow[] => {
+    (rows: readonly NewLedgerRow[], expectedPosition: number | undefined) => {
       if (expectedPosition !== undefined) {
         // Duplicates first: a retried append must return its original, not a stale-position CONFLICT.
         const duplicates = findDuplicates(rows);
@@ -322,7 +317,7 @@ export function createSqliteLedgerAdapter(
       }
     },
     getEvents(eventIds) {
-      const rows: LedgerRow[] = [];
+      const rows = [];
       for (const eventId of eventIds) {
         const stored = byEventId.get(eventId) as SqlLedgerRow | undefined;
         if (stored !== undefined) rows.push(ledgerRowFromSql(stored));
@@ -376,16 +371,15 @@ export function createSqliteLedgerAdapter(
       if (count > 0) checkpoint();
       return count;
     },
-    gc(plan: LedgerGcPlan) {
-      const counts: Partial<Record<LedgerEventType, number>> = {};
+    gc(plan) {
+      // One [type, count] pair per scope and type: core adds them up.
+      const counts: Array<[string, number]> = [];
       const sizer = createBatchSizer(batchSize, maxLockMs);
       let changed = 0;
       // Listed before anything is deleted: a scope GC empties still has heads to clear.
       const scopes = scopesOf(plan.scope);
       for (const scope of scopes) {
-        for (const [type, cutoff] of Object.entries(plan.cutoffs) as Array<
-          [LedgerEventType, number]
-        >) {
+        for (const [type, cutoff] of Object.entries(plan.cutoffs)) {
           let count = 0;
           if (plan.dryRun) count = gcCount.get(scope, type, cutoff) as number;
           else {
@@ -398,7 +392,7 @@ export function createSqliteLedgerAdapter(
               if (rows < limit) break;
             }
           }
-          counts[type] = (counts[type] ?? 0) + count;
+          counts.push([type, count]);
           changed += count;
         }
       }

@@ -1,19 +1,15 @@
-import type {
-  RunDurability,
-  RunHeader,
-  RunRecordEntry,
-  RunRedactStats,
-  RunStoreAdapter,
-  StoredRedactor,
-} from '@episodic/core';
 import {
   assertExpectedRunPosition,
   createRunReadCollector,
   createRunTailCollector,
   idPrefixRange,
   planRunAppend,
-  positionBeyondEnd,
-  readRunHeaderLine,
+  type RunDurability,
+  type RunHeader,
+  type RunRecordEntry,
+  type RunRedactStats,
+  type RunStoreAdapter,
+  type StoredRedactor,
 } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 
@@ -80,11 +76,6 @@ export function createSqliteRunStoreAdapter(
   );
   const deleteRun = database.prepare('DELETE FROM episodic_runs WHERE run_id = ?');
 
-  const storedHeader = (runId: string): RunHeader | null | undefined => {
-    const text = header.get(runId) as string | undefined;
-    return text === undefined ? undefined : readRunHeaderLine(text);
-  };
-
   const positionOf = (runId: string): number => (recordCount.get(runId) as number | undefined) ?? 0;
 
   const appendTransaction = database.transaction(
@@ -93,10 +84,11 @@ export function createSqliteRunStoreAdapter(
       if (expectedPosition !== undefined) {
         assertExpectedRunPosition(runId, positionOf(runId), expectedPosition);
       }
-      const toWrite = planRunAppend(runId, storedHeader(runId), entries);
+      const storedHeader = header.get(runId) as string | undefined;
+      const toWrite = planRunAppend(runId, storedHeader, entries);
       if (toWrite.length === 0) return 0;
       const first = toWrite[0] as RunRecordEntry;
-      if (first.record.type === 'header' && header.get(runId) === undefined) {
+      if (first.record.type === 'header' && storedHeader === undefined) {
         const sessionId = (first.record as RunHeader).session_id;
         createRun.run(runId, first.json, typeof sessionId === 'string' ? sessionId : null);
       }
@@ -142,8 +134,7 @@ export function createSqliteRunStoreAdapter(
   const readAfterSnapshot = database.transaction((runId: string, position: number) => {
     const end = recordCount.get(runId) as number | undefined;
     if (end === undefined) return null;
-    if (position > end) throw positionBeyondEnd(runId, position, end);
-    const collector = createRunReadCollector(runId, position);
+    const collector = createRunReadCollector(runId, position, end);
     for (const row of recordsAfter.iterate(runId, position) as Iterable<{
       seq: number;
       json: string;

@@ -3,10 +3,8 @@ import {
   createRunReadCollector,
   feedRunText,
   planRunAppend,
-  positionBeyondEnd,
   type RunRecordEntry,
   type RunStoreAdapter,
-  readRunHeaderLine,
   readRunText,
   tailRunText,
 } from '../core-kit.js';
@@ -17,12 +15,12 @@ import { appendLines, firstLine, runEntryEnds } from './run-entries.js';
 import { RUN_PREFIX, runKey } from './run-keys.js';
 
 /**
- * Plans one append to a run's text: `planRunAppend` applies the header rules (a new run starts
- * with its header; an equal header is skipped, another one is `CONFLICT`).
+ * Plans one append to a run's text: `planRunAppend` reads the stored header line and applies the
+ * header rules (a new run starts with its header; an equal header is skipped, another one is
+ * `CONFLICT`).
  */
 function planAppend(runId: string, text: string | undefined, entries: readonly RunRecordEntry[]) {
-  const header = text === undefined ? undefined : readRunHeaderLine(firstLine(text));
-  const toWrite = planRunAppend(runId, header, entries);
+  const toWrite = planRunAppend(runId, text === undefined ? undefined : firstLine(text), entries);
   const lines = toWrite.map((entry) => entry.json);
   const next = toWrite.length === 0 ? text : appendLines(text ?? '', lines);
   return { appended: toWrite.length, next };
@@ -67,9 +65,9 @@ export function createKvRunStoreAdapter(kv: KeyValueStore): RunStoreAdapter {
       const text = await kv.get(runKey(runId));
       if (text === undefined) return null;
       const ends = runEntryEnds(text);
-      if (position > ends.length) throw positionBeyondEnd(runId, position, ends.length);
+      // Given the run's end, the collector refuses a position beyond it (CONFLICT).
+      const collector = createRunReadCollector(runId, position, ends.length);
       const start = position === 0 ? { offset: 0, line: 0 } : ends[position - 1];
-      const collector = createRunReadCollector(runId, position);
       feedRunText(collector, text, start?.offset ?? 0, start?.line ?? 0);
       return collector.resultAfter();
     },

@@ -158,6 +158,40 @@ describe('createLedger', () => {
   });
 });
 
+describe('LedgerAdapter.gc counts', () => {
+  it('adds up [type, count] pairs per type (one per scope) and ignores unknown types', async () => {
+    const adapter = createMemoryLedgerAdapter();
+    const plans: unknown[] = [];
+    const ledger = createLedger({
+      ...adapter,
+      gc(plan) {
+        plans.push(plan);
+        return [
+          ['ops.alert', 2],
+          ['tool.call', 1],
+          ['ops.alert', 3],
+          ['not-a-type', 7],
+          ['toString', 4],
+        ];
+      },
+    });
+    const receipt = await ledger.gc({ global: true, dryRun: true, nowMs: 10 ** 13 });
+    expect(plans).toHaveLength(1);
+    expect(receipt.deleted_by_type['ops.alert']).toBe(5);
+    expect(receipt.deleted_by_type['tool.call']).toBe(1);
+    expect(receipt.deleted_total).toBe(6);
+    expect(Object.keys(receipt.deleted_by_type)).not.toContain('not-a-type');
+  });
+
+  it('still takes a record of counts', async () => {
+    const adapter = createMemoryLedgerAdapter();
+    const ledger = createLedger({ ...adapter, gc: () => ({ 'ops.alert': 2 }) });
+    const receipt = await ledger.gc({ global: true, dryRun: true, nowMs: 10 ** 13 });
+    expect(receipt.deleted_by_type['ops.alert']).toBe(2);
+    expect(receipt.deleted_total).toBe(2);
+  });
+});
+
 describe('Ledger.resolveEventId without eventIdsWithPrefix', () => {
   it('pages through the scope instead, with the same answers and the same scope wall', async () => {
     const { eventIdsWithPrefix: _unused, ...adapter } = createMemoryLedgerAdapter();

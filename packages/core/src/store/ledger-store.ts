@@ -125,6 +125,15 @@ export interface LedgerGcPlan {
 }
 
 /**
+ * What `LedgerAdapter.gc` returns: the rows deleted (or counted) per type, as a record, or as
+ * `[type, count]` pairs that core adds up per type (a backend that works scope by scope returns a
+ * pair per scope and type, no map to build). Types not named count 0.
+ */
+export type LedgerGcCounts =
+  | Partial<Record<LedgerEventType, number>>
+  | Iterable<readonly [type: string, count: number]>;
+
+/**
  * The adapter a ledger backend implements. It only stores and fetches: validation, scope
  * normalization, caps, content guards, ids, clocks, idempotency and replacement values all run
  * in core's `createLedger`. Methods may be synchronous (better-sqlite3) or asynchronous.
@@ -157,8 +166,11 @@ export interface LedgerAdapter {
    * `redacted` true. The rows are kept. Returns how many rows matched.
    */
   redact(plan: LedgerRedactPlan): MaybePromise<number>;
-  /** Deletes (or only counts, when `dryRun`) the rows the plan selects; returns counts per type. */
-  gc(plan: LedgerGcPlan): MaybePromise<Partial<Record<LedgerEventType, number>>>;
+  /**
+   * Deletes (or only counts, when `dryRun`) the rows the plan selects; returns counts per type, as
+   * a record or as `[type, count]` pairs (core adds up pairs of one type, e.g. one per scope).
+   */
+  gc(plan: LedgerGcPlan): MaybePromise<LedgerGcCounts>;
   /**
    * Optional: the ids of the stored events of `scope` (of every scope when null) that start with
    * `prefix`, in order, at most `limit` of them: an indexed range query on the event id
@@ -693,12 +705,18 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
         () => adapter.gc({ scope, cutoffs, dryRun: parsed.dryRun }),
       );
       const deletedByType = {} as Record<LedgerEventType, number>;
-      let total = 0;
-      for (const type of LEDGER_EVENT_TYPES) {
-        const count = counts[type] ?? 0;
-        deletedByType[type] = count;
-        total += count;
+      for (const type of LEDGER_EVENT_TYPES) deletedByType[type] = 0;
+      if (Symbol.iterator in counts) {
+        for (const [type, count] of counts) {
+          if (Object.hasOwn(deletedByType, type)) {
+            deletedByType[type as LedgerEventType] += count;
+          }
+        }
+      } else {
+        for (const type of LEDGER_EVENT_TYPES) deletedByType[type] = counts[type] ?? 0;
       }
+      let total = 0;
+      for (const type of LEDGER_EVENT_TYPES) total += deletedByType[type];
       return {
         kind: 'ledger.gc',
         scope,

@@ -7,6 +7,7 @@ import { jsonEqual } from '../util/json-equal.js';
 import { createMemoryRunStoreAdapter } from './memory-run-store.js';
 import {
   compareRunSummaries,
+  createRunReadCollector,
   createRunStore,
   hasLoneSurrogateEscape,
   parseRunId,
@@ -195,12 +196,46 @@ describe('planRunAppend and jsonEqual', () => {
     );
   });
 
+  it('reads a stored header given as its line of text', () => {
+    const line = entries[0]?.json as string;
+    expect(planRunAppend(RUN_ID, line, entries)).toEqual(entries.slice(1));
+    expect(() =>
+      planRunAppend(RUN_ID, JSON.stringify({ ...header, started_at: 'x' }), entries),
+    ).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
+    // An unreadable stored line is a header that cannot be matched (as null is).
+    expect(() => planRunAppend(RUN_ID, '{"type":', entries)).toThrow(
+      expect.objectContaining({ code: 'CONFLICT', message: expect.stringContaining('unreadable') }),
+    );
+    // A run that exists takes records without a header, whatever its header line holds.
+    expect(planRunAppend(RUN_ID, '{"type":', entries.slice(1))).toEqual(entries.slice(1));
+  });
+
   it('compares JSON values ignoring key order', () => {
     expect(jsonEqual({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true);
     expect(jsonEqual({ a: 1, b: undefined }, { a: 1 })).toBe(true);
     expect(jsonEqual({ a: 1 }, { a: 2 })).toBe(false);
     expect(jsonEqual([1], { 0: 1 })).toBe(false);
     expect(jsonEqual(null, {})).toBe(false);
+  });
+});
+
+describe('createRunReadCollector with the stored end', () => {
+  it('refuses a start beyond the end before reading, and accepts one at the end', () => {
+    expect(() => createRunReadCollector(RUN_ID, 3, 2)).toThrow(
+      expect.objectContaining({
+        code: 'CONFLICT',
+        details: { runId: RUN_ID, position: 3, end: 2 },
+      }),
+    );
+    expect(createRunReadCollector(RUN_ID, 2, 2).resultAfter()).toEqual({
+      runId: RUN_ID,
+      records: [],
+      errors: [],
+      position: 2,
+    });
+    // Without an end (or a start) nothing is checked: the caller compares.
+    expect(createRunReadCollector(RUN_ID, 3).position).toBe(3);
+    expect(createRunReadCollector(RUN_ID, undefined, 0).result().position).toBe(0);
   });
 });
 

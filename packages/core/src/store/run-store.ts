@@ -787,15 +787,17 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
 
 /**
  * Decides what an append writes, given the run's stored header (`undefined`: the run does not
- * exist; `null`: it exists but its header is unreadable). Returns the entries to write: all of them,
- * or all but a leading header identical to the stored one. Throws `NOT_FOUND` when a run that does
- * not exist is appended to without a header, and `CONFLICT` when a header differs from the stored one.
+ * exist; `null`: it exists but its header is unreadable; a string: the stored header line as text,
+ * read here with `readRunHeaderLine`). Returns the entries to write: all of them, or all but a
+ * leading header identical to the stored one. Throws `NOT_FOUND` when a run that does not exist is
+ * appended to without a header, and `CONFLICT` when a header differs from the stored one.
  */
 export function planRunAppend(
   runId: string,
-  storedHeader: RunHeader | null | undefined,
+  stored: RunHeader | string | null | undefined,
   entries: readonly RunRecordEntry[],
 ): readonly RunRecordEntry[] {
+  const storedHeader = typeof stored === 'string' ? readRunHeaderLine(stored) : stored;
   const first = entries[0];
   const startsWithHeader = first?.record.type === 'header';
   if (storedHeader === undefined) {
@@ -1012,12 +1014,17 @@ export function isBlankRunLine(raw: string, isFirstLine: boolean): boolean {
 /**
  * A collector that turns a run's lines into a `RunReadResult` (see `readRunLine`). With
  * `startPosition` (a read after a position), no header is looked for and an incomplete last line
- * is left for a later read.
+ * is left for a later read. With `end` too (the run's stored entry count), a `startPosition`
+ * beyond it throws `positionBeyondEnd`'s `CONFLICT` before anything is read.
  */
 export function createRunReadCollector(
   runId: string,
   startPosition: number | undefined = undefined,
+  end: number | undefined = undefined,
 ): RunReadCollector {
+  if (startPosition !== undefined && end !== undefined && startPosition > end) {
+    throw positionBeyondEnd(runId, startPosition, end);
+  }
   const after = startPosition !== undefined;
   const records: RunRecord[] = [];
   const errors: RunReadError[] = [];
