@@ -136,17 +136,27 @@ export function buildLedgerQuery(plan: LedgerQueryPlan): { sql: string; paramete
 interface OpenclawSearchIndex {
   readonly searchText: boolean;
   readonly fts: boolean;
+  /**
+   * `episodic_event_embeddings` (openclaw-mem 1.4.0 and later): a vector of each row's search text
+   * and that text's SHA-256, made by its `episodes embed`. A GC delete cascades to it.
+   */
+  readonly embeddings: boolean;
 }
 
 function openclawSearchIndex(database: Database.Database): OpenclawSearchIndex {
   const columns = database.pragma('table_info(episodic_events)') as Array<{ name: string }>;
-  const fts = database
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'episodic_events_fts'")
-    .pluck()
-    .get();
+  const tables = new Set(
+    database
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('episodic_events_fts', 'episodic_event_embeddings')",
+      )
+      .pluck()
+      .all() as string[],
+  );
   return {
     searchText: columns.some((column) => column.name === 'search_text'),
-    fts: fts !== undefined,
+    fts: tables.has('episodic_events_fts'),
+    embeddings: tables.has('episodic_event_embeddings'),
   };
 }
 
@@ -333,13 +343,27 @@ export function createSqliteLedgerAdapter(
     'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, metadata_json = NULL, redacted = 1 WHERE id IN (SELECT value FROM json_each(?))',
   );
   const redactTransaction = database.transaction(
-    (summary: string, payloadJson: string | null, ids: number[], searchText: string | null) =>
-      (searchText === null
-        ? redactBatch.run(summary, payloadJson, JSON.stringify(ids))
-        : prepare(
-            'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, metadata_json = NULL, redacted = 1, search_text = ? WHERE id IN (SELECT value FROM json_each(?))',
-          ).run(summary, payloadJson, searchText, JSON.stringify(ids))
-      ).changes,
+    (
+      summary: string,
+      payloadJson: string | null,
+      ids: number[],
+      searchText: string | null,
+      embeddings: boolean,
+    ) => {
+      const idList = JSON.stringify(ids);
+      // The vector and hash of the old search text go; openclaw-mem embeds the new one if asked.
+      if (embeddings)
+        prepare(
+          'DELETE FROM episodic_event_embeddings WHERE event_row_id IN (SELECT value FROM json_each(?))',
+        ).run(idList);
+      return (
+        searchText === null
+          ? redactBatch.run(summary, payloadJson, idList)
+          : prepare(
+              'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, metadata_json = NULL, redacted = 1, search_text = ? WHERE id IN (SELECT value FROM json_each(?))',
+            ).run(summary, payloadJson, searchText, idList)
+      ).changes;
+    },
   );
   // openclaw-mem's full-text index keeps a removed term in its segments until they are merged.
   const optimizeTransaction = database.transaction(() => {
@@ -427,6 +451,7 @@ export function createSqliteLedgerAdapter(
               plan.payloadJson,
               ids.slice(start, start + limit),
               searchText,
+              index.embeddings,
             ) as number,
         );
         count += rows;

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Regenerates openclaw-mem-1.3.2-search-index.sqlite: a ledger Episodic created, then opened and
-# written by openclaw-mem 1.3.2 (seed 002's own implementation), which adds its search index to the
+# Regenerates openclaw-mem-<version>-search-index.sqlite (committed: 1.3.2 and 1.9.32, the last
+# 1.x): a ledger Episodic created, then opened and
+# written by openclaw-mem (seed 002's own implementation), which adds its search index to the
 # file: a `search_text` column on episodic_events (summary + payload + refs text) and the
 # external-content FTS5 table episodic_events_fts kept by triggers. Episodic then appends a row
 # (through those triggers) and openclaw-mem opens the file once more, which fills that row's
-# search_text. The rows carry distinctive secrets the redaction and GC tests look for.
+# search_text. The rows carry distinctive secrets the redaction and GC tests look for. Versions
+# with `episodes embed` (1.4.0 and later) also embed every row's search text into
+# episodic_event_embeddings, through a stand-in for the embeddings API on 127.0.0.1 (a vector
+# derived from the text's SHA-256; no network).
 # Its code is not part of this repository: check it out anywhere and point OPENCLAW_MEM_DIR at it,
 #   git clone https://github.com/phenomenoner/openclaw-mem && git -C openclaw-mem checkout v1.3.2
 #   pnpm build   # the built @episodic/store-sqlite creates the file and appends
@@ -19,6 +23,7 @@ store="$here/../../../packages/store-sqlite/dist/index.js"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 db="$work/openclaw-mem.sqlite"
+version="$(cd "$OPENCLAW_MEM_DIR" && python3 -c 'import openclaw_mem; print(openclaw_mem.__version__)')"
 ocm() {
   local output
   if ! output="$(cd "$OPENCLAW_MEM_DIR" && HOME="$work" python3 -m openclaw_mem.cli --db "$db" "$@" 2>&1)"; then
@@ -56,6 +61,28 @@ episodic '{"event_id":"evt-episodic-1","ts_ms":1767225602000,"scope":"openclaw-m
 # ... and openclaw-mem's next open fills its search_text (summary + payload text) and reindexes it.
 ocm episodes query --scope openclaw-mem --json
 
+if (cd "$OPENCLAW_MEM_DIR" && python3 -m openclaw_mem.cli episodes embed --help >/dev/null 2>&1); then
+  python3 -c '
+import hashlib, http.server, json, struct, sys
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        texts = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["input"]
+        vectors = [[b / 255 for b in hashlib.sha256(t.encode()).digest()[:8]] for t in texts]
+        body = json.dumps({"data": [{"embedding": v} for v in vectors]}).encode()
+        self.send_response(200); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+    def log_message(self, *args): pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+open(sys.argv[1], "w").write(str(server.server_port))
+server.serve_forever()
+' "$work/port" &
+  server=$!
+  for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
+  OPENAI_API_KEY=stand-in OPENCLAW_MEM_OPENAI_BASE_URL="http://127.0.0.1:$(cat "$work/port")/v1" \
+    ocm episodes embed --scope openclaw-mem --json
+  kill "$server"
+fi
+
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA wal_checkpoint(TRUNCATE)"); c.execute("VACUUM"); c.close()' "$db"
-cp "$db" "$here/openclaw-mem-1.3.2-search-index.sqlite"
-echo "wrote $here/openclaw-mem-1.3.2-search-index.sqlite"
+cp "$db" "$here/openclaw-mem-$version-search-index.sqlite"
+echo "wrote $here/openclaw-mem-$version-search-index.sqlite"
