@@ -122,6 +122,55 @@ export function buildLedgerQuery(plan: LedgerQueryPlan): { sql: string; paramete
   };
 }
 
+/**
+ * What openclaw-mem (seed 002's implementation, 1.3.1 and later) adds to a ledger file it opens:
+ * a `search_text` column on `episodic_events` (summary, payload and refs text) and an
+ * external-content FTS5 table `episodic_events_fts` kept in step by its triggers. Read once per
+ * redaction or GC, not per row: another process may add them while this one has the file open.
+ */
+interface OpenclawSearchIndex {
+  readonly searchText: boolean;
+  readonly fts: boolean;
+  /**
+   * `episodic_event_embeddings` (openclaw-mem 1.4.0 and later): a vector of each row's search text
+   * and that text's SHA-256, made by its `episodes embed`. A GC delete cascades to it.
+   */
+  readonly embeddings: boolean;
+}
+
+function openclawSearchIndex(database: Database.Database): OpenclawSearchIndex {
+  const columns = database.pragma('table_info(episodic_events)') as Array<{ name: string }>;
+  const tables = new Set(
+    database
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('episodic_events_fts', 'episodic_event_embeddings')",
+      )
+      .pluck()
+      .all() as string[],
+  );
+  return {
+    searchText: columns.some((column) => column.name === 'search_text'),
+    fts: tables.has('episodic_events_fts'),
+    embeddings: tables.has('episodic_event_embeddings'),
+  };
+}
+
+/**
+ * openclaw-mem's search text of a redacted row: its summary, then each distinct text of its
+ * payload (a JSON string here, or null) and refs (null), joined by newlines. For Episodic's
+ * replacement values that is the placeholder alone, which is also what openclaw-mem's own
+ * redaction stores (`search_text = summary`); never empty, so openclaw-mem does not rebuild it.
+ */
+function openclawRedactedSearchText(summary: string, payloadJson: string | null): string {
+  const parts = [summary.replace(/\s+/g, ' ').trim()];
+  const payload: unknown = payloadJson === null ? null : JSON.parse(payloadJson);
+  if (typeof payload === 'string') {
+    const text = payload.replace(/\s+/g, ' ').trim();
+    if (text !== '' && !parts.includes(text)) parts.push(text);
+  }
+  return parts.filter((part) => part !== '').join('\n');
+}
+
 function isUniqueViolation(error: unknown): boolean {
   return (
     typeof error === 'object' &&
@@ -289,9 +338,37 @@ export function createSqliteLedgerAdapter(
     'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, metadata_json = NULL, redacted = 1 WHERE id IN (SELECT value FROM json_each(?))',
   );
   const redactTransaction = database.transaction(
-    (summary: string, payloadJson: string | null, ids: number[]) =>
-      redactBatch.run(summary, payloadJson, JSON.stringify(ids)).changes,
+    (
+      summary: string,
+      payloadJson: string | null,
+      ids: number[],
+      searchText: string | null,
+      embeddings: boolean,
+    ) => {
+      const idList = JSON.stringify(ids);
+      // The vector and hash of the old search text go; openclaw-mem embeds the new one if asked.
+      if (embeddings)
+        prepare(
+          'DELETE FROM episodic_event_embeddings WHERE event_row_id IN (SELECT value FROM json_each(?))',
+        ).run(idList);
+      return (
+        searchText === null
+          ? redactBatch.run(summary, payloadJson, idList)
+          : prepare(
+              'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, metadata_json = NULL, redacted = 1, search_text = ? WHERE id IN (SELECT value FROM json_each(?))',
+            ).run(summary, payloadJson, searchText, idList)
+      ).changes;
+    },
   );
+  // openclaw-mem's full-text index keeps a removed term in its segments until they are merged.
+  const optimizeTransaction = database.transaction(() => {
+    database.exec("INSERT INTO episodic_events_fts(episodic_events_fts) VALUES ('optimize')");
+  });
+  /** After rows were redacted or deleted: erase their terms from openclaw-mem's index, then the WAL. */
+  const afterErase = (index: OpenclawSearchIndex) => {
+    if (index.fts) optimizeTransaction.immediate();
+    checkpoint();
+  };
 
   // A writer that gives up on the lock says who holds it and how long it waited.
   return withLockedDatabaseErrors(database, {
@@ -349,6 +426,11 @@ export function createSqliteLedgerAdapter(
         where.push('scope = ?');
         parameters.push(plan.scope);
       }
+      const index = openclawSearchIndex(database);
+      // The search text openclaw-mem derives from the redacted row, as its own redaction sets it.
+      const searchText = index.searchText
+        ? openclawRedactedSearchText(plan.summary, plan.payloadJson)
+        : null;
       const ids = prepare(`SELECT id FROM episodic_events WHERE ${where.join(' AND ')}`)
         .pluck()
         .all(...parameters) as number[];
@@ -363,12 +445,14 @@ export function createSqliteLedgerAdapter(
               plan.summary,
               plan.payloadJson,
               ids.slice(start, start + limit),
+              searchText,
+              index.embeddings,
             ) as number,
         );
         count += rows;
         start += limit;
       }
-      if (count > 0) checkpoint();
+      if (count > 0) afterErase(index);
       return count;
     },
     gc(plan) {
@@ -398,7 +482,7 @@ export function createSqliteLedgerAdapter(
       }
       if (!plan.dryRun && changed > 0) {
         for (const scope of scopes) deleteOrphanHeadsTransaction.immediate(scope);
-        checkpoint();
+        afterErase(openclawSearchIndex(database));
       }
       return counts;
     },
