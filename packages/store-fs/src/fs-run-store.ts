@@ -150,16 +150,50 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
   };
 
   /**
-   * The runs of `days` as list rows, one page per day directory (newest first, so later pages hold
-   * older runs): each file's first line only. With `runIds`, only those files are opened, and the
-   * walk ends once each one is found. A run is listed once, from its newest day; another file of
-   * it is reported as a copy.
+   * Adds run file `path` (of `runId`, at `location`) to a list page: a row with its first line,
+   * or an error when it is not a regular file or cannot be read. False when it vanished.
    */
-  function* listDays(days: DayDirectory[], runIds?: ReadonlySet<string>): Generator<RunListPage> {
-    const wanted = runIds === undefined ? undefined : new Set(runIds);
+  const listRunFile = (
+    runId: string,
+    path: string,
+    entry: { isFile(): boolean; isSymbolicLink(): boolean },
+    page: { rows: RunListRow[]; errors: RunListError[] },
+  ): void => {
+    const location = root.relative(path);
+    const fail = (message: string) =>
+      page.errors.push({ ...(isPathId(runId) ? { runId } : {}), location, message });
+    if (!isPathId(runId)) {
+      fail('the file name is not a lowercase run id (UUID)');
+      return;
+    }
+    if (!entry.isFile()) {
+      fail(
+        entry.isSymbolicLink()
+          ? 'it is a symbolic link, which the store refuses to follow'
+          : 'it is not a regular file',
+      );
+      return;
+    }
+    let head: { line: string; complete: boolean };
+    try {
+      head = readFirstLine(io, path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') fail(`it cannot be read (${code ?? String(error)})`);
+      return;
+    }
+    paths.set(runId, path);
+    page.rows.push({ runId, header: head.line, location });
+  };
+
+  /**
+   * The runs of `days` as list rows, one page per day directory (newest first, so later pages hold
+   * older runs): each file's first line only. A run is listed once, from its newest day; another
+   * file of it is reported as a copy.
+   */
+  function* listDays(days: DayDirectory[]): Generator<RunListPage> {
     const listed = new Map<string, string>();
     for (const { path: directory } of days) {
-      if (wanted?.size === 0) return;
       let entries: fs.Dirent[];
       try {
         entries = fs.readdirSync(directory, { withFileTypes: true });
@@ -167,51 +201,59 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw error;
       }
-      const rows: RunListRow[] = [];
-      const errors: RunListError[] = [];
+      const page = { rows: [] as RunListRow[], errors: [] as RunListError[] };
       for (const entry of entries) {
         if (!entry.name.endsWith(RUN_SUFFIX)) continue;
         const path = join(directory, entry.name);
-        const location = root.relative(path);
         const runId = entry.name.slice(0, -RUN_SUFFIX.length);
-        if (wanted !== undefined && !wanted.delete(runId)) continue;
-        const fail = (message: string) =>
-          errors.push({ ...(isPathId(runId) ? { runId } : {}), location, message });
         const first = listed.get(runId);
         if (first !== undefined) {
-          fail(
-            `it is a second copy of run ${runId}, already listed from ${first}: it is not listed again. Keep one of the files (redaction and deletion reach both).`,
-          );
+          page.errors.push({
+            ...(isPathId(runId) ? { runId } : {}),
+            location: root.relative(path),
+            message: `it is a second copy of run ${runId}, already listed from ${first}: it is not listed again. Keep one of the files (redaction and deletion reach both).`,
+          });
           continue;
         }
-        listed.set(runId, location);
-        if (!isPathId(runId)) {
-          fail('the file name is not a lowercase run id (UUID)');
-          continue;
-        }
-        if (!entry.isFile()) {
-          fail(
-            entry.isSymbolicLink()
-              ? 'it is a symbolic link, which the store refuses to follow'
-              : 'it is not a regular file',
-          );
-          continue;
-        }
-        let head: { line: string; complete: boolean };
-        try {
-          head = readFirstLine(io, path);
-        } catch (error) {
-          const code = (error as NodeJS.ErrnoException).code;
-          if (code === 'ENOENT') continue;
-          fail(`it cannot be read (${code ?? String(error)})`);
-          continue;
-        }
-        paths.set(runId, path);
-        rows.push({ runId, header: head.line, location });
+        listed.set(runId, root.relative(path));
+        listRunFile(runId, path, entry, page);
       }
-      yield { rows, errors };
+      yield page;
     }
   }
+
+  /**
+   * The given runs as list rows, each found by its file name: its known path first, else the day
+   * directories newest first (one `lstat` per day, no directory listed). The cost grows with the
+   * ids, not with the store: a scoped store checks a run's header this way on every call.
+   */
+  const listRunIds = (runIds: ReadonlySet<string>): RunListPage => {
+    const page = { rows: [] as RunListRow[], errors: [] as RunListError[] };
+    const statOf = (path: string): fs.Stats | null => {
+      try {
+        return fs.lstatSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    };
+    let days: DayDirectory[] | undefined;
+    for (const runId of runIds) {
+      const known = paths.get(runId);
+      let found = known === undefined ? null : statOf(known);
+      let path = known;
+      if (found === null) {
+        days ??= dayDirectories();
+        for (const day of days) {
+          path = join(day.path, `${runId}${RUN_SUFFIX}`);
+          found = statOf(path);
+          if (found !== null) break;
+        }
+      }
+      if (found !== null && path !== undefined) listRunFile(runId, path, found, page);
+    }
+    return page;
+  };
 
   /**
    * The run's file. A known path is trusted without a stat on the append path (`verify` false):
@@ -575,7 +617,8 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     list(filter: RunListFilter) {
       const dayOf = (ms: number | undefined) =>
         ms === undefined ? undefined : dayComponents(new Date(ms).toISOString(), now).join('/');
-      return listDays(dayDirectories(dayOf(filter.fromMs), dayOf(filter.toMs)), filter.runIds);
+      if (filter.runIds !== undefined) return listRunIds(filter.runIds);
+      return listDays(dayDirectories(dayOf(filter.fromMs), dayOf(filter.toMs)));
     },
 
     delete(runId) {

@@ -77,6 +77,11 @@ export function createPostgresRunStoreAdapter(
     'runs_list_session',
     `SELECT run_id, header_json FROM ${tables.runs} WHERE lower(session_id) = $1`,
   );
+  // Given run ids: primary key lookups, whatever the table's size (a scoped store's check).
+  const listIds = database.statement(
+    'runs_list_ids',
+    `SELECT run_id, header_json FROM ${tables.runs} WHERE run_id = ANY($1::text[])`,
+  );
   const deleteRecords = database.statement(
     'runs_delete_records',
     `DELETE FROM ${tables.runRecords} WHERE run_id = $1`,
@@ -223,8 +228,11 @@ export function createPostgresRunStoreAdapter(
       return database.guard('list runs', async () => {
         const rows = (
           await database.query<{ run_id: string; header_json: Buffer }>(
-            filter.sessionId === undefined ? listAll : listSession,
-            filter.sessionId === undefined ? [] : [filter.sessionId],
+            ...((filter.runIds !== undefined
+              ? [listIds, [[...filter.runIds]]]
+              : filter.sessionId === undefined
+                ? [listAll, []]
+                : [listSession, [filter.sessionId]]) as [typeof listAll, unknown[]]),
           )
         ).rows;
         return {

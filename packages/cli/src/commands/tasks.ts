@@ -1,4 +1,10 @@
-import { createTaskLifecycle, EpisodicError, type TaskEpisode, taskFromRun } from '@episodic/core';
+import {
+  createTaskLifecycle,
+  EpisodicError,
+  type RunReadResult,
+  type TaskEpisode,
+  taskFromRun,
+} from '@episodic/core';
 import { parseInput } from '@episodic/core/adapter';
 import {
   addStepInputSchema,
@@ -8,7 +14,7 @@ import {
   TASK_OUTCOME_TYPES,
 } from '@episodic/core/schemas';
 import type { EpisodicStores } from '@episodic/home';
-import { createScopedRunView, scopeOfRun } from '@episodic/mcp';
+import { scopeOfRun } from '@episodic/mcp';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { localAndRelative, localTime, relativeTime } from '../human-time.js';
 import { episodeIdArgument, sessionIdOption } from '../id-arguments.js';
@@ -400,35 +406,36 @@ export const list: CommandHandler = async (context) => {
   const { tasks, location, skipped } = await withStores(
     context,
     async (stores) => {
-      const view = createScopedRunView({ runs: stores.runs, scope });
+      // The scoped store lists and reads this scope's runs only (scope filtering in the store).
+      const { runs } = scopedTaskStores(stores, scope);
       const found: TaskEpisode[] = [];
       let read = 0;
       let unreadable = 0;
-      await view.listVisible(
-        {
-          ...(checkedSession === undefined ? {} : { sessionId: checkedSession }),
-          ...(from === undefined ? {} : { from }),
-          ...(to === undefined ? {} : { to }),
-        },
-        limit,
-        {
-          accept: (run) => {
-            progress.update(++read);
-            let task: TaskEpisode;
-            try {
-              task = taskFromRun(run).task;
-            } catch {
-              return false; // not a task episode (or its start is damaged)
-            }
-            if (wanted !== undefined && !wanted.has(task.outcome?.type ?? 'open')) return false;
-            found.push(task);
-            return true;
-          },
-          onSkip: () => {
-            unreadable++;
-          },
-        },
-      );
+      const listed = await runs.list({
+        ...(checkedSession === undefined ? {} : { sessionId: checkedSession }),
+        ...(from === undefined ? {} : { from }),
+        ...(to === undefined ? {} : { to }),
+      });
+      for (const summary of listed.runs) {
+        if (found.length >= limit) break;
+        let run: RunReadResult;
+        try {
+          run = await runs.read(summary.runId);
+        } catch (error) {
+          // Deleted since the listing (or not readable as this scope's): not one of its tasks.
+          if (!EpisodicError.hasCode(error, 'NOT_FOUND')) unreadable++;
+          continue;
+        }
+        progress.update(++read);
+        let task: TaskEpisode;
+        try {
+          task = taskFromRun(run).task;
+        } catch {
+          continue; // not a task episode (or its start is damaged)
+        }
+        if (wanted !== undefined && !wanted.has(task.outcome?.type ?? 'open')) continue;
+        found.push(task);
+      }
       return { tasks: found, location: stores.location, skipped: unreadable };
     },
     { readOnly: true },

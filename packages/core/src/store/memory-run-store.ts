@@ -127,8 +127,16 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
         .sort()
         .slice(0, limit);
     },
-    list() {
-      return { rows: [...runs].map(([runId, run]) => ({ runId, header: firstLine(run.text) })) };
+    list(filter) {
+      // Given run ids are looked up one by one, whatever the store's size.
+      const listed =
+        filter.runIds === undefined
+          ? [...runs]
+          : [...filter.runIds].flatMap((runId) => {
+              const run = runs.get(runId);
+              return run === undefined ? [] : [[runId, run] as const];
+            });
+      return { rows: listed.map(([runId, run]) => ({ runId, header: firstLine(run.text) })) };
     },
     delete(runId) {
       return runs.delete(runId);

@@ -8,6 +8,7 @@ import {
   parseRunId,
   type RunReadResult,
   type RunStore,
+  type RunSummary,
   runHeaderScope,
   runNotFound,
 } from './run-store.js';
@@ -32,8 +33,8 @@ const optionsSchema = z.strictObject({
   visible: z.function().optional(),
 });
 
-/** How many runs' visibility a scoped store remembers (a header and a `run.start` never change). */
-const VISIBILITY_CACHE_SIZE = 10_000;
+/** How many runs' access decisions a scoped store with a predicate remembers. */
+const DECISION_CACHE_SIZE = 10_000;
 
 /** A task run's metadata (from its `run.start` record), or null for any other run. */
 function taskMetadataOf(records: readonly RunRecord[]): unknown {
@@ -50,6 +51,31 @@ function scopeOfRead(read: RunReadResult): string {
 }
 
 /**
+ * What tells one run with a given id from another created later with the same id: the header
+ * fields a `list()` summary reports (a header is never rewritten while the run exists).
+ */
+function headerFingerprint(summary: RunSummary): string {
+  return JSON.stringify([
+    summary.startedAt,
+    summary.sessionId,
+    summary.schemaVersion,
+    summary.model,
+    summary.runtime,
+  ]);
+}
+
+/** The same fingerprint, from a header read in full. */
+function fingerprintOfHeader(header: RunHeader): string {
+  return JSON.stringify([
+    header.started_at,
+    header.session_id,
+    header.schema_version,
+    header.model,
+    header.runtime,
+  ]);
+}
+
+/**
  * A run store bound to one scope (and optionally an access predicate), over any run store:
  * - `list` asks the store for the scope's runs only (`RunListQuery.scope`); with a predicate, the
  *   runs it hides are dropped before `limit`. Errors about runs that could not be summarized are
@@ -58,23 +84,28 @@ function scopeOfRead(read: RunReadResult): string {
  *   scope (or hidden, or unreadable) are `NOT_FOUND` with exactly the message of a missing run;
  *   `delete` answers false; `resolveRunId` never resolves, names or counts such a run.
  * - A header appended through it is stamped with the scope (`scope` field).
- * The check reads the run's header alone (a `list` of that one run) when there is no predicate;
- * with one, the run is read to find its `run.start`. Decisions are remembered once final.
+ * Every call checks the run's header as stored now (a `list` of that one run, by id and scope), so
+ * a run deleted behind this store (by another process or store object) and created again with the
+ * same id in another scope is never served. With a predicate, the decision on a run's `run.start`
+ * (which needs the whole run read) is remembered for the header it was made on.
  */
 export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): RunStore {
   const { scope, visible } = parseInput(optionsSchema, options, 'run store scope options') as {
     scope: string;
     visible?: ScopeRunStoreOptions['visible'];
   };
-  const known = new Map<string, boolean>();
-  const remember = (runId: string, result: boolean): void => {
-    if (known.size >= VISIBILITY_CACHE_SIZE) known.delete(known.keys().next().value as string);
-    known.set(runId, result);
+  /** Under a predicate: run id -> the header fingerprint decided on, and the decision. */
+  const decided = new Map<string, { fingerprint: string; visible: boolean }>();
+  const remember = (runId: string, fingerprint: string, result: boolean): void => {
+    decided.delete(runId);
+    if (decided.size >= DECISION_CACHE_SIZE) {
+      decided.delete(decided.keys().next().value as string);
+    }
+    decided.set(runId, { fingerprint, visible: result });
   };
 
   /** The whole run when it is visible, null when it is not (or does not exist, or is unreadable). */
   const readVisible = async (runId: string): Promise<RunReadResult | null> => {
-    if (known.get(runId) === false) return null;
     let read: RunReadResult;
     try {
       read = await runs.read(runId);
@@ -84,30 +115,32 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
       if (code === 'NOT_FOUND' || code === 'CORRUPT_DATA') return null;
       throw error;
     }
-    const result =
-      scopeOfRead(read) === scope &&
-      (visible === undefined || visible(effectiveMetadata([taskMetadataOf(read.records)])));
-    // Final once the header is read and, under a predicate, the run's start too.
-    const final =
-      read.header !== null &&
-      (visible === undefined || read.records.some((record) => record.type === 'run.start'));
-    if (final) remember(runId, result);
+    if (scopeOfRead(read) !== scope) return null;
+    if (visible === undefined) return read;
+    const result = visible(effectiveMetadata([taskMetadataOf(read.records)]));
+    // Final once the header is read and the run's start too.
+    if (read.header !== null && read.records.some((record) => record.type === 'run.start')) {
+      remember(runId, fingerprintOfHeader(read.header), result);
+    }
     return result ? read : null;
   };
 
-  const isVisible = async (runId: string): Promise<boolean> => {
-    const cached = known.get(runId);
-    if (cached !== undefined) return cached;
-    if (visible === undefined) {
-      // The header alone decides: the store lists this one run by id and scope (its first line).
-      const listed = await runs.list({ runIds: [runId], scope });
-      if (listed.runs.length === 1) {
-        remember(runId, true);
-        return true;
-      }
-      // Missing or another scope's; unless its header is unreadable: then the run itself decides.
-      if (!listed.errors.some((error) => error.runId === runId)) return false;
+  /** The predicate's decision on a listed run of the scope (remembered for its header). */
+  const allowed = async (summary: RunSummary): Promise<boolean> => {
+    const known = decided.get(summary.runId);
+    if (known !== undefined && known.fingerprint === headerFingerprint(summary)) {
+      return known.visible;
     }
+    return (await readVisible(summary.runId)) !== null;
+  };
+
+  const isVisible = async (runId: string): Promise<boolean> => {
+    // The header as stored now decides the scope: the store lists this one run by id and scope.
+    const listed = await runs.list({ runIds: [runId], scope });
+    const summary = listed.runs[0];
+    if (summary !== undefined) return visible === undefined || allowed(summary);
+    // Missing or another scope's; unless its header is unreadable: then the run itself decides.
+    if (!listed.errors.some((error) => error.runId === runId)) return false;
     return (await readVisible(runId)) !== null;
   };
 
@@ -153,14 +186,14 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
       const found = [];
       for (const summary of listed.runs) {
         if (limit !== undefined && found.length >= limit) break;
-        if ((await readVisible(summary.runId)) !== null) found.push(summary);
+        if (await allowed(summary)) found.push(summary);
       }
       return { runs: found, errors: [] };
     },
     async delete(runId) {
       const id = parseRunId(runId);
       if (!(await isVisible(id))) return false;
-      known.delete(id);
+      decided.delete(id);
       return runs.delete(id);
     },
     async redact(runId, redactOptions) {

@@ -69,6 +69,69 @@ export function runScopeTests({ open }: ContractGroup<'runs'>): void {
     expect((await store.list()).runs.map((run) => run.runId)).toEqual([THEIRS]);
   });
 
+  it('a run deleted behind a scoped store and recreated in another scope answers NOT_FOUND through it, exactly as a missing run', async (context) => {
+    const { store } = await open(context);
+    const mine = scopeRunStore(store, { scope: 'team-a' });
+    const theirs = scopeRunStore(store, { scope: 'team-b' });
+    await mine.append(MINE, completedRun(MINE, 2));
+    // Every path of both scoped stores has met the run (and may remember what it decided).
+    expect((await mine.read(MINE)).records).toHaveLength(7);
+    expect((await mine.readAfter(MINE, 6)).records).toHaveLength(1);
+    expect((await mine.tail(MINE, { count: 1 })).records).toHaveLength(1);
+    await mine.append(MINE, [agentEvent(MINE, 9)]);
+    expect(await mine.resolveRunId(MINE.slice(0, -1))).toBe(MINE);
+    await expectEpisodicError(theirs.read(MINE), 'NOT_FOUND');
+    await expectEpisodicError(theirs.tail(MINE), 'NOT_FOUND');
+
+    // Deleted through the backend itself (as by another process), then created again with the
+    // same id (ids can be chosen by callers) in the other scope, starting later.
+    expect(await store.delete(MINE)).toBe(true);
+    const later = headerFor(MINE, { startedAt: '2026-02-04T08:00:00.000Z' });
+    const [, ...rest] = completedRun(MINE, 4);
+    await theirs.append(MINE, [later, ...rest]);
+
+    const missing = async (runId: string) => [
+      (await expectEpisodicError(mine.read(runId), 'NOT_FOUND')).message,
+      (await expectEpisodicError(mine.readAfter(runId, 0), 'NOT_FOUND')).message,
+      (await expectEpisodicError(mine.readAfter(runId, 6), 'NOT_FOUND')).message,
+      (await expectEpisodicError(mine.tail(runId), 'NOT_FOUND')).message,
+      (await expectEpisodicError(mine.append(runId, [agentEvent(runId, 10)]), 'NOT_FOUND')).message,
+      (await expectEpisodicError(mine.redact(runId), 'NOT_FOUND')).message,
+      (await expectEpisodicError(mine.resolveRunId(runId.slice(0, -1)), 'NOT_FOUND')).message,
+      await mine.delete(runId),
+    ];
+    const replaced = await missing(MINE);
+    const none = await missing(MISSING);
+    // (Both ids share the prefix resolved, so its messages are the same text.)
+    expect(replaced.map((value) => String(value).replaceAll(MINE, MISSING))).toEqual(
+      none.map(String),
+    );
+    expect((await mine.list()).runs).toEqual([]);
+    // The other scope's run was not changed, and its own scoped store sees it.
+    expect((await store.read(MINE)).records).toHaveLength(9);
+    expect((await theirs.read(MINE)).records).toHaveLength(9);
+    expect((await theirs.tail(MINE, { count: 1 })).records.map((r) => r.type)).toEqual(['run.end']);
+  });
+
+  it('a run the access predicate allowed, deleted and recreated for another tenant, answers NOT_FOUND', async (context) => {
+    const { store } = await open(context);
+    const visible = compileAccessPolicy({ required: { tenant: 'acme' } });
+    const scoped = scopeRunStore(store, { scope: 'team-a', visible });
+    await scoped.append(MINE, taskRun(MINE, { tenant: 'acme' }));
+    expect((await scoped.tail(MINE)).records).toHaveLength(6);
+    expect(await store.delete(MINE)).toBe(true);
+    const [, ...rest] = taskRun(MINE, { tenant: 'other' });
+    await scopeRunStore(store, { scope: 'team-a' }).append(MINE, [
+      headerFor(MINE, { startedAt: '2026-02-04T08:00:00.000Z' }),
+      ...rest,
+    ]);
+    const hidden = await expectEpisodicError(scoped.tail(MINE), 'NOT_FOUND');
+    const none = await expectEpisodicError(scoped.tail(MISSING), 'NOT_FOUND');
+    expect(hidden.message.replace(MINE, MISSING)).toBe(none.message);
+    await expectEpisodicError(scoped.readAfter(MINE, 1), 'NOT_FOUND');
+    await expectEpisodicError(scoped.read(MINE), 'NOT_FOUND');
+  });
+
   it('a run recorded without a scope belongs to the default scope', async (context) => {
     const { store } = await open(context);
     await store.append(MINE, completedRun(MINE, 1));
