@@ -286,6 +286,47 @@ describe('folds that keep the rows a base shares', () => {
       expect(keptRows(saved, rowsOf(store)).map((row) => row.chunk)).toEqual(FIRST_ROWS_KEPT);
     }));
 
+  it('leave a load the base and deltas of its snapshot when another connection folds after it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'episodic-session-folds-'));
+    const path = join(directory, 'folds.db');
+    const writer = createSqliteStore({ filename: path });
+    const reader = createSqliteStore({ filename: path });
+    try {
+      const committer = new Committer(writer);
+      for (let index = 0; index < 30; index++) {
+        await committer.commit([message('user', `q${index}`), message('assistant', `a${index}`)]);
+      }
+      await committer.commit([message('user', 'q30')], { fold: true });
+      await committer.commit([message('assistant', 'a30'), message('user', 'q31')]);
+      const readerAdapter = createSqliteSessionStoreAdapter(reader.database);
+      type Loaded = { base: Iterable<string>; deltas: string[] };
+      const loadNow = () => readerAdapter.load(SESSION_ID) as Loaded;
+      const whole = (loaded: Loaded) => ({ base: [...loaded.base], deltas: loaded.deltas });
+      const expected = whole(loadNow());
+      const state = sessionStateSchema.parse(committer.state());
+      const log = state.episodes as Episode[];
+      const messages = snapshotMessages(log);
+      const loaded = loadNow();
+      const before = rowsOf(writer);
+      // Another process folds before core decodes what the load returned: rows of the base it
+      // listed are rewritten.
+      createSqliteSessionStoreAdapter(writer.database).fold?.(SESSION_ID, {
+        revision: committer.revision,
+        base: sessionBaseLayout({ ...state, episodes: log, messages }),
+        keptMessages: (count) => stableMessageCount(log, count, messages),
+      });
+      const rewritten = rowsOf(writer).filter(
+        (row) => !before.some((old) => old.generation === row.generation),
+      );
+      expect(rewritten.length).toBeGreaterThan(0);
+      expect(whole(loaded)).toEqual(expected);
+    } finally {
+      await reader.close();
+      await writer.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   it('never mix with a load that reads the base while another connection folds it', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'episodic-session-folds-'));
     const path = join(directory, 'folds.db');
