@@ -14,7 +14,10 @@ import { sessionStateSchema } from '@episodic/core/schemas';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SECTION_ROWS } from './base-chunks.js';
-import { createSqliteSessionStoreAdapter } from './sqlite-session-store.js';
+import {
+  createSqliteSessionStoreAdapter,
+  sqliteSessionStoreAdapter,
+} from './sqlite-session-store.js';
 import { createSqliteStore, type SqliteStore } from './sqlite-store.js';
 
 const SESSION_ID = '0193a6f0-0000-7000-8000-00000000f01d';
@@ -299,6 +302,8 @@ describe('folds that keep the rows a base shares', () => {
       await committer.commit([message('user', 'q30')], { fold: true });
       await committer.commit([message('assistant', 'a30'), message('user', 'q31')]);
       const readerAdapter = createSqliteSessionStoreAdapter(reader.database);
+      // A base larger than a load's snapshot (here: past its first row) reads the rest later.
+      const partAdapter = sqliteSessionStoreAdapter(reader.database, 1);
       type Loaded = { base: Iterable<string>; deltas: string[] };
       const loadNow = () => readerAdapter.load(SESSION_ID) as Loaded;
       const whole = (loaded: Loaded) => ({ base: [...loaded.base], deltas: loaded.deltas });
@@ -306,7 +311,9 @@ describe('folds that keep the rows a base shares', () => {
       const state = sessionStateSchema.parse(committer.state());
       const log = state.episodes as Episode[];
       const messages = snapshotMessages(log);
+      expect(whole(partAdapter.load(SESSION_ID) as Loaded)).toEqual(expected);
       const loaded = loadNow();
+      const partly = partAdapter.load(SESSION_ID) as Loaded;
       const before = rowsOf(writer);
       // Another process folds before core decodes what the load returned: rows of the base it
       // listed are rewritten.
@@ -320,6 +327,8 @@ describe('folds that keep the rows a base shares', () => {
       );
       expect(rewritten.length).toBeGreaterThan(0);
       expect(whole(loaded)).toEqual(expected);
+      // The rows read after the snapshot: a replaced one says so, never a line of the new base.
+      expect(() => whole(partly)).toThrow(/was replaced \(by a fold or a save\)/);
     } finally {
       await reader.close();
       await writer.close();

@@ -75,6 +75,17 @@ interface FoldedBaseRow {
  * with one an earlier fold wrote (see `foldTransaction`).
  */
 export function createSqliteSessionStoreAdapter(database: Database.Database): SessionStoreAdapter {
+  return sqliteSessionStoreAdapter(database, SNAPSHOT_BYTES);
+}
+
+/**
+ * The adapter, reading up to `snapshotBytes` of a base in a load's snapshot (`SNAPSHOT_BYTES`;
+ * a test passes less to reach the rows read after it).
+ */
+export function sqliteSessionStoreAdapter(
+  database: Database.Database,
+  snapshotBytes: number,
+): SessionStoreAdapter {
   const selectExists = database
     .prepare('SELECT 1 FROM episodic_sessions WHERE session_id = ?')
     .pluck();
@@ -251,7 +262,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
 
   /**
    * One read transaction (deferred: in WAL mode its snapshot is taken at its first read and
-   * writers go on meanwhile) reads the deltas and the base's rows up to `SNAPSHOT_BYTES`, so a
+   * writers go on meanwhile) reads the deltas and the base's rows up to `snapshotBytes`, so a
    * fold committing in another process is seen whole or not at all. Only the rows of a larger
    * base past that are read later, as core gets to them: a row a fold replaced meanwhile is
    * gone (its generation), and core reads the session again.
@@ -262,7 +273,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     const selectRow = (row: BaseRow) =>
       selectChunk.get(sessionId, row.chunk, row.generation) as Buffer | undefined;
     const read: Array<Buffer | undefined> = [];
-    for (let bytes = 0; read.length < rows.length && bytes < SNAPSHOT_BYTES; ) {
+    for (let bytes = 0; read.length < rows.length && bytes < snapshotBytes; ) {
       const row = selectRow(rows[read.length] as BaseRow);
       read.push(row);
       bytes += row?.length ?? 0;
