@@ -4,7 +4,7 @@ import { EpisodicError } from '@episodic/core';
 /**
  * A session's base in `episodic_session_base_chunks`: its lines in order, grouped into rows of
  * about a mebibyte, each row whole lines and each line ending in `\n` (the base's text is the
- * rows joined in `chunk` order). A load reads the rows of its first 64 MiB with the deltas, in one
+ * rows joined in `chunk` order). A load reads the rows of its first 16 MiB with the deltas, in one
  * snapshot, and any others one at a time as core decodes them, so a base of hundreds of megabytes
  * is never held whole. Every row
  * carries the `generation` drawn anew for the write that made it (a fold keeps rows of the base

@@ -36,7 +36,7 @@ interface HeadRow {
  * of up to about this size; a mebibyte row more at most). A larger base's further rows are read
  * one at a time as core decodes them, so it is never held whole as text.
  */
-const SNAPSHOT_BYTES = 64 * 1024 * 1024;
+const SNAPSHOT_BYTES = 16 * 1024 * 1024;
 
 /** What a commit reads before it appends: the base's revision and bytes, and the last delta. */
 interface TipRow {

@@ -403,7 +403,7 @@ const REDACT_ATTEMPTS = 5;
  * How often a load reads a session again when its base was replaced while it was read (with a
  * short random pause from the third attempt on, so readers racing several folding writers get
  * through instead of failing after a burst of folds). A safety net for adapters that read a base
- * lazily outside one snapshot (store-sqlite's rows past its first 64 MiB, a third-party store):
+ * lazily outside one snapshot (store-sqlite's rows past its first 16 MiB, a third-party store):
  * the fs, SQLite and PostgreSQL adapters read a base and its deltas as one snapshot, and the
  * conformance suite checks that their loads never come here (`snapshotLoads`).
  */
