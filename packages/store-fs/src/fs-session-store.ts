@@ -318,6 +318,9 @@ export function createFsSessionStoreAdapter(
     name: 'fs',
     capabilities: { atomicSave: true, crossProcessConflicts: true },
 
+    // One snapshot: the base is read through the descriptor opened first (a fold's rename leaves
+    // it on the old file), and the deltas read beside it are checked to belong to that file. So
+    // core's read-again (READ_ATTEMPTS in session-store.ts) stays a safety net fs never needs.
     load(id) {
       const sessionId = id.toLowerCase();
       const directory = stateDirectory(false);

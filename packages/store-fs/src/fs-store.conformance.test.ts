@@ -7,6 +7,7 @@ describeStoreConformance('fs (durability run)', () => createFsHarness(), {
   runText: true,
   deltaDamage: true,
   crossProcess: true,
+  snapshotLoads: true,
 });
 describeStoreConformance(
   'fs (durability always)',
@@ -17,5 +18,6 @@ describeStoreConformance(
     runText: true,
     deltaDamage: true,
     crossProcess: true,
+    snapshotLoads: true,
   },
 );

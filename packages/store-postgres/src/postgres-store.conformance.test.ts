@@ -5,4 +5,5 @@ describeStoreConformance('postgres', () => createPostgresHarness(), {
   runDamage: true,
   snapshotDamage: true,
   crossProcess: true,
+  snapshotLoads: true,
 });

@@ -4,8 +4,9 @@ import { EpisodicError } from '@episodic/core';
 /**
  * A session's base in `episodic_session_base_chunks`: its lines in order, grouped into rows of
  * about a mebibyte, each row whole lines and each line ending in `\n` (the base's text is the
- * rows joined in `chunk` order). A load reads the first row with the deltas and the others one at
- * a time as core decodes them, so a base of hundreds of megabytes is never held whole. Every row
+ * rows joined in `chunk` order). A load reads the rows of its first 16 MiB with the deltas, in one
+ * snapshot, and any others one at a time as core decodes them, so a base of hundreds of megabytes
+ * is never held whole. Every row
  * carries the `generation` drawn anew for the write that made it (a fold keeps rows of the base
  * before it, with theirs): a row read later must still have the generation the load listed, or
  * the base was rewritten meanwhile (a fold or a save) and the load starts again, never mixing two
@@ -107,7 +108,7 @@ export type ReadChunk = (chunk: number) => Buffer | undefined;
 /**
  * The lines of a base of `count` chunk rows, decoded one at a time: `first` (read with the
  * deltas, in one snapshot) and then each later row through `readChunk` when the previous one is
- * used up. A row that is gone means the base was replaced while it was read: `CONFLICT`, which
+ * used up (from the snapshot, or read then for a row past it). A row that is gone means the base was replaced while it was read: `CONFLICT`, which
  * core's store answers by loading the session again.
  */
 export function chunkLines(

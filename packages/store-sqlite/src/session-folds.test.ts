@@ -14,7 +14,10 @@ import { sessionStateSchema } from '@episodic/core/schemas';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SECTION_ROWS } from './base-chunks.js';
-import { createSqliteSessionStoreAdapter } from './sqlite-session-store.js';
+import {
+  createSqliteSessionStoreAdapter,
+  sqliteSessionStoreAdapter,
+} from './sqlite-session-store.js';
 import { createSqliteStore, type SqliteStore } from './sqlite-store.js';
 
 const SESSION_ID = '0193a6f0-0000-7000-8000-00000000f01d';
@@ -285,6 +288,53 @@ describe('folds that keep the rows a base shares', () => {
       expect(viewText(store)).toBe(committer.wholeText());
       expect(keptRows(saved, rowsOf(store)).map((row) => row.chunk)).toEqual(FIRST_ROWS_KEPT);
     }));
+
+  it('leave a load the base and deltas of its snapshot when another connection folds after it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'episodic-session-folds-'));
+    const path = join(directory, 'folds.db');
+    const writer = createSqliteStore({ filename: path });
+    const reader = createSqliteStore({ filename: path });
+    try {
+      const committer = new Committer(writer);
+      for (let index = 0; index < 30; index++) {
+        await committer.commit([message('user', `q${index}`), message('assistant', `a${index}`)]);
+      }
+      await committer.commit([message('user', 'q30')], { fold: true });
+      await committer.commit([message('assistant', 'a30'), message('user', 'q31')]);
+      const readerAdapter = createSqliteSessionStoreAdapter(reader.database);
+      // A base larger than a load's snapshot (here: past its first row) reads the rest later.
+      const partAdapter = sqliteSessionStoreAdapter(reader.database, 1);
+      type Loaded = { base: Iterable<string>; deltas: string[] };
+      const loadNow = () => readerAdapter.load(SESSION_ID) as Loaded;
+      const whole = (loaded: Loaded) => ({ base: [...loaded.base], deltas: loaded.deltas });
+      const expected = whole(loadNow());
+      const state = sessionStateSchema.parse(committer.state());
+      const log = state.episodes as Episode[];
+      const messages = snapshotMessages(log);
+      expect(whole(partAdapter.load(SESSION_ID) as Loaded)).toEqual(expected);
+      const loaded = loadNow();
+      const partly = partAdapter.load(SESSION_ID) as Loaded;
+      const before = rowsOf(writer);
+      // Another process folds before core decodes what the load returned: rows of the base it
+      // listed are rewritten.
+      createSqliteSessionStoreAdapter(writer.database).fold?.(SESSION_ID, {
+        revision: committer.revision,
+        base: sessionBaseLayout({ ...state, episodes: log, messages }),
+        keptMessages: (count) => stableMessageCount(log, count, messages),
+      });
+      const rewritten = rowsOf(writer).filter(
+        (row) => !before.some((old) => old.generation === row.generation),
+      );
+      expect(rewritten.length).toBeGreaterThan(0);
+      expect(whole(loaded)).toEqual(expected);
+      // The rows read after the snapshot: a replaced one says so, never a line of the new base.
+      expect(() => whole(partly)).toThrow(/was replaced \(by a fold or a save\)/);
+    } finally {
+      await reader.close();
+      await writer.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
 
   it('never mix with a load that reads the base while another connection folds it', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'episodic-session-folds-'));

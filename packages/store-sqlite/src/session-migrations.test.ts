@@ -242,7 +242,7 @@ describe('a base of several mebibytes', () => {
     }
   });
 
-  it('is read again, whole, when another connection replaces it while it is read', async () => {
+  it('is read whole from the snapshot of the load when another connection replaces it while it is read', async () => {
     const { path, store } = await open();
     const other = createSqliteStore({ filename: path });
     const statement = Object.getPrototypeOf(store.database.prepare('SELECT 1'));
@@ -257,7 +257,7 @@ describe('a base of several mebibytes', () => {
       const lines = [...stored.base].map((line, index) =>
         index === 0 ? line : line.replaceAll('långt svar', 'short reply'),
       );
-      // It lands after the load read its first row and before it reads the second.
+      // It lands inside the load's read transaction, after it read the first row.
       let replaced = 0;
       statement.get = function (this: { source: string }, ...args: unknown[]) {
         if (replaced === 0 && this.source.includes('AND generation = ?')) {
@@ -269,7 +269,10 @@ describe('a base of several mebibytes', () => {
       const loaded = await loadSession(store.sessions, SESSION_ID);
       expect(replaced).toBe(1);
       expect(loaded.revision).toBe(6);
-      const after = loaded.log.read({ fromId: 0 });
+      // The base as the load's read transaction saw it, whole: never a row of the new one.
+      expect(JSON.stringify(loaded.log.read({ fromId: 0 }))).toBe(JSON.stringify(before));
+      // The next load sees the new base.
+      const after = (await loadSession(store.sessions, SESSION_ID)).log.read({ fromId: 0 });
       expect(after).toHaveLength(before.length);
       expect(JSON.stringify(after)).not.toContain('långt svar');
       expect(JSON.stringify(after)).toBe(

@@ -31,6 +31,13 @@ interface HeadRow {
   last_delta: string | null;
 }
 
+/**
+ * How many bytes of a base's rows a load reads in its snapshot, with the deltas (all of a base
+ * of up to about this size; a mebibyte row more at most). A larger base's further rows are read
+ * one at a time as core decodes them, so it is never held whole as text.
+ */
+const SNAPSHOT_BYTES = 16 * 1024 * 1024;
+
 /** What a commit reads before it appends: the base's revision and bytes, and the last delta. */
 interface TipRow {
   base_revision: number;
@@ -68,6 +75,17 @@ interface FoldedBaseRow {
  * with one an earlier fold wrote (see `foldTransaction`).
  */
 export function createSqliteSessionStoreAdapter(database: Database.Database): SessionStoreAdapter {
+  return sqliteSessionStoreAdapter(database, SNAPSHOT_BYTES);
+}
+
+/**
+ * The adapter, reading up to `snapshotBytes` of a base in a load's snapshot (`SNAPSHOT_BYTES`;
+ * a test passes less to reach the rows read after it).
+ */
+export function sqliteSessionStoreAdapter(
+  database: Database.Database,
+  snapshotBytes: number,
+): SessionStoreAdapter {
   const selectExists = database
     .prepare('SELECT 1 FROM episodic_sessions WHERE session_id = ?')
     .pluck();
@@ -242,16 +260,33 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     return { bytes, baseToken: String(generation) };
   };
 
+  /**
+   * One read transaction (deferred: in WAL mode its snapshot is taken at its first read and
+   * writers go on meanwhile) reads the deltas and the base's rows up to `snapshotBytes`, so a
+   * fold committing in another process is seen whole or not at all. Only the rows of a larger
+   * base past that are read later, as core gets to them: a row a fold replaced meanwhile is
+   * gone (its generation), and core reads the session again.
+   */
   const loadSnapshot = database.transaction((sessionId: string) => {
     if (selectExists.get(sessionId) === undefined) return null;
     const rows = selectRows.all(sessionId) as BaseRow[];
+    const selectRow = (row: BaseRow) =>
+      selectChunk.get(sessionId, row.chunk, row.generation) as Buffer | undefined;
+    const read: Array<Buffer | undefined> = [];
+    for (let bytes = 0; read.length < rows.length && bytes < snapshotBytes; ) {
+      const row = selectRow(rows[read.length] as BaseRow);
+      read.push(row);
+      bytes += row?.length ?? 0;
+    }
     const readRow = (position: number) => {
+      if (position < read.length) {
+        const row = read[position];
+        read[position] = undefined; // Decoded from here on: not held beside the next rows.
+        return row;
+      }
       const row = rows[position];
-      return row === undefined
-        ? undefined
-        : (selectChunk.get(sessionId, row.chunk, row.generation) as Buffer | undefined);
+      return row === undefined ? undefined : selectRow(row);
     };
-    // The first row is read with the deltas, in one snapshot; the others as core gets to them.
     return {
       base: chunkLines(sessionId, readRow(0) ?? Buffer.alloc(0), rows.length, readRow),
       deltas: selectDeltas.all(sessionId) as string[],
@@ -339,7 +374,7 @@ export function createSqliteSessionStoreAdapter(database: Database.Database): Se
     name: 'sqlite',
     capabilities: { atomicSave: true, crossProcessConflicts: true },
     load(sessionId) {
-      // One snapshot for the base and its deltas.
+      // One snapshot for the base (up to SNAPSHOT_BYTES of it) and its deltas.
       return loadSnapshot.deferred(sessionId);
     },
     commit(sessionId, commit) {

@@ -5,4 +5,5 @@ describeStoreConformance('sqlite', () => createSqliteHarness(), {
   runDamage: true,
   snapshotDamage: true,
   crossProcess: true,
+  snapshotLoads: true,
 });

@@ -38,6 +38,7 @@ import {
   type SessionHead,
   sessionBaseLayout,
 } from './session-format.js';
+import { countSessionReread } from './session-rereads.js';
 import { callAdapter } from './storage-error.js';
 import {
   createStoredRedactor,
@@ -402,7 +403,10 @@ const REDACT_ATTEMPTS = 5;
 /**
  * How often a load reads a session again when its base was replaced while it was read (with a
  * short random pause from the third attempt on, so readers racing several folding writers get
- * through instead of failing after a burst of folds).
+ * through instead of failing after a burst of folds). A safety net for adapters that read a base
+ * lazily outside one snapshot (store-sqlite's rows past its first 16 MiB, a third-party store):
+ * the fs, SQLite and PostgreSQL adapters read a base and its deltas as one snapshot, and the
+ * conformance suite checks that their loads never come here (`snapshotLoads`).
  */
 const READ_ATTEMPTS = 20;
 
@@ -890,6 +894,7 @@ export function createSessionStore(
       } catch (error) {
         // A lazily read base was replaced by a fold or a save while it was read: read again.
         if (!EpisodicError.hasCode(error, 'CONFLICT') || attempt >= READ_ATTEMPTS) throw error;
+        countSessionReread();
         await pauseAfterLostRace(attempt);
         continue;
       }

@@ -1,6 +1,7 @@
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { ArtifactStore } from '../store/artifact-store.js';
 import type { RunStore } from '../store/run-store.js';
+import { sessionRereads } from '../store/session-rereads.js';
 import { type SessionStore, sessionEpisodes } from '../store/session-store.js';
 import { messageEpisode, SESSION_TS } from './session-fixtures.js';
 
@@ -31,6 +32,17 @@ export type ConformanceChildTask =
     }
   | {
       /**
+       * Read an existing session over and over (at most `count` times) until it reaches
+       * `untilRevision`, while other processes commit and fold it; one entry per read, with the
+       * revision it read, and `rereads` counts the loads that had to read it again.
+       */
+      kind: 'session-read-race';
+      sessionId: string;
+      untilRevision: number;
+      count: number;
+    }
+  | {
+      /**
        * Upsert the artifact `key` `count` times, each time associating one more episode of this
        * writer's (`raceEpisode(writer, n)`), and this writer's own key once per turn.
        */
@@ -57,6 +69,11 @@ export interface ConformanceChildResult {
   acknowledged: Array<{ n: number; position: number }>;
   /** How many attempts lost a race (`CONFLICT`) and were retried. */
   conflicts: number;
+  /**
+   * Session tasks: how many session loads in the child read the session a second time because
+   * its base was replaced while it was read (a store reading one snapshot never does).
+   */
+  rereads?: number;
 }
 
 /** The stores a child opens (the same backend and location as the test's harness). */
@@ -86,6 +103,7 @@ export async function runConformanceChild(
   task: ConformanceChildTask,
 ): Promise<ConformanceChildResult> {
   if (task.kind === 'session-commit-race') return sessionCommitRace(stores, task);
+  if (task.kind === 'session-read-race') return sessionReadRace(stores, task);
   if (task.kind === 'artifact-upsert-race') return artifactUpsertRace(stores, task);
   if (task.kind === 'session-rewrite') return sessionRewrite(stores, task);
   const { runs } = stores;
@@ -124,6 +142,7 @@ async function sessionCommitRace(
 ): Promise<ConformanceChildResult> {
   const { sessions } = stores;
   if (sessions === undefined) throw new Error('session-commit-race needs `sessions`');
+  const rereadsBefore = sessionRereads();
   const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
   const reload = async () => {
     const stored = await sessions.read(task.sessionId);
@@ -152,7 +171,31 @@ async function sessionCommitRace(
       }
     }
   }
-  return result;
+  return { ...result, rereads: sessionRereads() - rereadsBefore };
+}
+
+async function sessionReadRace(
+  stores: ConformanceChildStores,
+  task: Extract<ConformanceChildTask, { kind: 'session-read-race' }>,
+): Promise<ConformanceChildResult> {
+  const { sessions } = stores;
+  if (sessions === undefined) throw new Error('session-read-race needs `sessions`');
+  const rereadsBefore = sessionRereads();
+  const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
+  for (let n = 0; n < task.count; n++) {
+    const stored = await sessions.read(task.sessionId);
+    if (stored === null) throw new Error(`session ${task.sessionId} does not exist`);
+    const revision = stored.state.revision ?? 0;
+    // One snapshot: as many episodes as revisions (each commit of the race adds one).
+    if (sessionEpisodes(stored).length !== revision) {
+      throw new Error(
+        `read revision ${revision} with ${sessionEpisodes(stored).length} episodes: not one snapshot`,
+      );
+    }
+    result.acknowledged.push({ n, position: revision });
+    if (revision >= task.untilRevision) break;
+  }
+  return { ...result, rereads: sessionRereads() - rereadsBefore };
 }
 
 /** The task episode a racing artifact writer associates on its `n`-th upsert. */

@@ -71,4 +71,10 @@ export interface StoreConformanceCapabilities {
    * compare-and-appends on one run) for stores that declare `crossProcessAppends`. @default false
    */
   readonly crossProcess?: boolean;
+  /**
+   * A session load reads the base and its deltas as one snapshot of the store, even while other
+   * processes fold: the cross-process read race then asserts that no load had to read a session
+   * a second time (a store without it, files for one, may). @default false
+   */
+  readonly snapshotLoads?: boolean;
 }

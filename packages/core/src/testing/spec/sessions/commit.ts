@@ -220,6 +220,52 @@ export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessio
         expect(texts[ack.position - 1]).toBe(raceTurn(writer, ack.n));
       }
     });
+    if (capabilities.snapshotLoads === true) {
+      expect(results.reduce((sum, result) => sum + (result.rereads ?? 0), 0)).toBe(0);
+    }
+  });
+
+  it('holds across processes: a load racing folding writers reads one snapshot', async (context) => {
+    requireCapability(context, capabilities.crossProcess, 'crossProcess');
+    const { store, harness } = await open(context);
+    requireCapability(
+      context,
+      store.capabilities.crossProcessConflicts,
+      'crossProcessConflicts (SessionStore)',
+    );
+    const runInChild = harness.runInChild;
+    if (runInChild === undefined) {
+      throw new Error('capabilities.crossProcess needs StoreHarness.runInChild');
+    }
+    // Small: every commit of the writers folds, replacing the base the readers are reading.
+    await commitTurns(store, SESSION_1, 0, 1);
+    const writers = 2;
+    const count = 15;
+    const last = 1 + writers * count;
+    const tasks = [
+      ...Array.from({ length: writers }, (_, writer) =>
+        runInChild({ kind: 'session-commit-race', sessionId: SESSION_1, writer, count }),
+      ),
+      ...Array.from({ length: 2 }, () =>
+        runInChild({
+          kind: 'session-read-race',
+          sessionId: SESSION_1,
+          untilRevision: last,
+          count: 5000,
+        }),
+      ),
+    ];
+    const results = await Promise.all(tasks);
+    const readers = results.slice(writers);
+    for (const reader of readers) {
+      // Each read saw a whole revision (the child checks its episodes), never an older one.
+      const revisions = reader.acknowledged.map((ack) => ack.position);
+      expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+    }
+    expect((await store.load(SESSION_1))?.revision).toBe(last);
+    const rereads = results.reduce((sum, result) => sum + (result.rereads ?? 0), 0);
+    // One snapshot per load: never a base of one fold with the deltas (or rows) of another.
+    if (capabilities.snapshotLoads === true) expect(rereads).toBe(0);
   });
 
   it('folds what another process committed between two commits of this store', async (context) => {
