@@ -176,7 +176,9 @@ describe('createSessionStore: the copy a store folds a small session from', () =
     });
     await commitText(store, 5, 'turn 5');
     let stored = await store.load(id);
-    expect(stored?.episodes?.map((episode) => episode.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(stored?.episodes?.map((episode) => (episode as { id: number }).id)).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
     expect(await baseTexts(memory)).toEqual(['turn 1', 'turn 2', 'turn 3', 'id 2 again', 'turn 5']);
     await store.commit({
       sessionId: id,
@@ -186,7 +188,9 @@ describe('createSessionStore: the copy a store folds a small session from', () =
     stored = await store.load(id);
     const fresh = await createSessionStore(memory).load(id);
     expect(stored).toEqual(fresh);
-    expect(stored?.episodes?.slice(0, 5).map((episode) => episode.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(stored?.episodes?.slice(0, 5).map((episode) => (episode as { id: number }).id)).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
     expect(JSON.stringify(stored?.episodes?.at(-1))).toContain('no such type');
   });
 
