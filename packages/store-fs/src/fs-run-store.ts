@@ -150,8 +150,9 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
   };
 
   /**
-   * Adds run file `path` (of `runId`, at `location`) to a list page: a row with its first line,
-   * or an error when it is not a regular file or cannot be read. False when it vanished.
+   * Adds run file `path` (of `runId`) to a list page: a row with its first line, or an error
+   * when its name is no run id, it is not a regular file or it cannot be read. Nothing when it
+   * vanished meanwhile.
    */
   const listRunFile = (
     runId: string,
