@@ -74,6 +74,7 @@ export {
   type ResolvedScope,
   resolveRetentionPolicy,
   resolveScopeSelector,
+  type SqlLedgerRow,
 } from './ledger/index.js';
 export {
   createTaskLifecycle,
@@ -372,6 +373,9 @@ export {
   type GetArtifactOptions,
   type Ledger,
   type LedgerAdapter,
+  type LedgerAppendBatch,
+  type LedgerAppendedRow,
+  type LedgerAppendResult,
   type LedgerCapabilities,
   type LedgerContentGuardOptions,
   type LedgerGcCounts,

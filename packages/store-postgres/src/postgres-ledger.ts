@@ -1,15 +1,9 @@
 import {
-  assertExpectedPosition,
   createKeyedQueue,
-  duplicateEventIdsError,
-  idPrefixRange,
   type LedgerAdapter,
+  type LedgerAppendBatch,
   type LedgerQueryPlan,
-  ledgerRowFromSql,
-  type NewLedgerRow,
-  newLedgerRowValues,
   type SqlLedgerRow,
-  storedLedgerRow,
 } from '@episodic/core/adapter';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 import { isUniqueViolation } from './postgres-errors.js';
@@ -30,18 +24,17 @@ const INSERT_COLUMNS =
   'event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position';
 
 /**
- * The SQL of `eventIdsWithPrefix`: a range on the unique event id index (COLLATE "C", see
- * `idPrefixRange`), read in its order and stopped at `limit`, never a scan of a scope. The scope
- * is a filter on that range ("scope || ''" keeps the planner off the scope index, which would read
- * the scope's every event).
+ * The SQL of `eventIdsWithPrefix`: a range on the unique event id index (COLLATE "C", the byte
+ * order the range is in), read in its order and stopped at `limit`, never a scan of a scope. The
+ * scope is a filter on that range ("scope || ''" keeps the planner off the scope index, which
+ * would read the scope's every event).
  */
 export function buildEventIdPrefixQuery(
   tables: StoreTables,
   scope: string | null,
-  prefix: string,
+  { from, to }: { from: string; to: string },
   limit: number,
 ): { text: string; values: unknown[] } {
-  const { from, to } = idPrefixRange(prefix);
   const where = scope === null ? '' : " AND scope || '' = $4";
   return {
     text: `SELECT event_id FROM ${tables.events} WHERE event_id >= $1 AND event_id < $2${where} ORDER BY event_id LIMIT $3`,
@@ -105,51 +98,15 @@ export function buildLedgerQuery(
   };
 }
 
-/** Column arrays for an `unnest` insert of `rows`. */
-function columnsOf(rows: readonly NewLedgerRow[]) {
-  const count = rows.length;
-  const columns = {
-    eventId: new Array<string>(count),
-    tsMs: new Array<number>(count),
-    scope: new Array<string>(count),
-    sessionId: new Array<string>(count),
-    agentId: new Array<string>(count),
-    type: new Array<string>(count),
-    summary: new Array<string>(count),
-    payload: new Array<string | null>(count),
-    refs: new Array<string | null>(count),
-    schemaVersion: new Array<string>(count),
-    createdAt: new Array<string>(count),
-    metadata: new Array<string | null>(count),
-  };
-  rows.forEach((row, index) => {
-    columns.eventId[index] = row.event_id;
-    columns.tsMs[index] = row.ts_ms;
-    columns.scope[index] = row.scope;
-    columns.sessionId[index] = row.session_id;
-    columns.agentId[index] = row.agent_id;
-    columns.type[index] = row.type;
-    columns.summary[index] = row.summary;
-    columns.payload[index] = row.payload_json;
-    columns.refs[index] = row.refs_json;
-    columns.schemaVersion[index] = row.schema_version;
-    columns.createdAt[index] = row.created_at;
-    columns.metadata[index] = row.metadata_json;
+/** The insert values of a batch as column arrays, for an `unnest` insert (12 columns). */
+function columnsOf(values: LedgerAppendBatch['values']): unknown[][] {
+  const columns = Array.from({ length: 12 }, () => new Array<unknown>(values.length));
+  values.forEach((row, index) => {
+    row.forEach((value, column) => {
+      (columns[column] as unknown[])[index] = value;
+    });
   });
-  return [
-    columns.eventId,
-    columns.tsMs,
-    columns.scope,
-    columns.sessionId,
-    columns.agentId,
-    columns.type,
-    columns.summary,
-    columns.payload,
-    columns.refs,
-    columns.schemaVersion,
-    columns.createdAt,
-    columns.metadata,
-  ];
+  return columns;
 }
 
 const UNNEST_ROWS =
@@ -180,7 +137,7 @@ export function createPostgresLedgerAdapter(
 )
 INSERT INTO ${tables.events} (${INSERT_COLUMNS})
 SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, head.position FROM head
-RETURNING id, position`,
+RETURNING event_id, position, id AS sequence`,
   );
   const appendMany = database.statement(
     'ledger_append_many',
@@ -200,7 +157,7 @@ FROM ${UNNEST_ROWS}
 JOIN counts c ON c.scope = r.scope AND c.session_id = r.session_id
 JOIN head ON head.scope = r.scope AND head.session_id = r.session_id
 ORDER BY r.ord
-RETURNING id, event_id, position`,
+RETURNING event_id, position, id AS sequence`,
   );
   const appendAt = database.statement(
     'ledger_append_at',
@@ -209,7 +166,7 @@ SELECT r.event_id, r.ts_ms, r.scope, r.session_id, r.agent_id, r.type, r.summary
   r.refs_json, 0, r.schema_version, r.created_at, r.metadata_json, $13::bigint + r.ord
 FROM ${UNNEST_ROWS}
 ORDER BY r.ord
-RETURNING id, event_id, position`,
+RETURNING event_id, position, id AS sequence`,
   );
   const advanceFrom = database.statement(
     'ledger_advance_from',
@@ -258,20 +215,16 @@ RETURNING id, event_id, position`,
     `UPDATE ${tables.events} SET summary = $1, payload_json = $2, refs_json = NULL, metadata_json = NULL, redacted = 1 WHERE id = ANY($3::bigint[])`,
   );
 
-  const findDuplicates = async (rows: readonly NewLedgerRow[], on?: Queryable) =>
+  type Appended = { event_id: string; position: string; sequence: string };
+
+  const findDuplicates = async ({ rows }: LedgerAppendBatch, on?: Queryable) =>
     (
       await database.query<{ event_id: string }>(existing, [rows.map((row) => row.event_id)], on)
     ).rows.map((row) => row.event_id);
 
-  const appendUnchecked = async (rows: readonly NewLedgerRow[]) => {
+  const appendUnchecked = async ({ rows, values }: LedgerAppendBatch) => {
     if (rows.length === 1) {
-      const row = rows[0] as NewLedgerRow;
-      const result = await database.query<{ id: string; position: string }>(
-        appendOne,
-        newLedgerRowValues(row),
-      );
-      const stored = result.rows[0] as { id: string; position: string };
-      return [storedLedgerRow(row, Number(stored.position), stored.id)];
+      return (await database.query<Appended>(appendOne, values[0] as unknown[])).rows;
     }
     // One head per session, locked in a fixed order so two multi-session batches never deadlock.
     const counts = new Map<string, { scope: string; session: string; count: number }>();
@@ -283,65 +236,51 @@ RETURNING id, event_id, position`,
       else entry.count++;
     }
     const heads = [...counts.entries()].sort(([left], [right]) => (left < right ? -1 : 1));
-    const result = await database.query<{ id: string; event_id: string; position: string }>(
-      appendMany,
-      [
-        ...columnsOf(rows),
-        heads.map(([, head]) => head.scope),
-        heads.map(([, head]) => head.session),
-        heads.map(([, head]) => head.count),
-      ],
-    );
-    return collect(rows, result.rows);
+    const result = await database.query<Appended>(appendMany, [
+      ...columnsOf(values),
+      heads.map(([, head]) => head.scope),
+      heads.map(([, head]) => head.session),
+      heads.map(([, head]) => head.count),
+    ]);
+    return result.rows;
   };
 
-  const appendExpected = (rows: readonly NewLedgerRow[], expectedPosition: number) =>
+  const appendExpected = (batch: LedgerAppendBatch, expectedPosition: number) =>
     database.transaction(async (client) => {
-      // Duplicates first: a retried append must return its original, not a stale-position CONFLICT.
-      const duplicates = await findDuplicates(rows, client);
-      if (duplicates.length > 0) throw duplicateEventIdsError(duplicates);
-      const first = rows[0] as NewLedgerRow;
-      const key = [first.scope, first.session_id];
+      const duplicates = await findDuplicates(batch, client);
+      if (duplicates.length > 0) return { duplicates };
+      const [first] = batch.rows;
+      const key = [first?.scope, first?.session_id];
       let advanced = await database.query(
         advanceFrom,
-        [...key, expectedPosition, rows.length],
+        [...key, expectedPosition, batch.rows.length],
         client,
       );
       if (advanced.rowCount === 0 && expectedPosition === 0) {
-        advanced = await database.query(startHead, [...key, rows.length], client);
+        advanced = await database.query(startHead, [...key, batch.rows.length], client);
       }
       if (advanced.rowCount === 0) {
         const head = await database.query<{ position: string }>(readHead, key, client);
-        assertExpectedPosition(
-          first.scope,
-          first.session_id,
-          Number(head.rows[0]?.position ?? 0),
-          expectedPosition,
-        );
+        return { conflict: { lastPosition: Number(head.rows[0]?.position ?? 0) } };
       }
-      const result = await database.query<{ id: string; event_id: string; position: string }>(
+      const result = await database.query<Appended>(
         appendAt,
-        [...columnsOf(rows), expectedPosition],
+        [...columnsOf(batch.values), expectedPosition],
         client,
       );
-      return collect(rows, result.rows);
+      return { stored: result.rows };
     });
 
   const queue = createKeyedQueue();
-  const appendRows = (rows: readonly NewLedgerRow[], expectedPosition: number | undefined) =>
+  const appendRows = (batch: LedgerAppendBatch) =>
     database.guard('append to the ledger', async () => {
       try {
-        return expectedPosition === undefined
-          ? await appendUnchecked(rows)
-          : await appendExpected(rows, expectedPosition);
+        return batch.expectedPosition === undefined
+          ? { stored: await appendUnchecked(batch) }
+          : await appendExpected(batch, batch.expectedPosition);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        const duplicates = await findDuplicates(rows);
-        // A unique violation with no duplicate left means it was removed meanwhile: report the
-        // batch's ids so the caller re-checks and retries.
-        throw duplicateEventIdsError(
-          duplicates.length > 0 ? duplicates : rows.map((row) => row.event_id),
-        );
+        return { duplicates: await findDuplicates(batch) };
       }
     });
 
@@ -354,25 +293,23 @@ RETURNING id, event_id, position`,
       secureDelete: scrubber.enabled,
       persistent: true,
     },
-    append(rows, expectedPosition) {
-      const first = rows[0] as NewLedgerRow;
+    append(batch) {
+      const [first] = batch.rows;
       // In call order per session within this process (across processes: the head's row lock).
-      return queue.run(`${first.scope}\u0000${first.session_id}`, () =>
-        appendRows(rows, expectedPosition),
-      );
+      return queue.run(`${first?.scope}\u0000${first?.session_id}`, () => appendRows(batch));
     },
     getEvents(eventIds) {
       return database.guard('read ledger events', async () => {
         const result = await database.query<SqlLedgerRow>(byEventIds, [eventIds]);
-        const byId = new Map(result.rows.map((row) => [row.event_id, ledgerRowFromSql(row)]));
+        const byId = new Map(result.rows.map((row) => [row.event_id, row]));
         return eventIds.flatMap((eventId) => {
           const row = byId.get(eventId);
           return row === undefined ? [] : [row];
         });
       });
     },
-    eventIdsWithPrefix(scope, prefix, limit) {
-      const { text, values } = buildEventIdPrefixQuery(tables, scope, prefix, limit);
+    eventIdsWithPrefix(scope, range, limit) {
+      const { text, values } = buildEventIdPrefixQuery(tables, scope, range, limit);
       return database.guard('find events by id prefix', async () =>
         (await database.query<{ event_id: string }>(database.prepared(text), values)).rows.map(
           (row) => row.event_id,
@@ -382,8 +319,7 @@ RETURNING id, event_id, position`,
     query(plan) {
       return database.guard('query the ledger', async () => {
         const { text, values } = buildLedgerQuery(tables, plan);
-        const result = await database.query<SqlLedgerRow>(database.prepared(text), values);
-        return result.rows.map(ledgerRowFromSql);
+        return (await database.query<SqlLedgerRow>(database.prepared(text), values)).rows;
       });
     },
     redact(plan) {
@@ -477,15 +413,4 @@ RETURNING id, event_id, position`,
       );
     },
   };
-}
-
-function collect(
-  rows: readonly NewLedgerRow[],
-  stored: ReadonlyArray<{ id: string; event_id: string; position: string }>,
-) {
-  const byId = new Map(stored.map((row) => [row.event_id, row]));
-  return rows.map((row) => {
-    const written = byId.get(row.event_id) as { id: string; position: string };
-    return storedLedgerRow(row, Number(written.position), written.id);
-  });
 }

@@ -1,4 +1,5 @@
 import { EpisodicError } from '@episodic/core';
+import { idPrefixRange } from '@episodic/core/adapter';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../../../test-support/worker-process.js';
 import {
@@ -331,7 +332,12 @@ describe('the PostgreSQL ledger', () => {
     const [some] = (await store.ledger.query({ scope: 'scope-1', limit: 1 })).events;
     const prefix = (some?.event_id ?? '').slice(0, -2);
     for (const scope of [null, 'scope-1']) {
-      const { text, values } = buildEventIdPrefixQuery(tablesOf(store.schema), scope, prefix, 101);
+      const { text, values } = buildEventIdPrefixQuery(
+        tablesOf(store.schema),
+        scope,
+        idPrefixRange(prefix),
+        101,
+      );
       const explained = (await store.pool.query(`EXPLAIN ${text}`, values)).rows
         .map((row) => row['QUERY PLAN'])
         .join('\n');

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LedgerQueryPlan } from '@episodic/core/adapter';
+import { idPrefixRange, type LedgerQueryPlan } from '@episodic/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from './open-database.js';
 import { buildEventIdPrefixQuery, buildLedgerQuery } from './sqlite-ledger.js';
@@ -39,7 +39,7 @@ describe('ledger query plans (EXPLAIN QUERY PLAN)', () => {
     for (let index = 0; index < 2000; index++) insert.run(`evt-${index}`);
     // No ANALYZE (a fresh home has none): the planner's default would read the whole scope.
     for (const scope of [null, 'a']) {
-      const { sql, parameters } = buildEventIdPrefixQuery(scope, 'evt-12', 101);
+      const { sql, parameters } = buildEventIdPrefixQuery(scope, idPrefixRange('evt-12'), 101);
       const details = (
         database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as Array<{
           detail: string;

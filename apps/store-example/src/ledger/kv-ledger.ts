@@ -1,10 +1,4 @@
-import {
-  assertExpectedPosition,
-  duplicateEventIdsError,
-  type LedgerAdapter,
-  type LedgerEventType,
-  type LedgerRow,
-} from '../core-kit.js';
+import type { LedgerAdapter, LedgerAppendResult, LedgerEventType, LedgerRow } from '../core-kit.js';
 import type { KeyValueStore, KvEntry } from '../kv/key-value-store.js';
 import { transact } from '../kv/transact.js';
 import {
@@ -34,20 +28,23 @@ export function createKvLedgerAdapter(kv: KeyValueStore): LedgerAdapter {
       secureDelete: false,
       persistent: false,
     },
-    append: (newRows, expectedPosition) =>
-      transact(kv, async () => {
+    append: ({ rows: newRows, expectedPosition }) =>
+      transact<LedgerAppendResult>(kv, async () => {
         const { value, clock } = await readClock(kv);
         const duplicates: string[] = [];
         for (const row of newRows) {
           if ((await kv.get(eventKey(row.event_id))) !== undefined) duplicates.push(row.event_id);
         }
-        if (duplicates.length > 0) throw duplicateEventIdsError(duplicates);
+        // An answer that stores nothing checks nothing: core turns it into its CONFLICT.
+        if (duplicates.length > 0) return { checks: [], writes: [], result: { duplicates } };
         const heads = new Map<string, number>();
         const headOf = async (key: string) => heads.get(key) ?? Number((await kv.get(key)) ?? '0');
         const first = newRows[0];
         if (first !== undefined && expectedPosition !== undefined) {
-          const current = await headOf(headKey(first.scope, first.session_id));
-          assertExpectedPosition(first.scope, first.session_id, current, expectedPosition);
+          const lastPosition = await headOf(headKey(first.scope, first.session_id));
+          if (lastPosition !== expectedPosition) {
+            return { checks: [], writes: [], result: { conflict: { lastPosition } } };
+          }
         }
         let sequence = clock.sequence;
         const stored: LedgerRow[] = [];
@@ -63,7 +60,7 @@ export function createKvLedgerAdapter(kv: KeyValueStore): LedgerAdapter {
         return {
           checks: [tick.check],
           writes: [...stored.map(rowWrite), ...headWrites, tick.write],
-          result: stored,
+          result: { stored },
         };
       }),
     async getEvents(eventIds) {
@@ -134,8 +131,9 @@ export function createKvLedgerAdapter(kv: KeyValueStore): LedgerAdapter {
         ];
         return { checks: [tick.check], writes, result: counts };
       }),
-    async eventIdsWithPrefix(scope, prefix, limit) {
+    async eventIdsWithPrefix(scope, { from: prefix }, limit) {
       const eventIds: string[] = [];
+      // The range's start is the prefix: the keys that start with it are the range.
       for (const key of await kv.keys(eventKey(prefix))) {
         if (eventIds.length >= limit) break;
         const value = await kv.get(key);

@@ -1,6 +1,6 @@
 import { EpisodicError, type Metadata, type RunRecord } from '@episodic/core';
 import type { LedgerRow } from '@episodic/core/adapter';
-import { jsonEqual, safeJsonParse } from '@episodic/core/adapter';
+import { jsonEqual, ledgerRowFromSql, safeJsonParse } from '@episodic/core/adapter';
 import type { EpisodicStores } from '@episodic/home';
 import type { PostgresStore } from '@episodic/store-postgres';
 import {
@@ -121,12 +121,14 @@ async function copyLedger(
   // Every row in (ts_ms, insertion) order, so PostgreSQL's insertion order matches SQLite's.
   let after: { tsMs: number; sequence: number } | undefined;
   for (;;) {
-    const rows = (await adapter.query({
+    // The adapter's rows as it selected them (SQL columns): decoded as createLedger would.
+    const selected = await adapter.query({
       scope: null,
       limit: CHUNK,
       includePayload: true,
       ...(after === undefined ? {} : { after }),
-    })) as LedgerRow[];
+    });
+    const rows = selected.map(ledgerRowFromSql);
     if (rows.length === 0) break;
     const receipt = await target.importLedgerRows(rows);
     copied.events += receipt.written;

@@ -68,10 +68,14 @@ export interface SqlLedgerRow {
 }
 
 /**
- * The `LedgerRow` of a selected SQL row, converted in place (a query may return thousands: no
- * copy). The row's `id` stays as an extra property; core reads only the contract's fields.
+ * The `LedgerRow` of a row an adapter returned: a `SqlLedgerRow` (told by its numeric `redacted`)
+ * is converted in place (a query may return thousands: no copy), its `id` staying as an extra
+ * property that core never reads; a `LedgerRow` (boolean `redacted`) is returned as it is, so a
+ * row converted once is never converted again. `createLedger` does this for every row it reads;
+ * call it only when you read an adapter yourself.
  */
-export function ledgerRowFromSql(stored: SqlLedgerRow): LedgerRow {
+export function ledgerRowFromSql(stored: LedgerRow | SqlLedgerRow): LedgerRow {
+  if (typeof stored.redacted !== 'number') return stored as LedgerRow;
   const row = stored as unknown as {
     redacted: boolean;
     position: number;
@@ -86,9 +90,10 @@ export function ledgerRowFromSql(stored: SqlLedgerRow): LedgerRow {
 }
 
 /**
- * The values a backend inserts for a new row, in this column order: `event_id, ts_ms, scope,
- * session_id, agent_id, type, summary, payload_json, refs_json, schema_version, created_at,
- * metadata_json` (`redacted` is false for every new row; position and sequence are the backend's).
+ * A new row's insert values, in this column order: `event_id, ts_ms, scope, session_id, agent_id,
+ * type, summary, payload_json, refs_json, schema_version, created_at, metadata_json` (`redacted`
+ * is false for every new row; position and sequence are the backend's). Core hands them to
+ * `LedgerAdapter.append` as `LedgerAppendBatch.values`.
  */
 export function newLedgerRowValues(row: NewLedgerRow): unknown[] {
   return [
@@ -110,7 +115,7 @@ export function newLedgerRowValues(row: NewLedgerRow): unknown[] {
 /** The row an adapter stored for `row`, with the position and sequence it assigned. */
 export function storedLedgerRow(
   row: NewLedgerRow,
-  position: number,
+  position: number | string,
   sequence: number | string | bigint,
 ): LedgerRow {
   return {
@@ -127,7 +132,7 @@ export function storedLedgerRow(
     schema_version: row.schema_version,
     created_at: row.created_at,
     metadata_json: row.metadata_json,
-    position,
+    position: Number(position),
     sequence: Number(sequence),
   };
 }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { EpisodicError } from '../errors/episodic-error.js';
-import { createLedger, createUlidGenerator, type LedgerAdapter } from './ledger-store.js';
+import type { LedgerRow, SqlLedgerRow } from '../ledger/ledger-row.js';
+import {
+  createLedger,
+  createUlidGenerator,
+  type LedgerAdapter,
+  type LedgerAppendResult,
+} from './ledger-store.js';
 import { createMemoryLedger, createMemoryLedgerAdapter } from './memory-ledger.js';
 
 async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
@@ -122,12 +128,12 @@ describe('createLedger', () => {
       let calls = 0;
       const adapter: LedgerAdapter = {
         ...inner,
-        append(rows, expectedPosition) {
+        append(batch) {
           calls++;
-          const stored = inner.append(rows, expectedPosition) as ReturnType<typeof inner.append>;
-          if (mode === 'sync') return stored;
-          if (mode === 'async') return Promise.resolve(stored);
-          return [...(stored as Awaited<typeof stored>)].reverse();
+          const result = inner.append(batch) as LedgerAppendResult;
+          if (mode === 'sync') return result;
+          if (mode === 'async') return Promise.resolve(result);
+          return 'stored' in result ? { stored: [...result.stored].reverse() } : result;
         },
       };
       const ledger = createLedger(adapter);
@@ -221,5 +227,127 @@ describe('Ledger.resolveEventId without eventIdsWithPrefix', () => {
     const walled = await ledger.resolveEventId('target-th', { scope: 'a' }).catch((error) => error);
     expect(EpisodicError.hasCode(walled, 'NOT_FOUND')).toBe(true);
     expect(await ledger.resolveEventId('target-th', { global: true })).toBe('target-three');
+  });
+});
+
+/** The memory adapter answering as a SQL backend does: rows as selected, numbers as text. */
+function sqlShaped(inner: LedgerAdapter): LedgerAdapter {
+  const asSql = (rows: readonly (LedgerRow | SqlLedgerRow)[]): SqlLedgerRow[] =>
+    rows.map((row) => {
+      const { sequence, redacted, position, ts_ms, ...columns } = row as LedgerRow;
+      return {
+        ...columns,
+        id: String(sequence),
+        ts_ms: String(ts_ms),
+        redacted: redacted ? 1 : 0,
+        position: String(position),
+      };
+    });
+  return {
+    ...inner,
+    async append(batch) {
+      const result = await inner.append(batch);
+      if (!('stored' in result)) return result;
+      // A bigint column comes back as text, and RETURNING need not keep the batch's order.
+      const stored = result.stored.map((row) => ({
+        event_id: row.event_id,
+        position: String(row.position),
+        sequence: String(row.sequence),
+      }));
+      return { stored: stored.reverse() };
+    },
+    async getEvents(eventIds) {
+      return asSql(await inner.getEvents(eventIds));
+    },
+    async query(plan) {
+      return asSql(await inner.query(plan));
+    },
+  };
+}
+
+describe('LedgerAdapter rows and answers', () => {
+  it('decodes the rows a SQL backend returns as selected, in reads, cursors and retries', async () => {
+    const ledger = createLedger(sqlShaped(createMemoryLedgerAdapter()));
+    const batch = [1, 2, 3].map((index) => ({
+      ...event,
+      event_id: `e-${index}`,
+      ts_ms: index === 3 ? 20 : 10,
+      payload: { index },
+    }));
+    const receipts = await ledger.appendBatch(batch);
+    expect(receipts.map((receipt) => receipt.event.position)).toEqual([1, 2, 3]);
+    await ledger.redact({ scope: 'a', eventId: 'e-2' });
+    const first = await ledger.query({ scope: 'a', limit: 2, includePayload: true });
+    expect(first.events.map((stored) => [stored.event_id, stored.redacted])).toEqual([
+      ['e-1', false],
+      ['e-2', true],
+    ]);
+    expect(first.events[0]).toMatchObject({ ts_ms: 10, position: 1, payload: { index: 1 } });
+    expect(first.next_after_id).toBe('e-2');
+    // The cursor's place in the (ts_ms, sequence) order comes from the row's id.
+    const next = await ledger.query({ scope: 'a', limit: 2, afterId: 'e-2' });
+    expect(next.events.map((stored) => [stored.event_id, stored.ts_ms])).toEqual([['e-3', 20]]);
+    // A retry reads the stored rows to compare them: decoded too.
+    const retried = await ledger.append(batch[0] as (typeof batch)[number]);
+    expect(retried.duplicate).toBe(true);
+    expect(retried.event).toMatchObject({ event_id: 'e-1', position: 1, redacted: false });
+  });
+
+  it("turns a conflict answer into CONFLICT naming the session's last position", async () => {
+    const ledger = createLedger({
+      ...createMemoryLedgerAdapter(),
+      append: () => ({ conflict: { lastPosition: 7 } }),
+    });
+    const error = await rejection(ledger.append(event, { expectedPosition: 3 }));
+    expect(error.code).toBe('CONFLICT');
+    expect(error.message).toContain('expected its last position to be 3, found 7');
+    expect(error.details).toEqual({
+      scope: 'a',
+      sessionId: 's',
+      expectedPosition: 3,
+      currentPosition: 7,
+    });
+  });
+
+  it('retries a duplicate answer that names no id, then reports the batch as CONFLICT', async () => {
+    let calls = 0;
+    const inner = createMemoryLedgerAdapter();
+    const vanishing = (succeedAfter: number): LedgerAdapter => ({
+      ...inner,
+      append(batch) {
+        calls++;
+        return calls > succeedAfter ? inner.append(batch) : { duplicates: [] };
+      },
+    });
+    const batch = [
+      { ...event, event_id: 'v-1' },
+      { ...event, event_id: 'v-2' },
+    ];
+    const error = await rejection(createLedger(vanishing(Infinity)).appendBatch(batch));
+    expect(error.code).toBe('CONFLICT');
+    expect(error.details).toEqual({ duplicateEventIds: ['v-1', 'v-2'] });
+    expect(calls).toBe(4);
+    calls = 0;
+    const receipts = await createLedger(vanishing(1)).appendBatch(batch);
+    expect(receipts.map((receipt) => [receipt.event.event_id, receipt.duplicate])).toEqual([
+      ['v-1', false],
+      ['v-2', false],
+    ]);
+    expect(calls).toBe(2);
+  });
+
+  it('asks eventIdsWithPrefix for the id range of the prefix', async () => {
+    const inner = createMemoryLedgerAdapter();
+    const ranges: unknown[] = [];
+    const ledger = createLedger({
+      ...inner,
+      eventIdsWithPrefix(scope, range, limit) {
+        ranges.push(range);
+        return inner.eventIdsWithPrefix?.(scope, range, limit) ?? [];
+      },
+    });
+    await ledger.append({ ...event, event_id: 'abcdef-1' });
+    expect(await ledger.resolveEventId('abcdef', { scope: 'a' })).toBe('abcdef-1');
+    expect(ranges).toEqual([{ from: 'abcdef', to: 'abcdef~' }]);
   });
 });

@@ -6,8 +6,12 @@ import { DEFAULT_CONTENT_RULES } from '../ledger/content-rules.js';
 import {
   damagedRowOf,
   type LedgerRow,
+  ledgerRowFromSql,
   type NewLedgerRow,
+  newLedgerRowValues,
   rowToLedgerEvent,
+  type SqlLedgerRow,
+  storedLedgerRow,
 } from '../ledger/ledger-row.js';
 import {
   isSameLedgerEvent,
@@ -66,6 +70,7 @@ import { invalidField, parseInput } from '../validation/parse-input.js';
 import {
   ID_PREFIX_CANDIDATE_LIMIT,
   ID_PREFIX_MIN_LENGTH,
+  idPrefixRange,
   parseIdReference,
   resolveIdPrefix,
 } from './id-prefix.js';
@@ -134,9 +139,59 @@ export type LedgerGcCounts =
   | Iterable<readonly [type: string, count: number]>;
 
 /**
+ * What `LedgerAdapter.append` stores: new rows in order, each as an object and as the values a SQL
+ * backend binds. Every id is new to the batch (core checks); a batch is 1 to 1000 rows.
+ */
+export interface LedgerAppendBatch {
+  /** The rows, in order, without `position` and `sequence` (the adapter assigns them). */
+  readonly rows: readonly NewLedgerRow[];
+  /**
+   * The same rows as insert values, `values[i]` for `rows[i]`, in this column order: `event_id,
+   * ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, schema_version,
+   * created_at, metadata_json` (`redacted` is 0 for every new row). Bind them as they are.
+   */
+  readonly values: readonly (readonly unknown[])[];
+  /**
+   * When a number, every row shares one scope and session (core checks) whose last position (0
+   * when it has none) must equal it.
+   */
+  readonly expectedPosition: number | undefined;
+}
+
+/** Where `LedgerAdapter.append` stored one row: numbers may come back as text (a `bigint`). */
+export interface LedgerAppendedRow {
+  readonly event_id: string;
+  /** The row's 1-based place in its (scope, session). */
+  readonly position: number | string;
+  /** The row's insertion order across the ledger (a SQL table's `id`). */
+  readonly sequence: number | string | bigint;
+}
+
+/**
+ * What `LedgerAdapter.append` answers. Only `stored` stored anything; core turns `duplicates` and
+ * `conflict` into the `CONFLICT` errors callers see (or into idempotent retries).
+ */
+export type LedgerAppendResult =
+  /** Every row of the batch, in any order. */
+  | { readonly stored: readonly LedgerAppendedRow[] }
+  /**
+   * Nothing was stored: these event ids are already stored. Empty when the backend saw a unique
+   * violation whose row is gone by now: core reads the batch's ids again and retries.
+   */
+  | { readonly duplicates: readonly string[] }
+  /** Nothing was stored: the session's last position is not `expectedPosition` but this. */
+  | { readonly conflict: { readonly lastPosition: number } };
+
+/**
  * The adapter a ledger backend implements. It only stores and fetches: validation, scope
- * normalization, caps, content guards, ids, clocks, idempotency and replacement values all run
- * in core's `createLedger`. Methods may be synchronous (better-sqlite3) or asynchronous.
+ * normalization, caps, content guards, ids, clocks, idempotency, replacement values, row decoding
+ * and the errors callers see all run in core's `createLedger`. Methods may be synchronous
+ * (better-sqlite3) or asynchronous.
+ *
+ * Rows come back as the backend has them: `LedgerRow`s (a backend that keeps core's rows, as the
+ * memory one does) or `SqlLedgerRow`s, the selected columns as a SQL driver returns them (`id` for
+ * the sequence, `redacted` 0 or 1, numbers possibly as text), which core converts in place
+ * (`ledgerRowFromSql`).
  */
 export interface LedgerAdapter {
   /** The contract version this adapter implements. */
@@ -145,21 +200,17 @@ export interface LedgerAdapter {
   readonly name: string;
   readonly capabilities: LedgerCapabilities;
   /**
-   * Stores `rows` in order, all or nothing, giving each the next `sequence` and the next
-   * `position` of its (scope, session). If any event id is already stored, throws
-   * `duplicateEventIdsError` and stores nothing. When `expectedPosition` is a number (core
-   * guarantees every row then shares one scope and session), the session's last position must
-   * equal it, else throws `assertExpectedPosition`'s `CONFLICT` and stores nothing. The duplicate
-   * check comes first. Returns the stored rows.
+   * Stores the batch's rows in order, all or nothing, giving each the next `sequence` and the next
+   * `position` of its (scope, session); answers `{ stored }`. If any event id is already stored,
+   * stores nothing and answers `{ duplicates }`. With `expectedPosition`, if the session's last
+   * position is another, stores nothing and answers `{ conflict: { lastPosition } }`. Duplicates
+   * are checked first: a retried append must find its original, not a stale position.
    */
-  append(
-    rows: readonly NewLedgerRow[],
-    expectedPosition: number | undefined,
-  ): MaybePromise<LedgerRow[]>;
+  append(batch: LedgerAppendBatch): MaybePromise<LedgerAppendResult>;
   /** The stored rows with these ids (payload selected); ids not stored are left out. */
-  getEvents(eventIds: readonly string[]): MaybePromise<LedgerRow[]>;
+  getEvents(eventIds: readonly string[]): MaybePromise<readonly (LedgerRow | SqlLedgerRow)[]>;
   /** Rows matching `plan`, ordered by `ts_ms` then `sequence`, at most `plan.limit`. */
-  query(plan: LedgerQueryPlan): MaybePromise<LedgerRow[]>;
+  query(plan: LedgerQueryPlan): MaybePromise<readonly (LedgerRow | SqlLedgerRow)[]>;
   /**
    * Overwrites the matching rows (one event id or one session, within the scope unless it is
    * null): `summary` and `payload_json` from the plan, `refs_json` and `metadata_json` null,
@@ -172,12 +223,17 @@ export interface LedgerAdapter {
    */
   gc(plan: LedgerGcPlan): MaybePromise<LedgerGcCounts>;
   /**
-   * Optional: the ids of the stored events of `scope` (of every scope when null) that start with
-   * `prefix`, in order, at most `limit` of them: an indexed range query on the event id
-   * (`idPrefixRange`), never a read of the whole scope. An event of another scope is never
-   * returned. Without it, `resolveEventId` pages through the scope's events.
+   * Optional: the ids of the stored events of `scope` (of every scope when null) in `range`
+   * (`from <= event_id < to`, `idPrefixRange` of a prefix: `from` is the prefix itself), in order,
+   * at most `limit` of them: an indexed range query on the event id, never a read of the whole
+   * scope. An event of another scope is never returned. Without it, `resolveEventId` pages through
+   * the scope's events.
    */
-  eventIdsWithPrefix?(scope: string | null, prefix: string, limit: number): MaybePromise<string[]>;
+  eventIdsWithPrefix?(
+    scope: string | null,
+    range: { readonly from: string; readonly to: string },
+    limit: number,
+  ): MaybePromise<string[]>;
   close?(): MaybePromise<void>;
 }
 
@@ -315,23 +371,22 @@ export function eventToRedactNotFound(eventId: string, scope: string | null): Ep
   });
 }
 
-/** Throws `CONFLICT` unless the session's last position (0 when empty) equals `expectedPosition`. */
-export function assertExpectedPosition(
+/** The `CONFLICT` of an append whose session's last position is not `expectedPosition`. */
+function positionConflict(
   scope: string,
   sessionId: string,
   currentPosition: number,
   expectedPosition: number | undefined,
-): void {
-  if (expectedPosition === undefined || currentPosition === expectedPosition) return;
-  throw new EpisodicError({
+): EpisodicError {
+  return new EpisodicError({
     code: 'CONFLICT',
     message: `Session ${sessionId} in scope ${scope} moved on: expected its last position to be ${expectedPosition}, found ${currentPosition}. Another writer appended first; read the session again and retry.`,
     details: { scope, sessionId, expectedPosition, currentPosition },
   });
 }
 
-/** The `CONFLICT` an adapter throws when event ids are already stored (nothing was appended). */
-export function duplicateEventIdsError(eventIds: readonly string[]): EpisodicError {
+/** The `CONFLICT` of an append whose event ids are already stored (nothing was appended). */
+function duplicateEventIdsError(eventIds: readonly string[]): EpisodicError {
   return new EpisodicError({
     code: 'CONFLICT',
     message: `Event id ${eventIds[0]} is already stored${eventIds.length > 1 ? ` (and ${eventIds.length - 1} more)` : ''}; nothing was appended.`,
@@ -371,10 +426,10 @@ export function createUlidGenerator(now: () => Date = () => new Date()): () => s
   return () => next(now().getTime());
 }
 
-function duplicateIdsOf(error: unknown): string[] | undefined {
-  if (!EpisodicError.hasCode(error, 'CONFLICT')) return undefined;
-  const ids = error.details.duplicateEventIds;
-  return Array.isArray(ids) ? (ids as string[]) : undefined;
+/** The `LedgerRow`s of rows an adapter returned, converted in place (see `ledgerRowFromSql`). */
+function decoded(rows: readonly (LedgerRow | SqlLedgerRow)[]): readonly LedgerRow[] {
+  for (const row of rows) ledgerRowFromSql(row);
+  return rows as readonly LedgerRow[];
 }
 
 function differentContent(eventId: string): EpisodicError {
@@ -401,7 +456,7 @@ function bothPredicates(
   return filter === undefined ? allowed : (metadata) => filter(metadata) && allowed(metadata);
 }
 
-function pageOf(rows: LedgerRow[], limit: number, includePayload: boolean): LedgerPage {
+function pageOf(rows: readonly LedgerRow[], limit: number, includePayload: boolean): LedgerPage {
   const count = Math.min(limit, rows.length);
   const events: LedgerEvent[] = [];
   let damaged: LedgerDamagedRow[] | undefined;
@@ -448,6 +503,12 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
   };
   const retention: RetentionPolicy = resolveRetentionPolicy(options.retention);
 
+  /** The stored rows with these ids, decoded. */
+  const readRows = async (eventIds: readonly string[]) =>
+    decoded(await callAdapter(name, 'read ledger events', () => adapter.getEvents(eventIds)));
+  const queryRows = async (plan: LedgerQueryPlan) =>
+    decoded(await callAdapter(name, 'query the ledger', () => adapter.query(plan)));
+
   async function store(
     prepared: readonly PreparedLedgerEvent[],
     expectedPosition: number | undefined,
@@ -455,31 +516,42 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
     const results = new Map<string, LedgerAppendReceipt>();
     let pending = [...prepared];
     for (let attempt = 0; pending.length > 0; attempt++) {
-      try {
-        const stored = await callAdapter(name, 'append to the ledger', () =>
-          adapter.append(
-            pending.map((event) => event.row),
-            expectedPosition,
-          ),
-        );
-        for (const row of stored) {
-          results.set(row.event_id, { event: rowToLedgerEvent(row, 'lazy'), duplicate: false });
-        }
-        pending = [];
-      } catch (error) {
-        const duplicates = duplicateIdsOf(error);
-        if (duplicates === undefined || attempt >= 3) throw error;
-        const existing = await callAdapter(name, 'read ledger events', () =>
-          adapter.getEvents(duplicates),
-        );
-        for (const row of existing) {
-          const incoming = pending.find((event) => event.row.event_id === row.event_id);
-          if (incoming === undefined) continue;
-          if (!isSameLedgerEvent(row, incoming)) throw differentContent(row.event_id);
-          results.set(row.event_id, { event: rowToLedgerEvent(row, true), duplicate: true });
-        }
-        pending = pending.filter((event) => !results.has(event.row.event_id));
+      const rows = pending.map((event) => event.row);
+      const result = await callAdapter(name, 'append to the ledger', () =>
+        adapter.append({ rows, values: rows.map(newLedgerRowValues), expectedPosition }),
+      );
+      if ('stored' in result) {
+        let byId: Map<string, NewLedgerRow> | undefined;
+        result.stored.forEach((place, index) => {
+          // In batch order as a rule; any order is allowed.
+          let row = rows[index];
+          if (row?.event_id !== place.event_id) {
+            byId ??= new Map(rows.map((each) => [each.event_id, each]));
+            row = byId.get(place.event_id);
+          }
+          if (row === undefined) return;
+          const stored = storedLedgerRow(row, place.position, place.sequence);
+          results.set(row.event_id, { event: rowToLedgerEvent(stored, 'lazy'), duplicate: false });
+        });
+        break;
       }
+      if ('conflict' in result) {
+        const first = rows[0] as NewLedgerRow;
+        const { lastPosition } = result.conflict;
+        throw positionConflict(first.scope, first.session_id, lastPosition, expectedPosition);
+      }
+      // A unique violation whose row is gone by now names no id: the whole batch is read again.
+      const duplicates =
+        result.duplicates.length > 0 ? result.duplicates : rows.map((row) => row.event_id);
+      if (attempt >= 3) throw duplicateEventIdsError(duplicates);
+      const existing = await readRows(duplicates);
+      for (const row of existing) {
+        const incoming = pending.find((event) => event.row.event_id === row.event_id);
+        if (incoming === undefined) continue;
+        if (!isSameLedgerEvent(row, incoming)) throw differentContent(row.event_id);
+        results.set(row.event_id, { event: rowToLedgerEvent(row, true), duplicate: true });
+      }
+      pending = pending.filter((event) => !results.has(event.row.event_id));
     }
     return prepared.map((event) => results.get(event.row.event_id) as LedgerAppendReceipt);
   }
@@ -501,7 +573,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
     visible: AccessPredicate | undefined,
   ) {
     if (afterId === undefined) return undefined;
-    const [row] = await callAdapter(name, 'read ledger events', () => adapter.getEvents([afterId]));
+    const [row] = await readRows([afterId]);
     if (
       row === undefined ||
       (scope !== null && row.scope !== scope) ||
@@ -523,9 +595,11 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
     predicate: MetadataPredicate | undefined,
   ): Promise<LedgerPage> {
     if (predicate === undefined) {
-      const rows = await callAdapter(name, 'query the ledger', () =>
-        adapter.query({ ...plan, ...(after === undefined ? {} : { after }), limit: limit + 1 }),
-      );
+      const rows = await queryRows({
+        ...plan,
+        ...(after === undefined ? {} : { after }),
+        limit: limit + 1,
+      });
       return pageOf(rows, limit, plan.includePayload);
     }
     // Metadata is matched in core, on each event's own metadata, so every backend filters alike.
@@ -533,13 +607,11 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
     let cursor = after;
     const batch = LEDGER_MAX_LIMIT;
     for (;;) {
-      const rows = await callAdapter(name, 'query the ledger', () =>
-        adapter.query({
-          ...plan,
-          ...(cursor === undefined ? {} : { after: cursor }),
-          limit: batch,
-        }),
-      );
+      const rows = await queryRows({
+        ...plan,
+        ...(cursor === undefined ? {} : { after: cursor }),
+        limit: batch,
+      });
       for (const row of rows) {
         if (predicate(metadataOf(row))) {
           matched.push(row);
@@ -762,9 +834,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
       reference.length > 0 &&
       reference.length <= LEDGER_STORED_ID_MAX
     ) {
-      const [row] = await callAdapter(name, 'read ledger events', () =>
-        adapter.getEvents([reference]),
-      );
+      const [row] = await readRows([reference]);
       if (row !== undefined && seen(row)) return row.event_id;
     }
     const typed = parseIdReference(reference, 'event', subject);
@@ -779,14 +849,14 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
       const found = await callAdapter(name, `find the events starting with ${prefix}`, async () =>
         adapter.eventIdsWithPrefix === undefined
           ? scanForPrefix(scope, prefix)
-          : adapter.eventIdsWithPrefix(scope, prefix, ID_PREFIX_CANDIDATE_LIMIT),
+          : adapter.eventIdsWithPrefix(scope, idPrefixRange(prefix), ID_PREFIX_CANDIDATE_LIMIT),
       );
       const ids = found.filter((eventId) => eventId.startsWith(prefix));
       if (visible === undefined)
         return { prefix, ids, full: found.length >= ID_PREFIX_CANDIDATE_LIMIT };
       // The policy reads each candidate's metadata; the count is of visible events only, never
       // "at least" (a full page would hint at events the caller may not see).
-      const rows = await callAdapter(name, 'read ledger events', () => adapter.getEvents(ids));
+      const rows = await readRows(ids);
       return { prefix, ids: rows.filter(seen).map((row) => row.event_id), full: false };
     };
     let match = await visibleWithPrefix(typed.prefix);
@@ -801,12 +871,14 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
     const found: string[] = [];
     let after: LedgerQueryPlan['after'];
     for (;;) {
-      const rows = await adapter.query({
-        scope,
-        ...(after === undefined ? {} : { after }),
-        limit: LEDGER_MAX_LIMIT,
-        includePayload: false,
-      });
+      const rows = decoded(
+        await adapter.query({
+          scope,
+          ...(after === undefined ? {} : { after }),
+          limit: LEDGER_MAX_LIMIT,
+          includePayload: false,
+        }),
+      );
       for (const row of rows) if (row.event_id.startsWith(prefix)) found.push(row.event_id);
       const last = rows[rows.length - 1];
       if (rows.length < LEDGER_MAX_LIMIT || last === undefined) break;

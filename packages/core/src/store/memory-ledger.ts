@@ -1,9 +1,7 @@
 import type { LedgerRow, NewLedgerRow } from '../ledger/ledger-row.js';
 import type { LedgerEventType } from '../schema/ledger-event.js';
 import {
-  assertExpectedPosition,
   createLedger,
-  duplicateEventIdsError,
   type Ledger,
   type LedgerAdapter,
   type LedgerOptions,
@@ -69,20 +67,16 @@ export function createMemoryLedgerAdapter(): LedgerAdapter {
       secureDelete: false,
       persistent: false,
     },
-    append(newRows, expectedPosition) {
+    append({ rows: newRows, expectedPosition }) {
       const duplicates = newRows.filter((row) => byId.has(row.event_id)).map((row) => row.event_id);
-      if (duplicates.length > 0) throw duplicateEventIdsError(duplicates);
+      if (duplicates.length > 0) return { duplicates };
       const first = newRows[0];
       if (first !== undefined && expectedPosition !== undefined) {
-        assertExpectedPosition(
-          first.scope,
-          first.session_id,
-          heads.get(sessionKey(first.scope, first.session_id)) ?? 0,
-          expectedPosition,
-        );
+        const lastPosition = heads.get(sessionKey(first.scope, first.session_id)) ?? 0;
+        if (lastPosition !== expectedPosition) return { conflict: { lastPosition } };
       }
       // Everything is checked above, so the writes below cannot fail half-way.
-      return newRows.map((row: NewLedgerRow) => {
+      const stored = newRows.map((row: NewLedgerRow) => {
         const key = sessionKey(row.scope, row.session_id);
         const position = (heads.get(key) ?? 0) + 1;
         heads.set(key, position);
@@ -92,6 +86,7 @@ export function createMemoryLedgerAdapter(): LedgerAdapter {
         insertSorted(stored);
         return stored;
       });
+      return { stored };
     },
     getEvents(eventIds) {
       return eventIds.flatMap((eventId) => {
@@ -152,9 +147,12 @@ export function createMemoryLedgerAdapter(): LedgerAdapter {
       }
       return counts;
     },
-    eventIdsWithPrefix(scope, prefix, limit) {
+    eventIdsWithPrefix(scope, { from, to }, limit) {
       return [...byId.values()]
-        .filter((row) => (scope === null || row.scope === scope) && row.event_id.startsWith(prefix))
+        .filter(
+          (row) =>
+            (scope === null || row.scope === scope) && row.event_id >= from && row.event_id < to,
+        )
         .map((row) => row.event_id)
         .sort()
         .slice(0, limit);
