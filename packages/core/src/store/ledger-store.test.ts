@@ -351,3 +351,17 @@ describe('LedgerAdapter rows and answers', () => {
     expect(ranges).toEqual([{ from: 'abcdef', to: 'abcdef~' }]);
   });
 });
+
+describe('LedgerAdapter.append outside the contract', () => {
+  it('is UNSUPPORTED when it answers with rows (the older contract), not a TypeError', async () => {
+    const inner = createMemoryLedgerAdapter();
+    const older = {
+      ...inner,
+      append: () => [] as unknown as LedgerAppendResult,
+    } satisfies LedgerAdapter;
+    const error = await rejection(createLedger(older).append(event));
+    expect(error.code).toBe('UNSUPPORTED');
+    expect(error.message).toContain('answered append with an array');
+    expect(error.details).toEqual({ store: 'memory', answer: 'an array' });
+  });
+});

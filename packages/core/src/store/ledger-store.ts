@@ -394,6 +394,16 @@ function duplicateEventIdsError(eventIds: readonly string[]): EpisodicError {
   });
 }
 
+/** What an adapter that answers `append` outside the contract (an older one: rows) gets. */
+function unknownAppendAnswer(name: string, answer: unknown): EpisodicError {
+  const shape = Array.isArray(answer) ? 'an array' : typeof answer;
+  return new EpisodicError({
+    code: 'UNSUPPORTED',
+    message: `The ${name} ledger adapter answered append with ${shape}, not { stored }, { duplicates } or { conflict } (LedgerAdapter.append of @episodic/core). Upgrade the store package to match @episodic/core.`,
+    details: { store: name, answer: shape },
+  });
+}
+
 function checkAdapter(adapter: LedgerAdapter): void {
   if (adapter?.specificationVersion !== 'v1') {
     throw new EpisodicError({
@@ -540,6 +550,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
         const { lastPosition } = result.conflict;
         throw positionConflict(first.scope, first.session_id, lastPosition, expectedPosition);
       }
+      if (!Array.isArray(result.duplicates)) throw unknownAppendAnswer(name, result);
       // A unique violation whose row is gone by now names no id: the whole batch is read again.
       const duplicates =
         result.duplicates.length > 0 ? result.duplicates : rows.map((row) => row.event_id);
