@@ -7,6 +7,7 @@ const repository = fileURLToPath(new URL('../', import.meta.url));
 
 /** Where the Episodic packages' sources are, for bundling them into a worker from source. */
 const SOURCES: Readonly<Record<string, string>> = {
+  '@episodic/core/testing/child': 'packages/core/src/testing/child.ts',
   '@episodic/core/adapter': 'packages/core/src/adapter.ts',
   '@episodic/core/internal': 'packages/core/src/internal.ts',
   '@episodic/core/schemas': 'packages/core/src/schemas.ts',
