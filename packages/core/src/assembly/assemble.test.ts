@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rejection } from '../__fixtures__/rejection.js';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import { createEpisodic } from '../episodic/index.js';
 import type { InputItem } from '../schema/index.js';
 import { call, fixedClock, logBuilder, output, say } from './__fixtures__/logs.js';

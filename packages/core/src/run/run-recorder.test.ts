@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rejection } from '../__fixtures__/rejection.js';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import type { RunRecord } from '../schema/run-record.js';
 import type { SessionState } from '../schema/session-state.js';
 import { createMemoryRunStore, createMemoryRunStoreAdapter } from '../store/memory-run-store.js';

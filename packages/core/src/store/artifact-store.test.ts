@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rejection } from '../__fixtures__/rejection.js';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import { type ArtifactStoreAdapter, createArtifactStore } from './artifact-store.js';
 import {
   createMemoryArtifactStore,

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { rejection } from '../__fixtures__/rejection.js';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { RunHeader, RunRecord } from '../schema/run-record.js';
 import { uuidSchema } from '../schema/session-state.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rejection } from '../__fixtures__/rejection.js';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import { EpisodicError } from '../errors/index.js';
 import type { SessionState } from '../schema/index.js';
 import { messageEpisode, SESSION_TS, sessionBase } from '../testing/session-fixtures.js';

@@ -1,4 +1,4 @@
-export { rejection } from '../../__fixtures__/rejection.js';
+export { rejection } from '../../__fixtures__/episodic-errors.js';
 
 import type { InputItem } from '../../schema/index.js';
 import { createMemorySessionStore, type SessionStore } from '../../store/index.js';

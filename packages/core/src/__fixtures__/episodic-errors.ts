@@ -10,3 +10,14 @@ export async function rejection(promise: Promise<unknown>): Promise<EpisodicErro
   }
   throw new Error('expected a rejection');
 }
+
+/** The EpisodicError `action` throws; throws when it returns or throws anything else. */
+export function thrownError(action: () => unknown): EpisodicError {
+  try {
+    action();
+  } catch (error) {
+    if (EpisodicError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected an EpisodicError to be thrown');
+}
