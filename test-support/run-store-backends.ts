@@ -1,6 +1,6 @@
 // The run-store backends that the framework packages (claude-agent-sdk, google-adk, langgraph,
 // openai-agents) validate their session stores on: memory, files, SQLite and PostgreSQL. Like the
-// rest of test-support it imports no package: the package passes in the store factories.
+// rest of test-support it imports no Episodic package: the package passes in the store factories.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
