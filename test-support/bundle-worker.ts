@@ -1,12 +1,15 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { beforeAll } from 'vitest';
 
 const repository = fileURLToPath(new URL('../', import.meta.url));
 
 /** Where the Episodic packages' sources are, for bundling them into a worker from source. */
 const SOURCES: Readonly<Record<string, string>> = {
+  '@episodic/core/testing/child': 'packages/core/src/testing/child.ts',
   '@episodic/core/adapter': 'packages/core/src/adapter.ts',
   '@episodic/core/internal': 'packages/core/src/internal.ts',
   '@episodic/core/schemas': 'packages/core/src/schemas.ts',
@@ -75,4 +78,33 @@ export async function bundleWorker(options: BundleWorkerOptions): Promise<string
     },
   });
   return join(outDir, `${name}.js`);
+}
+
+/**
+ * For one test file: bundles the worker once before its tests (`bundleWorker`); `run(args)` runs
+ * it to its end and gives its exit code and its output (stdout and stderr together).
+ */
+export function useBundledWorker(options: BundleWorkerOptions): {
+  run(args: readonly string[]): Promise<{ code: number | null; output: string }>;
+} {
+  let worker = '';
+  beforeAll(async () => {
+    worker = await bundleWorker(options);
+  }, 300_000);
+  return {
+    run: (args) =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [worker, ...args], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let output = '';
+        child.stdout.on('data', (chunk) => {
+          output += chunk;
+        });
+        child.stderr.on('data', (chunk) => {
+          output += chunk;
+        });
+        child.on('close', (code) => resolve({ code, output }));
+      }),
+  };
 }

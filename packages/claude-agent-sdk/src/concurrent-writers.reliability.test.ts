@@ -1,14 +1,8 @@
-// Guarantee: several processes, each with its own EpisodicSessionStore on one session in one
-// Episodic home (files, SQLite or PostgreSQL), lose no entry, store an entry whose uuid several of
-// them append exactly once, keep each writer's order, and fold every stored batch into the
-// session summary once. A session written in one process loads the same in a fresh one.
-// Built on the run store's compare-and-append (see episodic-session-store.ts).
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk';
 import { build } from 'tsup';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleWorker } from '../../../test-support/bundle-worker.js';
+import { describe, expect, it } from 'vitest';
+import { useBundledWorker } from '../../../test-support/bundle-worker.js';
 import { BACKENDS } from './__fixtures__/backends.js';
 import { EpisodicSessionStore } from './episodic-session-store.js';
 
@@ -16,31 +10,13 @@ const FULL = process.env.RELIABILITY_FULL === '1';
 const WRITERS = FULL ? 4 : 3;
 const PER_WRITER = FULL ? 300 : 40;
 
-let worker = '';
-
-beforeAll(async () => {
-  // The Episodic packages from source; better-sqlite3, pg, the SDK and zod stay external.
-  worker = await bundleWorker({
-    build: build as (options: Record<string, unknown>) => Promise<unknown>,
-    entry: fileURLToPath(new URL('./__fixtures__/session-worker.ts', import.meta.url)),
-    packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
-    external: ['better-sqlite3', 'pg', /^@anthropic-ai\//, 'zod'],
-  });
-}, 300_000);
-
-function run(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
+// The Episodic packages from source; better-sqlite3, pg, the SDK and zod stay external.
+const { run } = useBundledWorker({
+  build: build as (options: Record<string, unknown>) => Promise<unknown>,
+  entry: fileURLToPath(new URL('./__fixtures__/session-worker.ts', import.meta.url)),
+  packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
+  external: ['better-sqlite3', 'pg', /^@anthropic-ai\//, 'zod'],
+});
 
 describe.each(BACKENDS.filter((backend) => backend.reopen !== undefined))(
   'several processes on one session ($name)',

@@ -113,6 +113,9 @@ export {
   snapshotMessages,
   stableMessageCount,
 } from './messages/index.js';
+// The zod schemas and format constants that the record types below are written with, type-only
+// (no runtime name here): import the values from @episodic/core/schemas.
+export type * from './record-schema-types.js';
 export type {
   AgentEventRecord,
   BaseMessage,
@@ -152,36 +155,6 @@ export type {
   UnknownItem,
   UnknownRunRecord,
 } from './schema/index.js';
-// The zod schemas and format constants that the row and record types above are written with,
-// type-only (no runtime name here): import the values from @episodic/core/schemas.
-export type {
-  agentEventRecordSchema,
-  baseMessageSchema,
-  boundaryPayloadSchema,
-  CONTENT_KINDS,
-  episodeMetaSchema,
-  functionCallItemSchema,
-  functionCallOutputItemSchema,
-  LEDGER_EVENT_TYPES,
-  llmRequestRecordSchema,
-  llmResponseRecordSchema,
-  messageItemSchema,
-  metadataSchema,
-  metaPayloadSchema,
-  reasoningItemSchema,
-  runContextRecordSchema,
-  runEndRecordSchema,
-  runErrorRecordSchema,
-  runHeaderSchema,
-  runModelInfoSchema,
-  runStartRecordSchema,
-  runStatusRecordSchema,
-  runtimeInfoSchema,
-  sessionDeltaSchema,
-  sessionStateSchema,
-  toolOutputRecordSchema,
-  unknownRunRecordSchema,
-} from './schemas.js';
 export {
   type ArtifactEpisodeRecord,
   type ArtifactRecord,

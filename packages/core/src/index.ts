@@ -111,6 +111,11 @@ export {
   policyAllows,
   satisfiesAccessPolicy,
 } from './provenance/index.js';
+// The zod schemas and format constants that this entry's types are written with (`z.infer<typeof
+// …>`, `(typeof …)[number]`), exported type-only so every type here names only exported symbols.
+// They add no runtime name: import the values from @episodic/core/schemas. Those of the record
+// formats (shared with @episodic/core/adapter) here; the others after the types of ./schema.
+export type * from './record-schema-types.js';
 export {
   type CollectExpiredRunsOptions,
   type CollectExpiredRunsResult,
@@ -239,27 +244,17 @@ export type {
   UnknownRunRecord,
   UpsertArtifactInput,
 } from './schema/index.js';
-// The zod schemas and format constants that the types above are written with (`z.infer<typeof …>`,
-// `(typeof …)[number]`), exported type-only so every type here names only exported symbols. They
-// add no runtime name: import the values from @episodic/core/schemas.
+// The other zod schemas and format constants (tasks, ledger, artifacts, …), type-only as above.
 export type {
   addStepInputSchema,
-  agentEventRecordSchema,
   agentEventSchema,
   BOUNDARY_REASONS,
-  baseMessageSchema,
-  boundaryPayloadSchema,
-  CONTENT_KINDS,
   completeTaskInputSchema,
   createTaskInputSchema,
   deleteTaskInputSchema,
   EPISODE_SOURCES,
   EPISODE_TYPES,
-  episodeMetaSchema,
   episodicQuerySchema,
-  functionCallItemSchema,
-  functionCallOutputItemSchema,
-  LEDGER_EVENT_TYPES,
   ledgerAppendOptionsSchema,
   ledgerAppendReceiptSchema,
   ledgerEventSchema,
@@ -270,31 +265,15 @@ export type {
   ledgerRedactOptionsSchema,
   ledgerRedactReceiptSchema,
   ledgerReplayOptionsSchema,
-  llmRequestRecordSchema,
-  llmResponseRecordSchema,
   llmUsageSchema,
   METADATA_FILTER_GROUP_TYPES,
   METADATA_FILTER_OPERATORS,
-  messageItemSchema,
   metadataScalarSchema,
-  metadataSchema,
-  metaPayloadSchema,
   newLedgerEventSchema,
   qualityGateOptionsSchema,
   RUN_RECORD_TYPES,
   RUN_STATUSES,
-  reasoningItemSchema,
   retentionPolicySchema,
-  runContextRecordSchema,
-  runEndRecordSchema,
-  runErrorRecordSchema,
-  runHeaderSchema,
-  runModelInfoSchema,
-  runStartRecordSchema,
-  runStatusRecordSchema,
-  runtimeInfoSchema,
-  sessionDeltaSchema,
-  sessionStateSchema,
   TASK_TYPES,
   taskContextSchema,
   taskEpisodeSchema,
@@ -308,10 +287,8 @@ export type {
   taskTimelineInputSchema,
   taskTimelineSchema,
   toolCallSchema,
-  toolOutputRecordSchema,
   toolOutputRefSchema,
   turnUsageSchema,
-  unknownRunRecordSchema,
   upsertArtifactInputSchema,
 } from './schemas.js';
 export {

@@ -1,15 +1,8 @@
-// Guarantee: several processes, each with its own EpisodicSessionService on one ADK session in one
-// Episodic home (files, SQLite or PostgreSQL), lose no event, keep each writer's order, store an
-// event appended again with its id once (replaced in place), and apply every state delta: the
-// session's keys, the app's and the user's (last write wins in stored order). A session written
-// in one process reads back deep-equal in a fresh one. Built on the run store's compare-and-append
-// (see episodic-session-service.ts).
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createEvent, createEventActions, type Event } from '@google/adk';
 import { build } from 'tsup';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleWorker } from '../../../test-support/bundle-worker.js';
+import { describe, expect, it } from 'vitest';
+import { useBundledWorker } from '../../../test-support/bundle-worker.js';
 import { BACKENDS } from './__fixtures__/backends.js';
 import { EpisodicSessionService } from './episodic-session-service.js';
 import { USER_STATE_RECORD_TYPE, userRunId } from './session-records.js';
@@ -18,31 +11,13 @@ const FULL = process.env.RELIABILITY_FULL === '1';
 const WRITERS = FULL ? 4 : 3;
 const PER_WRITER = FULL ? 300 : 40;
 
-let worker = '';
-
-beforeAll(async () => {
-  // The Episodic packages from source; better-sqlite3, pg, ADK and zod stay external.
-  worker = await bundleWorker({
-    build: build as (options: Record<string, unknown>) => Promise<unknown>,
-    entry: fileURLToPath(new URL('./__fixtures__/session-worker.ts', import.meta.url)),
-    packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
-    external: ['better-sqlite3', 'pg', /^@google\//, 'zod'],
-  });
-}, 300_000);
-
-function run(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
+// The Episodic packages from source; better-sqlite3, pg, ADK and zod stay external.
+const { run } = useBundledWorker({
+  build: build as (options: Record<string, unknown>) => Promise<unknown>,
+  entry: fileURLToPath(new URL('./__fixtures__/session-worker.ts', import.meta.url)),
+  packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
+  external: ['better-sqlite3', 'pg', /^@google\//, 'zod'],
+});
 
 describe.each(BACKENDS.filter((backend) => backend.reopen !== undefined))(
   'several processes on one ADK session ($name)',

@@ -1,14 +1,8 @@
-// Guarantee: several processes, each with its own EpisodicSaver on one LangGraph thread in one
-// Episodic home (files, SQLite or PostgreSQL), lose no write and no checkpoint and keep each writer's order;
-// every checkpoint's deltas still rebuild its values, however the processes interleaved.
-// Built on the run store's compare-and-append: a saver appends at the position it has read up to,
-// and when another process appended first it reads what was added (readAfter) and retries.
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { build } from 'tsup';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleWorker } from '../../../test-support/bundle-worker.js';
+import { describe, expect, it } from 'vitest';
+import { useBundledWorker } from '../../../test-support/bundle-worker.js';
 import { BACKENDS } from './__fixtures__/backends.js';
 import { EpisodicSaver, threadRunId } from './episodic-saver.js';
 import { CHECKPOINT_RECORD_TYPE, WRITES_RECORD_TYPE } from './langgraph-records.js';
@@ -18,32 +12,14 @@ const WRITERS = FULL ? 4 : 3;
 const PER_WRITER = FULL ? 500 : 60;
 const ROUNDS = FULL ? 10 : 2;
 
-let worker = '';
-
-beforeAll(async () => {
-  // The Episodic packages from source; better-sqlite3, pg, LangGraph and zod stay external and resolve
-  // from this package's node_modules.
-  worker = await bundleWorker({
-    build: build as (options: Record<string, unknown>) => Promise<unknown>,
-    entry: fileURLToPath(new URL('./__fixtures__/saver-worker.ts', import.meta.url)),
-    packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
-    external: ['better-sqlite3', 'pg', /^@langchain\//, 'zod'],
-  });
-}, 300_000);
-
-function run(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
+// The Episodic packages from source; better-sqlite3, pg, LangGraph and zod stay external and resolve
+// from this package's node_modules.
+const { run } = useBundledWorker({
+  build: build as (options: Record<string, unknown>) => Promise<unknown>,
+  entry: fileURLToPath(new URL('./__fixtures__/saver-worker.ts', import.meta.url)),
+  packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
+  external: ['better-sqlite3', 'pg', /^@langchain\//, 'zod'],
+});
 
 describe.each(BACKENDS.filter((backend) => backend.reopen !== undefined))(
   'several processes on one thread ($name)',

@@ -1,10 +1,3 @@
-// Guarantee: several processes, each with its own EpisodicSession on one session in one Episodic
-// home (files, SQLite or PostgreSQL), lose no change: every item added is either in the history
-// or was returned by exactly one popItem (no item is popped twice), each writer's items keep their
-// order, and a transaction every writer applies under one operation id is applied once. A session
-// written in one process reads deep-equal in a fresh one. Built on the run store's
-// compare-and-append (see episodic-session.ts).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { deserialize } from 'node:v8';
 import type { AgentInputItem } from '@openai/agents-core';
 import { build } from 'tsup';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleWorker } from '../../../test-support/bundle-worker.js';
+import { describe, expect, it } from 'vitest';
+import { useBundledWorker } from '../../../test-support/bundle-worker.js';
 import { BACKENDS } from './__fixtures__/backends.js';
 import { EVERY_KIND } from './__fixtures__/items.js';
 import { EpisodicSession } from './episodic-session.js';
@@ -22,31 +15,13 @@ const FULL = process.env.RELIABILITY_FULL === '1';
 const WRITERS = FULL ? 4 : 3;
 const PER_WRITER = FULL ? 200 : 30;
 
-let worker = '';
-
-beforeAll(async () => {
-  // The Episodic packages from source; better-sqlite3, pg, the SDK and zod stay external.
-  worker = await bundleWorker({
-    build: build as (options: Record<string, unknown>) => Promise<unknown>,
-    entry: fileURLToPath(new URL('./__fixtures__/session-worker.ts', import.meta.url)),
-    packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
-    external: ['better-sqlite3', 'pg', /^@openai\//, 'zod'],
-  });
-}, 300_000);
-
-function run(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
+// The Episodic packages from source; better-sqlite3, pg, the SDK and zod stay external.
+const { run } = useBundledWorker({
+  build: build as (options: Record<string, unknown>) => Promise<unknown>,
+  entry: fileURLToPath(new URL('./__fixtures__/session-worker.ts', import.meta.url)),
+  packageDirectory: fileURLToPath(new URL('../', import.meta.url)),
+  external: ['better-sqlite3', 'pg', /^@openai\//, 'zod'],
+});
 
 const text = (item: AgentInputItem): string => (item as { content: string }).content;
 

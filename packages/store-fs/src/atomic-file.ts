@@ -23,22 +23,8 @@ export function writeFileAtomic(
   data: string | Uint8Array,
   sync: boolean,
 ): void {
-  const tempPath = join(directory, tempNameFor(name));
-  const fd = fs.openSync(tempPath, 'wx', 0o644);
-  let renamed = false;
-  try {
-    try {
-      fs.writeFileSync(fd, data);
-      if (sync) fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tempPath, join(directory, name));
-    renamed = true;
-    if (sync) fsyncDirectory(directory);
-  } finally {
-    if (!renamed) fs.rmSync(tempPath, { force: true });
-  }
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  replaceFileAtomic(directory, name, (write) => write(bytes), sync);
 }
 
 /**

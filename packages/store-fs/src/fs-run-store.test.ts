@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { createRunRecorder, EpisodicError, type RunRecord } from '@episodic/core';
+import { createRunRecorder, type EpisodicError, type RunRecord } from '@episodic/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { temporaryDirectory } from './__fixtures__/fs-harness.js';
+import { rejection, temporaryDirectory } from './__fixtures__/fs-harness.js';
 import {
   createFsStore,
   type FsIo,
@@ -54,16 +54,6 @@ function countingIo() {
     },
   };
   return { io, counters };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('the fs run store layout', () => {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
-import { EpisodicError, type RunRecord } from '@episodic/core';
+import type { RunRecord } from '@episodic/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { temporaryDirectory } from './__fixtures__/fs-harness.js';
+import { rejection, temporaryDirectory } from './__fixtures__/fs-harness.js';
 import { createFsStore, type FsIo, type FsStoreOptions, nodeFsIo } from './index.js';
 
 const RUN_ID = '3c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f';
@@ -70,16 +70,6 @@ function open(options: Omit<FsStoreOptions, 'root'> = {}) {
     () => store.close(),
   );
   return { store, root: directory.path, ...spy };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('the run-file writer', () => {

@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import { createEpisodic } from '../episodic/index.js';
-import { EpisodicError } from '../errors/index.js';
 import type { InputItem } from '../schema/index.js';
 import { call, fixedClock, logBuilder, output, say } from './__fixtures__/logs.js';
 import { assemble } from './assemble.js';
 import { explainEpisode } from './manifest.js';
 import { INTERRUPTED_CALL_OUTPUT, type Normalizer, normalizeItems } from './normalize-items.js';
-
-async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 const contents = (items: readonly InputItem[]) =>
   items.map((item) =>

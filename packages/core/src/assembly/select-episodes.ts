@@ -97,6 +97,19 @@ function budgetDrops(episodes: readonly Episode[], detail: string): AssemblyDrop
   );
 }
 
+/** The selection that sends no history: every episode of `range` dropped for the budget. */
+function noHistory(range: readonly Episode[], detail: string, budget: AssemblyBudget): Selection {
+  return {
+    startId: null,
+    start: 'budget-none',
+    episodes: [],
+    dropped: budgetDrops(range, detail),
+    cutCalls: cutCallsOf(range),
+    budget,
+    truncated: range.length > 0,
+  };
+}
+
 function cutCallsOf(episodes: readonly Episode[]): Map<string, number> {
   const calls = new Map<string, number>();
   for (const episode of episodes) {
@@ -129,18 +142,11 @@ export function selectEpisodes(log: Episodic, options: SelectionOptions): Select
 
   const { limit, mode } = options;
   if (limit <= 0) {
-    return {
-      startId: null,
-      start: 'budget-none',
-      episodes: [],
-      dropped: budgetDrops(
-        range,
-        `no history was sent because the budget (maxTokens − reserveOutputTokens = ${limit}) leaves no room.`,
-      ),
-      cutCalls: cutCallsOf(range),
-      budget: { mode, limit, exceeded: true, ...(mode === 'estimate' ? { fits: false } : {}) },
-      truncated: range.length > 0,
-    };
+    return noHistory(
+      range,
+      `no history was sent because the budget (maxTokens − reserveOutputTokens = ${limit}) leaves no room.`,
+      { mode, limit, exceeded: true, ...(mode === 'estimate' ? { fits: false } : {}) },
+    );
   }
   if (mode === 'estimate') return { ...base, budget: { mode, limit, exceeded: false } };
 
@@ -179,18 +185,11 @@ export function selectEpisodes(log: Episodic, options: SelectionOptions): Select
     }
   }
   if (restart === null) {
-    return {
-      startId: null,
-      start: 'budget-none',
-      episodes: [],
-      dropped: budgetDrops(
-        range,
-        `cut by the budget: ${over}, and there is neither a checkpoint or interrupt boundary nor a current turn to restart at, so no history was sent.`,
-      ),
-      cutCalls: cutCallsOf(range),
+    return noHistory(
+      range,
+      `cut by the budget: ${over}, and there is neither a checkpoint or interrupt boundary nor a current turn to restart at, so no history was sent.`,
       budget,
-      truncated: true,
-    };
+    );
   }
   if (restart.index === 0) return { ...base, budget };
   const cut = range.slice(0, restart.index);

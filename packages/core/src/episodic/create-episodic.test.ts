@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EpisodicError } from '../errors/index.js';
+import { thrownError } from '../__fixtures__/episodic-errors.js';
 import type { Episode, NewEpisode } from '../schema/index.js';
 import { createEpisodic } from './create-episodic.js';
 
@@ -9,16 +9,6 @@ const user = (content: string, turnId?: string): NewEpisode => ({
   meta: { source: 'user', ...(turnId ? { turnId } : {}) },
   payload: { item: { type: 'message', role: 'user', content } },
 });
-
-function catchError(action: () => unknown): EpisodicError {
-  try {
-    action();
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an EpisodicError');
-}
 
 describe('createEpisodic: append', () => {
   it('assigns integer ids from 1, defaults source to runtime and stamps ts with the injected clock', () => {
@@ -118,7 +108,7 @@ describe('createEpisodic: append', () => {
     const tooMany = Object.fromEntries(
       Array.from({ length: 11 }, (_, index) => [`k${index}`, index]),
     );
-    const error = catchError(() => log.append({ ...user('y'), metadata: tooMany }));
+    const error = thrownError(() => log.append({ ...user('y'), metadata: tooMany }));
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(error.message).toContain('at most 10 keys');
     expect(log.size).toBe(1);
@@ -181,7 +171,7 @@ describe('createEpisodic: append', () => {
     const log = createEpisodic(undefined, { now: fixedClock });
     log.append(user('before'));
     const before = log.toJSONL();
-    const error = catchError(() => log.append(input as NewEpisode));
+    const error = thrownError(() => log.append(input as NewEpisode));
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(error.message).toContain(field);
     expect(error.message).toMatch(/nothing was changed/);
@@ -205,7 +195,7 @@ describe('createEpisodic: append', () => {
       [1, 'tool', 't1'],
       [2, 'tool', 't1'],
     ]);
-    const error = catchError(() =>
+    const error = thrownError(() =>
       log.appendItems([
         { type: 'message', role: 'user', content: 'ok' },
         { type: 'function_call' } as never,
@@ -237,7 +227,7 @@ describe('createEpisodic: append', () => {
 
   it('rejects a clock that does not return a Date', () => {
     const log = createEpisodic(undefined, { now: () => 'noon' as unknown as Date });
-    expect(catchError(() => log.append(user('x'))).code).toBe('VALIDATION_ERROR');
+    expect(thrownError(() => log.append(user('x'))).code).toBe('VALIDATION_ERROR');
     expect(log.size).toBe(0);
   });
 });
@@ -303,9 +293,9 @@ describe('createEpisodic: read', () => {
 
   it('rejects unknown query keys and bad values with a VALIDATION_ERROR', () => {
     const log = sampleLog(5);
-    expect(catchError(() => log.read({ types: 'item' } as never)).message).toContain('types');
-    expect(catchError(() => log.read({ type: 'event' } as never)).message).toContain('type');
-    expect(catchError(() => log.read({ fromId: -1 })).message).toContain('fromId');
+    expect(thrownError(() => log.read({ types: 'item' } as never)).message).toContain('types');
+    expect(thrownError(() => log.read({ type: 'event' } as never)).message).toContain('type');
+    expect(thrownError(() => log.read({ fromId: -1 })).message).toContain('fromId');
   });
 });
 
@@ -374,9 +364,9 @@ describe('createEpisodic: initial values', () => {
   });
 
   it('rejects an initial value that is neither JSONL nor an array', () => {
-    expect(catchError(() => createEpisodic(42 as never)).code).toBe('VALIDATION_ERROR');
+    expect(thrownError(() => createEpisodic(42 as never)).code).toBe('VALIDATION_ERROR');
     expect(
-      catchError(() => createEpisodic(undefined, { clock: fixedClock } as never)).message,
+      thrownError(() => createEpisodic(undefined, { clock: fixedClock } as never)).message,
     ).toContain('clock');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EpisodicError } from '../errors/episodic-error.js';
+import { thrownError } from '../__fixtures__/episodic-errors.js';
 import { DEFAULT_CONTENT_RULES } from './content-rules.js';
 import {
   type PrepareEventContext,
@@ -28,16 +28,6 @@ const event = {
   summary: 'chose plan B',
 };
 
-function caught(run: () => unknown): EpisodicError {
-  try {
-    run();
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an error');
-}
-
 describe('prepareLedgerEvent', () => {
   it('normalizes the scope and fills in id, time and schema version from the injected context', () => {
     const { row, tsSupplied } = prepareLedgerEvent(
@@ -62,7 +52,7 @@ describe('prepareLedgerEvent', () => {
     expect(prepareLedgerEvent({ ...event, payload: { a: 'é' } }, small).row.payload_json).toBe(
       '{"a":"é"}',
     );
-    const error = caught(() => prepareLedgerEvent({ ...event, payload: { a: 'éé' } }, small));
+    const error = thrownError(() => prepareLedgerEvent({ ...event, payload: { a: 'éé' } }, small));
     expect(error.message).toContain(
       'payload is 12 bytes as canonical JSON, over the cap of 10 bytes',
     );
@@ -71,7 +61,7 @@ describe('prepareLedgerEvent', () => {
 
   it('hides content values in validation errors', () => {
     const secret = 'AKIAQZ2X7WJ4KT5M3R6N';
-    const error = caught(() =>
+    const error = thrownError(() =>
       prepareLedgerEvent({ ...event, summary: 42, payload: undefined, refs: [secret] }, context()),
     );
     expect(JSON.stringify(error.toJSON())).not.toContain(secret);
@@ -99,7 +89,7 @@ describe('prepareLedgerEvent', () => {
       guard: { rules: DEFAULT_CONTENT_RULES, allow: [], mode: 'redact' },
     });
     expect(
-      caught(() => prepareLedgerEvent({ ...event, summary: 'a@b.example' }, tight)).details,
+      thrownError(() => prepareLedgerEvent({ ...event, summary: 'a@b.example' }, tight)).details,
     ).toMatchObject({ field: 'summary' });
   });
 
@@ -107,7 +97,7 @@ describe('prepareLedgerEvent', () => {
     const secret = ['AKIA', 'QZ2X7WJ4KT5M3R6N'].join('');
     for (const field of ['session_id', 'agent_id', 'event_id', 'scope'] as const) {
       for (const call of [{}, { allow: ['secret' as const] }, { redact: true }]) {
-        const error = caught(() =>
+        const error = thrownError(() =>
           prepareLedgerEvent({ ...event, [field]: `x-${secret}` }, context(), call),
         );
         expect(error.code).toBe('VALIDATION_ERROR');
@@ -118,7 +108,7 @@ describe('prepareLedgerEvent', () => {
     }
     // Personal data in an id follows the allow list, like a summary.
     const email = { ...event, agent_id: 'alice@example.com' };
-    expect(caught(() => prepareLedgerEvent(email, context())).details.field).toBe('agent_id');
+    expect(thrownError(() => prepareLedgerEvent(email, context())).details.field).toBe('agent_id');
     expect(prepareLedgerEvent(email, context(), { allow: ['pii'] }).row.agent_id).toBe(
       'alice@example.com',
     );
@@ -132,7 +122,7 @@ describe('prepareLedgerEvent', () => {
       refs: { [`b-${secret}`]: 1 },
       metadata: { [`m-${secret}`]: 'x' },
     };
-    const error = caught(() => prepareLedgerEvent(keyed, context()));
+    const error = thrownError(() => prepareLedgerEvent(keyed, context()));
     expect(error.message).toContain('payload (an object key) looks like a secret (rule aws_key)');
     expect(JSON.stringify(error.details)).not.toContain(secret);
     expect(error.message).not.toContain(secret);
@@ -147,7 +137,7 @@ describe('prepareLedgerEvent', () => {
 
   it('refuses an unusable generated id', () => {
     expect(
-      caught(() => prepareLedgerEvent(event, context({ generateId: () => '../x' }))).message,
+      thrownError(() => prepareLedgerEvent(event, context({ generateId: () => '../x' }))).message,
     ).toContain('generateId');
   });
 });

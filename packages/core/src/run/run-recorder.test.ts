@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EpisodicError } from '../errors/episodic-error.js';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import type { RunRecord } from '../schema/run-record.js';
 import type { SessionState } from '../schema/session-state.js';
 import { createMemoryRunStore, createMemoryRunStoreAdapter } from '../store/memory-run-store.js';
@@ -14,16 +14,6 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 function clock(start = Date.parse('2026-02-03T12:00:00.000Z')) {
   let tick = 0;
   return () => new Date(start + 100 * tick++);
-}
-
-async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 function at<T>(items: readonly T[], index: number): T {

@@ -1,6 +1,6 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EpisodicError } from '../errors/episodic-error.js';
+import { thrownError } from '../__fixtures__/episodic-errors.js';
 import type { RunRecord } from '../schema/run-record.js';
 import { createMemoryRunStore } from '../store/memory-run-store.js';
 import {
@@ -13,16 +13,6 @@ const DAY = 86_400_000;
 const NOW = Date.parse('2026-06-01T00:00:00.000Z');
 const SESSION = '00000000-0000-4000-8000-0000000000aa';
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function errorOf(action: () => unknown): EpisodicError {
-  try {
-    action();
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an EpisodicError');
-}
 
 describe('planRunRetention', () => {
   it('expires a run by its last record, falling back to startedAt when that is unreadable', () => {
@@ -60,16 +50,16 @@ describe('planRunRetention', () => {
   });
 
   it('names the field, the value and the fix for a bad policy', () => {
-    const error = errorOf(() => planRunRetention([], { olderThanDays: -1, nowMs: NOW }));
+    const error = thrownError(() => planRunRetention([], { olderThanDays: -1, nowMs: NOW }));
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(error.message).toContain('olderThanDays');
     expect(error.message).toContain('-1');
-    expect(errorOf(() => planRunRetention([], { olderThanDays: 1, scope: ' ' })).message).toContain(
-      'scope',
-    );
-    expect(errorOf(() => planRunRetention([], { olderThanDays: Number.NaN } as never)).code).toBe(
-      'VALIDATION_ERROR',
-    );
+    expect(
+      thrownError(() => planRunRetention([], { olderThanDays: 1, scope: ' ' })).message,
+    ).toContain('scope');
+    expect(
+      thrownError(() => planRunRetention([], { olderThanDays: Number.NaN } as never)).code,
+    ).toBe('VALIDATION_ERROR');
   });
 
   it('never expires a run newer than the cutoff, nor one outside the scope (property)', () => {

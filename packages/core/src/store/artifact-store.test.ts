@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EpisodicError } from '../errors/index.js';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import { type ArtifactStoreAdapter, createArtifactStore } from './artifact-store.js';
 import {
   createMemoryArtifactStore,
@@ -7,16 +7,6 @@ import {
 } from './memory-artifact-store.js';
 
 const TASK = 'task:6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f';
-
-async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** An adapter whose every method throws like a broken disk. */
 function brokenAdapter(calls: string[]): ArtifactStoreAdapter {

@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { RunHeader, RunRecord } from '../schema/run-record.js';
 import { uuidSchema } from '../schema/session-state.js';
@@ -29,16 +30,6 @@ const event = (seq: number, content = `event ${seq}`): RunRecord => ({
   seq,
   event: { type: 'text', content },
 });
-
-async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('createRunStore', () => {
   it('refuses an adapter of another specification version', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import { EpisodicError } from '../errors/index.js';
 import type { SessionState } from '../schema/index.js';
 import { messageEpisode, SESSION_TS, sessionBase } from '../testing/session-fixtures.js';
@@ -20,16 +21,6 @@ const state = (revision: number): SessionState => ({
   messages: [{ role: 'user', content: 'hi' }],
   revision,
 });
-
-async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('createSessionStore', () => {
   it('saves and loads a fresh copy, and enforces the expected revision', async () => {

@@ -3,26 +3,21 @@
 // Source: QUALITY.md (reliability table, "optimistic concurrency: 2 writers, same expected
 // position, 1,000 races"), research/reliability.md §4 (EventStoreDB expected version), test T18.
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectOneWinnerPerRace } from '../../../../test-support/ledger-race-check.js';
-import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
+import { FULL } from '../../../../test-support/worker-process.js';
 import { openSqliteDatabase } from '../../src/open-database.js';
-import { buildWorker } from './build-worker.js';
+import { useWorker } from './build-worker.js';
 
 const RACES = FULL ? 1000 : 200;
-let worker = '';
-const directory = temporaryDirectory();
-beforeAll(async () => {
-  worker = await buildWorker();
-}, 300_000);
-afterAll(() => directory.remove());
+const workers = useWorker();
 
 describe('expected-position race between two processes', () => {
   it(`${RACES} races: exactly one winner and one CONFLICT each`, async () => {
-    const filename = `${directory.path}/race.db`;
-    const goFile = `${directory.path}/go`;
+    const filename = `${workers.directory}/race.db`;
+    const goFile = `${workers.directory}/go`;
     openSqliteDatabase(filename).close();
-    const racers = [0, 1].map(() => startWorker(worker, ['race', filename, String(RACES), goFile]));
+    const racers = [0, 1].map(() => workers.start(['race', filename, String(RACES), goFile]));
     await expectOneWinnerPerRace(racers, goFile, RACES);
     const database = new Database(filename, { readonly: true });
     try {

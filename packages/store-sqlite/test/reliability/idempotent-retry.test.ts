@@ -2,26 +2,21 @@
 // same event id: one row, and the retry returns the original event.
 // Source: QUALITY.md (reliability table, "idempotent append: retry with the same event id"),
 // research/reliability.md §4 (event-id dedupe in EventStoreDB/KurrentDB), test T19.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { retriedEvent } from '../../../../test-support/ledger-worker-steps.js';
-import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
+import { FULL } from '../../../../test-support/worker-process.js';
 import { createSqliteStore } from '../../src/sqlite-store.js';
-import { buildWorker } from './build-worker.js';
+import { useWorker } from './build-worker.js';
 
 const RETRIES = FULL ? 50 : 10;
-let worker = '';
-const directory = temporaryDirectory();
-beforeAll(async () => {
-  worker = await buildWorker();
-}, 300_000);
-afterAll(() => directory.remove());
+const workers = useWorker();
 
 describe('idempotent retry after a crash between commit and acknowledgement', () => {
   it(`${RETRIES} crashed appends, each retried: 1 row per event id, the retry returns the original`, async () => {
-    const filename = `${directory.path}/retry.db`;
+    const filename = `${workers.directory}/retry.db`;
     for (let attempt = 0; attempt < RETRIES; attempt++) {
       const eventId = `retry-${attempt}`;
-      const child = startWorker(worker, ['crash', filename, eventId], { CRASH_AT: 'after-commit' });
+      const child = workers.start(['crash', filename, eventId], { CRASH_AT: 'after-commit' });
       const committed = await child.waitFor((line) => line.startsWith('committed '));
       expect((await child.exited).signal).toBe('SIGKILL');
 

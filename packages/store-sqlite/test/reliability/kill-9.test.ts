@@ -2,27 +2,22 @@
 // integrity_check ok every time, 0 partial transactions and 0 lost acknowledged transactions.
 // Source: QUALITY.md (reliability table, "ledger killed 150× mid-transaction"),
 // research/reliability.md §0 finding 5, experiment E6, test T17.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
+import { describe, expect, it } from 'vitest';
+import { FULL } from '../../../../test-support/worker-process.js';
 import { createSqliteStore } from '../../src/sqlite-store.js';
-import { buildWorker } from './build-worker.js';
+import { useWorker } from './build-worker.js';
 
 const KILLS = FULL ? 150 : 20;
 const BATCH = 20;
-let worker = '';
-const directory = temporaryDirectory();
-beforeAll(async () => {
-  worker = await buildWorker();
-}, 300_000);
-afterAll(() => directory.remove());
+const workers = useWorker();
 
 describe('ledger writer killed mid-transaction', () => {
   it(`survives ${KILLS} kills: integrity ok, no partial batch, no lost acknowledged batch`, async () => {
-    const filename = `${directory.path}/killed.db`;
+    const filename = `${workers.directory}/killed.db`;
     const acknowledged: string[] = [];
     for (let kill = 0; kill < KILLS; kill++) {
       const prefix = `k${kill}`;
-      const child = startWorker(worker, ['kill', filename, String(BATCH), prefix]);
+      const child = workers.start(['kill', filename, String(BATCH), prefix]);
       await child.waitFor((line) => line.startsWith('ack '));
       await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 60)));
       child.child.kill('SIGKILL');

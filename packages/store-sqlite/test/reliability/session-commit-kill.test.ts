@@ -4,31 +4,26 @@
 // and is killed at random. RELIABILITY_FULL=1 runs 400 kills.
 
 import { createSession, loadSession, type SessionStore } from '@episodic/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { killCommitters } from '../../../../test-support/session-commit-kills.js';
 import type { SessionApi } from '../../../../test-support/session-commit-steps.js';
-import { FULL, startWorker, temporaryDirectory } from '../../../../test-support/worker-process.js';
+import { FULL } from '../../../../test-support/worker-process.js';
 import { createSqliteStore } from '../../src/sqlite-store.js';
-import { buildWorker } from './build-worker.js';
+import { useWorker } from './build-worker.js';
 
 const KILLS = FULL ? 400 : 30;
 const SESSION_ID = '4d5e6f70-8192-4b3c-8d4e-5f6071829304';
 const api = { createSession, loadSession } as unknown as SessionApi<SessionStore>;
-let worker = '';
-const directory = temporaryDirectory();
-beforeAll(async () => {
-  worker = await buildWorker('session-committer');
-}, 300_000);
-afterAll(() => directory.remove());
+const workers = useWorker('session-committer');
 
 describe('session committer killed mid-commit and mid-fold', () => {
   it(`survives ${KILLS} kills: the last acknowledged revision or a newer one loads, never a mix`, async () => {
-    const filename = `${directory.path}/sessions.db`;
+    const filename = `${workers.directory}/sessions.db`;
     const { lastRevision, foldsSeen } = await killCommitters({
       kills: KILLS,
       api,
       sessionId: SESSION_ID,
-      start: (foldEvery) => startWorker(worker, [filename, SESSION_ID, String(foldEvery)]),
+      start: (foldEvery) => workers.start([filename, SESSION_ID, String(foldEvery)]),
       async inspect(round) {
         const store = createSqliteStore({ filename });
         try {

@@ -1,4 +1,5 @@
-import { EpisodicError } from '../../errors/index.js';
+export { rejection } from '../../__fixtures__/episodic-errors.js';
+
 import type { InputItem } from '../../schema/index.js';
 import { createMemorySessionStore, type SessionStore } from '../../store/index.js';
 import { createSession } from '../create-session.js';
@@ -71,16 +72,6 @@ export function deferred<T>(): Deferred<T> {
     reject = rej;
   });
   return { promise, resolve, reject };
-}
-
-export async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 export function newSession(

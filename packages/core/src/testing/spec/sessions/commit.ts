@@ -1,6 +1,6 @@
 // SessionStore.commit and SessionStore.read: a base and deltas, guarded by expectedRevision, in one
 // process and across processes.
-import { expect, it } from 'vitest';
+import { expect, it, type TestContext } from 'vitest';
 import type { EpisodeRunRange } from '../../../schema/session-state.js';
 import { createSession } from '../../../session/create-session.js';
 import { loadSession } from '../../../session/load-session.js';
@@ -13,6 +13,26 @@ import { commitTurns, SESSION_1, stateOf } from './fixtures.js';
 
 /** Registers the tests of `SessionStore.commit` (folding is `fold.ts`). */
 export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessions'>): void {
+  /**
+   * Opens the store for a race of child processes, SESSION_1 committed at revision 1; skips the
+   * test where the harness runs no children or the store does not guard commits across processes.
+   */
+  const openRace = async (context: TestContext) => {
+    requireCapability(context, capabilities.crossProcess, 'crossProcess');
+    const { store, harness } = await open(context);
+    requireCapability(
+      context,
+      store.capabilities.crossProcessConflicts,
+      'crossProcessConflicts (SessionStore)',
+    );
+    const runInChild = harness.runInChild;
+    if (runInChild === undefined) {
+      throw new Error('capabilities.crossProcess needs StoreHarness.runInChild');
+    }
+    await commitTurns(store, SESSION_1, 0, 1);
+    return { store, runInChild };
+  };
+
   it('reads back, after a base and its deltas, the state the last commit left', async (context) => {
     const { store } = await open(context);
     const log = await commitTurns(store, SESSION_1, 0, 5);
@@ -189,18 +209,7 @@ export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessio
   });
 
   it('holds across processes: racing commits lose nothing and never share a revision', async (context) => {
-    requireCapability(context, capabilities.crossProcess, 'crossProcess');
-    const { store, harness } = await open(context);
-    requireCapability(
-      context,
-      store.capabilities.crossProcessConflicts,
-      'crossProcessConflicts (SessionStore)',
-    );
-    const runInChild = harness.runInChild;
-    if (runInChild === undefined) {
-      throw new Error('capabilities.crossProcess needs StoreHarness.runInChild');
-    }
-    await commitTurns(store, SESSION_1, 0, 1);
+    const { store, runInChild } = await openRace(context);
     const writers = 3;
     const count = 15;
     const results = await Promise.all(
@@ -226,19 +235,8 @@ export function sessionCommitTests({ open, capabilities }: ContractGroup<'sessio
   });
 
   it('holds across processes: a load racing folding writers reads one snapshot', async (context) => {
-    requireCapability(context, capabilities.crossProcess, 'crossProcess');
-    const { store, harness } = await open(context);
-    requireCapability(
-      context,
-      store.capabilities.crossProcessConflicts,
-      'crossProcessConflicts (SessionStore)',
-    );
-    const runInChild = harness.runInChild;
-    if (runInChild === undefined) {
-      throw new Error('capabilities.crossProcess needs StoreHarness.runInChild');
-    }
     // Small: every commit of the writers folds, replacing the base the readers are reading.
-    await commitTurns(store, SESSION_1, 0, 1);
+    const { store, runInChild } = await openRace(context);
     const writers = 2;
     const count = 15;
     const last = 1 + writers * count;

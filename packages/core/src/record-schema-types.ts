@@ -1,0 +1,32 @@
+// The zod schemas and format constants of the run records, episodes, messages and session state,
+// type-only (no runtime name): the types of the root entry and of @episodic/core/adapter are
+// written with them, and both re-export this list (`export type *`), so it is written once. The
+// values are in @episodic/core/schemas.
+export type {
+  agentEventRecordSchema,
+  baseMessageSchema,
+  boundaryPayloadSchema,
+  CONTENT_KINDS,
+  episodeMetaSchema,
+  functionCallItemSchema,
+  functionCallOutputItemSchema,
+  LEDGER_EVENT_TYPES,
+  llmRequestRecordSchema,
+  llmResponseRecordSchema,
+  messageItemSchema,
+  metadataSchema,
+  metaPayloadSchema,
+  reasoningItemSchema,
+  runContextRecordSchema,
+  runEndRecordSchema,
+  runErrorRecordSchema,
+  runHeaderSchema,
+  runModelInfoSchema,
+  runStartRecordSchema,
+  runStatusRecordSchema,
+  runtimeInfoSchema,
+  sessionDeltaSchema,
+  sessionStateSchema,
+  toolOutputRecordSchema,
+  unknownRunRecordSchema,
+} from './schemas.js';
