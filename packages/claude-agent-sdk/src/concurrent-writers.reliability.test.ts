@@ -1,3 +1,8 @@
+// Guarantee: several processes, each with its own EpisodicSessionStore on one session in one
+// Episodic home (files, SQLite or PostgreSQL), lose no entry, store an entry whose uuid several of
+// them append exactly once, keep each writer's order, and fold every stored batch into the
+// session summary once. A session written in one process loads the same in a fresh one.
+// Built on the run store's compare-and-append (see episodic-session-store.ts).
 import { fileURLToPath } from 'node:url';
 import type { SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk';
 import { build } from 'tsup';

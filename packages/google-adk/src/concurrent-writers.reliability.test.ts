@@ -1,3 +1,9 @@
+// Guarantee: several processes, each with its own EpisodicSessionService on one ADK session in one
+// Episodic home (files, SQLite or PostgreSQL), lose no event, keep each writer's order, store an
+// event appended again with its id once (replaced in place), and apply every state delta: the
+// session's keys, the app's and the user's (last write wins in stored order). A session written
+// in one process reads back deep-equal in a fresh one. Built on the run store's compare-and-append
+// (see episodic-session-service.ts).
 import { fileURLToPath } from 'node:url';
 import { createEvent, createEventActions, type Event } from '@google/adk';
 import { build } from 'tsup';

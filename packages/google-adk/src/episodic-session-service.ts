@@ -651,7 +651,9 @@ export class EpisodicSessionService extends BaseSessionService {
     const from = state.position;
     try {
       const after = await this.runs.readAfter(runId, from);
-      if (from === 0) checkHeader(runId, after.records[0], meta);
+      // A run file another process has created but not yet given its header holds nothing to
+      // check: the append that follows is checked at position 0 by the compare-and-append.
+      if (from === 0 && after.position > 0) checkHeader(runId, after.records[0], meta);
       state.position = after.position;
       this.learn(state, after.records);
     } catch (error) {

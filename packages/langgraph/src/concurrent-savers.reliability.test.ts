@@ -1,3 +1,8 @@
+// Guarantee: several processes, each with its own EpisodicSaver on one LangGraph thread in one
+// Episodic home (files, SQLite or PostgreSQL), lose no write and no checkpoint and keep each writer's order;
+// every checkpoint's deltas still rebuild its values, however the processes interleaved.
+// Built on the run store's compare-and-append: a saver appends at the position it has read up to,
+// and when another process appended first it reads what was added (readAfter) and retries.
 import { fileURLToPath } from 'node:url';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { build } from 'tsup';

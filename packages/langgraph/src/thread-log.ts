@@ -85,7 +85,9 @@ export class ThreadLog {
     const from = this.position;
     try {
       const after = await this.runs.readAfter(this.runId, from);
-      if (from === 0) this.checkHeader(after.records[0]);
+      // A run file another process has created but not yet given its header holds nothing to
+      // check: the append that follows is checked at position 0 by the compare-and-append.
+      if (from === 0 && after.position > 0) this.checkHeader(after.records[0]);
       this.position = after.position;
       return { records: after.records.filter((record) => record.type !== 'header'), reset: false };
     } catch (error) {

@@ -74,6 +74,8 @@ interface Server {
     name: string,
     args: Record<string, unknown>,
   ): Promise<{ ok: boolean; body: Record<string, unknown> }>;
+  /** What the server wrote to stderr so far (its log: a storage failure's cause is there). */
+  log(): string;
   close(): Promise<void>;
 }
 
@@ -90,7 +92,10 @@ async function startServer(history: History, store: StoreKind): Promise<Server> 
   });
   const client = new Client({ name: 'episodic-races', version: '1.0.0' });
   await client.connect(transport);
+  const log: string[] = [];
+  transport.stderr?.on('data', (chunk: Buffer) => log.push(String(chunk)));
   return {
+    log: () => log.join('').slice(-20_000),
     async call(name, args) {
       const result = await client.callTool({ name, arguments: args });
       const text = (result.content as Array<{ text: string }>)[0]?.text ?? '';
@@ -164,7 +169,9 @@ describe('the task lifecycle across MCP server processes', () => {
                   acknowledged.add(stepNumber);
                   stepsAcknowledged++;
                 } else {
-                  expect(added.body.code).toBe('CONFLICT');
+                  expect(added.body.code, `${JSON.stringify(added.body)}\n${server.log()}`).toBe(
+                    'CONFLICT',
+                  );
                   stepsRefused++;
                 }
                 if (index === completeAt) {

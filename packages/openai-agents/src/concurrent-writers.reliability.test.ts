@@ -1,3 +1,9 @@
+// Guarantee: several processes, each with its own EpisodicSession on one session in one Episodic
+// home (files, SQLite or PostgreSQL), lose no change: every item added is either in the history
+// or was returned by exactly one popItem (no item is popped twice), each writer's items keep their
+// order, and a transaction every writer applies under one operation id is applied once. A session
+// written in one process reads deep-equal in a fresh one. Built on the run store's
+// compare-and-append (see episodic-session.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

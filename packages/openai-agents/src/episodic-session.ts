@@ -513,7 +513,9 @@ export class EpisodicSession
     const from = this.folded.position;
     try {
       const after = await this.runs.readAfter(this.runId, from);
-      if (from === 0) this.checkHeader(after.records[0]);
+      // A run file another process has created but not yet given its header holds nothing to
+      // check: the append that follows is checked at position 0 by the compare-and-append.
+      if (from === 0 && after.position > 0) this.checkHeader(after.records[0]);
       this.folded.position = after.position;
       this.fold(from === 0 ? after.records.slice(1) : after.records);
       return true;
