@@ -163,6 +163,7 @@ export {
   type ArtifactStoreCapabilities,
   type ArtifactUpsert,
   assertExpectedRevision,
+  assertExpectedRunHeader,
   assertExpectedRunPosition,
   assertReplaceable,
   assertSameArtifactKind,

@@ -14,6 +14,7 @@ import {
   type StoredRedactor,
 } from '@episodic/core';
 import {
+  assertExpectedRunHeader,
   assertExpectedRunPosition,
   planRunAppend,
   positionBeyondEnd,
@@ -29,6 +30,7 @@ import {
   markRunFileEnd,
   type RunFileMark,
   readFirstLine,
+  readFirstLineAt,
   readRunFile,
   readRunFileAfter,
   tailRunFile,
@@ -441,7 +443,11 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
    * The run's position now: the remembered mark moved on to the file's end. Also says whether a
    * last line without its newline follows (an append will terminate it: one more entry).
    */
-  const measure = (runId: string, path: string): { position: number; fragment: boolean } => {
+  const measure = (
+    runId: string,
+    path: string,
+    withHeader: boolean,
+  ): { position: number; fragment: boolean; headerLine?: string } => {
     const fd = openRegularFile(io, path, root.relative(path));
     try {
       const { ino } = io.fstatSync(fd);
@@ -451,10 +457,35 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
         markFor(runId, ino, Number.MAX_SAFE_INTEGER),
       );
       remember(runId, ino, end);
-      return { position: end.position, fragment };
+      if (!withHeader) return { position: end.position, fragment };
+      // From the file just measured: the header of the run the position is of.
+      return { position: end.position, fragment, headerLine: readFirstLineAt(io, fd).line };
     } finally {
       io.closeSync(fd);
     }
+  };
+
+  /**
+   * Reads run `runId` with `read`, trying its known path first without a stat (the open tells
+   * whether it is still there); when that file is gone, the run is located again. Null when the
+   * run does not exist.
+   */
+  const readKnown = <Result>(runId: string, read: (path: string) => Result): Result | null => {
+    const attempt = (path: string): { result: Result } | null => {
+      try {
+        return { result: read(path) };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    };
+    const known = locate(runId, false);
+    if (known === null) return null;
+    const first = attempt(known);
+    if (first !== null) return first.result;
+    paths.delete(runId);
+    const path = locate(runId);
+    return path === null ? null : (attempt(path)?.result ?? null);
   };
 
   /** The file was deleted (by another process) since its path was cached. */
@@ -519,9 +550,10 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       durability,
       toolOutputCache: true,
       redaction: true,
+      headerLine: true,
     },
 
-    async appendAt(runId, entries, expectedPosition) {
+    async appendAt(runId, entries, expectedPosition, expectedHeaderLine) {
       checkToolOutputIds(entries);
       // Every compare-and-append of this run, in any process, holds its lock: the check and the
       // write are one step. Plain appends do not take it; they only ever add at the end.
@@ -529,10 +561,16 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
         const path = locate(runId);
         let position = 0;
         let fragment = false;
+        let headerLine: string | undefined;
         if (path !== null) {
           await writer.drain(path);
-          ({ position, fragment } = measure(runId, path));
+          ({ position, fragment, headerLine } = measure(
+            runId,
+            path,
+            expectedHeaderLine !== undefined,
+          ));
         }
+        assertExpectedRunHeader(runId, headerLine, expectedHeaderLine);
         assertExpectedRunPosition(runId, position, expectedPosition);
         const appended = await appendSlowly(runId, path, entries);
         return { appended, position: position + appended + (fragment && appended > 0 ? 1 : 0) };
@@ -564,9 +602,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     },
 
     readAfter(runId, position) {
-      const path = locate(runId);
-      if (path === null) return null;
-      try {
+      return readKnown(runId, (path) => {
         for (let attempt = 0; ; attempt++) {
           const known = marks.get(runId);
           // A remembered mark is tried first; if the file turns out to be another one (deleted and
@@ -578,21 +614,11 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
           remember(runId, read.ino, read.end);
           return read.result;
         }
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw error;
-      }
+      });
     },
 
     tail(runId, count) {
-      const path = locate(runId);
-      if (path === null) return null;
-      try {
-        return tailRunFile(io, path, runId, count);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw error;
-      }
+      return readKnown(runId, (path) => tailRunFile(io, path, runId, count));
     },
 
     runIdsWithPrefix(prefix: string, limit: number) {

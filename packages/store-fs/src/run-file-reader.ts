@@ -17,6 +17,8 @@ const READ_CHUNK = 1024 * 1024;
 const TAIL_BLOCK = 64 * 1024;
 /** Bytes read per call when looking for the end of the first line. */
 const FIRST_LINE_CHUNK = 64 * 1024;
+/** The first read of a first line: a usual header fits (and comes from Node's buffer pool). */
+const FIRST_LINE_PROBE = 2 * 1024;
 /** A first line longer than this is not a header anyone wrote (it is damage). */
 export const MAX_HEADER_BYTES = 16 * 1024 * 1024;
 
@@ -192,7 +194,10 @@ export function readRunFileAfter(
       }
     });
     if (end.position < position) return { entries: end.position, ino };
-    return { result: collector.resultAfter(), end, ino };
+    // The header as this very file holds it: one small read, so a caller can tell the run's
+    // scope without opening it again.
+    const { line } = readFirstLineAt(io, fd);
+    return { result: { ...collector.resultAfter(), headerLine: line }, end, ino };
   } finally {
     io.closeSync(fd);
   }
@@ -229,7 +234,8 @@ export function markRunFileEnd(
 export function tailRunFile(io: FsIo, path: string, runId: string, count: number): RunTailResult {
   const fd = openRegularFile(io, path);
   try {
-    return tailRunFileAt(io, fd, io.fstatSync(fd).size, runId, count);
+    const result = tailRunFileAt(io, fd, io.fstatSync(fd).size, runId, count);
+    return { ...result, headerLine: readFirstLineAt(io, fd).line };
   } finally {
     io.closeSync(fd);
   }
@@ -302,22 +308,35 @@ export function tailRunFileAt(
 export function readFirstLine(io: FsIo, path: string): { line: string; complete: boolean } {
   const fd = openRegularFile(io, path);
   try {
-    const chunks: Buffer[] = [];
-    let offset = 0;
-    while (offset < MAX_HEADER_BYTES) {
-      const chunk = Buffer.allocUnsafe(FIRST_LINE_CHUNK);
-      const read = io.readSync(fd, chunk, 0, FIRST_LINE_CHUNK, offset);
-      if (read === 0) break;
-      const newline = chunk.indexOf(NEWLINE);
-      if (newline !== -1 && newline < read) {
-        chunks.push(chunk.subarray(0, newline));
-        return { line: Buffer.concat(chunks).toString('utf8'), complete: true };
-      }
-      chunks.push(chunk.subarray(0, read));
-      offset += read;
-    }
-    return { line: Buffer.concat(chunks).toString('utf8'), complete: false };
+    return readFirstLineAt(io, fd);
   } finally {
     io.closeSync(fd);
   }
+}
+
+/**
+ * `readFirstLine` over an open file (leaves `fd` open): a first small read, which holds a usual
+ * header whole, then 64 KiB steps.
+ */
+export function readFirstLineAt(
+  io: Pick<FsIo, 'readSync'>,
+  fd: number,
+): { line: string; complete: boolean } {
+  const chunks: Buffer[] = [];
+  let offset = 0;
+  let size = FIRST_LINE_PROBE;
+  while (offset < MAX_HEADER_BYTES) {
+    const chunk = Buffer.allocUnsafe(size);
+    const read = io.readSync(fd, chunk, 0, size, offset);
+    if (read === 0) break;
+    const newline = chunk.indexOf(NEWLINE);
+    if (newline !== -1 && newline < read) {
+      chunks.push(chunk.subarray(0, newline));
+      return { line: Buffer.concat(chunks).toString('utf8'), complete: true };
+    }
+    chunks.push(chunk.subarray(0, read));
+    offset += read;
+    size = FIRST_LINE_CHUNK;
+  }
+  return { line: Buffer.concat(chunks).toString('utf8'), complete: false };
 }

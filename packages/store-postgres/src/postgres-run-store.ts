@@ -1,4 +1,5 @@
 import {
+  assertExpectedRunHeader,
   assertExpectedRunPosition,
   createKeyedQueue,
   createRunReadCollector,
@@ -6,6 +7,7 @@ import {
   idPrefixRange,
   planRunAppend,
   type RunHeader,
+  type RunReadAfterResult,
   type RunRecordEntry,
   type RunRedactStats,
   type RunStoreAdapter,
@@ -57,7 +59,9 @@ export function createPostgresRunStoreAdapter(
   );
   const readFrom = database.statement(
     'runs_read_after',
-    `SELECT r.record_count, l.seq, l.json FROM ${tables.runs} r LEFT JOIN ${tables.runRecords} l ON l.run_id = r.run_id AND l.seq > $2 WHERE r.run_id = $1 ORDER BY l.seq`,
+    // The run's row first (its count and header, once), then the records after the position:
+    // one statement, so one snapshot.
+    `SELECT record_count, header_json, NULL::bigint AS seq, NULL::bytea AS json FROM ${tables.runs} WHERE run_id = $1 UNION ALL SELECT NULL, NULL, seq, json FROM ${tables.runRecords} WHERE run_id = $1 AND seq > $2 ORDER BY seq NULLS FIRST`,
   );
   const exists = database.statement(
     'runs_exists',
@@ -104,12 +108,17 @@ export function createPostgresRunStoreAdapter(
   );
 
   const queue = createKeyedQueue();
-  const append = (runId: string, entries: readonly RunRecordEntry[], expectedPosition?: number) =>
-    queue.run(runId, () => appendNow(runId, entries, expectedPosition));
+  const append = (
+    runId: string,
+    entries: readonly RunRecordEntry[],
+    expectedPosition?: number,
+    expectedHeaderLine?: string,
+  ) => queue.run(runId, () => appendNow(runId, entries, expectedPosition, expectedHeaderLine));
   const appendNow = (
     runId: string,
     entries: readonly RunRecordEntry[],
     expectedPosition?: number,
+    expectedHeaderLine?: string,
   ) =>
     database.transaction(async (client) => {
       const lock = () =>
@@ -127,8 +136,12 @@ export function createPostgresRunStoreAdapter(
         locked = (await lock()).rows[0];
       }
       const position = locked === undefined ? 0 : Number(locked.record_count);
-      if (expectedPosition !== undefined)
+      if (expectedPosition !== undefined) {
+        // Under the row lock: the header checked is the one the records are appended to.
+        const storedLine = locked === undefined ? undefined : decode(locked.header_json);
+        assertExpectedRunHeader(runId, storedLine, expectedHeaderLine);
         assertExpectedRunPosition(runId, position, expectedPosition);
+      }
       // A run row without a record is one this transaction just created: the run is new.
       const stored =
         locked === undefined || position === 0 ? undefined : decode(locked.header_json);
@@ -146,12 +159,14 @@ export function createPostgresRunStoreAdapter(
   const lines = async (runId: string, after?: number) => {
     const result = await database.query<{
       record_count: string;
+      header_json?: Buffer | null;
       seq: string | null;
       json: Buffer | null;
     }>(after === undefined ? readAll : readFrom, after === undefined ? [runId] : [runId, after]);
     const first = result.rows[0];
     if (first === undefined) return null;
-    return { end: Number(first.record_count), rows: result.rows };
+    const headerLine = first.header_json == null ? undefined : decode(first.header_json);
+    return { end: Number(first.record_count), rows: result.rows, headerLine };
   };
 
   return {
@@ -162,6 +177,7 @@ export function createPostgresRunStoreAdapter(
       durability: 'always',
       toolOutputCache: false,
       redaction: true,
+      headerLine: true,
     },
     append(runId, entries) {
       return database.guard(
@@ -169,9 +185,9 @@ export function createPostgresRunStoreAdapter(
         async () => (await append(runId, entries)).appended,
       );
     },
-    appendAt(runId, entries, expectedPosition) {
+    appendAt(runId, entries, expectedPosition, expectedHeaderLine) {
       return database.guard(`append to run ${runId}`, () =>
-        append(runId, entries, expectedPosition),
+        append(runId, entries, expectedPosition, expectedHeaderLine),
       );
     },
     read(runId) {
@@ -193,7 +209,9 @@ export function createPostgresRunStoreAdapter(
         for (const row of read.rows) {
           if (row.json !== null) collector.line(decode(row.json), Number(row.seq));
         }
-        return { ...collector.resultAfter(), position: read.end };
+        const result: RunReadAfterResult = { ...collector.resultAfter(), position: read.end };
+        if (read.headerLine !== undefined) result.headerLine = read.headerLine;
+        return result;
       });
     },
     tail(runId, count) {

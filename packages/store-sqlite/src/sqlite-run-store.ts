@@ -1,4 +1,5 @@
 import {
+  assertExpectedRunHeader,
   assertExpectedRunPosition,
   createRunReadCollector,
   createRunTailCollector,
@@ -53,6 +54,9 @@ export function createSqliteRunStoreAdapter(
   const recordCount = database
     .prepare('SELECT record_count FROM episodic_runs WHERE run_id = ?')
     .pluck();
+  const countAndHeader = database.prepare(
+    'SELECT record_count, header_json FROM episodic_runs WHERE run_id = ?',
+  );
   const recordsFromEnd = database.prepare(
     'SELECT seq, json FROM episodic_run_records WHERE run_id = ? ORDER BY seq DESC',
   );
@@ -79,12 +83,18 @@ export function createSqliteRunStoreAdapter(
   const positionOf = (runId: string): number => (recordCount.get(runId) as number | undefined) ?? 0;
 
   const appendTransaction = database.transaction(
-    (runId: string, entries: readonly RunRecordEntry[], expectedPosition?: number) => {
+    (
+      runId: string,
+      entries: readonly RunRecordEntry[],
+      expectedPosition?: number,
+      expectedHeaderLine?: string,
+    ) => {
       // Under the IMMEDIATE transaction's write lock: no other process appends in between.
+      const storedHeader = header.get(runId) as string | undefined;
       if (expectedPosition !== undefined) {
+        assertExpectedRunHeader(runId, storedHeader, expectedHeaderLine);
         assertExpectedRunPosition(runId, positionOf(runId), expectedPosition);
       }
-      const storedHeader = header.get(runId) as string | undefined;
       const toWrite = planRunAppend(runId, storedHeader, entries);
       if (toWrite.length === 0) return 0;
       const first = toWrite[0] as RunRecordEntry;
@@ -132,8 +142,11 @@ export function createSqliteRunStoreAdapter(
     return { ...collector.result(), position: end };
   });
   const readAfterSnapshot = database.transaction((runId: string, position: number) => {
-    const end = recordCount.get(runId) as number | undefined;
-    if (end === undefined) return null;
+    const run = countAndHeader.get(runId) as
+      | { record_count: number; header_json: string }
+      | undefined;
+    if (run === undefined) return null;
+    const end = run.record_count;
     const collector = createRunReadCollector(runId, position, end);
     for (const row of recordsAfter.iterate(runId, position) as Iterable<{
       seq: number;
@@ -141,7 +154,17 @@ export function createSqliteRunStoreAdapter(
     }>) {
       collector.line(row.json, row.seq);
     }
-    return { ...collector.resultAfter(), position: end };
+    // The header row of this snapshot: the run these entries belong to.
+    return { ...collector.resultAfter(), position: end, headerLine: run.header_json };
+  });
+  const tailSnapshot = database.transaction((runId: string, count: number) => {
+    const storedHeader = header.get(runId) as string | undefined;
+    if (storedHeader === undefined) return null;
+    const collector = createRunTailCollector(runId, count);
+    for (const row of recordsFromEnd.iterate(runId) as Iterable<{ seq: number; json: string }>) {
+      if (collector.lineFromEnd(row.json, row.seq === 1, { line: row.seq })) break;
+    }
+    return { ...collector.result(), headerLine: storedHeader };
   });
   const removeTransaction = database.transaction((runId: string) => {
     deleteRecords.run(runId);
@@ -156,12 +179,18 @@ export function createSqliteRunStoreAdapter(
       durability,
       toolOutputCache: false,
       redaction: true,
+      headerLine: true,
     },
     append(runId, entries) {
       return appendTransaction.immediate(runId, entries);
     },
-    appendAt(runId, entries, expectedPosition) {
-      const appended = appendTransaction.immediate(runId, entries, expectedPosition);
+    appendAt(runId, entries, expectedPosition, expectedHeaderLine) {
+      const appended = appendTransaction.immediate(
+        runId,
+        entries,
+        expectedPosition,
+        expectedHeaderLine,
+      );
       return { appended, position: expectedPosition + appended };
     },
     read(runId) {
@@ -172,12 +201,8 @@ export function createSqliteRunStoreAdapter(
       return readAfterSnapshot.deferred(runId, position);
     },
     tail(runId, count) {
-      if (header.get(runId) === undefined) return null;
-      const collector = createRunTailCollector(runId, count);
-      for (const row of recordsFromEnd.iterate(runId) as Iterable<{ seq: number; json: string }>) {
-        if (collector.lineFromEnd(row.json, row.seq === 1, { line: row.seq })) break;
-      }
-      return collector.result();
+      // One snapshot for the header and the rows.
+      return tailSnapshot.deferred(runId, count);
     },
     runIdsWithPrefix(prefix, limit) {
       const { from, to } = idPrefixRange(prefix);

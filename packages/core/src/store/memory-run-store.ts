@@ -1,5 +1,6 @@
 import type { RunHeader } from '../schema/run-record.js';
 import {
+  assertExpectedRunHeader,
   assertExpectedRunPosition,
   createRunReadCollector,
   createRunStore,
@@ -96,10 +97,17 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
       durability: 'none',
       toolOutputCache: false,
       redaction: true,
+      headerLine: true,
     },
     append: write,
-    appendAt(runId, entries, expectedPosition) {
-      assertExpectedRunPosition(runId, runs.get(runId)?.ends.length ?? 0, expectedPosition);
+    appendAt(runId, entries, expectedPosition, expectedHeaderLine) {
+      const run = runs.get(runId);
+      assertExpectedRunHeader(
+        runId,
+        run === undefined ? undefined : firstLine(run.text),
+        expectedHeaderLine,
+      );
+      assertExpectedRunPosition(runId, run?.ends.length ?? 0, expectedPosition);
       const appended = write(runId, entries);
       return { appended, position: runs.get(runId)?.ends.length ?? 0 };
     },
@@ -115,11 +123,12 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
       const offset = position === 0 ? 0 : (run.ends[position - 1] as number);
       const lineNumber = position === 0 ? 0 : (run.lines[position - 1] as number);
       feedRunText(collector, run.text, offset, lineNumber);
-      return collector.resultAfter();
+      return { ...collector.resultAfter(), headerLine: firstLine(run.text) };
     },
     tail(runId, count) {
       const run = runs.get(runId);
-      return run === undefined ? null : tailRunText(runId, run.text, count);
+      if (run === undefined) return null;
+      return { ...tailRunText(runId, run.text, count), headerLine: firstLine(run.text) };
     },
     runIdsWithPrefix(prefix, limit) {
       return [...runs.keys()]

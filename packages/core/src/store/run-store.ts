@@ -63,6 +63,12 @@ export interface RunStoreCapabilities {
    * copy of the replaced bytes in its files. Absent means false.
    */
   readonly redaction?: boolean;
+  /**
+   * `readAfter` reports the run's stored first line (`headerLine`; `tail` may too), and a
+   * compare-and-append honors `expectedHeaderLine`: a scoped store (`scopeRunStore`) then checks
+   * a run's scope from that line instead of listing the run on every call. Absent means false.
+   */
+  readonly headerLine?: boolean;
 }
 
 /** One damaged line (or unreadable stored record) met while reading a run. */
@@ -116,6 +122,14 @@ export interface RunReadAfterResult {
   errors: RunReadError[];
   /** The run's position after these entries: pass it to the next `readAfter` or `append`. */
   position: number;
+  /**
+   * The run's first stored line (its header as stored, without its newline; `''` when it has
+   * none), read with these entries from the same incarnation of the run: a run deleted and
+   * created again under another header reports another line. Optional: a backend that reports
+   * it lets `scopeRunStore` tell the run's scope from it instead of listing the run on every
+   * call. It may be absent; a backend must never report a line of another run.
+   */
+  headerLine?: string;
 }
 
 /** The last records of a run, read from the end. */
@@ -126,6 +140,14 @@ export interface RunTailResult {
   records: RunRecord[];
   /** One entry per damaged line met between those records, oldest first. */
   errors: RunReadError[];
+  /**
+   * The run's first stored line (its header as stored, without its newline; `''` when it has
+   * none), read with these entries from the same incarnation of the run: a run deleted and
+   * created again under another header reports another line. Optional: a backend that reports
+   * it lets `scopeRunStore` tell the run's scope from it instead of listing the run on every
+   * call. It may be absent; a backend must never report a line of another run.
+   */
+  headerLine?: string;
 }
 
 /** What `list()` reports for one run: read from its header alone. */
@@ -204,6 +226,14 @@ export interface RunAppendOptions {
    * @default undefined (append wherever the run ends)
    */
   expectedPosition?: number;
+  /**
+   * With `expectedPosition`, and only on a store declaring the `headerLine` capability: the run's
+   * first stored line the caller expects (a `headerLine` it read). When the run now has another
+   * one (it was deleted and created again), the append fails with `CONFLICT`
+   * (`details.reason: 'header'`) and writes nothing; checked in the same atomic step as the
+   * position.
+   */
+  expectedHeaderLine?: string;
 }
 
 /** What `append()` did. */
@@ -327,11 +357,14 @@ export interface RunStoreAdapter {
    * atomic step (across processes when `crossProcessAppends` is declared). Otherwise throws
    * `CONFLICT` (use `assertExpectedRunPosition`) and writes nothing. The same header rules as `append`
    * apply. A torn last line the append has to terminate counts in the returned position.
+   * With the `headerLine` capability, `expectedHeaderLine` (when given) must equal the run's first
+   * stored line too, checked in the same step (use `assertExpectedRunHeader`).
    */
   appendAt(
     runId: string,
     entries: readonly RunRecordEntry[],
     expectedPosition: number,
+    expectedHeaderLine?: string,
   ): MaybePromise<RunAppendAtResult>;
   /** The whole run read tolerantly (see `createRunReadCollector`), or null when it does not exist. */
   read(runId: string): MaybePromise<RunReadResult | null>;
@@ -460,7 +493,10 @@ const listQuerySchema = z
 /** A run position: a count of stored entries. */
 const positionSchema = z.number().int().nonnegative();
 
-const appendOptionsSchema = z.strictObject({ expectedPosition: positionSchema.optional() });
+const appendOptionsSchema = z.strictObject({
+  expectedPosition: positionSchema.optional(),
+  expectedHeaderLine: z.string().optional(),
+});
 
 const tailOptionsSchema = z
   .strictObject({ count: z.number().int().min(1).max(MAX_TAIL_COUNT).optional() })
@@ -515,6 +551,24 @@ export function assertExpectedRunPosition(
     code: 'CONFLICT',
     message: `Run ${runId} is at position ${currentPosition}, not ${expectedPosition}: another writer appended first (or the run ${currentPosition === 0 ? 'does not exist' : 'already exists'}). Nothing was written; read what was added with readAfter(runId, ${Math.min(expectedPosition, currentPosition)}), decide again and retry.`,
     details: { runId, expectedPosition, position: currentPosition },
+  });
+}
+
+/**
+ * Throws `CONFLICT` (`details.reason: 'header'`) unless the run's first stored line (`undefined`
+ * when the run does not exist) is `expectedHeaderLine` (when one is given): the header check of a
+ * compare-and-append, for stores declaring the `headerLine` capability.
+ */
+export function assertExpectedRunHeader(
+  runId: string,
+  storedHeaderLine: string | undefined,
+  expectedHeaderLine: string | undefined,
+): void {
+  if (expectedHeaderLine === undefined || storedHeaderLine === expectedHeaderLine) return;
+  throw new EpisodicError({
+    code: 'CONFLICT',
+    message: `Run ${runId} ${storedHeaderLine === undefined ? 'no longer exists' : 'has another header than the one expected: it was deleted and created again'}. Nothing was written; read the run again and decide anew.`,
+    details: { runId, reason: 'header' },
   });
 }
 
@@ -663,10 +717,31 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
       const runId = parseRunId(id);
       const entries = prepareRunRecords(runId, records);
       if (options !== undefined) {
-        const { expectedPosition } = parseInput(appendOptionsSchema, options, 'append options');
+        const { expectedPosition, expectedHeaderLine } = parseInput(
+          appendOptionsSchema,
+          options,
+          'append options',
+        );
+        if (expectedHeaderLine !== undefined) {
+          if (expectedPosition === undefined) {
+            throw invalidField(
+              'append options',
+              'expectedHeaderLine',
+              expectedHeaderLine,
+              'needs expectedPosition (it is part of a compare-and-append); pass both',
+            );
+          }
+          if (adapter.capabilities.headerLine !== true) {
+            throw new EpisodicError({
+              code: 'UNSUPPORTED',
+              message: `The ${name} run store does not check header lines (it does not declare the headerLine capability). Append with expectedPosition alone.`,
+              details: { store: name, runId },
+            });
+          }
+        }
         if (expectedPosition !== undefined) {
           const result = await callAdapter(name, `append to run ${runId}`, () =>
-            adapter.appendAt(runId, entries, expectedPosition),
+            adapter.appendAt(runId, entries, expectedPosition, expectedHeaderLine),
           );
           return { runId, appended: result.appended, position: result.position };
         }

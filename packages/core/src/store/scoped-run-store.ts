@@ -6,9 +6,11 @@ import type { RunHeader, RunRecord } from '../schema/run-record.js';
 import { parseInput } from '../validation/parse-input.js';
 import {
   parseRunId,
+  type RunReadAfterResult,
   type RunReadResult,
   type RunStore,
   type RunSummary,
+  readRunHeaderLine,
   runHeaderScope,
   runNotFound,
 } from './run-store.js';
@@ -51,28 +53,31 @@ function scopeOfRead(read: RunReadResult): string {
 }
 
 /**
- * What tells one run with a given id from another created later with the same id: the header
- * fields a `list()` summary reports (a header is never rewritten while the run exists).
+ * What tells one run with a given id from another created later with the same id, as far as a
+ * `list()` summary shows it: the header fields it reports (a header is never rewritten while the
+ * run exists). Takes a summary, or a header read in full (through `summaryFieldsOf`).
  */
-function headerFingerprint(summary: RunSummary): string {
+function fingerprint(fields: RunSummary): string {
   return JSON.stringify([
-    summary.startedAt,
-    summary.sessionId,
-    summary.schemaVersion,
-    summary.model,
-    summary.runtime,
+    fields.startedAt,
+    fields.sessionId,
+    fields.schemaVersion,
+    fields.model,
+    fields.runtime,
   ]);
 }
 
-/** The same fingerprint, from a header read in full. */
-function fingerprintOfHeader(header: RunHeader): string {
-  return JSON.stringify([
-    header.started_at,
-    header.session_id,
-    header.schema_version,
-    header.model,
-    header.runtime,
-  ]);
+/** A header's fields as a summary names them, for `fingerprint`. */
+function summaryFieldsOf(runId: string, header: RunHeader): RunSummary {
+  return {
+    runId,
+    startedAt: header.started_at,
+    sessionId: header.session_id,
+    schemaVersion: header.schema_version,
+    bestEffort: false,
+    model: header.model,
+    runtime: header.runtime,
+  } as RunSummary;
 }
 
 /**
@@ -84,10 +89,17 @@ function fingerprintOfHeader(header: RunHeader): string {
  *   scope (or hidden, or unreadable) are `NOT_FOUND` with exactly the message of a missing run;
  *   `delete` answers false; `resolveRunId` never resolves, names or counts such a run.
  * - A header appended through it is stamped with the scope (`scope` field).
- * Every call checks the run's header as stored now (a `list` of that one run, by id and scope), so
- * a run deleted behind this store (by another process or store object) and created again with the
- * same id in another scope is never served. With a predicate, the decision on a run's `run.start`
- * (which needs the whole run read) is remembered for the header it was made on.
+ * Every call checks the run's header as stored now, so a run deleted behind this store (by another
+ * process or store object) and created again with the same id in another scope is never served:
+ * `readAfter` and `tail` take the header line the backend read with the entries
+ * (`RunReadAfterResult.headerLine`); the scope decided on a line is remembered for that very
+ * line, so a run read again costs no second look-up. A compare-and-append to a run decided on
+ * passes that line as `expectedHeaderLine` (on stores with the `headerLine` capability: checked
+ * with the position, atomically); otherwise it first reads after its expected position for the
+ * line. When the backend reports no header line (and for `delete`,
+ * `redact`, `resolveRunId` and a plain `append`), the store lists that one run by id and scope.
+ * With a predicate, the decision on a run's `run.start` (which needs the whole run read) is
+ * remembered for the header it was made on.
  */
 export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): RunStore {
   const { scope, visible } = parseInput(optionsSchema, options, 'run store scope options') as {
@@ -120,7 +132,7 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
     const result = visible(effectiveMetadata([taskMetadataOf(read.records)]));
     // Final once the header is read and the run's start too.
     if (read.header !== null && read.records.some((record) => record.type === 'run.start')) {
-      remember(runId, fingerprintOfHeader(read.header), result);
+      remember(runId, fingerprint(summaryFieldsOf(runId, read.header)), result);
     }
     return result ? read : null;
   };
@@ -128,7 +140,7 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
   /** The predicate's decision on a listed run of the scope (remembered for its header). */
   const allowed = async (summary: RunSummary): Promise<boolean> => {
     const known = decided.get(summary.runId);
-    if (known !== undefined && known.fingerprint === headerFingerprint(summary)) {
+    if (known !== undefined && known.fingerprint === fingerprint(summary)) {
       return known.visible;
     }
     return (await readVisible(summary.runId)) !== null;
@@ -144,6 +156,44 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
     return (await readVisible(runId)) !== null;
   };
 
+  /** Run id -> the header line (`headerLine`) last decided on, and the decision. */
+  const byLine = new Map<string, { line: string; visible: boolean }>();
+  const rememberLine = (runId: string, line: string, result: boolean): void => {
+    byLine.delete(runId);
+    if (byLine.size >= DECISION_CACHE_SIZE) byLine.delete(byLine.keys().next().value as string);
+    byLine.set(runId, { line, visible: result });
+  };
+
+  /**
+   * Whether the run whose stored first line is `line` (read by the backend with the entries it
+   * returned) is visible; `undefined` (a backend that does not report it) or an unreadable line
+   * falls back to `isVisible`.
+   */
+  const isLineVisible = async (runId: string, line: string | undefined): Promise<boolean> => {
+    if (line === undefined) return isVisible(runId);
+    const known = byLine.get(runId);
+    if (known !== undefined && known.line === line) return known.visible;
+    const header = readRunHeaderLine(line);
+    if (header === null) return isVisible(runId);
+    let result = runHeaderScope(header) === scope;
+    if (result && visible !== undefined) {
+      result = await allowed(summaryFieldsOf(runId, header));
+    }
+    rememberLine(runId, line, result);
+    return result;
+  };
+
+  /**
+   * A read that failed other than with `NOT_FOUND` (e.g. a position beyond the end of another
+   * scope's run) must not tell that the run exists: `NOT_FOUND` unless the run is visible.
+   */
+  const hideFailure = async (runId: string, error: unknown, action: 'read' | 'append') => {
+    if ((error as { code?: unknown }).code === 'NOT_FOUND' || !(await isVisible(runId))) {
+      return runNotFound(runId, action);
+    }
+    return error;
+  };
+
   const stamp = (records: readonly RunRecord[]): RunRecord[] =>
     records.map((record) =>
       record.type === 'header' ? ({ ...record, scope } as RunRecord) : record,
@@ -155,8 +205,49 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
     async append(runId, records, appendOptions) {
       const id = parseRunId(runId);
       // A new run is created in the scope; appending to an existing one needs it visible.
-      if (records?.[0]?.type !== 'header' && !(await isVisible(id))) {
-        throw runNotFound(id, 'append');
+      if (records?.[0]?.type !== 'header') {
+        const expected = appendOptions?.expectedPosition;
+        const compare = typeof expected === 'number' && Number.isSafeInteger(expected);
+        const known = byLine.get(id);
+        if (
+          compare &&
+          known?.visible === true &&
+          runs.capabilities.headerLine === true &&
+          appendOptions?.expectedHeaderLine === undefined
+        ) {
+          // The store checks the header line decided on in the append's own atomic step.
+          try {
+            return await runs.append(id, records, {
+              ...appendOptions,
+              expectedHeaderLine: known.line,
+            });
+          } catch (error) {
+            const reason = (error as { details?: { reason?: unknown } }).details?.reason;
+            if ((error as { code?: unknown }).code !== 'CONFLICT' || reason !== 'header') {
+              throw error;
+            }
+            // Deleted and maybe created again: another scope's run is missing from here.
+            byLine.delete(id);
+            if (!(await isVisible(id))) throw runNotFound(id, 'append');
+            throw error;
+          }
+        }
+        if (compare && (expected as number) > 0) {
+          // A compare-and-append: what follows the expected position (usually nothing) comes
+          // with the header line the run has now.
+          let probe: RunReadAfterResult;
+          try {
+            probe = await runs.readAfter(id, expected);
+          } catch (error) {
+            const hidden = await hideFailure(id, error, 'append');
+            if (hidden !== error || (error as { code?: unknown }).code !== 'CONFLICT') throw hidden;
+            // Visible, but not at that position: the append itself answers (a CONFLICT).
+            return runs.append(id, records, appendOptions);
+          }
+          if (!(await isLineVisible(id, probe.headerLine))) throw runNotFound(id, 'append');
+        } else if (!(await isVisible(id))) {
+          throw runNotFound(id, 'append');
+        }
       }
       return runs.append(id, Array.isArray(records) ? stamp(records) : records, appendOptions);
     },
@@ -168,13 +259,25 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
     },
     async readAfter(runId, position) {
       const id = parseRunId(runId);
-      if (!(await isVisible(id))) throw runNotFound(id);
-      return runs.readAfter(id, position);
+      let result: Awaited<ReturnType<RunStore['readAfter']>>;
+      try {
+        result = await runs.readAfter(id, position);
+      } catch (error) {
+        throw await hideFailure(id, error, 'read');
+      }
+      if (!(await isLineVisible(id, result.headerLine))) throw runNotFound(id);
+      return result;
     },
     async tail(runId, tailOptions) {
       const id = parseRunId(runId);
-      if (!(await isVisible(id))) throw runNotFound(id);
-      return runs.tail(id, tailOptions);
+      let result: Awaited<ReturnType<RunStore['tail']>>;
+      try {
+        result = await runs.tail(id, tailOptions);
+      } catch (error) {
+        throw await hideFailure(id, error, 'read');
+      }
+      if (!(await isLineVisible(id, result.headerLine))) throw runNotFound(id);
+      return result;
     },
     async list(query) {
       if (visible === undefined) {
@@ -194,6 +297,7 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
       const id = parseRunId(runId);
       if (!(await isVisible(id))) return false;
       decided.delete(id);
+      byLine.delete(id);
       return runs.delete(id);
     },
     async redact(runId, redactOptions) {

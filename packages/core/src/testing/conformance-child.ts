@@ -1,6 +1,8 @@
 import { EpisodicError } from '../errors/episodic-error.js';
+import type { RunRecord } from '../schema/run-record.js';
 import type { ArtifactStore } from '../store/artifact-store.js';
 import type { RunStore } from '../store/run-store.js';
+import { scopeRunStore } from '../store/scoped-run-store.js';
 import { sessionRereads } from '../store/session-rereads.js';
 import { type SessionStore, sessionEpisodes } from '../store/session-store.js';
 import { messageEpisode, SESSION_TS } from './session-fixtures.js';
@@ -50,6 +52,17 @@ export type ConformanceChildTask =
       key: string;
       writer: number;
       count: number;
+    }
+  | {
+      /**
+       * Delete run `runId` (through the store itself) and create it again with `records` (header
+       * first) through a store bound to `scope`: another process replacing a run under a scoped
+       * store that has already read it.
+       */
+      kind: 'run-recreate';
+      runId: string;
+      scope: string;
+      records: RunRecord[];
     }
   | {
       /**
@@ -106,6 +119,7 @@ export async function runConformanceChild(
   if (task.kind === 'session-read-race') return sessionReadRace(stores, task);
   if (task.kind === 'artifact-upsert-race') return artifactUpsertRace(stores, task);
   if (task.kind === 'session-rewrite') return sessionRewrite(stores, task);
+  if (task.kind === 'run-recreate') return runRecreate(stores, task);
   const { runs } = stores;
   if (runs === undefined) throw new Error('run-append-race needs the harness to open `runs`');
   const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
@@ -129,6 +143,24 @@ export async function runConformanceChild(
     }
   }
   return result;
+}
+
+async function runRecreate(
+  stores: ConformanceChildStores,
+  task: Extract<ConformanceChildTask, { kind: 'run-recreate' }>,
+): Promise<ConformanceChildResult> {
+  const { runs } = stores;
+  if (runs === undefined) throw new Error('run-recreate needs the harness to open `runs`');
+  if (!(await runs.delete(task.runId))) throw new Error(`run ${task.runId} does not exist`);
+  const receipt = await scopeRunStore(runs, { scope: task.scope }).append(
+    task.runId,
+    task.records,
+    { expectedPosition: 0 },
+  );
+  return {
+    acknowledged: [{ n: 0, position: receipt.position as number }],
+    conflicts: 0,
+  };
 }
 
 /** The text of the episode a racing session writer commits as its `n`-th turn. */

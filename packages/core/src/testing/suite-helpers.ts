@@ -59,3 +59,14 @@ export async function expectEpisodicError(
 export function utf8(text: string): Uint8Array {
   return new TextEncoder().encode(text);
 }
+
+/**
+ * A `readAfter` or `tail` result without its optional `headerLine` (a backend may or may not
+ * report it), for comparing the rest exactly.
+ */
+export function withoutHeaderLine<Result extends { headerLine?: string }>(
+  result: Result,
+): Omit<Result, 'headerLine'> {
+  const { headerLine: _headerLine, ...rest } = result;
+  return rest;
+}

@@ -7,6 +7,7 @@ import { runCapabilityTests } from './capabilities.js';
 import { runCompareAndAppendTests } from './compare-and-append.js';
 import { runDamagedDataTests } from './damaged-data.js';
 import { runDeleteTests } from './delete.js';
+import { runHeaderLineTests } from './header-line.js';
 import { runIdTests } from './ids.js';
 import { runListTests } from './list.js';
 import { runReadTailTests } from './read-tail.js';
@@ -34,5 +35,6 @@ export function describeRunStoreSuite(
     describe('compare-and-append', () => runCompareAndAppendTests(group));
     describe('damaged data', () => runDamagedDataTests(group));
     describe('bound to a scope', () => runScopeTests(group));
+    describe('header line', () => runHeaderLineTests(group));
   });
 }
