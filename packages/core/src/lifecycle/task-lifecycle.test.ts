@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EpisodicError, type EpisodicErrorCode } from '../errors/index.js';
+import type { EpisodicError } from '../errors/index.js';
 import { replayRun } from '../run/replay.js';
 import { createRunRecorder } from '../run/run-recorder.js';
 import type { CreateTaskInput } from '../schema/task.js';
@@ -7,6 +7,7 @@ import { type ArtifactStoreAdapter, createArtifactStore } from '../store/artifac
 import { createMemoryArtifactStoreAdapter } from '../store/memory-artifact-store.js';
 import { createMemoryRunStoreAdapter } from '../store/memory-run-store.js';
 import { createRunStore, type RunStoreAdapter } from '../store/run-store.js';
+import { expectEpisodicError } from '../testing/suite-helpers.js';
 import {
   createTaskLifecycle,
   type TaskLifecycle,
@@ -81,22 +82,6 @@ async function planThenCode(lifecycle: TaskLifecycle, id: string): Promise<void>
     action: 'Code',
     result: { type: 'success' },
   });
-}
-
-async function rejection(
-  promise: Promise<unknown>,
-  code: EpisodicErrorCode,
-): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) {
-      expect(error.code, error.message).toBe(code);
-      return error;
-    }
-    throw error;
-  }
-  throw new Error(`expected a rejection with ${code}`);
 }
 
 const rateLimiting: CreateTaskInput = {
@@ -306,20 +291,26 @@ describe('the task lifecycle', () => {
   it('answers NOT_FOUND for an unknown id, and for a run that is not a task episode', async () => {
     const { lifecycle, runs } = setup();
     const unknown = OTHER_ID;
-    await rejection(lifecycle.getTask({ episode_id: unknown }), 'NOT_FOUND');
-    await rejection(lifecycle.getTimeline({ episode_id: unknown }), 'NOT_FOUND');
-    await rejection(
+    await expectEpisodicError(lifecycle.getTask({ episode_id: unknown }), 'NOT_FOUND');
+    await expectEpisodicError(lifecycle.getTimeline({ episode_id: unknown }), 'NOT_FOUND');
+    await expectEpisodicError(
       lifecycle.addStep({ episode_id: unknown, step_number: 1, tool: 't', action: 'a' }),
       'NOT_FOUND',
     );
-    await rejection(
+    await expectEpisodicError(
       lifecycle.completeTask({ episode_id: unknown, outcome_type: 'failure', reason: 'r' }),
       'NOT_FOUND',
     );
-    await rejection(lifecycle.deleteTask({ episode_id: unknown, confirm: true }), 'NOT_FOUND');
+    await expectEpisodicError(
+      lifecycle.deleteTask({ episode_id: unknown, confirm: true }),
+      'NOT_FOUND',
+    );
     const recorder = createRunRecorder({ store: runs, runId: unknown, sessionId: TASK_ID });
     await recorder.start('hello');
-    const error = await rejection(lifecycle.getTask({ episode_id: unknown }), 'NOT_FOUND');
+    const error = await expectEpisodicError(
+      lifecycle.getTask({ episode_id: unknown }),
+      'NOT_FOUND',
+    );
     expect(error.message).toContain('not a task episode');
   });
 
@@ -339,17 +330,17 @@ describe('the task lifecycle', () => {
         lifecycle.deleteTask({ episode_id: badId as string } as never),
       ];
       for (const call of calls) {
-        const error = await rejection(call, 'VALIDATION_ERROR');
+        const error = await expectEpisodicError(call, 'VALIDATION_ERROR');
         expect(error.message).toContain('episode_id');
       }
     }
     expect(runAdapter.calls).toEqual([]);
     expect(artifactAdapter.calls).toEqual([]);
-    await rejection(
+    await expectEpisodicError(
       lifecycle.createTask({ ...rateLimiting, task_type: 'coding' as never }),
       'VALIDATION_ERROR',
     );
-    await rejection(
+    await expectEpisodicError(
       lifecycle.createTask({
         ...rateLimiting,
         metadata: { a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9, j: 10, k: 11 },
@@ -363,12 +354,12 @@ describe('the task lifecycle', () => {
     const { lifecycle } = setup();
     const { id } = await lifecycle.createTask(rateLimiting);
     await lifecycle.addStep({ episode_id: id, step_number: 2, tool: 't', action: 'a' });
-    const repeated = await rejection(
+    const repeated = await expectEpisodicError(
       lifecycle.addStep({ episode_id: id, step_number: 2, tool: 't', action: 'again' }),
       'CONFLICT',
     );
     expect(repeated.message).toContain('Use step_number 3 or higher');
-    await rejection(
+    await expectEpisodicError(
       lifecycle.addStep({ episode_id: id, step_number: 1, tool: 't', action: 'a' }),
       'CONFLICT',
     );
@@ -380,12 +371,12 @@ describe('the task lifecycle', () => {
       completed: ['a'],
       failed: ['b'],
     });
-    const late = await rejection(
+    const late = await expectEpisodicError(
       lifecycle.addStep({ episode_id: id, step_number: 6, tool: 't', action: 'a' }),
       'CONFLICT',
     );
     expect(late.message).toContain('already completed (partial_success');
-    await rejection(
+    await expectEpisodicError(
       lifecycle.completeTask({ episode_id: id, outcome_type: 'success', verdict: 'v' }),
       'CONFLICT',
     );
@@ -443,7 +434,7 @@ describe('the task lifecycle', () => {
 
     const callsBefore = runAdapter.calls.length;
     for (const confirm of [undefined, false]) {
-      const error = await rejection(
+      const error = await expectEpisodicError(
         lifecycle.deleteTask({
           episode_id: first,
           ...(confirm === undefined ? {} : { confirm }),
@@ -452,7 +443,7 @@ describe('the task lifecycle', () => {
       );
       expect(error.message).toContain('confirm: true');
     }
-    await rejection(
+    await expectEpisodicError(
       lifecycle.deleteTask({ episode_id: first, confirm: 'yes' } as never),
       'VALIDATION_ERROR',
     );
@@ -467,7 +458,7 @@ describe('the task lifecycle', () => {
         .map((pattern) => pattern.key)
         .sort(),
     );
-    await rejection(lifecycle.getTask({ episode_id: first }), 'NOT_FOUND');
+    await expectEpisodicError(lifecycle.getTask({ episode_id: first }), 'NOT_FOUND');
     expect((await runs.list()).runs.map((run) => run.runId)).toEqual([second]);
     // The shared pattern survives, without the deleted task's contribution.
     expect(await artifacts.get(sharedKey)).toMatchObject({
@@ -484,13 +475,13 @@ describe('the task lifecycle', () => {
   it('never reports success when storing failed, and a retry then succeeds', async () => {
     const { lifecycle, runAdapter, artifactAdapter, runs, artifacts } = setup();
     runAdapter.failing.add('appendAt');
-    await rejection(lifecycle.createTask(rateLimiting), 'STORAGE_ERROR');
+    await expectEpisodicError(lifecycle.createTask(rateLimiting), 'STORAGE_ERROR');
     runAdapter.failing.clear();
     expect((await runs.list()).runs).toEqual([]);
 
     const { id } = await lifecycle.createTask(rateLimiting);
     runAdapter.failing.add('appendAt');
-    const error = await rejection(
+    const error = await expectEpisodicError(
       lifecycle.addStep({
         episode_id: id,
         step_number: 1,
@@ -508,19 +499,19 @@ describe('the task lifecycle', () => {
     // The run store fails: the task is not completed, and the retry is clean.
     const complete = { episode_id: id, outcome_type: 'success', verdict: 'done' } as const;
     runAdapter.failing.add('appendAt');
-    await rejection(lifecycle.completeTask(complete), 'STORAGE_ERROR');
+    await expectEpisodicError(lifecycle.completeTask(complete), 'STORAGE_ERROR');
     runAdapter.failing.clear();
     expect((await lifecycle.getTask({ episode_id: id })).outcome).toBeNull();
 
     // The artifact store fails after the run recorded the one completion: the call fails (never
     // a success with patterns missing), and the same completion retried stores them.
     artifactAdapter.failing.add('upsertArtifact');
-    await rejection(lifecycle.completeTask(complete), 'STORAGE_ERROR');
+    await expectEpisodicError(lifecycle.completeTask(complete), 'STORAGE_ERROR');
     artifactAdapter.failing.clear();
     expect((await lifecycle.getTask({ episode_id: id })).outcome?.type).toBe('success');
     expect((await artifacts.list({ kind: 'reflection' })).artifacts).toEqual([]);
     // Another outcome cannot take its place…
-    await rejection(
+    await expectEpisodicError(
       lifecycle.completeTask({ episode_id: id, outcome_type: 'failure', reason: 'late' }),
       'CONFLICT',
     );
@@ -541,11 +532,14 @@ describe('the task lifecycle', () => {
 
     // A failing delete leaves the task readable, and a retry finishes it.
     runAdapter.failing.add('delete');
-    await rejection(lifecycle.deleteTask({ episode_id: id, confirm: true }), 'STORAGE_ERROR');
+    await expectEpisodicError(
+      lifecycle.deleteTask({ episode_id: id, confirm: true }),
+      'STORAGE_ERROR',
+    );
     runAdapter.failing.clear();
     expect((await lifecycle.getTask({ episode_id: id })).id).toBe(id);
     await lifecycle.deleteTask({ episode_id: id, confirm: true });
-    await rejection(lifecycle.getTask({ episode_id: id }), 'NOT_FOUND');
+    await expectEpisodicError(lifecycle.getTask({ episode_id: id }), 'NOT_FOUND');
   });
 
   it('applies the quality gate only when configured', async () => {
@@ -665,7 +659,7 @@ describe('the task lifecycle', () => {
     for (let step = 1; step <= 1_000; step++) {
       await lifecycle.addStep({ episode_id: id, step_number: step, tool: 't', action: 'a' });
     }
-    const error = await rejection(
+    const error = await expectEpisodicError(
       lifecycle.addStep({ episode_id: id, step_number: 1_001, tool: 't', action: 'a' }),
       'VALIDATION_ERROR',
     );
@@ -793,7 +787,7 @@ describe('the task lifecycle with several writers on one store', () => {
     expect(read.records.filter((record) => record.type === 'run.end')).toHaveLength(1);
     expect((await artifacts.list({ kind: 'reflection' })).artifacts).toHaveLength(1);
     // Another outcome is refused, racing or later.
-    await rejection(
+    await expectEpisodicError(
       lifecycles[2]?.completeTask({ episode_id: id, outcome_type: 'failure', reason: 'no' }) ??
         Promise.resolve(),
       'CONFLICT',
@@ -838,7 +832,7 @@ describe('the task lifecycle with several writers on one store', () => {
       { offset: 1.5 },
       { page: 2 },
     ]) {
-      await rejection(
+      await expectEpisodicError(
         lifecycle.getTimeline({ episode_id: id, ...bad } as never),
         'VALIDATION_ERROR',
       );

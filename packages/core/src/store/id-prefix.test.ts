@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { EpisodicError } from '../errors/index.js';
+import { thrownError } from '../__fixtures__/episodic-errors.js';
 import {
   ID_PREFIX_MIN_LENGTH,
   idPrefixRange,
@@ -9,16 +9,6 @@ import {
 } from './id-prefix.js';
 
 const uuids = fc.uuid({ version: 4 });
-const caught = (work: () => unknown): EpisodicError => {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof EpisodicError) return error;
-    throw error;
-  }
-  throw new Error('expected an EpisodicError');
-};
-
 describe('parseIdReference', () => {
   test.prop([uuids, fc.integer({ min: ID_PREFIX_MIN_LENGTH, max: 35 }), fc.boolean()])(
     'reads every prefix of 6 or more characters of a UUID, in either case, as that prefix in lowercase',
@@ -53,7 +43,7 @@ describe('parseIdReference', () => {
         expect(parseIdReference(value, 'task', 'EPISODE_ID').kind).not.toBeUndefined();
         return;
       }
-      const error = caught(() => parseIdReference(value, 'task', 'EPISODE_ID'));
+      const error = thrownError(() => parseIdReference(value, 'task', 'EPISODE_ID'));
       expect(error.code).toBe('VALIDATION_ERROR');
       expect(error.message).toContain('EPISODE_ID');
       expect(error.message).toContain('UUID such as');
@@ -61,13 +51,13 @@ describe('parseIdReference', () => {
   );
 
   it('says a short prefix is too short, and how long one must be', () => {
-    const error = caught(() => parseIdReference('d6af9', 'task', 'EPISODE_ID'));
+    const error = thrownError(() => parseIdReference('d6af9', 'task', 'EPISODE_ID'));
     expect(error.message).toContain('too short');
     expect(error.message).toContain('first 6 or more characters');
-    expect(caught(() => parseIdReference('nope', 'run', 'RUN_ID')).message).toMatch(
+    expect(thrownError(() => parseIdReference('nope', 'run', 'RUN_ID')).message).toMatch(
       /^RUN_ID "nope" is not a UUID or the start of one\. A run id is a UUID such as/,
     );
-    expect(caught(() => parseIdReference(undefined, 'run', 'RUN_ID')).message).toContain(
+    expect(thrownError(() => parseIdReference(undefined, 'run', 'RUN_ID')).message).toContain(
       'RUN_ID is missing',
     );
   });
@@ -78,7 +68,7 @@ describe('parseIdReference', () => {
       prefix: '01JH4Z5Q8K',
     });
     expect(parseIdReference('e1', 'event', '--event-id')).toEqual({ kind: 'id', id: 'e1' });
-    expect(caught(() => parseIdReference('a b', 'event', '--event-id')).code).toBe(
+    expect(thrownError(() => parseIdReference('a b', 'event', '--event-id')).code).toBe(
       'VALIDATION_ERROR',
     );
   });
@@ -100,7 +90,7 @@ describe('resolveIdPrefix', () => {
         expect(resolveIdPrefix(prefix, shared, 'run')).toBe(matching[0]);
         return;
       }
-      const error = caught(() => resolveIdPrefix(prefix, shared, 'run'));
+      const error = thrownError(() => resolveIdPrefix(prefix, shared, 'run'));
       expect(error.code).toBe('VALIDATION_ERROR');
       expect(error.details).toMatchObject({ count: matching.length });
       const named = error.details.candidates as string[];
@@ -116,7 +106,7 @@ describe('resolveIdPrefix', () => {
     (ids, absent) => {
       const prefix = absent.slice(0, 12);
       fc.pre(!ids.some((id) => id.startsWith(prefix)));
-      const error = caught(() => resolveIdPrefix(prefix, ids, 'session'));
+      const error = thrownError(() => resolveIdPrefix(prefix, ids, 'session'));
       expect(error.code).toBe('NOT_FOUND');
       for (const id of ids) expect(error.message).not.toContain(id);
     },
@@ -135,7 +125,7 @@ describe('resolveIdPrefix', () => {
   );
 
   it('says "at least" when the store stopped at its limit', () => {
-    const error = caught(() =>
+    const error = thrownError(() =>
       resolveIdPrefix('abcdef', ['abcdef01', 'abcdef02'], 'task', { atLeast: true }),
     );
     expect(error.message).toBe(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { rejection } from '../__fixtures__/episodic-errors.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { LedgerRow, SqlLedgerRow } from '../ledger/ledger-row.js';
 import {
@@ -8,16 +9,6 @@ import {
   type LedgerAppendResult,
 } from './ledger-store.js';
 import { createMemoryLedger, createMemoryLedgerAdapter } from './memory-ledger.js';
-
-async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 const event = {
   scope: 'a',

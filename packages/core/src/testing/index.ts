@@ -49,4 +49,10 @@ export type {
   StoreHarness,
 } from './store-harness.js';
 export type { StoreContractKey } from './suite-helpers.js';
-export { expectEpisodicError, openStore, requireCapability, utf8 } from './suite-helpers.js';
+export {
+  expectEpisodicError,
+  openStore,
+  rejection,
+  requireCapability,
+  utf8,
+} from './suite-helpers.js';

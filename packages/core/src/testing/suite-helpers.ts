@@ -36,6 +36,20 @@ export function requireCapability(
   }
 }
 
+/**
+ * The `EpisodicError` a promise rejects with, whatever its code; throws when the promise resolves
+ * or rejects with anything else (then the test fails on that).
+ */
+export async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (EpisodicError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
 /** Awaits a promise that must reject with an `EpisodicError` of `code`; returns the error. */
 export async function expectEpisodicError(
   promise: Promise<unknown>,

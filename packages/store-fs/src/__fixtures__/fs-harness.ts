@@ -1,21 +1,12 @@
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EpisodicError } from '@episodic/core';
 import type { StoreHarness } from '@episodic/core/testing';
+
+export { rejection } from '@episodic/core/testing';
+
 import { createFsStore, type FsStore, type FsStoreOptions } from '../index.js';
 import { spawnChild } from './child-process.js';
-
-/** The EpisodicError `promise` rejects with; throws when it resolves or rejects with anything else. */
-export async function rejection(promise: Promise<unknown>): Promise<EpisodicError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (EpisodicError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** A fresh temporary directory, removed by the returned function. */
 export function temporaryDirectory(prefix = 'episodic-fs-'): { path: string; remove(): void } {
