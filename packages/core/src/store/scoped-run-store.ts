@@ -194,6 +194,21 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
     return error;
   };
 
+  /** The backend's answer to a read of `runId` when the scope may see the run; else `NOT_FOUND`. */
+  const visibleRead = async <Result extends { headerLine?: string }>(
+    runId: string,
+    read: () => Promise<Result>,
+  ): Promise<Result> => {
+    let result: Result;
+    try {
+      result = await read();
+    } catch (error) {
+      throw await hideFailure(runId, error, 'read');
+    }
+    if (!(await isLineVisible(runId, result.headerLine))) throw runNotFound(runId);
+    return result;
+  };
+
   const stamp = (records: readonly RunRecord[]): RunRecord[] =>
     records.map((record) =>
       record.type === 'header' ? ({ ...record, scope } as RunRecord) : record,
@@ -259,25 +274,11 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
     },
     async readAfter(runId, position) {
       const id = parseRunId(runId);
-      let result: Awaited<ReturnType<RunStore['readAfter']>>;
-      try {
-        result = await runs.readAfter(id, position);
-      } catch (error) {
-        throw await hideFailure(id, error, 'read');
-      }
-      if (!(await isLineVisible(id, result.headerLine))) throw runNotFound(id);
-      return result;
+      return visibleRead(id, () => runs.readAfter(id, position));
     },
     async tail(runId, tailOptions) {
       const id = parseRunId(runId);
-      let result: Awaited<ReturnType<RunStore['tail']>>;
-      try {
-        result = await runs.tail(id, tailOptions);
-      } catch (error) {
-        throw await hideFailure(id, error, 'read');
-      }
-      if (!(await isLineVisible(id, result.headerLine))) throw runNotFound(id);
-      return result;
+      return visibleRead(id, () => runs.tail(id, tailOptions));
     },
     async list(query) {
       if (visible === undefined) {
