@@ -415,6 +415,15 @@ describe('SQLite 3.36.0 (sql.js 1.6.2)', () => {
       databaseAtSchema(path, schema);
       const database = new sqlJs.Database();
       for (const sql of schemaSql(path)) {
+        // sql.js 1.6.2 is built without FTS5: schema 13's stand-in for openclaw-mem's index
+        // (an FTS5 table) parses, and only its module is missing. An engine without FTS5 still
+        // opens the whole file (the test below): a virtual table is only resolved when used.
+        if (sql.startsWith('CREATE VIRTUAL TABLE') && sql.includes('USING fts5(')) {
+          expect(() => database.exec(sql), `schema ${schema}: ${sql}`).toThrow(
+            'no such module: fts5',
+          );
+          continue;
+        }
         expect(() => database.exec(sql), `schema ${schema}: ${sql}`).not.toThrow();
       }
       sqlJsRows(database, seedInsert('ext-1', 'sess-001', 'conversation.user', 1000));
