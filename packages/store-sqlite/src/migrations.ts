@@ -380,6 +380,12 @@ ${SESSION_STATES_VIEW}`);
 /** The schema version this package writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
+/**
+ * The oldest schema a read-only connection reads as it is, without migrating a copy in memory
+ * (a copy of the whole file): schema 13 only adds openclaw-mem's stand-in, which no read uses.
+ */
+export const READ_AS_IS_FROM_SCHEMA = 12;
+
 /** The database's `user_version`. */
 export function schemaVersionOf(database: Database.Database): number {
   return database.pragma('user_version', { simple: true }) as number;

@@ -3,7 +3,7 @@ import { basename, dirname } from 'node:path';
 import { EpisodicError } from '@episodic/core';
 import type { Database } from 'better-sqlite3';
 import { isBusyError, lockedDatabaseError } from './busy-error.js';
-import { migrate, SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
+import { migrate, READ_AS_IS_FROM_SCHEMA, SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
 import { newSqliteConnection } from './sqlite-driver.js';
 import { assertSqliteVersion } from './sqlite-version.js';
 
@@ -213,7 +213,7 @@ function openReadOnly(filename: string, busyTimeoutMs: number): Database {
     assertSqliteVersion(version);
     const schema = schemaVersionOf(database);
     if (schema > SCHEMA_VERSION) migrate(database); // refuses a newer schema, changing nothing
-    if (schema === SCHEMA_VERSION) return database;
+    if (schema >= READ_AS_IS_FROM_SCHEMA) return database; // what reads need is all there
     // An older schema: read a migrated copy in memory and leave the file exactly as it is.
     const image = database.serialize() as Buffer;
     // A WAL database's header says so (bytes 18 and 19 are 2), and an in-memory image cannot be
