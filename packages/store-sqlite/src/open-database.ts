@@ -26,8 +26,9 @@ export interface SqliteConnectionOptions {
    * Open an existing database file for reading only: it must exist (`NOT_FOUND` otherwise), no
    * statement can change it (`PRAGMA query_only`), nothing is migrated and no file is left behind
    * (the connection is an ordinary one, so SQLite removes the `-wal` and `-shm` files it needed
-   * when it closes, as it does for every last connection). A database of an older schema is read
-   * from a migrated in-memory copy instead. Only for a file name, not a handed-in connection.
+   * when it closes, as it does for every last connection). A database of a schema older than 12
+   * is read from a migrated in-memory copy instead (schema 12 as it is: 13 adds nothing a read
+   * uses). Only for a file name, not a handed-in connection.
    * @default false
    */
   readOnly?: boolean;
