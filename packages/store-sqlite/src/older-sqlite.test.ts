@@ -455,6 +455,16 @@ describe('SQLite 3.36.0 (sql.js 1.6.2)', () => {
     expect(
       sqlJsRows(database, ["SELECT position FROM episodic_events WHERE event_id = 'ext-1'", []]),
     ).toEqual([{ position: 4 }]);
+    // Built without FTS5, it still rewrites the whole file, schema 13's FTS5 stand-in included.
+    sqlJsRows(database, ['VACUUM', []]);
+    expect(sqlJsRows(database, ['PRAGMA integrity_check', []])).toEqual([
+      { integrity_check: 'ok' },
+    ]);
+    expect(
+      sqlJsRows(database, ["SELECT sql FROM sqlite_master WHERE name = 'episodic_events_fts'", []]),
+    ).toEqual([
+      { sql: "CREATE VIRTUAL TABLE episodic_events_fts USING fts5(summary, content='')" },
+    ]);
     database.close();
   });
 
