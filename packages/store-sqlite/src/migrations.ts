@@ -40,6 +40,14 @@ const SESSION_STATES_VIEW = `CREATE VIEW episodic_session_states AS
   FROM (SELECT DISTINCT session_id FROM episodic_session_base_chunks) AS ids`;
 
 /**
+ * Schema 13's stand-in for openclaw-mem's full-text index: an FTS5 table by its name without a
+ * `search_text` column, which openclaw-mem replaces with its own, indexing every row (see
+ * migration 13 and docs/design/openclaw-mem.md).
+ */
+export const OPENCLAW_SEARCH_INDEX_STAND_IN =
+  "CREATE VIRTUAL TABLE IF NOT EXISTS episodic_events_fts USING fts5(summary, content='')";
+
+/**
  * The schema history. Version 1 is the seed's table and indexes plus our ledger columns; later
  * versions add tables. A database left by the seed's own implementation (the v0 table, with rows,
  * `user_version` 0) is upgraded in place: its rows get session positions in `(ts_ms, id)` order.
@@ -350,10 +358,33 @@ ${SESSION_STATES_VIEW.replace('CREATE VIEW', 'CREATE VIEW IF NOT EXISTS')}`);
 ${SESSION_STATES_VIEW}`);
     },
   },
+  {
+    version: 13,
+    description: "an empty stand-in for openclaw-mem's search index",
+    up(database) {
+      // openclaw-mem 1.3.1 to 1.9.x (seed 002's implementation) add a search index to a ledger
+      // file on open: a search_text column (added empty), an external-content FTS5 table
+      // episodic_events_fts and triggers, then fill each row's search_text with an UPDATE whose
+      // trigger first deletes the row's old entry from the index. Where they made that table
+      // themselves it is empty, so the delete names entries that are not there and SQLite
+      // answers "database disk image is malformed": openclaw-mem could not open a ledger that
+      // already had rows, its own 1.3.0 files included. When the table exists without a
+      // search_text column (their earlier layout) they drop it, make their own and index every
+      // row before that UPDATE. So the ledger carries such a table: contentless, never written
+      // (no trigger), a few empty pages. A file openclaw-mem already opened keeps its index.
+      database.exec(OPENCLAW_SEARCH_INDEX_STAND_IN);
+    },
+  },
 ];
 
 /** The schema version this package writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+/**
+ * The oldest schema a read-only connection reads as it is, without migrating a copy in memory
+ * (a copy of the whole file): schema 13 only adds openclaw-mem's stand-in, which no read uses.
+ */
+export const READ_AS_IS_FROM_SCHEMA = 12;
 
 /** The database's `user_version`. */
 export function schemaVersionOf(database: Database.Database): number {

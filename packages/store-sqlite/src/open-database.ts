@@ -3,7 +3,7 @@ import { basename, dirname } from 'node:path';
 import { EpisodicError } from '@episodic/core';
 import type { Database } from 'better-sqlite3';
 import { isBusyError, lockedDatabaseError } from './busy-error.js';
-import { migrate, SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
+import { migrate, READ_AS_IS_FROM_SCHEMA, SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
 import { newSqliteConnection } from './sqlite-driver.js';
 import { assertSqliteVersion } from './sqlite-version.js';
 
@@ -26,8 +26,9 @@ export interface SqliteConnectionOptions {
    * Open an existing database file for reading only: it must exist (`NOT_FOUND` otherwise), no
    * statement can change it (`PRAGMA query_only`), nothing is migrated and no file is left behind
    * (the connection is an ordinary one, so SQLite removes the `-wal` and `-shm` files it needed
-   * when it closes, as it does for every last connection). A database of an older schema is read
-   * from a migrated in-memory copy instead. Only for a file name, not a handed-in connection.
+   * when it closes, as it does for every last connection). A database of a schema older than 12
+   * is read from a migrated in-memory copy instead (schema 12 as it is: 13 adds nothing a read
+   * uses). Only for a file name, not a handed-in connection.
    * @default false
    */
   readOnly?: boolean;
@@ -213,7 +214,7 @@ function openReadOnly(filename: string, busyTimeoutMs: number): Database {
     assertSqliteVersion(version);
     const schema = schemaVersionOf(database);
     if (schema > SCHEMA_VERSION) migrate(database); // refuses a newer schema, changing nothing
-    if (schema === SCHEMA_VERSION) return database;
+    if (schema >= READ_AS_IS_FROM_SCHEMA) return database; // what reads need is all there
     // An older schema: read a migrated copy in memory and leave the file exactly as it is.
     const image = database.serialize() as Buffer;
     // A WAL database's header says so (bytes 18 and 19 are 2), and an in-memory image cannot be

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { EpisodicError } from '@episodic/core';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from './migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { openSqliteDatabase } from './open-database.js';
 import { createSqliteStore } from './sqlite-store.js';
 
@@ -116,5 +116,33 @@ describe('createSqliteStore({ readOnly: true })', () => {
     expect(check.pragma('user_version', { simple: true })).toBe(0);
     check.close();
     expect(SCHEMA_VERSION).toBeGreaterThan(0);
+  });
+
+  it('reads a schema-12 file as it is: schema 13 adds nothing a read uses, so no copy in memory', async () => {
+    const directory = temporaryDirectory();
+    const filename = join(directory, 'episodic.db');
+    const writer = new Database(filename);
+    for (const migration of MIGRATIONS.filter((step) => step.version <= 12)) {
+      migration.up(writer);
+      writer.pragma(`user_version = ${migration.version}`);
+    }
+    writer
+      .prepare(
+        `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, schema_version, created_at, position)
+         VALUES ('01KE0Y8E00ASKEDFORSTATUS0', 1767225600000, 'my-project', 'sess-1', 'lyria', 'conversation.user', 'Asked for status', 'episodic.ledger.v0', '2026-01-01T00:00:00.000Z', 1)`,
+      )
+      .run();
+    writer.close();
+    const reader = createSqliteStore({ filename, readOnly: true });
+    // The connection is on the file itself (a migrated copy would be an in-memory database).
+    expect(reader.database.name).toBe(filename);
+    const page = await reader.ledger.query({ scope: 'my-project' });
+    expect(page.events.map((stored) => [stored.summary, stored.position])).toEqual([
+      ['Asked for status', 1],
+    ]);
+    await reader.close();
+    const check = new Database(filename, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(12);
+    check.close();
   });
 });

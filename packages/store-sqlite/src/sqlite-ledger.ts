@@ -141,9 +141,13 @@ function openclawSearchIndex(database: Database.Database): OpenclawSearchIndex {
       .pluck()
       .all() as string[],
   );
+  // Schema 13's stand-in by the same name (no search_text column, never written) needs no merge.
+  const ftsColumns = tables.has('episodic_events_fts')
+    ? (database.pragma('table_info(episodic_events_fts)') as Array<{ name: string }>)
+    : [];
   return {
     searchText: columns.some((column) => column.name === 'search_text'),
-    fts: tables.has('episodic_events_fts'),
+    fts: ftsColumns.some((column) => column.name === 'search_text'),
     embeddings: tables.has('episodic_event_embeddings'),
   };
 }

@@ -13,9 +13,10 @@
 #   git clone https://github.com/phenomenoner/openclaw-mem && git -C openclaw-mem checkout v1.3.2
 #   pnpm build   # the built @episodic/store-sqlite creates the file and appends
 #   OPENCLAW_MEM_DIR=$PWD/openclaw-mem bash test-support/seed-data/openclaw-mem/generate-search-index.sh
-# Needs python3 (3.10+) and node. openclaw-mem 1.3.1 to 1.9.x cannot open a file whose
-# episodic_events already has rows when it first adds its index ("database disk image is
-# malformed"), so Episodic creates the file empty; openclaw-mem 2.x refuses Episodic's user_version.
+# Needs python3 (3.10+) and node. Episodic creates the file empty here: up to Episodic schema 12,
+# openclaw-mem 1.3.1 to 1.9.x could not open a file whose episodic_events already had rows when
+# they first added their index ("database disk image is malformed"; generate-opened-with-rows.sh
+# makes such a file since schema 13). openclaw-mem 2.x refuses Episodic's user_version.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 : "${OPENCLAW_MEM_DIR:?set OPENCLAW_MEM_DIR to an openclaw-mem v1.3.2 checkout}"
