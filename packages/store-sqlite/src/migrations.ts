@@ -4,6 +4,16 @@ import type Database from 'better-sqlite3';
 import { newBaseGeneration, splitBaseBytes } from './base-chunks.js';
 import { SEED_EVENTS_DDL } from './schema-sql.js';
 
+/**
+ * The ledger's search index: one FTS5 row per `episodic_events` row (its `id` as the rowid), the
+ * text `searchTextOfLedgerRow` gives. Kept lazily: `episodic_search_state.indexed_through` is the
+ * highest `id` indexed; a search indexes the rows above it first.
+ */
+export const SEARCH_INDEX_DDL = `CREATE VIRTUAL TABLE IF NOT EXISTS episodic_search USING fts5(
+  text,
+  tokenize = 'unicode61 remove_diacritics 2'
+);`;
+
 /** One schema step: it runs once, inside an IMMEDIATE transaction, and bumps `user_version`. */
 export interface Migration {
   readonly version: number;
@@ -348,6 +358,20 @@ ${SESSION_STATES_VIEW.replace('CREATE VIEW', 'CREATE VIEW IF NOT EXISTS')}`);
       // SQL they parse, giving each base byte for byte as before.
       database.exec(`DROP VIEW IF EXISTS episodic_session_states;
 ${SESSION_STATES_VIEW}`);
+    },
+  },
+  {
+    version: 13,
+    description: 'the full-text search index of the ledger (FTS5), filled lazily by search',
+    up(database) {
+      // Only options SQLite 3.36 parses (no secure-delete, no contentless_delete). Names of our
+      // own: openclaw-mem adds episodic_events_fts and a search_text column to files it opens.
+      database.exec(`${SEARCH_INDEX_DDL}
+CREATE TABLE IF NOT EXISTS episodic_search_state (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO episodic_search_state (name, value) VALUES ('indexed_through', 0);`);
     },
   },
 ];
