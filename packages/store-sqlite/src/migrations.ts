@@ -366,12 +366,28 @@ ${SESSION_STATES_VIEW}`);
     up(database) {
       // Only options SQLite 3.36 parses (no secure-delete, no contentless_delete). Names of our
       // own: openclaw-mem adds episodic_events_fts and a search_text column to files it opens.
+      // Any writer's change to an indexed row (seed 002's redaction UPDATE and retention DELETE
+      // in openclaw-mem, or an engine without FTS5) lists the row as stale through plain-table
+      // triggers, which every engine runs; the next search or redaction re-indexes it.
       database.exec(`${SEARCH_INDEX_DDL}
 CREATE TABLE IF NOT EXISTS episodic_search_state (
   name TEXT PRIMARY KEY,
   value INTEGER NOT NULL
 );
-INSERT OR IGNORE INTO episodic_search_state (name, value) VALUES ('indexed_through', 0);`);
+INSERT OR IGNORE INTO episodic_search_state (name, value) VALUES ('indexed_through', 0);
+CREATE TABLE IF NOT EXISTS episodic_search_stale (id INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS episodic_search_stale_on_update
+  AFTER UPDATE OF summary, payload_json, refs_json ON episodic_events
+  WHEN OLD.id <= (SELECT value FROM episodic_search_state WHERE name = 'indexed_through')
+BEGIN
+  INSERT OR IGNORE INTO episodic_search_stale (id) VALUES (OLD.id);
+END;
+CREATE TRIGGER IF NOT EXISTS episodic_search_stale_on_delete
+  AFTER DELETE ON episodic_events
+  WHEN OLD.id <= (SELECT value FROM episodic_search_state WHERE name = 'indexed_through')
+BEGIN
+  INSERT OR IGNORE INTO episodic_search_stale (id) VALUES (OLD.id);
+END;`);
     },
   },
 ];

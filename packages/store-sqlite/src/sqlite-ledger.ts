@@ -333,21 +333,15 @@ export function createSqliteLedgerAdapter(
       'SELECT count(*) FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE scope = ? AND type = ? AND ts_ms < ?',
     )
     .pluck();
-  const gcSelect = database
-    .prepare(
-      'SELECT id FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE scope = ? AND type = ? AND ts_ms < ? LIMIT ?',
-    )
-    .pluck();
   const gcDelete = database.prepare(
-    'DELETE FROM episodic_events WHERE id IN (SELECT value FROM json_each(?))',
+    'DELETE FROM episodic_events WHERE id IN (SELECT id FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE scope = ? AND type = ? AND ts_ms < ? LIMIT ?)',
   );
-  // The rows and their search index rows go in one transaction: no reader sees one without the other.
+  // The rows and their search index rows go in one transaction (the delete trigger lists them).
   const gcBatchTransaction = database.transaction(
     (scope: string, type: string, cutoff: number, limit: number) => {
-      const ids = gcSelect.all(scope, type, cutoff, limit) as number[];
-      if (ids.length === 0) return 0;
-      indexOrNull()?.forget(ids);
-      return gcDelete.run(JSON.stringify(ids)).changes;
+      const { changes } = gcDelete.run(scope, type, cutoff, limit);
+      if (changes > 0) indexOrNull()?.refreshStale();
+      return changes;
     },
   );
   // A head whose session has no event left names a session GC collected: its id must go too.
@@ -381,8 +375,9 @@ export function createSqliteLedgerAdapter(
               'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, metadata_json = NULL, redacted = 1, search_text = ? WHERE id IN (SELECT value FROM json_each(?))',
             ).run(summary, payloadJson, searchText, idList)
       ).changes;
-      // The old words leave Episodic's index in the same transaction; the new text goes in.
-      indexOrNull()?.reindex(ids);
+      // The triggers listed the rows: their old words leave Episodic's index in this
+      // transaction and their new text goes in.
+      indexOrNull()?.refreshStale();
       return changes;
     },
   );

@@ -26,10 +26,12 @@ export interface SqliteSearchIndex {
   catchUp(): number;
   /** The rows a search selects (catch up first). */
   search(plan: LedgerSearchPlan): LedgerSearchRow[];
-  /** Inside a write transaction: the index rows of these ids go (GC deletes the rows). */
-  forget(ids: readonly number[]): void;
-  /** Inside a write transaction, after the rows changed: index these ids' new text (redaction). */
-  reindex(ids: readonly number[]): void;
+  /**
+   * Inside a write transaction, after rows changed or went (redaction, GC, or any other writer,
+   * listed by the triggers in `episodic_search_stale`): their old index rows go and the rows still
+   * stored are indexed from their new text. Returns the rows handled.
+   */
+  refreshStale(): number;
   /** Merges the index's segments, so the terms of deleted index rows leave the file. */
   optimize(): void;
   /** Drops the index, makes it again, and indexes every row: returns rows indexed. */
@@ -55,8 +57,22 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
     'DELETE FROM episodic_search WHERE rowid IN (SELECT value FROM json_each(?))',
   );
   const rowsById = database.prepare(
-    'SELECT id, summary, payload_json, refs_json FROM episodic_events WHERE id IN (SELECT value FROM json_each(?)) AND id <= ?',
+    'SELECT id, summary, payload_json, refs_json FROM episodic_events WHERE id IN (SELECT value FROM json_each(?))',
   );
+  const staleIds = database.prepare('SELECT id FROM episodic_search_stale').pluck();
+  const clearStale = database.prepare('DELETE FROM episodic_search_stale');
+  const refreshStale = (): number => {
+    const ids = staleIds.all() as number[];
+    if (ids.length === 0) return 0;
+    const list = JSON.stringify(ids);
+    remove.run(list);
+    // Only rows at or below the mark were listed; the rows still stored get their new text.
+    for (const row of rowsById.all(list) as TextRow[]) {
+      insert.run(BigInt(row.id), searchTextOfLedgerRow(row));
+    }
+    clearStale.run();
+    return ids.length;
+  };
   type TextRow = {
     id: bigint | number;
     summary: string;
@@ -65,6 +81,7 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
   };
 
   const catchUpBatch = database.transaction((): number => {
+    refreshStale();
     const mark = readMark.get() as bigint;
     const rows = newRows.all(mark, CATCH_UP_BATCH) as TextRow[];
     for (const row of rows) insert.run(BigInt(row.id), searchTextOfLedgerRow(row));
@@ -74,7 +91,7 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
   });
   const pending = database
     .prepare(
-      "SELECT count(*) FROM episodic_events WHERE id > (SELECT value FROM episodic_search_state WHERE name = 'indexed_through')",
+      "SELECT (SELECT count(*) FROM episodic_events WHERE id > (SELECT value FROM episodic_search_state WHERE name = 'indexed_through')) + (SELECT count(*) FROM episodic_search_stale)",
     )
     .pluck();
   const optimizeTransaction = database.transaction(() => {
@@ -159,19 +176,7 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
       >;
       return rows.map(({ id, rank, ...row }) => ({ ...row, sequence: id, score: -rank }));
     },
-    forget(ids) {
-      if (ids.length > 0) remove.run(JSON.stringify(ids));
-    },
-    reindex(ids) {
-      if (ids.length === 0) return;
-      const list = JSON.stringify(ids);
-      remove.run(list);
-      // Rows above the mark are indexed by the next catch-up, from their new text.
-      const mark = readMark.get() as bigint;
-      for (const row of rowsById.all(list, mark) as TextRow[]) {
-        insert.run(BigInt(row.id), searchTextOfLedgerRow(row));
-      }
-    },
+    refreshStale,
     optimize() {
       optimizeTransaction.immediate();
     },
@@ -181,6 +186,7 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
           database.exec(`DROP TABLE IF EXISTS episodic_search;
 ${SEARCH_INDEX_DDL}`);
           writeMark.run(0);
+          clearStale.run();
         })
         .immediate();
       return catchUp();
