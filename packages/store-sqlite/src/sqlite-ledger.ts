@@ -220,6 +220,9 @@ export function createSqliteLedgerAdapter(
     return searchIndex;
   };
 
+  /** Index rows the current redaction or GC deleted or replaced (their terms wait for a merge). */
+  let searchRowsErased = 0;
+
   const insert = database.prepare(
     `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
@@ -340,7 +343,7 @@ export function createSqliteLedgerAdapter(
   const gcBatchTransaction = database.transaction(
     (scope: string, type: string, cutoff: number, limit: number) => {
       const { changes } = gcDelete.run(scope, type, cutoff, limit);
-      if (changes > 0) indexOrNull()?.refreshStale();
+      if (changes > 0) searchRowsErased += indexOrNull()?.refreshStale() ?? 0;
       return changes;
     },
   );
@@ -377,7 +380,7 @@ export function createSqliteLedgerAdapter(
       ).changes;
       // The triggers listed the rows: their old words leave Episodic's index in this
       // transaction and their new text goes in.
-      indexOrNull()?.refreshStale();
+      searchRowsErased += indexOrNull()?.refreshStale() ?? 0;
       return changes;
     },
   );
@@ -388,7 +391,9 @@ export function createSqliteLedgerAdapter(
   /** After rows were redacted or deleted: erase their terms from openclaw-mem's index, then the WAL. */
   const afterErase = (index: OpenclawSearchIndex) => {
     if (index.fts) optimizeTransaction.immediate();
-    indexOrNull()?.optimize();
+    // Merging rewrites the whole index: only when index rows were deleted or replaced.
+    if (searchRowsErased > 0) indexOrNull()?.optimize();
+    searchRowsErased = 0;
     checkpoint();
   };
 
