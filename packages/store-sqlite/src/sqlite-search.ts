@@ -80,7 +80,7 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
     refs_json: string | null;
   };
 
-  const catchUpBatch = database.transaction((): number => {
+  const catchUpTransaction = database.transaction((): number => {
     refreshStale();
     const mark = readMark.get() as bigint;
     const rows = newRows.all(mark, CATCH_UP_BATCH) as TextRow[];
@@ -121,7 +121,7 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
     }
     let total = 0;
     for (;;) {
-      const count = catchUpBatch.immediate() as number;
+      const count = catchUpTransaction.immediate() as number;
       total += count;
       if (count < CATCH_UP_BATCH) return total;
     }
