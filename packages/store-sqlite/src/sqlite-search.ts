@@ -107,8 +107,10 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
     return statement;
   };
 
+  // A read-only store's connection is `query_only` (or opened read-only): it cannot index.
+  const readOnly = () => database.readonly || database.pragma('query_only', { simple: true }) === 1;
   const catchUp = () => {
-    if (database.readonly) {
+    if (readOnly()) {
       const behind = pending.get() as number;
       if (behind > 0) {
         throw new EpisodicError({
