@@ -8,6 +8,7 @@ import { ledgerGcModule } from './ledger-gc.js';
 import { ledgerInsertModule } from './ledger-insert.js';
 import { ledgerNodeSqliteModule } from './ledger-node-sqlite.js';
 import { ledgerQueryModule } from './ledger-query.js';
+import { ledgerSearchModule } from './ledger-search.js';
 import { mcpModule } from './mcp.js';
 import { openaiAgentsModule } from './openai-agents.js';
 import { peersModule } from './peers.js';
@@ -29,6 +30,7 @@ export const MODULES: readonly RowModule[] = [
   peersModule,
   ledgerInsertModule,
   ledgerQueryModule,
+  ledgerSearchModule,
   ledgerNodeSqliteModule,
   ledgerGcModule,
   postgresModule,

@@ -292,6 +292,22 @@ export type {
   upsertArtifactInputSchema,
 } from './schemas.js';
 export {
+  type LedgerSearchQuery,
+  ledgerSearchQuerySchema,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_CLAUSES,
+  SEARCH_MAX_LIMIT,
+  SEARCH_TEXT_MAX_LENGTH,
+  type SearchAfter,
+  type SearchHit,
+  type SearchMatch,
+  type SearchPage,
+  type SearchPhrase,
+  SNIPPET_ELLIPSIS,
+  SNIPPET_MATCH_END,
+  SNIPPET_MATCH_START,
+} from './search/index.js';
+export {
   type CheckpointHook,
   type CheckpointInfo,
   type CommitEpisodesOptions,
@@ -361,6 +377,9 @@ export {
   type LedgerQueryInput,
   type LedgerQueryPlan,
   type LedgerRedactPlan,
+  type LedgerSearchInput,
+  type LedgerSearchPlan,
+  type LedgerSearchRow,
   type ListArtifactsQuery,
   type MaybePromise,
   type MemoryRunStoreAdapter,

@@ -22,7 +22,7 @@ export {
   sqliteRunBytes,
 } from './sqlite-inspection.js';
 export type { SqliteLedgerAdapterOptions } from './sqlite-ledger.js';
-export { createSqliteLedgerAdapter } from './sqlite-ledger.js';
+export { createSqliteLedgerAdapter, rebuildSqliteSearchIndex } from './sqlite-ledger.js';
 export { createSqliteRunStoreAdapter } from './sqlite-run-store.js';
 export { createSqliteSessionStoreAdapter } from './sqlite-session-store.js';
 export type { SqliteStore, SqliteStoreOptions } from './sqlite-store.js';

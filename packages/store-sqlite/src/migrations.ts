@@ -4,6 +4,16 @@ import type Database from 'better-sqlite3';
 import { newBaseGeneration, splitBaseBytes } from './base-chunks.js';
 import { SEED_EVENTS_DDL } from './schema-sql.js';
 
+/**
+ * The ledger's search index: one FTS5 row per `episodic_events` row (its `id` as the rowid), the
+ * text `searchTextOfLedgerRow` gives. Kept lazily: `episodic_search_state.indexed_through` is the
+ * highest `id` indexed; a search indexes the rows above it first.
+ */
+export const SEARCH_INDEX_DDL = `CREATE VIRTUAL TABLE IF NOT EXISTS episodic_search USING fts5(
+  text,
+  tokenize = 'unicode61 remove_diacritics 2'
+);`;
+
 /** One schema step: it runs once, inside an IMMEDIATE transaction, and bumps `user_version`. */
 export interface Migration {
   readonly version: number;
@@ -375,6 +385,36 @@ ${SESSION_STATES_VIEW}`);
       database.exec(OPENCLAW_SEARCH_INDEX_STAND_IN);
     },
   },
+  {
+    version: 14,
+    description: 'the full-text search index of the ledger (FTS5), filled lazily by search',
+    up(database) {
+      // Only options SQLite 3.36 parses (no secure-delete, no contentless_delete). Names of our
+      // own: openclaw-mem adds episodic_events_fts and a search_text column to files it opens.
+      // Any writer's change to an indexed row (seed 002's redaction UPDATE and retention DELETE
+      // in openclaw-mem, or an engine without FTS5) lists the row as stale through plain-table
+      // triggers, which every engine runs; the next search or redaction re-indexes it.
+      database.exec(`${SEARCH_INDEX_DDL}
+CREATE TABLE IF NOT EXISTS episodic_search_state (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO episodic_search_state (name, value) VALUES ('indexed_through', 0);
+CREATE TABLE IF NOT EXISTS episodic_search_stale (id INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS episodic_search_stale_on_update
+  AFTER UPDATE OF summary, payload_json, refs_json ON episodic_events
+  WHEN OLD.id <= (SELECT value FROM episodic_search_state WHERE name = 'indexed_through')
+BEGIN
+  INSERT OR IGNORE INTO episodic_search_stale (id) VALUES (OLD.id);
+END;
+CREATE TRIGGER IF NOT EXISTS episodic_search_stale_on_delete
+  AFTER DELETE ON episodic_events
+  WHEN OLD.id <= (SELECT value FROM episodic_search_state WHERE name = 'indexed_through')
+BEGIN
+  INSERT OR IGNORE INTO episodic_search_stale (id) VALUES (OLD.id);
+END;`);
+    },
+  },
 ];
 
 /** The schema version this package writes. */
@@ -382,7 +422,8 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
 /**
  * The oldest schema a read-only connection reads as it is, without migrating a copy in memory
- * (a copy of the whole file): schema 13 only adds openclaw-mem's stand-in, which no read uses.
+ * (a copy of the whole file): schema 13 only adds openclaw-mem's stand-in, which no read uses, and
+ * schema 14 the search index, which only `search` uses (it answers `UNSUPPORTED` without one).
  */
 export const READ_AS_IS_FROM_SCHEMA = 12;
 

@@ -6,7 +6,14 @@
 // Episodic must read what they wrote. Checked with the real shell and Python (when installed), and
 // with SQLite 3.36.0 compiled to WebAssembly (sql.js 1.6.2), one version older than we promise.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,6 +187,17 @@ async function episodicWrote(path: string) {
       ts_ms: 2000,
     });
     await store.ledger.append({ ...event, type: 'ops.decision', summary: 'kept', ts_ms: 3000 });
+    await store.ledger.append({
+      ...event,
+      event_id: 'ep-secret',
+      session_id: 'sess-secret',
+      type: 'conversation.user',
+      summary: 'zebracode is the door code',
+      ts_ms: 3500,
+    });
+    // A search fills the index: the file other engines open holds it (schema 14's FTS5 table).
+    expect((await store.ledger.search({ scope: SCOPE, text: 'ls' })).hits).toHaveLength(1);
+    expect((await store.ledger.search({ scope: SCOPE, text: 'zebracode' })).hits).toHaveLength(1);
     const session = await createSession({ store: store.sessions, id: SESSION_ID });
     for (const text of ['one', 'two', 'three', 'four', 'five', 'six', 'seven']) {
       await commitEpisodes(session, turn(text));
@@ -189,6 +207,27 @@ async function episodicWrote(path: string) {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * After another engine redacted `ep-secret` and its retention deleted the `ran ls` event (both
+ * indexed), Episodic's next search finds neither, and its index holds none of their words.
+ */
+async function expectIndexFollowed(store: ReturnType<typeof createSqliteStore>): Promise<void> {
+  expect((await store.ledger.search({ scope: SCOPE, text: 'zebracode' })).hits).toEqual([]);
+  expect((await store.ledger.search({ scope: SCOPE, text: 'ls' })).hits).toEqual([]);
+  const redacted = await store.ledger.search({ scope: SCOPE, text: 'REDACTED', limit: 10 });
+  expect(redacted.hits.map((hit) => hit.event_id).sort()).toEqual(['ep-secret', 'ext-1']);
+  const inIndex = (word: string) =>
+    store.database
+      .prepare('SELECT count(*) FROM episodic_search WHERE episodic_search MATCH ?')
+      .pluck()
+      .get(word);
+  expect(inIndex('zebracode')).toBe(0);
+  expect(inIndex('ls')).toBe(0);
+  expect(store.database.prepare('SELECT count(*) FROM episodic_search_stale').pluck().get()).toBe(
+    0,
+  );
 }
 
 /**
@@ -232,6 +271,7 @@ for (const [name, engine, version, missing] of ENGINES) {
           seedQuery('sess-001'),
           seedRedact('ext-1'),
           seedRetention('tool.result', 2500),
+          seedRedact('ep-secret'),
         ]),
       );
       expect(integrity).toEqual([{ integrity_check: 'ok' }]);
@@ -269,6 +309,7 @@ for (const [name, engine, version, missing] of ENGINES) {
         expect(next.event.position).toBe(5);
         const loaded = await loadSession(store.sessions, SESSION_ID);
         expect(loaded.log.read({ fromId: 0 })).toEqual(written.log);
+        await expectIndexFollowed(store);
       } finally {
         await store.close();
       }
@@ -349,6 +390,7 @@ for (const [name, engine, version, missing] of ENGINES) {
 interface SqlJsDatabase {
   exec(sql: string): Array<{ columns: string[]; values: unknown[][] }>;
   run(sql: string, params?: ReadonlyArray<string | number>): void;
+  export(): Uint8Array;
   close(): void;
 }
 interface SqlJs {
@@ -415,9 +457,10 @@ describe('SQLite 3.36.0 (sql.js 1.6.2)', () => {
       databaseAtSchema(path, schema);
       const database = new sqlJs.Database();
       for (const sql of schemaSql(path)) {
-        // sql.js 1.6.2 is built without FTS5: schema 13's stand-in for openclaw-mem's index
-        // (an FTS5 table) parses, and only its module is missing. An engine without FTS5 still
-        // opens the whole file (the test below): a virtual table is only resolved when used.
+        // sql.js 1.6.2 is built without FTS5: the FTS5 tables (schema 13's stand-in for
+        // openclaw-mem's index, schema 14's search index) parse, and only their module is missing.
+        // An engine without FTS5 still opens the whole file (the test below): a virtual table is
+        // only resolved when used.
         if (sql.startsWith('CREATE VIRTUAL TABLE') && sql.includes('USING fts5(')) {
           expect(() => database.exec(sql), `schema ${schema}: ${sql}`).toThrow(
             'no such module: fts5',
@@ -455,7 +498,11 @@ describe('SQLite 3.36.0 (sql.js 1.6.2)', () => {
     expect(
       sqlJsRows(database, ["SELECT position FROM episodic_events WHERE event_id = 'ext-1'", []]),
     ).toEqual([{ position: 4 }]);
-    // Built without FTS5, it still rewrites the whole file, schema 13's FTS5 stand-in included.
+    // An engine without FTS5 changes indexed rows; Episodic's index follows at its next search.
+    sqlJsRows(database, seedRedact('ext-1'));
+    sqlJsRows(database, seedRetention('tool.result', 2500));
+    sqlJsRows(database, seedRedact('ep-secret'));
+    // Built without FTS5, it still rewrites the whole file, the FTS5 tables included.
     sqlJsRows(database, ['VACUUM', []]);
     expect(sqlJsRows(database, ['PRAGMA integrity_check', []])).toEqual([
       { integrity_check: 'ok' },
@@ -465,7 +512,15 @@ describe('SQLite 3.36.0 (sql.js 1.6.2)', () => {
     ).toEqual([
       { sql: "CREATE VIRTUAL TABLE episodic_events_fts USING fts5(summary, content='')" },
     ]);
+    const changed = newPath('changed-by-sql-js.sqlite');
+    writeFileSync(changed, database.export());
     database.close();
+    const store = createSqliteStore({ filename: changed });
+    try {
+      await expectIndexFollowed(store);
+    } finally {
+      await store.close();
+    }
   });
 
   it("refuses schema 11's view (the guard can fail)", () => {

@@ -207,6 +207,20 @@ describe('ledger on SQLite', () => {
         .join('');
     // The check can see them before they are erased.
     expect(secrets.filter((secret) => bytes().includes(secret)).length).toBeGreaterThan(0);
+    // Searched once, so the search index (FTS5 shadow tables) holds them too: its terms are
+    // folded to lower case and prefix-compressed, so the scan looks for each secret's folded
+    // tail (what follows the shared "residue" prefix) in the folded bytes.
+    const folded = secrets.map((_, index) => `${index}x${'ab9cd8ef7gh6'.repeat(4)}`);
+    for (const index of [0, 9]) {
+      const hits = await store.ledger.search({ scope: 'residue', text: secrets[index] as string });
+      expect(hits.hits).toHaveLength(1);
+    }
+    const indexRows = store.database
+      .prepare("SELECT count(*) FROM sqlite_master WHERE name LIKE 'episodic_search%'")
+      .pluck()
+      .get() as number;
+    expect(indexRows).toBeGreaterThanOrEqual(5);
+    expect(folded.filter((tail) => bytes().toLowerCase().includes(tail)).length).toBe(10);
 
     expect(
       (await store.ledger.redact({ scope: 'residue', sessionId: 'redact-me' })).redacted_count,
@@ -214,9 +228,14 @@ describe('ledger on SQLite', () => {
     expect((await store.ledger.gc({ scope: 'residue', nowMs: Date.now() })).deleted_total).toBe(5);
     const after = bytes();
     expect(secrets.filter((secret) => after.includes(secret))).toEqual([]);
+    expect(folded.filter((tail) => after.toLowerCase().includes(tail))).toEqual([]);
+    for (const secret of secrets) {
+      expect((await store.ledger.search({ scope: 'residue', text: secret })).hits).toEqual([]);
+    }
     await store.close();
     const closed = bytes();
     expect(secrets.filter((secret) => closed.includes(secret))).toEqual([]);
+    expect(folded.filter((tail) => closed.toLowerCase().includes(tail))).toEqual([]);
     expect(
       (await createSqliteStore({ filename }).ledger.query({ scope: 'residue' })).events.map(
         (event) => event.summary,

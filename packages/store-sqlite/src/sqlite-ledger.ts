@@ -1,3 +1,4 @@
+import { EpisodicError } from '@episodic/core';
 import type {
   LedgerAdapter,
   LedgerAppendBatch,
@@ -7,6 +8,7 @@ import type {
 import type Database from 'better-sqlite3';
 import { type BatchSizer, createBatchSizer } from './batch-sizer.js';
 import { withLockedDatabaseErrors } from './busy-error.js';
+import { createSqliteSearchIndex, type SqliteSearchIndex } from './sqlite-search.js';
 
 /** Options of the SQLite ledger adapter. */
 export interface SqliteLedgerAdapterOptions {
@@ -177,6 +179,15 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * Drops the ledger's search index and builds it again from `episodic_events` (each row's
+ * `searchTextOfLedgerRow`), in short IMMEDIATE transactions; returns the rows indexed. Searches
+ * answer the same afterwards: the index is derived from the record alone.
+ */
+export function rebuildSqliteSearchIndex(database: Database.Database): number {
+  return createSqliteSearchIndex(database).rebuild();
+}
+
+/**
  * The ledger adapter over one better-sqlite3 connection (see `openSqliteDatabase` for the
  * pragmas and migrations it needs). Every write runs in an IMMEDIATE transaction; queries pick
  * their index explicitly, and a multi-type query reads each type through the
@@ -198,6 +209,23 @@ export function createSqliteLedgerAdapter(
     }
     return statement;
   };
+
+  // The search index, made on first use: a read-only connection to a file of schema 13 or older
+  // (read as it is) has no index table, and then only search says so.
+  let searchIndex: SqliteSearchIndex | null | undefined;
+  const hasSearchTable = () =>
+    database
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'episodic_search'")
+      .get() !== undefined;
+  const indexOrNull = (): SqliteSearchIndex | null => {
+    if (searchIndex === undefined || (searchIndex === null && hasSearchTable())) {
+      searchIndex = hasSearchTable() ? createSqliteSearchIndex(database) : null;
+    }
+    return searchIndex;
+  };
+
+  /** Index rows the current redaction or GC deleted or replaced (their terms wait for a merge). */
+  let searchRowsErased = 0;
 
   const insert = database.prepare(
     `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position)
@@ -315,9 +343,13 @@ export function createSqliteLedgerAdapter(
   const gcDelete = database.prepare(
     'DELETE FROM episodic_events WHERE id IN (SELECT id FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE scope = ? AND type = ? AND ts_ms < ? LIMIT ?)',
   );
+  // The rows and their search index rows go in one transaction (the delete trigger lists them).
   const gcBatchTransaction = database.transaction(
-    (scope: string, type: string, cutoff: number, limit: number) =>
-      gcDelete.run(scope, type, cutoff, limit).changes,
+    (scope: string, type: string, cutoff: number, limit: number) => {
+      const { changes } = gcDelete.run(scope, type, cutoff, limit);
+      if (changes > 0) searchRowsErased += indexOrNull()?.refreshStale() ?? 0;
+      return changes;
+    },
   );
   // A head whose session has no event left names a session GC collected: its id must go too.
   const deleteOrphanHeads = database.prepare(
@@ -343,13 +375,17 @@ export function createSqliteLedgerAdapter(
         prepare(
           'DELETE FROM episodic_event_embeddings WHERE event_row_id IN (SELECT value FROM json_each(?))',
         ).run(idList);
-      return (
+      const changes = (
         searchText === null
           ? redactBatch.run(summary, payloadJson, idList)
           : prepare(
               'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, metadata_json = NULL, redacted = 1, search_text = ? WHERE id IN (SELECT value FROM json_each(?))',
             ).run(summary, payloadJson, searchText, idList)
       ).changes;
+      // The triggers listed the rows: their old words leave Episodic's index in this
+      // transaction and their new text goes in.
+      searchRowsErased += indexOrNull()?.refreshStale() ?? 0;
+      return changes;
     },
   );
   // openclaw-mem's full-text index keeps a removed term in its segments until they are merged.
@@ -359,6 +395,9 @@ export function createSqliteLedgerAdapter(
   /** After rows were redacted or deleted: erase their terms from openclaw-mem's index, then the WAL. */
   const afterErase = (index: OpenclawSearchIndex) => {
     if (index.fts) optimizeTransaction.immediate();
+    // Merging rewrites the whole index: only when index rows were deleted or replaced.
+    if (searchRowsErased > 0) indexOrNull()?.optimize();
+    searchRowsErased = 0;
     checkpoint();
   };
 
@@ -371,6 +410,7 @@ export function createSqliteLedgerAdapter(
       crossProcessConflicts: true,
       secureDelete: true,
       persistent: !database.memory,
+      search: true,
     },
     append(batch) {
       try {
@@ -397,6 +437,18 @@ export function createSqliteLedgerAdapter(
     query(plan) {
       const { sql, parameters } = buildLedgerQuery(plan);
       return prepare(sql).all(...parameters) as SqlLedgerRow[];
+    },
+    search(plan) {
+      const index = indexOrNull();
+      if (index === null) {
+        throw new EpisodicError({
+          code: 'UNSUPPORTED',
+          message:
+            'This database has no search index yet (schema 13 or older) and is open read-only. Open it writable once with @episodic/store-sqlite (that upgrades the schema), then search again.',
+          details: { table: 'episodic_search' },
+        });
+      }
+      return index.search(plan);
     },
     redact(plan) {
       const where: string[] = [];

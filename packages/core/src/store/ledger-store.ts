@@ -64,6 +64,16 @@ import {
   scopeSelectorShape,
   storedSessionIdSchema,
 } from '../schema/ledger-event.js';
+import { parseSearchText, type SearchMatch } from '../search/search-match.js';
+import {
+  decodeSearchCursor,
+  encodeSearchCursor,
+  type LedgerSearchQuery,
+  ledgerSearchQuerySchema,
+  type SearchAfter,
+  type SearchHit,
+  type SearchPage,
+} from '../search/search-query.js';
 import { safeJsonParse } from '../util/json.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
 import { invalidField, parseInput } from '../validation/parse-input.js';
@@ -87,6 +97,48 @@ export interface LedgerCapabilities {
   readonly secureDelete: boolean;
   /** Events survive the process (a file or a server, not memory). */
   readonly persistent: boolean;
+  /** `search` works: the adapter keeps a full-text index of the ledger. @default false */
+  readonly search?: boolean;
+}
+
+/**
+ * Which rows a search reads: the rows of the scope and filters where every phrase of `match`
+ * occurs in the row's search text (`searchTextOfLedgerRow`), best first (score descending, then
+ * `sequence` ascending). Scope and filters are part of the engine's query: no row outside them is
+ * read, ranked or counted.
+ */
+export interface LedgerSearchPlan {
+  /** The normalized scope, or null for every scope (`global: true`). */
+  readonly scope: string | null;
+  readonly sessionId?: string;
+  readonly agentId?: string;
+  /** Inclusive bounds on `ts_ms`. */
+  readonly fromTsMs?: number;
+  readonly toTsMs?: number;
+  /** Distinct types in sorted order; absent means every type. */
+  readonly types?: readonly LedgerEventType[];
+  /** The parsed search: render it with `renderFts5Match` (or the engine's own renderer). */
+  readonly match: SearchMatch;
+  /** Only rows after this point of the order: lower score, or equal score and higher sequence. */
+  readonly after?: SearchAfter;
+  /** The most rows to return. */
+  readonly limit: number;
+}
+
+/** One row a search found, as the adapter returns it (numbers may come back as text). */
+export interface LedgerSearchRow {
+  readonly event_id: string;
+  /** The row's sequence (a SQL table's `id`). */
+  readonly sequence: number | string | bigint;
+  readonly session_id: string;
+  readonly agent_id: string;
+  readonly type: string;
+  readonly ts_ms: number | string;
+  /** Higher is better (SQLite: `-bm25()`); the order's key with `sequence`. */
+  readonly score: number;
+  /** The excerpt, matches between `SNIPPET_MATCH_START` and `SNIPPET_MATCH_END`. */
+  readonly snippet: string;
+  readonly metadata_json: string | null;
 }
 
 /** Which rows a query reads. Rows come back ordered by `ts_ms`, then `sequence`. */
@@ -234,6 +286,12 @@ export interface LedgerAdapter {
     range: { readonly from: string; readonly to: string },
     limit: number,
   ): MaybePromise<string[]>;
+  /**
+   * Optional (declare `capabilities.search`): the rows `plan` selects, best first, at most
+   * `plan.limit`. The index holds `searchTextOfLedgerRow` of each row, and redaction and GC change
+   * it with the rows (a redacted or deleted row's old words are never found again).
+   */
+  search?(plan: LedgerSearchPlan): MaybePromise<readonly LedgerSearchRow[]>;
   close?(): MaybePromise<void>;
 }
 
@@ -297,8 +355,20 @@ export interface Ledger {
    * like. An event of another scope (or hidden by the policy) answers exactly like one nobody has.
    */
   resolveEventId(reference: string, options: ResolveEventIdOptions): Promise<string>;
+  /**
+   * Full-text search: one page of the events of the scope whose summary, payload text or refs
+   * hold every word and `"quoted phrase"` of `text`, best first, with snippets; filters as in
+   * `query()`. `UNSUPPORTED` when the backend keeps no search index (`capabilities.search`).
+   */
+  search(query: LedgerSearchInput): Promise<SearchPage>;
   close(): Promise<void>;
 }
+
+/** `search()` input: `LedgerSearchQuery` with its metadata filter and policy typed. */
+export type LedgerSearchInput = Omit<LedgerSearchQuery, 'metadata' | 'policy'> & {
+  metadata?: MetadataFilter;
+  policy?: AccessPolicy;
+};
 
 /** How the content guards treat flagged content. */
 export interface LedgerContentGuardOptions {
@@ -358,6 +428,7 @@ const compiledQuery = lazyCompiled(ledgerQuerySchema);
 const compiledSessionId = lazyCompiled(storedSessionIdSchema);
 const compiledReplayOptions = lazyCompiled(ledgerReplayOptionsSchema);
 const compiledAppendOptions = lazyCompiled(ledgerAppendOptionsSchema);
+const compiledSearch = lazyCompiled(ledgerSearchQuerySchema);
 
 /**
  * The `NOT_FOUND` of a redaction whose event is not in the scope (`null`: in no scope), for every
@@ -488,6 +559,63 @@ function pageOf(rows: readonly LedgerRow[], limit: number, includePayload: boole
     next_after_id: rows.length > limit && last !== undefined ? last.event_id : null,
     ...(damaged === undefined ? {} : { damaged }),
   };
+}
+
+/** A search row as a hit, its numbers converted. */
+function hitOf(row: LedgerSearchRow): SearchHit & { sequence: number } {
+  return {
+    event_id: row.event_id,
+    session_id: row.session_id,
+    agent_id: row.agent_id,
+    type: row.type as LedgerEventType,
+    ts_ms: Number(row.ts_ms),
+    score: row.score,
+    snippet: row.snippet,
+    sequence: Number(row.sequence),
+  };
+}
+
+/**
+ * One page of hits. Without a metadata filter or policy, one read of `limit + 1` rows; with one,
+ * rows are read in the search's order batch by batch and matched in core on each event's own
+ * metadata (as `query()` does), until the page is full: nothing the filter drops is counted.
+ */
+async function searchPage(
+  read: (after: SearchAfter | undefined, limit: number) => Promise<readonly LedgerSearchRow[]>,
+  after: SearchAfter | undefined,
+  limit: number,
+  predicate: MetadataPredicate | undefined,
+): Promise<SearchPage> {
+  const matched: Array<SearchHit & { sequence: number }> = [];
+  let from = after;
+  const batch = predicate === undefined ? limit + 1 : LEDGER_MAX_LIMIT;
+  for (;;) {
+    const rows = await read(from, batch);
+    for (const row of rows) {
+      const hit = hitOf(row);
+      if (predicate === undefined || predicate(metadataOfJson(row.metadata_json))) {
+        matched.push(hit);
+        if (matched.length > limit) break;
+      }
+      from = { score: hit.score, sequence: hit.sequence };
+    }
+    if (matched.length > limit || rows.length < batch) break;
+  }
+  const hits = matched.slice(0, limit);
+  const last = hits[hits.length - 1];
+  return {
+    hits: hits.map(({ sequence: _sequence, ...hit }) => hit),
+    nextCursor:
+      matched.length > limit && last !== undefined
+        ? encodeSearchCursor({ score: last.score, sequence: last.sequence })
+        : null,
+  };
+}
+
+function metadataOfJson(json: string | null): unknown {
+  if (json === null) return {};
+  const parsed = safeJsonParse(json);
+  return parsed.success ? parsed.value : {};
 }
 
 /**
@@ -820,6 +948,52 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
         if (EpisodicError.hasCode(error, 'NOT_FOUND')) return reference;
         throw error;
       }
+    },
+
+    async search(input) {
+      const query = parseInput(compiledSearch(), input, 'ledger search');
+      const { scope } = resolveScopeSelector(query, 'search');
+      if (
+        query.fromTsMs !== undefined &&
+        query.toTsMs !== undefined &&
+        query.fromTsMs > query.toTsMs
+      ) {
+        throw invalidField(
+          'ledger search',
+          'fromTsMs',
+          query.fromTsMs,
+          `must not be after toTsMs (${query.toTsMs}): the range is inclusive, swap the bounds`,
+        );
+      }
+      const match = parseSearchText(query.text);
+      const after = query.cursor === undefined ? undefined : decodeSearchCursor(query.cursor);
+      const search = adapter.search?.bind(adapter);
+      if (search === undefined || adapter.capabilities.search !== true) {
+        throw new EpisodicError({
+          code: 'UNSUPPORTED',
+          message: `The ${name} ledger keeps no search index. Search a ledger that does (the memory ledger, @episodic/store-sqlite), or page through query() with filters instead.`,
+          details: { store: name },
+        });
+      }
+      const visible = query.policy === undefined ? undefined : compileAccessPolicy(query.policy);
+      const predicate = bothPredicates(
+        query.metadata === undefined ? undefined : compileMetadataFilter(query.metadata).predicate,
+        visible,
+      );
+      const plan: Omit<LedgerSearchPlan, 'after' | 'limit'> = {
+        scope,
+        match,
+        ...(query.sessionId === undefined ? {} : { sessionId: query.sessionId }),
+        ...(query.agentId === undefined ? {} : { agentId: query.agentId }),
+        ...(query.fromTsMs === undefined ? {} : { fromTsMs: query.fromTsMs }),
+        ...(query.toTsMs === undefined ? {} : { toTsMs: query.toTsMs }),
+        ...(query.types === undefined ? {} : { types: [...new Set(query.types)].sort() }),
+      };
+      const read = (from: SearchAfter | undefined, limit: number) =>
+        callAdapter(name, 'search the ledger', () =>
+          search({ ...plan, ...(from === undefined ? {} : { after: from }), limit }),
+        );
+      return searchPage(read, after, query.limit, predicate);
     },
 
     async close() {

@@ -1,11 +1,15 @@
 import type { LedgerRow, NewLedgerRow } from '../ledger/ledger-row.js';
 import type { LedgerEventType } from '../schema/ledger-event.js';
+import { rankDocuments, type SearchDocument, searchDocument } from '../search/search-rank.js';
+import { searchTextOfLedgerRow } from '../search/search-text.js';
 import {
   createLedger,
   type Ledger,
   type LedgerAdapter,
   type LedgerOptions,
   type LedgerQueryPlan,
+  type LedgerSearchPlan,
+  type LedgerSearchRow,
 } from './ledger-store.js';
 
 function compareOrder(left: LedgerRow, right: LedgerRow): number {
@@ -32,6 +36,16 @@ function matches(row: LedgerRow, plan: LedgerQueryPlan): boolean {
   return true;
 }
 
+function searchable(row: LedgerRow, plan: LedgerSearchPlan): boolean {
+  if (plan.scope !== null && row.scope !== plan.scope) return false;
+  if (plan.sessionId !== undefined && row.session_id !== plan.sessionId) return false;
+  if (plan.agentId !== undefined && row.agent_id !== plan.agentId) return false;
+  if (plan.fromTsMs !== undefined && row.ts_ms < plan.fromTsMs) return false;
+  if (plan.toTsMs !== undefined && row.ts_ms > plan.toTsMs) return false;
+  if (plan.types !== undefined && !plan.types.includes(row.type as LedgerEventType)) return false;
+  return true;
+}
+
 /**
  * The in-memory reference ledger adapter: rows kept frozen in `(ts_ms, sequence)` order, with
  * the same semantics as the SQLite store (all-or-nothing batches, duplicate ids, positions).
@@ -52,6 +66,16 @@ export function createMemoryLedgerAdapter(): LedgerAdapter {
     }
     rows.splice(low, 0, row);
   };
+  // Each row's search text and tokens, made once per stored row (a redaction stores a new row).
+  const documents = new WeakMap<LedgerRow, SearchDocument>();
+  const documentOf = (row: LedgerRow) => {
+    let document = documents.get(row);
+    if (document === undefined) {
+      document = searchDocument(searchTextOfLedgerRow(row));
+      documents.set(row, document);
+    }
+    return document;
+  };
   const replace = (row: LedgerRow) => {
     const index = rows.indexOf(byId.get(row.event_id) as LedgerRow);
     rows[index] = row;
@@ -66,6 +90,7 @@ export function createMemoryLedgerAdapter(): LedgerAdapter {
       crossProcessConflicts: false,
       secureDelete: false,
       persistent: false,
+      search: true,
     },
     append({ rows: newRows, expectedPosition }) {
       const duplicates = newRows.filter((row) => byId.has(row.event_id)).map((row) => row.event_id);
@@ -146,6 +171,34 @@ export function createMemoryLedgerAdapter(): LedgerAdapter {
         for (const key of heads.keys()) if (!live.has(key)) heads.delete(key);
       }
       return counts;
+    },
+    search(plan: LedgerSearchPlan) {
+      // BM25 over every stored row (as FTS5 keeps its statistics), ranking the rows the plan's
+      // scope and filters select; ties in insertion order.
+      const candidates = rows
+        .filter((row) => searchable(row, plan))
+        .map((row) => [row, documentOf(row)] as const);
+      const ranked = rankDocuments(rows.map(documentOf), candidates, plan.match)
+        .filter(
+          ({ key, score }) =>
+            plan.after === undefined ||
+            score < plan.after.score ||
+            (score === plan.after.score && key.sequence > plan.after.sequence),
+        )
+        .sort((left, right) => right.score - left.score || left.key.sequence - right.key.sequence);
+      return ranked.slice(0, plan.limit).map(
+        ({ key: row, score, snippet }): LedgerSearchRow => ({
+          event_id: row.event_id,
+          sequence: row.sequence,
+          session_id: row.session_id,
+          agent_id: row.agent_id,
+          type: row.type,
+          ts_ms: row.ts_ms,
+          score,
+          snippet,
+          metadata_json: row.metadata_json,
+        }),
+      );
     },
     eventIdsWithPrefix(scope, { from, to }, limit) {
       return [...byId.values()]

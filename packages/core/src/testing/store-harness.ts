@@ -42,6 +42,11 @@ export interface StoreHarness {
    * the result it printed. Needed by `capabilities.crossProcess`.
    */
   runInChild?(task: ConformanceChildTask): Promise<ConformanceChildResult>;
+  /**
+   * Drops the ledger's search index and builds it again from the stored rows. Runs the rebuild
+   * test of `Ledger.search` (skipped without it: the memory ledger keeps no index to drop).
+   */
+  rebuildSearchIndex?(): Promise<void>;
   /** Closes the stores and removes what the harness created. */
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { StoreHarness } from '@episodic/core/testing';
 import { startWorker } from '../../../../test-support/worker-process.js';
 import { buildWorker } from '../../test/reliability/build-worker.js';
+import { rebuildSqliteSearchIndex } from '../sqlite-ledger.js';
 import { createSqliteStore } from '../sqlite-store.js';
 
 /** The bundled child of the cross-process cases, built once per test file. */
@@ -68,6 +69,9 @@ export function createSqliteHarness(): StoreHarness {
             .run(sessionId, decode(bytes));
         })();
       },
+    },
+    rebuildSearchIndex: async () => {
+      rebuildSqliteSearchIndex(database);
     },
     runInChild: async (task) => {
       child ??= buildWorker('conformance-child');

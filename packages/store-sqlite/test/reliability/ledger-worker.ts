@@ -21,7 +21,42 @@ async function holdWriteLock(milliseconds: number): Promise<void> {
   say('released');
 }
 
+/** Appends `count` events, each holding the word `needle` and a word of its own, in batches of 1-3. */
+async function appendWords(count: number, writer: string): Promise<void> {
+  for (let index = 0; index < count; ) {
+    const size = Math.min(1 + (index % 3), count - index);
+    await ledger.appendBatch(
+      Array.from({ length: size }, (_, offset) => ({
+        scope: 'search',
+        session_id: `s${writer}`,
+        agent_id: 'agent',
+        type: 'conversation.user' as const,
+        summary: `needle w${writer}x${index + offset}`,
+      })),
+    );
+    index += size;
+  }
+  say('done');
+}
+
+/** Searches (so catches the index up) until `${filename}.stop` exists; says how many searches. */
+async function searchLoop(): Promise<void> {
+  const { existsSync } = await import('node:fs');
+  let searches = 0;
+  let found = 0;
+  while (!existsSync(`${filename}.stop`)) {
+    found = Math.max(
+      found,
+      (await ledger.search({ scope: 'search', text: 'needle', limit: 1 })).hits.length,
+    );
+    searches += 1;
+  }
+  say(`searches ${searches} ${found}`);
+}
+
 const main: Record<string, () => Promise<void>> = {
+  'append-words': () => appendWords(Number(rest[0]), rest[1] ?? '0'),
+  'search-loop': () => searchLoop(),
   writers: () => steps.writers(Number(rest[0]), rest[1] ?? '0'),
   kill: () => steps.killLoop(Number(rest[0] ?? 20), rest[1] ?? 'k'),
   race: () => steps.race(Number(rest[0]), rest[1] ?? ''),

@@ -11,6 +11,7 @@ import { ledgerQueryTests } from './query.js';
 import { ledgerRedactTests } from './redact.js';
 import { ledgerRetentionTests } from './retention.js';
 import { ledgerScopeTests } from './scopes.js';
+import { ledgerSearchTests } from './search.js';
 
 const CONTRACT = 'Ledger';
 
@@ -34,5 +35,6 @@ export function describeLedgerSuite(
     ledgerScopeTests(group);
     ledgerRedactTests(group);
     ledgerRetentionTests(group);
+    ledgerSearchTests(group);
   });
 }

@@ -1,0 +1,36 @@
+export {
+  parseSearchText,
+  renderFts5Match,
+  SEARCH_MAX_CLAUSES,
+  SEARCH_TEXT_MAX_LENGTH,
+  type SearchMatch,
+  type SearchPhrase,
+} from './search-match.js';
+export {
+  decodeSearchCursor,
+  encodeSearchCursor,
+  type LedgerSearchQuery,
+  ledgerSearchQuerySchema,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  type SearchAfter,
+  type SearchHit,
+  type SearchPage,
+  SNIPPET_ELLIPSIS,
+  SNIPPET_MATCH_END,
+  SNIPPET_MATCH_START,
+} from './search-query.js';
+export {
+  rankDocuments,
+  type SearchDocument,
+  SNIPPET_TOKENS,
+  searchDocument,
+} from './search-rank.js';
+export {
+  foldSearchText,
+  type SearchableLedgerRow,
+  type SearchToken,
+  searchTextOfLedgerRow,
+  searchTokenSpans,
+  searchTokens,
+} from './search-text.js';

@@ -1,0 +1,86 @@
+// What core indexes for a ledger event, and how text becomes search tokens: one definition that
+// every store uses, so an index rebuilt anywhere holds the same words.
+
+/**
+ * The characters of a search token: letters, numbers and private-use characters (the token
+ * characters of SQLite FTS5's `unicode61` tokenizer, `categories 'L* N* Co'`). Everything else
+ * (spaces, punctuation, symbols, marks) separates tokens.
+ */
+const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+const MARKS = /\p{M}+/gu;
+
+/**
+ * Folds text the way the search engines compare it: lower case, diacritics removed (`é` is `e`).
+ * Pure; used for tokens and for matching in the memory ledger.
+ */
+export function foldSearchText(text: string): string {
+  return text.toLowerCase().normalize('NFD').replace(MARKS, '').normalize('NFC');
+}
+
+/** A run of token characters and marks in the original text. */
+const SPAN = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
+
+/** A search token and where it stands in the original text (`text.slice(start, end)`). */
+export interface SearchToken {
+  readonly token: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The search tokens of `text`, folded, with their places in `text`, in order. */
+export function searchTokenSpans(text: string): SearchToken[] {
+  const found: SearchToken[] = [];
+  for (const span of text.matchAll(SPAN)) {
+    const start = span.index;
+    const end = start + span[0].length;
+    for (const token of foldSearchText(span[0]).match(TOKEN) ?? [])
+      found.push({ token, start, end });
+  }
+  return found;
+}
+
+/** The search tokens of `text`, folded, in order. */
+export function searchTokens(text: string): string[] {
+  return searchTokenSpans(text).map((each) => each.token);
+}
+
+/** The string leaves of a JSON value, depth first (object keys are not text a person wrote). */
+function stringLeaves(value: unknown, into: string[]): void {
+  if (typeof value === 'string') into.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringLeaves(item, into);
+  else if (typeof value === 'object' && value !== null) {
+    for (const item of Object.values(value)) stringLeaves(item, into);
+  }
+}
+
+function leavesOfJson(json: string | null | undefined, into: string[]): void {
+  if (json === null || json === undefined) return;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    // A row another tool wrote with text that is not JSON: its text is still its text.
+    into.push(json);
+    return;
+  }
+  stringLeaves(value, into);
+}
+
+/** The columns of a ledger row that hold searchable text. */
+export interface SearchableLedgerRow {
+  readonly summary: string;
+  readonly payload_json?: string | null | undefined;
+  readonly refs_json?: string | null | undefined;
+}
+
+/**
+ * The text a store indexes for one ledger row: its summary, then the string leaves of its payload
+ * JSON, then those of its refs JSON, one per line. Numbers, booleans, object keys and metadata
+ * are not indexed (metadata is for filters). A redacted row gives its placeholder only.
+ */
+export function searchTextOfLedgerRow(row: SearchableLedgerRow): string {
+  const parts: string[] = [row.summary];
+  leavesOfJson(row.payload_json, parts);
+  leavesOfJson(row.refs_json, parts);
+  return parts.join('\n');
+}

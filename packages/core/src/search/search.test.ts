@@ -1,0 +1,194 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EpisodicError } from '../errors/episodic-error.js';
+import { createLedger } from '../store/ledger-store.js';
+import { createMemoryLedger, createMemoryLedgerAdapter } from '../store/memory-ledger.js';
+import { parseSearchText, renderFts5Match } from './search-match.js';
+import { decodeSearchCursor, encodeSearchCursor } from './search-query.js';
+import { searchTextOfLedgerRow, searchTokens } from './search-text.js';
+
+const hostileAlphabet = fc.constantFrom(
+  ...'"\'*^:()-+{}[],.;\\/|&!<>~@#$%_ \t\n\u0000NEARANDORNOTnearandornot abcxyz09ÉéüßΣσ東京🎉\u0301\u200b'.split(
+    '',
+  ),
+  ' NEAR(',
+  ' AND ',
+  ' OR ',
+  ' NOT ',
+  'col:',
+  '<->',
+);
+const hostileText = fc.oneof(
+  fc.string({ unit: hostileAlphabet, maxLength: 60 }),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ maxLength: 40 }),
+);
+
+describe('parseSearchText', () => {
+  it('makes terms and phrases of folded letters and digits; everything else is a separator', () => {
+    expect(parseSearchText('Billing "Service Down" foo-bar NEAR(a b) x* ^y col:z')).toEqual({
+      phrases: [
+        { tokens: ['billing'] },
+        { tokens: ['service', 'down'] },
+        { tokens: ['foo', 'bar'] },
+        { tokens: ['near', 'a'] },
+        { tokens: ['b'] },
+        { tokens: ['x'] },
+        { tokens: ['y'] },
+        { tokens: ['col', 'z'] },
+      ],
+    });
+    // An unbalanced quote runs to the end; repeated clauses count once.
+    expect(parseSearchText('a "b c').phrases).toEqual([{ tokens: ['a'] }, { tokens: ['b', 'c'] }]);
+    expect(parseSearchText('a A á').phrases).toEqual([{ tokens: ['a'] }]);
+    expect(renderFts5Match(parseSearchText('"and or" NOT'))).toBe('"and or" "not"');
+  });
+
+  it('refuses text with no word, or too many clauses, naming the field and the fix', () => {
+    for (const text of ['***', '""', '   ', '^ : ( )']) {
+      const error = (() => {
+        try {
+          parseSearchText(text);
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(EpisodicError.hasCode(error, 'VALIDATION_ERROR')).toBe(true);
+      expect((error as Error).message).toMatch(/text.*no word/s);
+    }
+    const many = Array.from({ length: 17 }, (_, index) => `w${index}`).join(' ');
+    expect(() => parseSearchText(many)).toThrow(/more than 16/);
+  });
+
+  it('never yields FTS5 syntax for any text (property)', () => {
+    fc.assert(
+      fc.property(hostileText, (text) => {
+        let match: ReturnType<typeof parseSearchText>;
+        try {
+          match = parseSearchText(text);
+        } catch (error) {
+          expect(EpisodicError.hasCode(error, 'VALIDATION_ERROR')).toBe(true);
+          return;
+        }
+        for (const phrase of match.phrases) {
+          expect(phrase.tokens.length).toBeGreaterThan(0);
+          for (const token of phrase.tokens) expect(token).toMatch(/^[\p{L}\p{N}\p{Co}]+$/u);
+        }
+        // Only quoted strings joined by spaces: no bareword, operator, column or prefix.
+        expect(renderFts5Match(match)).toMatch(
+          /^"[\p{L}\p{N}\p{Co} ]+"( "[\p{L}\p{N}\p{Co} ]+")*$/u,
+        );
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('memory search never throws but VALIDATION_ERROR, and finds only events holding every word (property)', async () => {
+    const ledger = createMemoryLedger();
+    const texts = fc.sample(hostileText, { numRuns: 60, seed: 7 });
+    await ledger.appendBatch(
+      texts.map((summary, index) => ({
+        event_id: `e${index}`,
+        scope: 'p',
+        session_id: 's',
+        agent_id: 'a',
+        type: 'conversation.user' as const,
+        summary: summary.replaceAll('\u0000', ' ') || 'empty',
+        ts_ms: 1 + index,
+      })),
+      { redact: true },
+    );
+    const stored = new Map(
+      (await ledger.query({ scope: 'p', limit: 500, includePayload: true })).events.map((event) => [
+        event.event_id,
+        new Set(searchTokens(searchTextOfLedgerRow({ summary: event.summary }))),
+      ]),
+    );
+    let found = 0;
+    // Half the queries are stored texts (or pieces of them), so many find something.
+    const queries = fc.oneof(
+      hostileText,
+      fc
+        .tuple(fc.constantFrom(...texts), fc.nat(), fc.nat())
+        .map(([text, a, b]) =>
+          text.slice(Math.min(a, b) % (text.length + 1), Math.max(a, b) % (text.length + 1)),
+        ),
+    );
+    await fc.assert(
+      fc.asyncProperty(queries, async (text) => {
+        let hits: readonly { event_id: string }[];
+        try {
+          hits = (await ledger.search({ scope: 'p', text: text.slice(0, 500), limit: 100 })).hits;
+        } catch (error) {
+          expect(EpisodicError.hasCode(error, 'VALIDATION_ERROR')).toBe(true);
+          return;
+        }
+        const words = searchTokens(text.slice(0, 500));
+        found += hits.length;
+        for (const hit of hits) {
+          for (const word of words) expect(stored.get(hit.event_id)?.has(word)).toBe(true);
+        }
+      }),
+      { numRuns: 1500 },
+    );
+    expect(found).toBeGreaterThan(100);
+  });
+});
+
+describe('searchTextOfLedgerRow', () => {
+  it('is the summary, then the string leaves of payload and refs; keys, numbers and metadata are not text', () => {
+    expect(
+      searchTextOfLedgerRow({
+        summary: 'sum',
+        payload_json: JSON.stringify({ key: 'v1', list: ['v2', 3, true, { deep: 'v3' }], n: 4 }),
+        refs_json: JSON.stringify({ record_ref: 'obs:42' }),
+      }),
+    ).toBe('sum\nv1\nv2\nv3\nobs:42');
+    expect(
+      searchTextOfLedgerRow({
+        summary: '[REDACTED]',
+        payload_json: '"[REDACTED]"',
+        refs_json: null,
+      }),
+    ).toBe('[REDACTED]\n[REDACTED]');
+    // Text another tool stored that is not JSON is still searchable text.
+    expect(searchTextOfLedgerRow({ summary: 's', payload_json: 'not json', refs_json: null })).toBe(
+      's\nnot json',
+    );
+  });
+});
+
+describe('search cursors', () => {
+  it('round-trip, and anything else is a VALIDATION_ERROR naming the cursor', () => {
+    const after = { score: 0.1 + 0.2, sequence: 42 };
+    expect(decodeSearchCursor(encodeSearchCursor(after))).toEqual(after);
+    for (const bad of [
+      'x',
+      's1.',
+      's1.!!',
+      `s1.${btoa('[1]')}`,
+      `s1.${btoa('["a",1]')}`,
+      `s1.${btoa('[1,-1]')}`,
+    ]) {
+      expect(() => decodeSearchCursor(bad)).toThrow(/cursor/);
+    }
+  });
+});
+
+describe('Ledger.search without an index', () => {
+  it('is UNSUPPORTED with a fix, after validating the input', async () => {
+    const { search: _search, ...adapter } = createMemoryLedgerAdapter();
+    const ledger = createLedger({
+      ...adapter,
+      capabilities: { ...adapter.capabilities, search: false },
+    });
+    await expect(ledger.search({ scope: 'p', text: '' })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+    await expect(ledger.search({ scope: 'p', text: 'x' })).rejects.toMatchObject({
+      code: 'UNSUPPORTED',
+      message: expect.stringMatching(/keeps no search index.*query\(\)/),
+    });
+  });
+});
