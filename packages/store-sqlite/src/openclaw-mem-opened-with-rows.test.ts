@@ -246,7 +246,7 @@ describe("schema 13: the stand-in for openclaw-mem's index", () => {
     ).toBe(0);
     database.close();
     const store = open(filename);
-    expect(schemaVersionOf(store.database)).toBe(13);
+    expect(schemaVersionOf(store.database)).toBe(SCHEMA_VERSION);
     expect(standInColumns(filename)).toEqual(['summary']);
     const receipt = await store.ledger.append(event('new-1', 'sess-1', 1767225601000, 'after 13'));
     expect(receipt.event.position).toBe(2);
