@@ -1,6 +1,6 @@
 // The zod schemas of docs/design/verify.md: chain members (line and row streams, session bases),
 // erasure log entries, anchor files, findings and the `episodic.verify.v1` receipt.
-import { z } from 'zod';
+import * as z from 'zod';
 import { isBase64Url } from './base64url.js';
 
 const b64 = (bytes: number, what: string) =>

@@ -1,9 +1,10 @@
 // The verifier (docs/design/verify.md section 4.4): a synchronous fold over the entries a store
 // yields in stored order, one stream after another (or interleaved), keeping per open stream only
 // its position, the open segment's commitments and the gaps seen: never the whole history.
-import { z } from 'zod';
+import * as z from 'zod';
 import { EpisodicError } from '../errors/index.js';
 import { canonicalJson } from '../ledger/canonical-json.js';
+import { safeJsonParse } from '../util/json.js';
 import { parseInput } from '../validation/parse-input.js';
 import { chainCanonicalJson } from './canonical.js';
 import {
@@ -729,14 +730,9 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
       totals.bytes += bytes.length;
       const parsedLine = parseChainLine(bytes);
       if (parsedLine.kind === 'none') {
-        let json = true;
-        let parsedValue: unknown;
-        try {
-          parsedValue = JSON.parse(new TextDecoder().decode(bytes));
-        } catch {
-          json = false;
-        }
-        if (json && looksChained(parsedValue)) {
+        const parsedJson = safeJsonParse(new TextDecoder().decode(bytes));
+        const json = parsedJson.success;
+        if (parsedJson.success && looksChained(parsedJson.value)) {
           sequence(state, {
             n: undefined,
             c: undefined,

@@ -1,8 +1,9 @@
 // The chain writer (docs/design/verify.md section 4.4): what a store calls to stamp each entry it
 // appends. The state a writer needs is `n`, the stream key, the previous segment head and the
 // commitments of the open segment (at most 63), never the history.
-import { z } from 'zod';
+import * as z from 'zod';
 import { EpisodicError } from '../errors/index.js';
+import { safeJsonParse } from '../util/json.js';
 import { parseInput } from '../validation/parse-input.js';
 import { toBase64Url } from './base64url.js';
 import {
@@ -230,13 +231,10 @@ export function createChainWriter(options: ChainWriterOptions): ChainWriter {
       )
         throw recordJsonError(recordJson, 'not the JSON text of a non-empty object');
       if (recordJson.includes('"chain":')) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(recordJson);
-        } catch {
-          throw recordJsonError(recordJson, 'not JSON');
-        }
-        if (typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, 'chain'))
+        const parsed = safeJsonParse(recordJson);
+        if (!parsed.success) throw recordJsonError(recordJson, 'not JSON');
+        const value = parsed.value;
+        if (typeof value === 'object' && value !== null && Object.hasOwn(value, 'chain'))
           throw recordJsonError(
             recordJson,
             'it already carries a chain member (callers never supply one)',
