@@ -4,6 +4,11 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const VALUES = new Int16Array(128).fill(-1);
 for (let index = 0; index < ALPHABET.length; index++) VALUES[ALPHABET.charCodeAt(index)] = index;
 
+/** Every pair of characters, by the 12 bits they encode: half the lookups of one per character. */
+const PAIRS: string[] = [];
+for (let value = 0; value < 4096; value++)
+  PAIRS.push(ALPHABET.charAt(value >>> 6) + ALPHABET.charAt(value & 63));
+
 /** `bytes` in base64url without padding (16 bytes: 22 characters; 32 bytes: 43 characters). */
 export function toBase64Url(bytes: Uint8Array): string {
   let text = '';
@@ -14,11 +19,7 @@ export function toBase64Url(bytes: Uint8Array): string {
       ((bytes[index] as number) << 16) |
       ((bytes[index + 1] as number) << 8) |
       (bytes[index + 2] as number);
-    text +=
-      ALPHABET.charAt(value >>> 18) +
-      ALPHABET.charAt((value >>> 12) & 63) +
-      ALPHABET.charAt((value >>> 6) & 63) +
-      ALPHABET.charAt(value & 63);
+    text += (PAIRS[value >>> 12] as string) + (PAIRS[value & 4095] as string);
   }
   const rest = length - index;
   if (rest === 1) {

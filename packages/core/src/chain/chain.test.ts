@@ -209,7 +209,7 @@ describe('chain lines: the fast-path reader', () => {
     const { line, chain } = writer.stampLine(newChainState(), HEADER, { head: true });
     const bytes = new TextEncoder().encode(line);
     const parsed = parseChainLine(bytes);
-    expect(parsed).toMatchObject({ kind: 'chained', ...chain, contentEnd: bytes.length });
+    expect(parsed).toMatchObject({ kind: 'chained', ...chain, s: '', contentEnd: bytes.length });
     if (parsed.kind !== 'chained') throw new Error('unreachable');
     expect(line.slice(0, parsed.hashedEnd)).toBe(line.slice(0, line.indexOf(',"c":')));
     expect(parseChainLine(new TextEncoder().encode(HEADER))).toEqual({ kind: 'none' });

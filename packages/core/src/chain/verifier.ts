@@ -310,7 +310,17 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
     return kind === undefined ? {} : { kind };
   };
   const streams = new Map<string, StreamState>();
+  // The fold is fed one stream at a time, usually with the same ref object: skip the lookup then.
+  let lastRef: ChainStreamRef | undefined;
+  let lastState: StreamState | undefined;
   const stateOf = (input: ChainStreamRef): StreamState => {
+    if (input === lastRef && lastState !== undefined) return lastState;
+    const found = lookup(input);
+    lastRef = input;
+    lastState = found;
+    return found;
+  };
+  const lookup = (input: ChainStreamRef): StreamState => {
     const id = streamId(input);
     let state = streams.get(id);
     if (state !== undefined) return state;
@@ -948,6 +958,8 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
               });
       }
       streams.delete(id);
+      lastRef = undefined;
+      lastState = undefined;
       const head = headAt(state, state.lastN);
       return {
         stream: state.ref,
