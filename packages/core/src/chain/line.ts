@@ -33,7 +33,16 @@ export interface ChainLineMember {
  */
 export type ParsedChainLine =
   | { readonly kind: 'none' }
-  | { readonly kind: 'malformed'; readonly member: number; readonly reason: string }
+  | {
+      readonly kind: 'malformed';
+      readonly member: number;
+      readonly reason: string;
+      /**
+       * The line stops inside its member, with no padding after it: what a torn write leaves (a
+       * changed byte leaves the line's length as it was).
+       */
+      readonly truncated: boolean;
+    }
   | ({ readonly kind: 'chained' } & ChainLineMember);
 
 const encoder = new TextEncoder();
@@ -75,12 +84,20 @@ export function parseChainLine(bytes: Uint8Array): ParsedChainLine {
   while (contentEnd > 0 && bytes[contentEnd - 1] === SPACE) contentEnd--;
   const member = findMember(bytes, contentEnd);
   if (member < 0) return { kind: 'none' };
-  const malformed = (reason: string): ParsedChainLine => ({ kind: 'malformed', member, reason });
+  // Set when a check needed bytes past the end of the line.
+  let short = false;
+  const malformed = (reason: string): ParsedChainLine => ({
+    kind: 'malformed',
+    member,
+    reason,
+    truncated: short && contentEnd === bytes.length,
+  });
   if (bytes[0] !== 0x7b) return malformed('the line does not start with {');
   let at = member + MEMBER.length;
   const digitsStart = at;
   while (at < contentEnd && (bytes[at] as number) >= 0x30 && (bytes[at] as number) <= 0x39) at++;
   const digits = at - digitsStart;
+  if (at >= contentEnd) short = true;
   if (digits === 0 || digits > 15 || (digits > 1 && bytes[digitsStart] === 0x30))
     return malformed('n is not a position');
   const n = Number(ascii(bytes, digitsStart, at));
@@ -99,8 +116,10 @@ export function parseChainLine(bytes: Uint8Array): ParsedChainLine {
       bytes[at + 5] !== QUOTE ||
       bytes[at + 6 + length] !== QUOTE ||
       at + 7 + length > contentEnd
-    )
+    ) {
+      if (at + 7 + length > contentEnd) short = true;
       return undefined;
+    }
     const name = String.fromCharCode(bytes[at + 2] as number);
     const value = read ? ascii(bytes, at + 6, at + 6 + length) : undefined;
     at += 7 + length;
@@ -131,6 +150,7 @@ export function parseChainLine(bytes: Uint8Array): ParsedChainLine {
     h = field(43)?.value;
     if (h === undefined) return malformed('h is not a head');
   }
+  if (at + 2 > contentEnd) short = true;
   if (at + 2 !== contentEnd || bytes[at] !== CLOSE || bytes[at + 1] !== CLOSE)
     return malformed('the member does not end the line');
   const found: { -readonly [Key in keyof ChainLineMember]: ChainLineMember[Key] } & {

@@ -758,6 +758,11 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
         unchainedEntry(state, state.position, undefined, json, where, complete);
         return;
       }
+      if (parsedLine.kind === 'malformed' && parsedLine.truncated) {
+        // Torn inside its member: unreadable if it is the last line, else the next entry decides.
+        unchainedEntry(state, state.position, undefined, false, where, false);
+        return;
+      }
       if (parsedLine.kind === 'malformed') {
         sequence(state, {
           n: undefined,
@@ -851,14 +856,29 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
       const canonical = chainCanonicalJson('session', input?.value);
       totals.bytes += canonical.length;
       if (!chain.success) {
-        if (input?.chain === undefined || input.chain === null) {
-          totals.unchained++;
-          return;
-        }
+        // No chain field: an unchained stream (counted when it ends).
+        if (input?.chain === undefined || input.chain === null) return;
+        const claimed = (input.chain as { n?: unknown }).n;
+        const n =
+          typeof claimed === 'number' && Number.isSafeInteger(claimed) && claimed > 0
+            ? claimed
+            : undefined;
         add('altered', state.ref, {
+          ...(n === undefined ? {} : { n }),
           where,
           detail: `the base's chain field is not in the shape Episodic writes (${chain.error.issues[0]?.message ?? 'invalid'})`,
         });
+        if (n !== undefined && typeof input.chain === 'object') {
+          // The deltas after it still stand at their places; no head can be computed from it.
+          state.chained = true;
+          totals.chained++;
+          state.lastN = n;
+          state.position = n;
+          state.segment = segmentOf(n + 1);
+          state.previous = undefined;
+          state.clean = false;
+          state.headsTrusted = false;
+        }
         return;
       }
       const { k, n, heads, open, s, r, c } = chain.data;
