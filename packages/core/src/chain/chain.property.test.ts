@@ -10,6 +10,7 @@ import {
   createChainWriter,
   type ErasureEntry,
   newChainState,
+  resumeChainState,
 } from './index.js';
 
 const sha256 = (bytes: Uint8Array) => new Uint8Array(createHash('sha256').update(bytes).digest());
@@ -269,6 +270,32 @@ describe('chain verifier: properties over random streams', () => {
             { finding: 'forked', severity: 'warning', n: at + 1 },
           ]);
       }),
+      RUNS,
+    );
+  });
+
+  it('a writer that lost its memory resumes from the tail since the last boundary to the same state', () => {
+    fc.assert(
+      fc.property(
+        fc.integer(),
+        fc.integer({ min: 1, max: 300 }),
+        fc.nat(),
+        (seed, count, prefix) => {
+          const writer = seededWriter(seed);
+          let state = newChainState(prefix % 100);
+          const chains: ChainMember[] = [];
+          for (let index = 0; index < count; index++) {
+            const stamp = writer.stampRow(state, `{"i":${index}}`);
+            chains.push(stamp.chain);
+            state = stamp.state;
+          }
+          const boundary = chains.findLastIndex(
+            (chain) => chain.n % 64 === 0 && chain.k === undefined,
+          );
+          const tail = chains.slice(Math.max(0, boundary));
+          expect(resumeChainState(tail, state.key)).toEqual(state);
+        },
+      ),
       RUNS,
     );
   });
