@@ -241,6 +241,7 @@ export {
   type MaybePromise,
   MESSAGES_OPEN,
   type MemoryRunStoreAdapter,
+  type MemoryRunStoreOptions,
   parseIdReference,
   parseRunId,
   parseStoredArtifactJson,

@@ -40,7 +40,9 @@ export type {
   ChainFindingKind,
   ChainOption,
   ChainReport,
+  ChainWriterOptions,
   ErasureEntry,
+  Sha256,
   VerifyReceipt,
 } from './chain/index.js';
 export {
@@ -374,6 +376,7 @@ export {
   type ListArtifactsQuery,
   type MaybePromise,
   type MemoryRunStoreAdapter,
+  type MemoryRunStoreOptions,
   type ResolveEventIdOptions,
   type ResolveRunIdOptions,
   type RunAppendAtResult,
