@@ -249,3 +249,19 @@ describe('chain verifier: damaged lines and bad input', () => {
     expect(report.findings).toHaveLength(2);
   });
 });
+
+describe('chain verifier: stream identity', () => {
+  it('a ref object reused for another stream (changed in place) is that other stream', () => {
+    const writer = createChainWriter({ sha256, randomSalt: random });
+    const one = writer.stampLine(newChainState(), '{"type":"a"}').line;
+    const other = writer.stampLine(newChainState(), '{"type":"b"}').line;
+    const verifier = createChainVerifier({ sha256 });
+    const ref: { kind: 'run'; id: string } = { kind: 'run', id: 'first' };
+    verifier.line(ref, one);
+    ref.id = 'second';
+    verifier.line(ref, other);
+    const report = verifier.report();
+    expect(report.findings).toEqual([]);
+    expect(report.verified.streams).toBe(2);
+  });
+});

@@ -314,7 +314,15 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
   let lastRef: ChainStreamRef | undefined;
   let lastState: StreamState | undefined;
   const stateOf = (input: ChainStreamRef): StreamState => {
-    if (input === lastRef && lastState !== undefined) return lastState;
+    if (
+      input === lastRef &&
+      lastState !== undefined &&
+      input.kind === lastState.ref.kind &&
+      input.id === lastState.ref.id &&
+      input.scope === lastState.ref.scope &&
+      input.session_id === lastState.ref.session_id
+    )
+      return lastState;
     const found = lookup(input);
     lastRef = input;
     lastState = found;
