@@ -33,6 +33,18 @@ export {
   type TruncatedOutput,
   truncateToolOutput,
 } from './assembly/index.js';
+// What `verify` reports (docs/design/verify.md section 4), type-only here: the values (zod
+// schemas) are on @episodic/core/schemas, the writer and the verifier on @episodic/core/adapter.
+export type {
+  ChainFinding,
+  ChainFindingKind,
+  ChainOption,
+  ChainReport,
+  ChainWriterOptions,
+  ErasureEntry,
+  Sha256,
+  VerifyReceipt,
+} from './chain/index.js';
 export {
   createEpisodic,
   type Episodic,
@@ -383,6 +395,7 @@ export {
   type ListArtifactsQuery,
   type MaybePromise,
   type MemoryRunStoreAdapter,
+  type MemoryRunStoreOptions,
   type ResolveEventIdOptions,
   type ResolveRunIdOptions,
   type RunAppendAtResult,

@@ -3,6 +3,20 @@
 // written with them, and both re-export this list (`export type *`), so it is written once. The
 // values are in @episodic/core/schemas.
 export type {
+  anchorFileSchema,
+  baseChainSchema,
+  CHAIN_FINDINGS,
+  CHAIN_STREAM_KINDS,
+  chainFindingSchema,
+  chainMemberSchema,
+  chainOptionSchema,
+  chainReportSchema,
+  chainStreamRefSchema,
+  chainWhereSchema,
+  erasureEntrySchema,
+  verifyReceiptSchema,
+} from './chain/schemas.js';
+export type {
   agentEventRecordSchema,
   baseMessageSchema,
   boundaryPayloadSchema,

@@ -2,6 +2,28 @@
 // and format constants of run records, episodes, session state, ledger events, task records and
 // artifacts. Their JSON Schemas are files: @episodic/core/schemas/<name>.json.
 
+export {
+  type AnchorFile,
+  anchorFileSchema,
+  type BaseChain,
+  baseChainSchema,
+  CHAIN_FINDINGS,
+  CHAIN_STREAM_KINDS,
+  type ChainFinding,
+  type ChainFindingKind,
+  type ChainMember,
+  type ChainOption,
+  type ChainReport,
+  type ChainStreamKind,
+  chainFindingSchema,
+  chainMemberSchema,
+  chainOptionSchema,
+  chainReportSchema,
+  type ErasureEntry,
+  erasureEntrySchema,
+  type VerifyReceipt,
+  verifyReceiptSchema,
+} from './chain/index.js';
 export { qualityGateOptionsSchema } from './learning/index.js';
 export {
   accessPolicySchema,

@@ -1,4 +1,11 @@
-import type { RunHeader } from '../schema/run-record.js';
+import {
+  type ChainState,
+  type ChainWriter,
+  type ChainWriterOptions,
+  createChainWriter,
+  newChainState,
+} from '../chain/index.js';
+import type { RunHeader, RunRecord } from '../schema/run-record.js';
 import {
   assertExpectedRunHeader,
   assertExpectedRunPosition,
@@ -23,6 +30,29 @@ export interface MemoryRunStoreAdapter extends RunStoreAdapter {
    * replaces it when `replace` is true. For tolerance tests; the run must exist.
    */
   writeRaw(runId: string, text: string, options?: { replace?: boolean }): void;
+  /**
+   * The run's stored lines, without their newlines (`null` when the run does not exist): what a
+   * chain verifier reads (`createChainVerifier(…).line`).
+   */
+  readLines(runId: string): string[] | null;
+}
+
+/** Options of the memory run store. */
+export interface MemoryRunStoreOptions {
+  /**
+   * Chain every appended line (docs/design/verify.md; the `chain` capability) with this SHA-256
+   * and salt source. The store then declares no `redaction` (a redaction of chained lines needs
+   * the erasure log, issue #34's next step) and reports no `headerLine` (its first line carries
+   * its chain member). Absent: no chain, as before.
+   */
+  readonly chain?: ChainWriterOptions;
+}
+
+/** A record without its top-level `chain` member (what a chaining store's readers return). */
+function withoutChain<Record extends RunRecord>(record: Record): Record {
+  if (!Object.hasOwn(record, 'chain')) return record;
+  const { chain: _chain, ...rest } = record as Record & { chain?: unknown };
+  return rest as Record;
 }
 
 /**
@@ -38,6 +68,8 @@ interface StoredRun {
   /** The offset after the last complete line indexed, and that line's number. */
   indexedTo: number;
   indexedLines: number;
+  /** Where the run's chain stands (chaining stores only). */
+  chain?: ChainState;
 }
 
 /** Indexes the complete lines added since the last call. */
@@ -66,15 +98,37 @@ function storedRun(text: string): StoredRun {
  * The in-memory reference run store. Each run is kept as JSONL text, exactly as a run file holds
  * it, and read back through the same tolerant reader, so what a caller reads is always a fresh copy.
  */
-export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
+export function createMemoryRunStoreAdapter(
+  options: MemoryRunStoreOptions = {},
+): MemoryRunStoreAdapter {
   const runs = new Map<string, StoredRun>();
+  const writer: ChainWriter | undefined =
+    options.chain === undefined ? undefined : createChainWriter(options.chain);
+  const strip = <Result extends { records: RunRecord[]; header?: RunHeader | null }>(
+    result: Result,
+  ): Result => {
+    if (writer === undefined) return result;
+    const stripped = { ...result, records: result.records.map(withoutChain) };
+    if (result.header !== undefined && result.header !== null)
+      stripped.header = withoutChain(result.header);
+    return stripped;
+  };
   const firstLine = (text: string) => {
     const end = text.indexOf('\n');
     return end === -1 ? text : text.slice(0, end);
   };
   const storedHeader = (runId: string): RunHeader | null | undefined => {
     const run = runs.get(runId);
-    return run === undefined ? undefined : readRunHeaderLine(firstLine(run.text));
+    if (run === undefined) return undefined;
+    const header = readRunHeaderLine(firstLine(run.text));
+    return header === null || writer === undefined ? header : withoutChain(header);
+  };
+  /** The header line `list` gives: without its chain member on a chaining store. */
+  const listedHeader = (text: string): string => {
+    const line = firstLine(text);
+    if (writer === undefined) return line;
+    const header = readRunHeaderLine(line);
+    return header === null ? line : JSON.stringify(withoutChain(header));
   };
   const write = (runId: string, entries: readonly RunRecordEntry[]): number => {
     const toWrite = planRunAppend(runId, storedHeader(runId), entries);
@@ -83,7 +137,19 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
     let text = run.text;
     // A torn fragment stays one bad line instead of swallowing the next record.
     if (text !== '' && !text.endsWith('\n')) text += '\n';
-    for (const entry of toWrite) text += `${entry.json}\n`;
+    if (writer === undefined) for (const entry of toWrite) text += `${entry.json}\n`;
+    else {
+      // Stamp every line first: a refused record (one carrying its own chain) writes nothing.
+      let state = run.chain ?? newChainState(run.ends.length);
+      let lines = '';
+      for (const entry of toWrite) {
+        const stamp = writer.stampLine(state, entry.json);
+        lines += `${stamp.line}\n`;
+        state = stamp.state;
+      }
+      text += lines;
+      run.chain = state;
+    }
     run.text = text;
     indexRun(run);
     runs.set(runId, run);
@@ -96,8 +162,9 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
       crossProcessAppends: false,
       durability: 'none',
       toolOutputCache: false,
-      redaction: true,
-      headerLine: true,
+      redaction: writer === undefined,
+      headerLine: writer === undefined,
+      ...(writer === undefined ? {} : { chain: true }),
     },
     append: write,
     appendAt(runId, entries, expectedPosition, expectedHeaderLine) {
@@ -113,7 +180,7 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
     },
     read(runId) {
       const run = runs.get(runId);
-      return run === undefined ? null : readRunText(runId, run.text);
+      return run === undefined ? null : strip(readRunText(runId, run.text));
     },
     readAfter(runId, position) {
       const run = runs.get(runId);
@@ -123,11 +190,13 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
       const offset = position === 0 ? 0 : (run.ends[position - 1] as number);
       const lineNumber = position === 0 ? 0 : (run.lines[position - 1] as number);
       feedRunText(collector, run.text, offset, lineNumber);
+      if (writer !== undefined) return strip(collector.resultAfter());
       return { ...collector.resultAfter(), headerLine: firstLine(run.text) };
     },
     tail(runId, count) {
       const run = runs.get(runId);
       if (run === undefined) return null;
+      if (writer !== undefined) return strip(tailRunText(runId, run.text, count));
       return { ...tailRunText(runId, run.text, count), headerLine: firstLine(run.text) };
     },
     runIdsWithPrefix(prefix, limit) {
@@ -145,7 +214,9 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
               const run = runs.get(runId);
               return run === undefined ? [] : [[runId, run] as const];
             });
-      return { rows: listed.map(([runId, run]) => ({ runId, header: firstLine(run.text) })) };
+      return {
+        rows: listed.map(([runId, run]) => ({ runId, header: listedHeader(run.text) })),
+      };
     },
     delete(runId) {
       return runs.delete(runId);
@@ -168,6 +239,13 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
       runs.set(runId, storedRun(output));
       return { changedLines, changedToolOutputs: 0 };
     },
+    readLines(runId) {
+      const run = runs.get(runId);
+      if (run === undefined) return null;
+      const lines = run.text.split('\n');
+      if (lines[lines.length - 1] === '') lines.pop();
+      return lines;
+    },
     writeRaw(runId, text, options) {
       const id = runId.toLowerCase();
       const stored = runs.get(id);
@@ -178,6 +256,6 @@ export function createMemoryRunStoreAdapter(): MemoryRunStoreAdapter {
 }
 
 /** An in-memory `RunStore` (for tests, examples and short-lived agents). */
-export function createMemoryRunStore(): RunStore {
-  return createRunStore(createMemoryRunStoreAdapter());
+export function createMemoryRunStore(options: MemoryRunStoreOptions = {}): RunStore {
+  return createRunStore(createMemoryRunStoreAdapter(options));
 }

@@ -69,6 +69,15 @@ export interface RunStoreCapabilities {
    * a run's scope from that line instead of listing the run on every call. Absent means false.
    */
   readonly headerLine?: boolean;
+  /**
+   * The store chains its runs (docs/design/verify.md): it stamps every line it appends with a
+   * `chain` member (the line's place, a salt, a commitment) through core's chain writer, strips the
+   * member from the records `read`, `readAfter` and `tail` return, refuses a record a caller gives
+   * with a top-level `chain` (`VALIDATION_ERROR`), and ignores the member when it compares a
+   * repeated header. No store declares it yet: issue #34 turns it on store by store, behind the
+   * store's `chain` option (`false` by default). Absent means false.
+   */
+  readonly chain?: boolean;
 }
 
 /** One damaged line (or unreadable stored record) met while reading a run. */

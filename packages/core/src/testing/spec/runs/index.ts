@@ -4,6 +4,7 @@ import type { CreateStoreHarness, StoreConformanceCapabilities } from '../../sto
 import { contractGroup } from '../contract-group.js';
 import { runAppendTests } from './append.js';
 import { runCapabilityTests } from './capabilities.js';
+import { runChainTests } from './chain.js';
 import { runCompareAndAppendTests } from './compare-and-append.js';
 import { runDamagedDataTests } from './damaged-data.js';
 import { runDeleteTests } from './delete.js';
@@ -36,5 +37,6 @@ export function describeRunStoreSuite(
     describe('damaged data', () => runDamagedDataTests(group));
     describe('bound to a scope', () => runScopeTests(group));
     describe('header line', () => runHeaderLineTests(group));
+    describe('chain', () => runChainTests(group));
   });
 }

@@ -1,0 +1,50 @@
+// base64url without padding (RFC 4648 section 5), over bytes, without Buffer (core runs anywhere).
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const VALUES = new Int16Array(128).fill(-1);
+for (let index = 0; index < ALPHABET.length; index++) VALUES[ALPHABET.charCodeAt(index)] = index;
+
+/** Every pair of characters, by the 12 bits they encode: half the lookups of one per character. */
+const PAIRS: string[] = [];
+for (let value = 0; value < 4096; value++)
+  PAIRS.push(ALPHABET.charAt(value >>> 6) + ALPHABET.charAt(value & 63));
+
+/** `bytes` in base64url without padding (16 bytes: 22 characters; 32 bytes: 43 characters). */
+export function toBase64Url(bytes: Uint8Array): string {
+  let text = '';
+  const length = bytes.length;
+  let index = 0;
+  for (; index + 2 < length; index += 3) {
+    const value =
+      ((bytes[index] as number) << 16) |
+      ((bytes[index + 1] as number) << 8) |
+      (bytes[index + 2] as number);
+    text += (PAIRS[value >>> 12] as string) + (PAIRS[value & 4095] as string);
+  }
+  const rest = length - index;
+  if (rest === 1) {
+    const value = (bytes[index] as number) << 16;
+    text += ALPHABET.charAt(value >>> 18) + ALPHABET.charAt((value >>> 12) & 63);
+  } else if (rest === 2) {
+    const value = ((bytes[index] as number) << 16) | ((bytes[index + 1] as number) << 8);
+    text +=
+      ALPHABET.charAt(value >>> 18) +
+      ALPHABET.charAt((value >>> 12) & 63) +
+      ALPHABET.charAt((value >>> 6) & 63);
+  }
+  return text;
+}
+
+/** Whether `text` is base64url without padding that encodes exactly `bytes` bytes. */
+export function isBase64Url(text: string, bytes: number): boolean {
+  if (text.length !== Math.ceil((bytes * 8) / 6)) return false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 128 || (VALUES[code] as number) < 0) return false;
+  }
+  // The unused low bits of the last character must be zero (one spelling per byte string).
+  const unused = (text.length * 6) % 8;
+  if (unused === 0) return true;
+  const last = VALUES[text.charCodeAt(text.length - 1)] as number;
+  return (last & ((1 << unused) - 1)) === 0;
+}
