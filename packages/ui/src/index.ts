@@ -17,6 +17,8 @@ export type {
   RunRecordItem,
   RunStatusName,
   RunViewResponse,
+  SearchHitRow,
+  SearchPageResponse,
   SessionListItem,
   SessionListResponse,
   SessionTimelineResponse,

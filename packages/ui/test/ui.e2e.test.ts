@@ -5,6 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunRecord } from '@episodic/core';
+import { openEpisodicStores } from '@episodic/home';
 import { importTranscript } from '@episodic/interop';
 import { createFsStore } from '@episodic/store-fs';
 import type { Browser, Page } from 'playwright-core';
@@ -21,6 +22,9 @@ let ui: UiProcess;
 let browser: Browser;
 let page: Page;
 let redactedEventId: string;
+let hostileEventId: string;
+/** An event whose text is markup and script: the search page must show it as text. */
+const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> kestrel';
 
 const turn = (label: string) =>
   demo.report.turns.find((entry) => entry.label === label)?.runId as string;
@@ -71,6 +75,33 @@ beforeAll(async () => {
     '--home',
     demo.home,
   ]);
+  // A session of the ledger whose found event sits below 30 events of the same millisecond, so
+  // opening it from a search hit must scroll to it.
+  const stores = await openEpisodicStores({ home: demo.home, store: 'fs' });
+  try {
+    const at = Date.parse('2026-03-01T10:00:00Z');
+    const receipts = await stores.ledger.appendBatch([
+      ...Array.from({ length: 30 }, (_, index) => ({
+        scope: 'episodic-demo',
+        session_id: 'search-e2e',
+        agent_id: 'worker',
+        type: 'tool.call' as const,
+        summary: `filler step ${index}`,
+        ts_ms: at,
+      })),
+      {
+        scope: 'episodic-demo',
+        session_id: 'search-e2e',
+        agent_id: 'planner',
+        type: 'conversation.user' as const,
+        summary: HOSTILE,
+        ts_ms: at,
+      },
+    ]);
+    hostileEventId = receipts.at(-1)?.event.event_id as string;
+  } finally {
+    await stores.close();
+  }
   ui = await startUi(['--home', demo.home, '--store', 'fs']);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
@@ -295,6 +326,47 @@ describe('episodic ui in Chromium', () => {
     await expect(page.locator('.payload-row').nth(1).textContent()).resolves.toContain('"payload"');
     await screenshot('ledger');
     await expectAccessible('ledger');
+  });
+
+  it('searches from the header: hostile text stays text, the hit opens its timeline at the event', async () => {
+    await open('/runs');
+    const box = page.getByRole('search', { name: 'Search the ledger' }).getByLabel('Search words');
+    await box.fill('kestrel <script>window.__pwned=2</script>');
+    await box.press('Enter');
+    await page.waitForURL(/\/search\?q=kestrel/);
+    await page.waitForSelector('table.search-hits tbody tr');
+    const hit = page.locator('table.search-hits tbody tr').first();
+    // The event's markup and the query's are text: no element made from them, no script ran.
+    const snippet = hit.locator('td.snippet');
+    await expect(snippet.textContent()).resolves.toContain(
+      '<img src=x onerror="window.__pwned=1">',
+    );
+    await expect(snippet.locator('mark').allTextContents()).resolves.toContain('kestrel');
+    await expect(page.locator('main img, main script').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => (window as { __pwned?: number }).__pwned)).resolves.toBe(
+      undefined,
+    );
+    await expect(page.getByLabel('Words', { exact: true }).inputValue()).resolves.toBe(
+      'kestrel <script>window.__pwned=2</script>',
+    );
+    await expect(page.getByLabel('Scope').inputValue()).resolves.toBe('episodic-demo');
+    await screenshot('search');
+    await expectAccessible('search');
+    await snippet.getByRole('link').click();
+    await page.waitForURL(/\/ledger\?.*session=search-e2e/);
+    expect(new URL(page.url()).hash).toBe(`#event-${hostileEventId}`);
+    const row = page.locator(`tr[id="event-${hostileEventId}"]`);
+    await row.waitFor();
+    await expect(row.getAttribute('class')).resolves.toContain('row-target');
+    await expect(row.getAttribute('aria-current')).resolves.toBe('true');
+    // The row sits below 30 others of its millisecond: the page scrolled to it.
+    await page.waitForFunction((id) => {
+      const box = document.getElementById(`event-${id}`)?.getBoundingClientRect();
+      return box !== undefined && box.top >= 0 && box.bottom <= window.innerHeight;
+    }, hostileEventId);
+    await expect(page.evaluate(() => window.scrollY)).resolves.toBeGreaterThan(0);
+    await expect(page.locator('main img, main script').count()).resolves.toBe(0);
+    await expectAccessible('ledger at a search hit');
   });
 
   it('builds a seed 003 filter over artifacts and shows which episodes matched', async () => {

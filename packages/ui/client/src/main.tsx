@@ -8,6 +8,7 @@ import { InputsView } from './views/inputs-view.js';
 import { LedgerView } from './views/ledger-view.js';
 import { RunView } from './views/run-view.js';
 import { RunsListView } from './views/runs-list-view.js';
+import { HeaderSearch, SearchView } from './views/search-view.js';
 import { SessionChartsView } from './views/session-charts-view.js';
 import { SessionView } from './views/session-view.js';
 import { SessionsListView } from './views/sessions-list-view.js';
@@ -71,6 +72,7 @@ const LIST_ROUTES: Record<string, { title: string; view: (route: Route) => preac
   '/tasks': { title: 'Task episodes', view: (route) => <TasksListView route={route} /> },
   '/ledger': { title: 'Ledger', view: (route) => <LedgerView route={route} /> },
   '/artifacts': { title: 'Artifacts', view: (route) => <ArtifactsView route={route} /> },
+  '/search': { title: 'Search', view: (route) => <SearchView route={route} /> },
 };
 
 /** The view of a path, and the page title that names it. */
@@ -128,6 +130,7 @@ function App() {
             ))}
           </ul>
         </nav>
+        <HeaderSearch route={route} />
         <span class="read-only" title="This UI never changes anything">
           read-only
         </span>

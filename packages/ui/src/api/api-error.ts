@@ -1,12 +1,16 @@
 import { EpisodicError } from '@episodic/core';
 import type { ApiError } from './api-types.js';
 
-/** The HTTP status of an error code: bad input 400, unknown ids 404, anything else 500. */
-export function httpStatusOf(error: unknown): 400 | 404 | 422 | 500 {
+/**
+ * The HTTP status of an error code: bad input 400, unknown ids 404, what the store cannot do
+ * (search without an index) 501, anything else 500.
+ */
+export function httpStatusOf(error: unknown): 400 | 404 | 422 | 500 | 501 {
   if (EpisodicError.hasCode(error, 'VALIDATION_ERROR')) return 400;
   if (EpisodicError.hasCode(error, 'SCOPE_REQUIRED')) return 400;
   if (EpisodicError.hasCode(error, 'NOT_FOUND')) return 404;
   if (EpisodicError.hasCode(error, 'CORRUPT_DATA')) return 422;
+  if (EpisodicError.hasCode(error, 'UNSUPPORTED')) return 501;
   return 500;
 }
 

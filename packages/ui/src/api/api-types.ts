@@ -21,6 +21,8 @@ export interface OverviewResponse {
   ledger_types: string[];
   /** The operators of seed 003's metadata filter language. */
   filter_operators: string[];
+  /** Whether the home's ledger keeps a search index (`/api/search` works). */
+  search: boolean;
 }
 
 /** One run in a list. */
@@ -424,6 +426,27 @@ export interface LedgerPageResponse {
   /** Events read to fill the page (an agent filter reads past events of other agents). */
   scanned: number;
   scan_limited: boolean;
+}
+
+/** One hit of `GET /api/search` (core's `SearchHit`). */
+export interface SearchHitRow {
+  event_id: string;
+  session_id: string;
+  agent_id: string;
+  type: string;
+  ts_ms: number;
+  /** Higher is better; comparable within one search only. */
+  score: number;
+  /** The event's text around the matches: each match between `«` and `»`, cut text as `…`. */
+  snippet: string;
+}
+
+/** `GET /api/search`. */
+export interface SearchPageResponse {
+  scope: string | null;
+  query: string;
+  hits: SearchHitRow[];
+  next_cursor: string | null;
 }
 
 /** `GET /api/ledger/:eventId`: one event with its payload. */

@@ -11,6 +11,7 @@ import { createRunDigestCache } from '../api/run-digests.js';
 import { createRunStatusCache } from '../api/run-status.js';
 import { runRecord, runView, toolOutput } from '../api/run-view.js';
 import { listRunsPage, RUN_STATUS_FILTERS } from '../api/runs-list.js';
+import { searchPage } from '../api/search-explorer.js';
 import { createRelativesFinder } from '../api/session-relatives.js';
 import { sessionRuns } from '../api/session-runs.js';
 import { sessionEpisode, sessionRelatives, sessionTimeline } from '../api/session-timeline.js';
@@ -115,6 +116,7 @@ export function createUiApp(options: UiAppOptions): Hono {
       run_statuses: [...RUN_STATUS_FILTERS],
       ledger_types: [...LEDGER_EVENT_TYPES],
       filter_operators: [...METADATA_FILTER_OPERATORS],
+      search: stores.ledger.capabilities.search === true,
     };
     return c.json(body);
   });
@@ -217,6 +219,7 @@ export function createUiApp(options: UiAppOptions): Hono {
   );
   api.get('/ledger', async (c) => c.json(await ledgerPage(stores.ledger, query(c))));
   api.get('/ledger/event', async (c) => c.json(await ledgerEvent(stores.ledger, query(c))));
+  api.get('/search', async (c) => c.json(await searchPage(stores.ledger, query(c))));
   api.get('/artifacts', async (c) => c.json(await artifactsPage(stores.artifacts, query(c))));
   api.all('*', (c) =>
     c.json(

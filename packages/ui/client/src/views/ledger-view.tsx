@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type {
   LedgerEventResponse,
   LedgerPageResponse,
@@ -13,6 +13,7 @@ function LedgerRowView(props: {
   row: LedgerRow;
   filters: Record<string, string>;
   before: string | null;
+  target: boolean;
 }) {
   const { row } = props;
   const [payload, setPayload] = useState<LedgerEventResponse | null>(null);
@@ -20,7 +21,16 @@ function LedgerRowView(props: {
   return (
     <>
       <tr
-        class={row.redacted ? 'row-redacted' : row.type === 'ops.alert' ? 'row-error' : undefined}
+        id={`event-${row.event_id}`}
+        class={
+          [
+            row.redacted ? 'row-redacted' : row.type === 'ops.alert' ? 'row-error' : '',
+            props.target ? 'row-target' : '',
+          ]
+            .filter((name) => name !== '')
+            .join(' ') || undefined
+        }
+        aria-current={props.target ? 'true' : undefined}
       >
         <td>
           <Time value={row.ts_ms} />
@@ -103,6 +113,13 @@ export function LedgerView(props: { route: Route }) {
   const ready = global || scope !== '';
   const loaded = useApi<LedgerPageResponse>(ready ? href('ledger', { ...filters, cursor }) : null);
   const chosenTypes = new Set((query.get('type') ?? '').split(',').filter((type) => type !== ''));
+  // A link to one event (a search hit) ends in `#event-<id>`: that row is marked and scrolled to
+  // once the page has loaded (the rows arrive after the browser looked for the fragment).
+  const target = decodeURIComponent(window.location.hash.replace(/^#event-/, ''));
+  useEffect(() => {
+    if (loaded.state !== 'ready' || target === '') return;
+    document.getElementById(`event-${target}`)?.scrollIntoView({ block: 'center' });
+  }, [loaded, target]);
   return (
     <>
       <h1>Ledger</h1>
@@ -165,15 +182,20 @@ export function LedgerView(props: { route: Route }) {
         </label>
         <label>
           From
-          <input type="date" name="from" defaultValue={query.get('from') ?? ''} />
+          <input type="date" name="from" defaultValue={(query.get('from') ?? '').slice(0, 10)} />
         </label>
         <label>
           To
-          <input type="date" name="to" defaultValue={query.get('to') ?? ''} />
+          <input type="date" name="to" defaultValue={(query.get('to') ?? '').slice(0, 10)} />
         </label>
         <button type="submit">Apply filters</button>
         <Link href="/ledger">Clear</Link>
       </form>
+      {/T/.test(query.get('from') ?? '') && (
+        <p class="muted">
+          From <Time value={query.get('from')} /> on.
+        </p>
+      )}
       {!ready ? (
         <p>{overview.state === 'loading' ? 'Loading scopes…' : 'The ledger has no events yet.'}</p>
       ) : (
@@ -207,6 +229,7 @@ export function LedgerView(props: { route: Route }) {
                         row={row}
                         filters={filters}
                         before={index === 0 ? cursor : (data.events[index - 1]?.event_id ?? null)}
+                        target={target !== '' && row.event_id === target}
                       />
                     ))}
                   </tbody>

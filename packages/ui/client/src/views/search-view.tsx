@@ -1,0 +1,267 @@
+import type { SearchHitRow, SearchPageResponse } from '../../../src/api/api-types.js';
+import { useApi, useOverview } from '../api.js';
+import { Loading, Pager, Time } from '../components/bits.js';
+import { Link } from '../components/link.js';
+import { href, navigate, type Route } from '../router.js';
+
+const MATCH_START = '«';
+const MATCH_END = '»';
+
+/**
+ * A snippet as text with its matches (between `«` and `»`) in `<mark>`: every part is a text node,
+ * so nothing in an event's text ever becomes markup.
+ */
+export function Snippet(props: { text: string }) {
+  const parts: Array<string | preact.JSX.Element> = [];
+  let rest = props.text;
+  while (rest !== '') {
+    const start = rest.indexOf(MATCH_START);
+    const end = start === -1 ? -1 : rest.indexOf(MATCH_END, start + 1);
+    if (start === -1 || end === -1) {
+      parts.push(rest);
+      break;
+    }
+    if (start > 0) parts.push(rest.slice(0, start));
+    parts.push(<mark key={parts.length}>{rest.slice(start + 1, end)}</mark>);
+    rest = rest.slice(end + 1);
+  }
+  return <>{parts}</>;
+}
+
+/**
+ * Where a hit lives: its session's timeline on the ledger page (the same scope, that session only),
+ * starting at the hit's time, the row of the event anchored by its id so the page scrolls there and
+ * marks it.
+ */
+export function timelineHref(
+  hit: SearchHitRow,
+  where: { scope?: string; global?: string },
+): string {
+  return `${href('/ledger', {
+    ...where,
+    session: hit.session_id,
+    from: new Date(hit.ts_ms).toISOString(),
+  })}#event-${encodeURIComponent(hit.event_id)}`;
+}
+
+/** The search box of the page header, on every page: it searches the scope the page shows. */
+export function HeaderSearch(props: { route: Route }) {
+  const query = props.route.query;
+  const onSearch = props.route.path === '/search';
+  return (
+    <search class="header-search" aria-label="Search the ledger">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          const text = String(new FormData(event.currentTarget).get('q') ?? '').trim();
+          if (text === '') return;
+          const keep = onSearch || props.route.path === '/ledger';
+          navigate(
+            href('/search', {
+              q: text,
+              scope: keep ? query.get('scope') : null,
+              global: keep ? query.get('global') : null,
+            }),
+          );
+        }}
+      >
+        <input
+          type="search"
+          name="q"
+          aria-label="Search words"
+          placeholder="Search the ledger…"
+          key={onSearch ? (query.get('q') ?? '') : 'other'}
+          defaultValue={onSearch ? (query.get('q') ?? '') : ''}
+          maxLength={1000}
+        />
+        <button type="submit">Search</button>
+      </form>
+    </search>
+  );
+}
+
+/** Search results: the hits of one scope (or every scope), filters as the ledger page has, paging. */
+export function SearchView(props: { route: Route }) {
+  const query = props.route.query;
+  const overview = useOverview();
+  const scopes = overview.state === 'ready' ? overview.data.scopes : [];
+  const searchable = overview.state === 'ready' && overview.data.search;
+  const global = query.get('global') === '1';
+  const scope = query.get('scope') ?? (global ? '' : (scopes[0] ?? ''));
+  const text = (query.get('q') ?? '').trim();
+  const where: { scope?: string; global?: string } = global ? { global: '1' } : { scope };
+  const filters: Record<string, string> = {
+    q: text,
+    ...where,
+    type: query.get('type') ?? '',
+    session: query.get('session') ?? '',
+    agent: query.get('agent') ?? '',
+    from: query.get('from') ?? '',
+    to: query.get('to') ?? '',
+  };
+  for (const key of Object.keys(filters)) if (filters[key] === '') delete filters[key];
+  const cursor = query.get('cursor');
+  const ready = searchable && text !== '' && (global || scope !== '');
+  const loaded = useApi<SearchPageResponse>(ready ? href('search', { ...filters, cursor }) : null);
+  const chosenTypes = new Set((query.get('type') ?? '').split(',').filter((type) => type !== ''));
+  return (
+    <>
+      <h1>Search</h1>
+      <form
+        class="filters"
+        aria-label="Search the ledger with filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = new FormData(event.currentTarget);
+          const chosen = String(form.get('scope') ?? '');
+          navigate(
+            href('/search', {
+              q: String(form.get('q') ?? '').trim(),
+              ...(chosen === '*' ? { global: '1' } : { scope: chosen }),
+              type: form.getAll('type').join(','),
+              session: String(form.get('session') ?? '').trim(),
+              agent: String(form.get('agent') ?? '').trim(),
+              from: String(form.get('from') ?? ''),
+              to: String(form.get('to') ?? ''),
+            }),
+          );
+        }}
+      >
+        <label>
+          Words
+          <input
+            type="text"
+            name="q"
+            key={text}
+            defaultValue={text}
+            maxLength={1000}
+            aria-describedby="search-help"
+          />
+        </label>
+        <label>
+          Scope
+          <select
+            name="scope"
+            key={`${scope}-${global}-${scopes.length}`}
+            defaultValue={global ? '*' : scope}
+          >
+            {scopes.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+            {scope !== '' && !scopes.includes(scope) && <option value={scope}>{scope}</option>}
+            <option value="*">every scope (global)</option>
+          </select>
+        </label>
+        <fieldset>
+          <legend>Types</legend>
+          {(overview.state === 'ready' ? overview.data.ledger_types : []).map((type) => (
+            <label key={type} class="check">
+              <input
+                type="checkbox"
+                name="type"
+                value={type}
+                defaultChecked={chosenTypes.has(type)}
+              />{' '}
+              {type}
+            </label>
+          ))}
+        </fieldset>
+        <label>
+          Session
+          <input type="text" name="session" defaultValue={query.get('session') ?? ''} />
+        </label>
+        <label>
+          Agent
+          <input type="text" name="agent" defaultValue={query.get('agent') ?? ''} />
+        </label>
+        <label>
+          From
+          <input type="date" name="from" defaultValue={(query.get('from') ?? '').slice(0, 10)} />
+        </label>
+        <label>
+          To
+          <input type="date" name="to" defaultValue={(query.get('to') ?? '').slice(0, 10)} />
+        </label>
+        <button type="submit">Search with filters</button>
+      </form>
+      <p id="search-help" class="muted">
+        Every word and "quoted phrase" must match, in an event's summary, payload or refs; case and
+        accents do not matter. Best matches first.
+      </p>
+      {overview.state === 'ready' && !overview.data.search ? (
+        <p class="notice" role="status">
+          This home's ledger ({overview.data.store} store) keeps no search index, so it cannot be
+          searched yet. The <Link href="/ledger">Ledger</Link> page filters events by type, session,
+          agent and time.
+        </p>
+      ) : !ready ? (
+        <p>
+          {overview.state === 'loading'
+            ? 'Loading scopes…'
+            : text === ''
+              ? 'Type the words to search for.'
+              : 'The ledger has no events yet.'}
+        </p>
+      ) : (
+        <Loading loaded={loaded}>
+          {(data) => (
+            <>
+              {data.hits.length === 0 ? (
+                <p>No events match.</p>
+              ) : (
+                <table class="list search-hits">
+                  <caption class="visually-hidden">Events matching the search, best first</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Time</th>
+                      <th scope="col">Type</th>
+                      <th scope="col">Session</th>
+                      <th scope="col">Agent</th>
+                      <th scope="col">Match (opens the event in its session's timeline)</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.hits.map((hit) => (
+                      <tr key={hit.event_id}>
+                        <td>
+                          <Time value={hit.ts_ms} />
+                        </td>
+                        <td>
+                          <span class="kind">{hit.type}</span>
+                        </td>
+                        <td>
+                          <code title={hit.session_id}>
+                            {hit.session_id.length > 12
+                              ? `${hit.session_id.slice(0, 8)}…`
+                              : hit.session_id}
+                          </code>
+                        </td>
+                        <td>{hit.agent_id}</td>
+                        <td class="wrap snippet">
+                          <Link href={timelineHref(hit, where)}>
+                            <Snippet text={hit.snippet} />
+                          </Link>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+              <Pager
+                label="Search"
+                first={cursor === null ? null : href('/search', filters)}
+                next={
+                  data.next_cursor === null
+                    ? null
+                    : href('/search', { ...filters, cursor: data.next_cursor })
+                }
+              />
+            </>
+          )}
+        </Loading>
+      )}
+    </>
+  );
+}
