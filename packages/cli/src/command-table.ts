@@ -995,11 +995,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     path: ['patterns', 'search'],
-    summary: 'search learned patterns (and other artifacts) by metadata',
+    summary: 'search learned patterns (and other artifacts) by words and metadata',
     usage:
-      'episodic patterns search [--type TYPE]… [--metadata COND]… [--task EPISODE_ID] [options]',
+      'episodic patterns search [--query TEXT] [--type TYPE]… [--metadata COND]… [--task EPISODE_ID] [options]',
     description:
-      'Patterns are learned when task episodes complete. A metadata filter matches a pattern when ONE of the task episodes it came from satisfies the whole filter.',
+      'Patterns are learned when task episodes complete. A metadata filter matches a pattern when ONE of the task episodes it came from satisfies the whole filter. Without --query, patterns come in key order, paged with --after-key; with --query, the best --limit matches come ranked (BM25), each with a snippet.',
     options: {
       scope: taskScopeOption,
       type: {
@@ -1030,9 +1030,16 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: 'KEY',
         description: 'continue after this key (the next_key of the previous page)',
       },
+      query: {
+        type: 'string',
+        value: 'TEXT',
+        description:
+          'only patterns whose text (tools, conditions, errors, context) holds every word and "quoted phrase" of TEXT, best match first (not with --after-key)',
+      },
     },
     examples: [
       'episodic patterns search --type tool_sequence',
+      'episodic patterns search --query "read_file edit_file" --json',
       'episodic patterns search --metadata team=infra --metadata "priority>=3" --json',
       'episodic patterns search --kind reflection --task EPISODE_ID',
     ],

@@ -5,7 +5,6 @@ import {
   type LedgerSearchInput,
   type SearchPage,
 } from '@episodic/core';
-import { SNIPPET_MATCH_END, SNIPPET_MATCH_START } from '@episodic/core/adapter';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { foldEventType } from '../event-type.js';
 import { relativeTime } from '../human-time.js';
@@ -23,25 +22,12 @@ import {
   scopeSelector,
 } from '../option-values.js';
 import { createStyles, renderTable, type Styles } from '../output.js';
+import { styleSnippet } from '../search-snippet.js';
 import { UsageError } from '../usage-error.js';
 
 /** The most hits one page shows (core's `SEARCH_MAX_LIMIT`). */
 const MAX_LIMIT = 100;
 const DEFAULT_LIMIT = 20;
-
-const MARKED = new RegExp(
-  `${SNIPPET_MATCH_START}([^${SNIPPET_MATCH_END}]*)(?:${SNIPPET_MATCH_END}|$)`,
-  'g',
-);
-
-/**
- * A snippet for a terminal: the matched words in bold yellow when colour is on; otherwise the
- * `«` `»` markers stay, so piped output still shows what matched.
- */
-function styleSnippet(snippet: string, styles: Styles, color: boolean): string {
-  if (!color) return snippet;
-  return snippet.replace(MARKED, (_match, words: string) => styles.bold(styles.yellow(words)));
-}
 
 /** The read-only connection could not bring the search index up to date. */
 function isIndexBehind(error: unknown): boolean {
