@@ -21,7 +21,7 @@ import {
   optionalTimeMs,
   scopeSelector,
 } from '../option-values.js';
-import { createStyles, renderTable, type Styles } from '../output.js';
+import { createStyles, renderTable } from '../output.js';
 import { styleSnippet } from '../search-snippet.js';
 import { UsageError } from '../usage-error.js';
 
