@@ -10,7 +10,9 @@ export const SEARCH_IN_MEMORY_MAX_TEXTS = 100_000;
 
 /** One text that matched: its key, its BM25 score (higher is better) and its snippet. */
 export interface SearchTextHit<Key> {
+  /** The key the text was given with. */
   readonly key: Key;
+  /** BM25, higher is better; comparable within one call only. */
   readonly score: number;
   /** The text around the first match, matched words between `«` and `»`, cuts as `…`. */
   readonly snippet: string;
