@@ -201,7 +201,7 @@ export const GROUPS: readonly GroupSpec[] = [
   },
   {
     name: 'patterns',
-    summary: 'learned patterns: search by type, task and metadata, show one',
+    summary: 'learned patterns: search by words, type, task and metadata, show one',
     examples: [
       'episodic patterns search --type tool_sequence --metadata source=crm',
       'episodic patterns show tool_sequence:651c551c8b261de85d2d182223b0c924',
