@@ -130,6 +130,27 @@ describe('episodic search', () => {
     });
   });
 
+  it('filters by metadata, and --global is the scope named global, not every scope', async () => {
+    const home = temporaryHome();
+    await appendEvent(home, { scope: 'proj', summary: 'invoice overdue' }, [
+      '--metadata-json',
+      '{"source":"crm","priority":5}',
+    ]);
+    await appendEvent(home, { scope: 'proj', summary: 'invoice paid' }, [
+      '--metadata-json',
+      '{"source":"mail","priority":1}',
+    ]);
+    const found = await search(home, 'invoice', '--scope', 'proj', '--metadata', 'priority>=5');
+    expect(found.status, found.stderr).toBe(0);
+    const receipt = searchReceiptSchema.parse(found.receipt);
+    expect(receipt.hits.map((hit) => hit.snippet)).toEqual(['«invoice» overdue']);
+    expect(receipt.filters.metadata).not.toBeNull();
+    const global = searchReceiptSchema.parse((await search(home, 'invoice', '--global')).receipt);
+    expect(global.scope).toBe('global');
+    // Only events another tool stored without a scope live there: proj's are never found.
+    expect(global.hits).toEqual([]);
+  });
+
   it('pages with --cursor until next_cursor is null, each hit once', async () => {
     const home = temporaryHome();
     await seed(home);
