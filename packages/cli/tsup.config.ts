@@ -40,6 +40,7 @@ const COMMAND_MODULES = [
   'migrate',
   'import-transcripts',
   'scopes',
+  'search',
 ];
 
 const bin: Options = {

@@ -156,6 +156,7 @@ const transfer = () => import('./commands/transfer.js');
 const migrate = () => import('./commands/migrate.js');
 const importTranscripts = () => import('./commands/import-transcripts.js');
 const scopes = () => import('./commands/scopes.js');
+const search = () => import('./commands/search.js');
 // The completion script is generated from this table, which lists `completion` too: the table
 // hands itself to the handler, so the handler's module never imports the table back.
 const completion = async (): Promise<CommandModule> => {
@@ -200,7 +201,7 @@ export const GROUPS: readonly GroupSpec[] = [
   },
   {
     name: 'patterns',
-    summary: 'learned patterns: search by type, task and metadata, show one',
+    summary: 'learned patterns: search by words, type, task and metadata, show one',
     examples: [
       'episodic patterns search --type tool_sequence --metadata source=crm',
       'episodic patterns show tool_sequence:651c551c8b261de85d2d182223b0c924',
@@ -994,11 +995,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     path: ['patterns', 'search'],
-    summary: 'search learned patterns (and other artifacts) by metadata',
+    summary: 'search learned patterns (and other artifacts) by words and metadata',
     usage:
-      'episodic patterns search [--type TYPE]… [--metadata COND]… [--task EPISODE_ID] [options]',
+      'episodic patterns search [--query TEXT] [--type TYPE]… [--metadata COND]… [--task EPISODE_ID] [options]',
     description:
-      'Patterns are learned when task episodes complete. A metadata filter matches a pattern when ONE of the task episodes it came from satisfies the whole filter.',
+      'Patterns are learned when task episodes complete. A metadata filter matches a pattern when ONE of the task episodes it came from satisfies the whole filter. Without --query, patterns come in key order, paged with --after-key; with --query, the best --limit matches come ranked (BM25), each with a snippet.',
     options: {
       scope: taskScopeOption,
       type: {
@@ -1029,9 +1030,16 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: 'KEY',
         description: 'continue after this key (the next_key of the previous page)',
       },
+      query: {
+        type: 'string',
+        value: 'TEXT',
+        description:
+          'only patterns whose text (tools, conditions, errors, context) holds every word and "quoted phrase" of TEXT, best match first (not with --after-key)',
+      },
     },
     examples: [
       'episodic patterns search --type tool_sequence',
+      'episodic patterns search --query "read_file edit_file" --json',
       'episodic patterns search --metadata team=infra --metadata "priority>=3" --json',
       'episodic patterns search --kind reflection --task EPISODE_ID',
     ],
@@ -1070,6 +1078,60 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['episodic scopes list', 'episodic scopes list --no-tasks --json'],
     load: scopes,
     handler: 'list',
+  },
+  {
+    path: ['search'],
+    summary: 'find ledger events by the words of their text, best first',
+    usage:
+      'episodic search TEXT (--scope SCOPE | --global | --all-scopes) [--session-id ID] [--agent-id ID] [--type TYPE]… [--from TIME] [--to TIME] [--limit N] [--cursor CURSOR]',
+    description:
+      'Full-text search over the ledger: the events of the scope whose summary, payload text or refs hold every word and "quoted phrase" of TEXT (case and accents folded; nothing else is syntax), ranked best first (BM25), each with a snippet whose matched words are shown in bold (between « and » when the output is not a terminal, and always in --json). Filters are conditions of the search, never applied after it. When more hits match than --limit, the last line (and the receipt\'s next_cursor) gives the --cursor of the next page. A SQLite database (a file home keeps its ledger there) indexes new events at the first search after them; PostgreSQL keeps no search index yet (UNSUPPORTED: use episodes query).',
+    positionals: [
+      {
+        name: 'TEXT',
+        required: true,
+        description: 'the words and "quoted phrases" to find; every one must match',
+      },
+    ],
+    options: {
+      scope,
+      global: globalScope,
+      'all-scopes': allScopes,
+      'session-id': { type: 'string', value: 'ID', description: 'only this session' },
+      'agent-id': { type: 'string', value: 'ID', description: 'only events of this agent' },
+      type: {
+        type: 'string',
+        multiple: true,
+        value: 'TYPE',
+        choices: LEDGER_EVENT_TYPES,
+        description: 'only these types: repeat the option or separate them with commas',
+      },
+      from: {
+        type: 'string',
+        value: 'TIME',
+        description: `only events at or after TIME (${TIME_FORMS})`,
+      },
+      to: {
+        type: 'string',
+        value: 'TIME',
+        description: 'only events at or before TIME (a bare date: the end of that day)',
+      },
+      limit: limit(20, 100),
+      cursor: {
+        type: 'string',
+        value: 'CURSOR',
+        description: 'the next page: the next_cursor the previous page printed (the same search)',
+      },
+      metadata: metadataCondition,
+      'metadata-filter': metadataFilter,
+    },
+    examples: [
+      'episodic search "rate limit" --scope my-project',
+      'episodic search \'deploy "staging db"\' --scope ci --type tool.result --from 1w --json',
+      'episodic search timeout --all-scopes --agent-id planner --limit 50',
+    ],
+    load: search,
+    handler: 'search',
   },
   {
     path: ['mcp'],

@@ -23,6 +23,15 @@ const REWRITES: ReadonlyArray<readonly [RegExp, (match: string, ...groups: strin
   [/pass global: true/g, () => 'pass --all-scopes'],
   [/give either scope or global: true/g, () => 'give either --scope or --all-scopes'],
   [
+    /Pass the nextCursor of the previous page of the same search, or leave cursor out/g,
+    () =>
+      'Pass the next_cursor the previous page of the same search printed as --cursor, or leave --cursor out',
+  ],
+  [
+    /or page through query\(\) with filters instead/g,
+    () => 'or read the events with "episodic episodes query" and its filters instead',
+  ],
+  [
     /Pass the next_after_id of a page from the same scope, or leave afterId out/g,
     () =>
       'Pass the next_after_id of a page from the same scope as --after-id, or leave --after-id out',

@@ -57,13 +57,16 @@ comp episodic completion ''
 comp episodic tasks list --scope x --outcome ''
 comp episodic episodes gc --al
 comp episodic export --al
+comp episodic search "rate limit" --ag
+comp episodic search x --type ops.
+comp episodic patterns search --que
 `;
     const lines = run('bash', ['-c', probe]).split('\n');
     expect(lines[0]?.split(' ')).toEqual([...groups, ...leaves, 'help']);
     expect(lines[1]?.split(' ')).toEqual(
       COMMANDS.filter((command) => command.path[0] === 'runs').map((command) => command.path[1]),
     );
-    expect(lines.slice(2, 11)).toEqual([
+    expect(lines.slice(2, 14)).toEqual([
       'list',
       '--store',
       'sqlite fs',
@@ -73,6 +76,9 @@ comp episodic export --al
       'success partial_success failure open',
       '--all-scopes',
       '--all --all-scopes',
+      '--agent-id',
+      'ops.decision ops.alert',
+      '--query',
     ]);
   });
 

@@ -23,7 +23,7 @@ import {
   startTestPostgres,
   type TestPostgresServer,
 } from '../../../test-support/postgres-server.js';
-import { migrateReceiptSchema } from '../src/receipts/index.js';
+import { migrateReceiptSchema, searchReceiptSchema } from '../src/receipts/index.js';
 import {
   episodic,
   episodicJson,
@@ -465,6 +465,51 @@ describe('a postgres:// URL wherever a database is accepted', () => {
       });
     } finally {
       await stores.close();
+    }
+  }, 300_000);
+
+  it('searches when the PostgreSQL ledger keeps a search index, else answers UNSUPPORTED with the fix', async () => {
+    const url = urlFor(newSchema());
+    const home = temporaryHome();
+    const appended = await episodicJson([
+      '--home',
+      home,
+      '--db',
+      url,
+      'episodes',
+      'append',
+      '--scope',
+      'proj',
+      '--session-id',
+      's',
+      '--agent-id',
+      'a',
+      '--type',
+      'ops.decision',
+      '--summary',
+      'raise the rate limit',
+    ]);
+    expect(appended.status, appended.stderr).toBe(0);
+    const result = await episodicJson([
+      '--home',
+      home,
+      '--db',
+      url,
+      'search',
+      'rate limit',
+      '--scope',
+      'proj',
+    ]);
+    expect(result.stdout + result.stderr).not.toContain(password());
+    if (result.status === 0) {
+      // The store gained search (issue #32 step 3): the same receipt as SQLite's.
+      const receipt = searchReceiptSchema.parse(result.receipt);
+      expect(receipt.hits).toHaveLength(1);
+      expect(receipt.hits[0]?.snippet).toContain('«');
+    } else {
+      const message = expectError(result, 1, 'UNSUPPORTED');
+      expect(message).toContain('keeps no search index');
+      expect(message).toContain('episodic episodes query');
     }
   }, 300_000);
 

@@ -436,6 +436,54 @@ describe('tasks and patterns', () => {
       'tool_sequence',
     ]);
     expect(typed.patterns[0]?.effective_metadata).toEqual({ team: ['infra'], priority: [5] });
+    // --query: the patterns whose text holds every word, best first, each with a snippet.
+    const redis = patternsSearchReceiptSchema.parse(
+      (await episodicJson(['--home', home, 'patterns', 'search', '--query', 'REDIS down'])).receipt,
+    );
+    expect(redis.filters.query).toBe('REDIS down');
+    expect(redis.patterns.map((pattern) => pattern.type)).toContain('error_recovery');
+    for (const pattern of redis.patterns) expect(pattern.snippet).toContain('«redis»');
+    const scores = redis.patterns.map((pattern) => pattern.score as number);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    const queried = await episodic([
+      '--home',
+      home,
+      'patterns',
+      'search',
+      '--query',
+      'test_runner',
+    ]);
+    expect(queried.stdout).toMatch(/^TYPE\s+TASKS\s+MATCH/m);
+    expect(queried.stdout).toContain('«test_runner»');
+    expect(
+      patternsSearchReceiptSchema.parse(
+        (await episodicJson(['--home', home, 'patterns', 'search', '--query', 'kubernetes']))
+          .receipt,
+      ).patterns,
+    ).toEqual([]);
+    expect(
+      expectError(
+        await episodicJson(['--home', home, 'patterns', 'search', '--query', '" ;'], {}),
+        2,
+        'VALIDATION_ERROR',
+      ),
+    ).toContain('--query');
+    expect(
+      expectError(
+        await episodicJson([
+          '--home',
+          home,
+          'patterns',
+          'search',
+          '--query',
+          'x',
+          '--after-key',
+          'k',
+        ]),
+        2,
+        'USAGE_ERROR',
+      ),
+    ).toContain('--after-key');
     const none = patternsSearchReceiptSchema.parse(
       (await episodicJson(['--home', home, 'patterns', 'search', '--metadata', 'priority>5']))
         .receipt,

@@ -210,13 +210,16 @@ export {
   type SearchDocument,
   type SearchMatch,
   type SearchPhrase,
+  type SearchTextHit,
   type SearchToken,
   SNIPPET_ELLIPSIS,
   SNIPPET_MATCH_END,
   SNIPPET_MATCH_START,
   SNIPPET_TOKENS,
   searchDocument,
+  searchTextOfArtifactContent,
   searchTextOfLedgerRow,
+  searchTexts,
   searchTokens,
 } from './search/index.js';
 export {

@@ -43,7 +43,7 @@ function undescribedProperties(schema: Record<string, unknown>, path = ''): stri
 }
 
 describe('tools/list', () => {
-  it('lists the ten tools with the seed names, annotations and described JSON Schemas', async () => {
+  it('lists the eleven tools with the seed names, annotations and described JSON Schemas', async () => {
     const { client: mcp } = await client({ stores: countingStores().stores });
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([...EPISODIC_TOOL_NAMES]);
@@ -55,6 +55,7 @@ describe('tools/list', () => {
         'list_runs',
         'memory_episodes_query',
         'replay_session',
+        'search_history',
         'search_patterns',
       ].sort(),
     );
@@ -332,6 +333,11 @@ const BAD_INPUTS: ReadonlyArray<[string, Record<string, unknown>, string]> = [
   ['search_patterns', { limit: 0 }, 'limit'],
   ['search_patterns', { pattern_types: [] }, 'pattern_types'],
   ['search_patterns', { scope: 'someone-else' }, 'scope'],
+  ['search_patterns', { query: '' }, 'query'],
+  ['search_history', {}, 'query'],
+  ['search_history', { query: 'x', limit: 51 }, 'limit'],
+  ['search_history', { query: 'x', since: 'last week' }, 'since'],
+  ['search_history', { query: 'x', scope: 'someone-else' }, 'scope'],
 ];
 
 describe('error results', () => {

@@ -4,9 +4,27 @@ import { uuidSchema } from '@episodic/core/schemas';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { TOOL_ERROR_CODES, toToolErrorBody } from './tool-error.js';
+import { TOOL_ERROR_CODES, toolUnsupported, toToolErrorBody } from './tool-error.js';
 
 describe('toToolErrorBody', () => {
+  it("passes a tool's own UNSUPPORTED answer through, never a store's", () => {
+    const answer = toToolErrorBody(
+      toolUnsupported('search_history cannot run here. Use memory_episodes_query instead.'),
+      'search_history',
+    );
+    expect(answer).toEqual({
+      error: 'search_history cannot run here. Use memory_episodes_query instead.',
+      code: 'UNSUPPORTED',
+    });
+    expect(TOOL_ERROR_CODES).toContain(answer.code);
+    const store = toToolErrorBody(
+      new EpisodicError({ code: 'UNSUPPORTED', message: 'SQLite 3.31 at /srv/db lacks FTS5' }),
+      'search_history',
+    );
+    expect(store.code).toBe('INTERNAL_ERROR');
+    expect(store.error).not.toContain('/srv/db');
+  });
+
   it('never echoes a path-like, non-ASCII or control-character value given as an id', () => {
     fc.assert(
       fc.property(

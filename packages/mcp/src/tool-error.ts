@@ -8,6 +8,7 @@ export type ToolErrorCode =
   | 'CONFLICT'
   | 'CONFIRMATION_REQUIRED'
   | 'SCOPE_REQUIRED'
+  | 'UNSUPPORTED'
   | 'STORAGE_ERROR'
   | 'INTERNAL_ERROR';
 
@@ -18,6 +19,7 @@ export const TOOL_ERROR_CODES: readonly ToolErrorCode[] = [
   'CONFLICT',
   'CONFIRMATION_REQUIRED',
   'SCOPE_REQUIRED',
+  'UNSUPPORTED',
   'STORAGE_ERROR',
   'INTERNAL_ERROR',
 ];
@@ -38,6 +40,23 @@ const PASS_THROUGH: ReadonlySet<string> = new Set([
   'CONFIRMATION_REQUIRED',
   'SCOPE_REQUIRED',
 ]);
+
+/** The `details.answer` of an `UNSUPPORTED` error written for the client (see `toolUnsupported`). */
+const FOR_THE_CLIENT = 'tool_unsupported';
+
+/**
+ * An `UNSUPPORTED` error whose message the client sees, with code `UNSUPPORTED`: what this server
+ * cannot do and which tool to use instead. Other `UNSUPPORTED` errors (a store's, which may
+ * describe the server) stay `INTERNAL_ERROR` with a generic message.
+ */
+export function toolUnsupported(message: string, cause?: unknown): EpisodicError {
+  return new EpisodicError({
+    code: 'UNSUPPORTED',
+    message,
+    details: { answer: FOR_THE_CLIENT },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
 
 // An absolute path (POSIX, Windows drive or UNC) anywhere in a message: never shown to a client.
 const ABSOLUTE_PATH =
@@ -97,7 +116,8 @@ function bounded(message: string): string {
 /**
  * Turns anything a tool handler threw into the error body a client sees. Validation errors are
  * rebuilt from their issue list (field, problem, fix; values only when safe to echo); not-found,
- * conflict, confirmation and scope errors keep their message; storage and unexpected failures get
+ * conflict, confirmation and scope errors keep their message, and so does an `UNSUPPORTED` error a
+ * tool wrote for the client (`toolUnsupported`); storage and unexpected failures get
  * a generic message (the details, which may name files, go to the server's log only). Never a
  * stack trace, never a path.
  */
@@ -109,6 +129,9 @@ export function toToolErrorBody(
   if (EpisodicError.isInstance(error)) {
     if (error.code === 'VALIDATION_ERROR') {
       return { error: bounded(validationMessage(error)), code: 'VALIDATION_ERROR' };
+    }
+    if (error.code === 'UNSUPPORTED' && error.details.answer === FOR_THE_CLIENT) {
+      return { error: bounded(scrub(error.message)), code: 'UNSUPPORTED' };
     }
     if (PASS_THROUGH.has(error.code)) {
       return { error: bounded(scrub(error.message)), code: error.code as ToolErrorCode };

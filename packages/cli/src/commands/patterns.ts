@@ -1,5 +1,5 @@
 import { type Artifact, compileMetadataFilter, EpisodicError } from '@episodic/core';
-import { parseInput } from '@episodic/core/adapter';
+import { parseInput, searchTextOfArtifactContent, searchTexts } from '@episodic/core/adapter';
 import {
   artifactKeySchema,
   artifactKindSchema,
@@ -14,6 +14,7 @@ import { buildMetadataFilter } from '../metadata-conditions.js';
 import { writeNotes } from '../notes.js';
 import { jsonArgument, listOption, optionalInteger, optionalString } from '../option-values.js';
 import { createStyles, renderFields, renderTable, sanitizeForTerminal } from '../output.js';
+import { styleSnippet } from '../search-snippet.js';
 import { withStores } from '../stores.js';
 import { scopedTaskStores, taskScope } from '../task-scope.js';
 import { UsageError } from '../usage-error.js';
@@ -43,6 +44,8 @@ function describeContent(artifact: Artifact): string {
 }
 
 const SCAN_PAGE = 500;
+/** The most artifacts `--query` ranks (the MCP tool's cap too). */
+const QUERY_SCAN_MAX = 10_000;
 
 /** A pattern (or any artifact) as receipts spell it. */
 function patternJson(artifact: Artifact) {
@@ -84,6 +87,16 @@ export const search: CommandHandler = async (context) => {
   const filter = buildMetadataFilter(listOption(options, 'metadata', false), filterJson?.value);
   if (filter !== undefined) compileMetadataFilter(filter);
   const wanted = types === undefined ? undefined : new Set(types);
+  const query = optionalString(options, 'query');
+  if (query !== undefined) {
+    // Checked before any store is opened: a query with no word exits 2 naming --query.
+    searchTexts([], query, '--query');
+    if (afterKey !== undefined) {
+      throw new UsageError(
+        'Give --query or --after-key, not both: a query returns the best --limit matches at once, ranked, with no key order to continue. Raise --limit to see more.',
+      );
+    }
+  }
   const scope = taskScope(context);
 
   // The type of a pattern is in its content, so pages are scanned until `limit` matches are found.
@@ -101,13 +114,26 @@ export const search: CommandHandler = async (context) => {
           kind,
           ...(episode === undefined ? {} : { episode }),
           ...(filter === undefined ? {} : { filter }),
-          limit: wanted === undefined ? limit : SCAN_PAGE,
+          limit: wanted === undefined && query === undefined ? limit : SCAN_PAGE,
           ...(cursor === undefined ? {} : { afterKey: cursor }),
         });
         for (const artifact of page.artifacts) {
           if (wanted !== undefined && !wanted.has(contentType(artifact) ?? '')) continue;
           found.push(artifact);
-          if (found.length === limit) break;
+          if (query === undefined && found.length === limit) break;
+        }
+        if (query !== undefined) {
+          // Ranking needs every candidate; a scope's patterns are few (capped all the same).
+          if (page.nextKey === null || found.length >= QUERY_SCAN_MAX) {
+            if (page.nextKey !== null) {
+              notes.push(
+                `--query ranked the first ${found.length} ${kind}s of the scope only; narrow it with --type, --task or --metadata.`,
+              );
+            }
+            return;
+          }
+          cursor = page.nextKey;
+          continue;
         }
         if (found.length === limit) {
           const last = found[found.length - 1] as Artifact;
@@ -128,7 +154,29 @@ export const search: CommandHandler = async (context) => {
     },
     { readOnly: true },
   );
-  const patterns = found.map(patternJson);
+  // With --query: the artifacts whose text holds every word, best first (core's BM25 over the
+  // candidates the filters kept), at most --limit.
+  const hits =
+    query === undefined
+      ? undefined
+      : searchTexts(
+          found.map((artifact) => [artifact, searchTextOfArtifactContent(artifact.content)]),
+          query,
+          '--query',
+        ).slice(0, limit);
+  if (hits !== undefined) {
+    found.splice(0, found.length, ...hits.map((hit) => hit.key));
+    if (found.length === 0)
+      notes.push(`No ${kind} of scope "${scope}" holds every word of ${JSON.stringify(query)}.`);
+  }
+  const hitOf = new Map(hits?.map((hit) => [hit.key, hit]));
+  const patterns = found.map((artifact) => {
+    const hit = hitOf.get(artifact);
+    return {
+      ...patternJson(artifact),
+      ...(hit === undefined ? {} : { score: hit.score, snippet: hit.snippet }),
+    };
+  });
   return {
     receipt: {
       scope,
@@ -139,6 +187,7 @@ export const search: CommandHandler = async (context) => {
         metadata: filter ?? null,
         limit,
         after_key: afterKey ?? null,
+        query: query ?? null,
       },
       count: patterns.length,
       patterns,
@@ -158,7 +207,14 @@ export const search: CommandHandler = async (context) => {
                 max: 16,
               },
               { header: 'TASKS', value: (artifact) => artifact.episodes.length, align: 'right' },
-              { header: 'PATTERN', value: describeContent, max: 60 },
+              hits === undefined
+                ? { header: 'PATTERN', value: describeContent, max: 60 }
+                : {
+                    header: 'MATCH',
+                    value: (artifact: Artifact) => hitOf.get(artifact)?.snippet ?? '',
+                    max: 60,
+                    style: (cut: string) => styleSnippet(cut, styles, context.globals.color),
+                  },
               {
                 header: 'METADATA',
                 value: (artifact) => JSON.stringify(artifact.effectiveMetadata),

@@ -28,10 +28,19 @@ export const patternsSearchReceiptSchema = successReceiptSchema('episodic.patter
     metadata: z.unknown().nullable(),
     limit: z.number().int().min(1).max(500),
     after_key: z.string().nullable(),
+    /** The `--query` text, or null without one. */
+    query: z.string().nullable().optional(),
   }),
   count: z.number().int().nonnegative(),
-  /** Matching artifacts in key order. */
-  patterns: z.array(patternShape),
+  /** Matching artifacts in key order; with `--query`, best match first. */
+  patterns: z.array(
+    patternShape.extend({
+      /** With `--query`: how well it matches (higher is better, within this search). */
+      score: z.number().optional(),
+      /** With `--query`: its text around the matches, matched words between « and ». */
+      snippet: z.string().optional(),
+    }),
+  ),
   /** Pass as `--after-key` for the next page; null when there is none. */
   next_key: z.string().nullable(),
   /** For a person: where it looked when nothing matched, and which scopes hold some. */

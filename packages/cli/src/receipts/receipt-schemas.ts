@@ -23,6 +23,7 @@ import {
   runsTailReceiptSchema,
 } from './runs-receipts.js';
 import { completionReceiptSchema, scopesListReceiptSchema } from './scopes-receipts.js';
+import { searchReceiptSchema } from './search-receipt.js';
 import {
   sessionsFoldReceiptSchema,
   sessionsListReceiptSchema,
@@ -71,6 +72,7 @@ export const RECEIPT_SCHEMAS = {
   'episodic.patterns.search.v1': patternsSearchReceiptSchema,
   'episodic.patterns.show.v1': patternsShowReceiptSchema,
   'episodic.scopes.list.v1': scopesListReceiptSchema,
+  'episodic.search.v1': searchReceiptSchema,
   'episodic.doctor.v1': doctorReceiptSchema,
   /** An Episodic export (`-o FILE`), or traces (`--otel FILE`: `format: "otlp-json"`). */
   'episodic.export.v1': z.union([exportReceiptSchema, exportOtelReceiptSchema]),

@@ -1,4 +1,9 @@
 export {
+  SEARCH_IN_MEMORY_MAX_TEXTS,
+  type SearchTextHit,
+  searchTexts,
+} from './search-in-memory.js';
+export {
   parseSearchText,
   renderFts5Match,
   SEARCH_MAX_CLAUSES,
@@ -30,6 +35,7 @@ export {
   foldSearchText,
   type SearchableLedgerRow,
   type SearchToken,
+  searchTextOfArtifactContent,
   searchTextOfLedgerRow,
   searchTokenSpans,
   searchTokens,

@@ -84,3 +84,17 @@ export function searchTextOfLedgerRow(row: SearchableLedgerRow): string {
   leavesOfJson(row.refs_json, parts);
   return parts.join('\n');
 }
+
+/**
+ * The text of an artifact's content (a learned pattern, a reflection): its string leaves, one per
+ * line, the top-level `key` (an id, not words) left out. A string content is its own text.
+ */
+export function searchTextOfArtifactContent(content: unknown): string {
+  const parts: string[] = [];
+  if (typeof content === 'object' && content !== null && !Array.isArray(content)) {
+    for (const [name, value] of Object.entries(content)) {
+      if (name !== 'key') stringLeaves(value, parts);
+    }
+  } else stringLeaves(content, parts);
+  return parts.join('\n');
+}

@@ -1,3 +1,4 @@
+import { SEARCH_TEXT_MAX_LENGTH } from '@episodic/core';
 import {
   LEDGER_EVENT_TYPES,
   LEDGER_STORED_ID_MAX,
@@ -73,6 +74,47 @@ export const memoryEpisodesQueryInputSchema = z
       .describe('Continue after this event: pass the next_after_id of the previous page.'),
   })
   .describe('Query the ledger of this scope: events in time order, summary-only by default.');
+
+/** `search_history`: full-text search over the ledger of this scope, best first. */
+export const searchHistoryInputSchema = z
+  .strictObject({
+    query: z
+      .string()
+      .min(1)
+      .max(SEARCH_TEXT_MAX_LENGTH)
+      .describe(
+        'The words to find, e.g. "rate limit", or "quoted phrases" that must appear as written, e.g. "\\"staging database\\" timeout". Every word and phrase must match; case and accents are ignored; nothing else is syntax (no AND/OR, no wildcards).',
+      ),
+    scope: scopeArgument,
+    session_id: storedSessionIdSchema
+      .optional()
+      .describe('Only events of this session (a run or conversation id).'),
+    agent_id: z.string().min(1).max(256).optional().describe('Only events of this agent.'),
+    types: z
+      .array(z.enum(LEDGER_EVENT_TYPES))
+      .min(1)
+      .max(LEDGER_EVENT_TYPES.length)
+      .optional()
+      .describe(
+        'Only these event types: "conversation.user", "conversation.assistant", "tool.call", "tool.result", "ops.decision", "ops.alert".',
+      ),
+    since: instant('Only events at or after this time'),
+    until: instant('Only events at or before this time'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .default(10)
+      .describe('At most this many hits (1 to 50, default 10), best first.'),
+    cursor: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('The next page: pass the next_cursor of the previous page of the same search.'),
+  })
+  .describe('Search the ledger of this scope by the words of its events, best match first.');
 
 /** `replay_session`: a session's history in order, from the ledger or from its recorded runs. */
 export const replaySessionInputSchema = z
@@ -153,6 +195,14 @@ export const listRunsInputSchema = z
 export const searchPatternsInputSchema = z
   .strictObject({
     scope: scopeArgument,
+    query: z
+      .string()
+      .min(1)
+      .max(SEARCH_TEXT_MAX_LENGTH)
+      .optional()
+      .describe(
+        'Optional words the pattern must hold (its tools, conditions, errors, context features), e.g. "read_file edit_file", or a "quoted phrase". Every word and phrase must match; case and accents are ignored. With query, the best matches come first (each with score and snippet).',
+      ),
     domain: z
       .string()
       .min(1)
@@ -197,6 +247,8 @@ export const searchPatternsInputSchema = z
       .min(1)
       .max(50)
       .default(10)
-      .describe('At most this many patterns (1 to 50, default 10), most supported first.'),
+      .describe(
+        'At most this many patterns (1 to 50, default 10): the best matches of query first, else the most supported.',
+      ),
   })
   .describe('Find patterns learned from completed task episodes of this scope.');

@@ -1,22 +1,27 @@
 import {
   type AccessPolicy,
+  EpisodicError,
   type LedgerEvent,
   type LedgerPage,
+  type LedgerSearchInput,
   type ReplayEvent,
   type RunReadResult,
   type RunRecord,
   replaySession as replayRuns,
+  type SearchPage,
 } from '@episodic/core';
 import { invalidField, stringifyJson } from '@episodic/core/adapter';
 import { type LedgerDamagedRow, uuidSchema } from '@episodic/core/schemas';
 import type { z } from 'zod';
 import { checkScopeArgument } from '../scope/bound-scope.js';
 import type { VisibleRun } from '../scope/scoped-run-store.js';
+import { toolUnsupported } from '../tool-error.js';
 import { sanitizeJson } from '../tool-output.js';
 import type {
   listRunsInputSchema,
   memoryEpisodesQueryInputSchema,
   replaySessionInputSchema,
+  searchHistoryInputSchema,
 } from './history-schemas.js';
 import { allowedByPolicy, type ToolContext, type ToolHandler } from './tool-context.js';
 
@@ -279,9 +284,66 @@ async function listRuns(args: z.output<typeof listRunsInputSchema>, context: Too
   };
 }
 
+/** `Ledger.search`, with a store that keeps no search index named as the model can act on it. */
+async function searchLedger(context: ToolContext, query: LedgerSearchInput): Promise<SearchPage> {
+  try {
+    return await context.ledger.search(query);
+  } catch (error) {
+    if (
+      EpisodicError.isInstance(error) &&
+      error.code === 'UNSUPPORTED' &&
+      error.details.pending === undefined
+    ) {
+      throw toolUnsupported(
+        "This server's ledger keeps no search index, so search_history cannot run here. Use memory_episodes_query with sessionId, types, fromTs/toTs and metadata filters instead.",
+        error,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * `search_history`: one page of the scope's ledger events holding every word of `query`, best
+ * first. The scope is the server's; the access policy is a condition of the search itself, so a
+ * hidden event is never found, counted nor used as a cursor.
+ */
+async function searchHistory(
+  args: z.output<typeof searchHistoryInputSchema>,
+  context: ToolContext,
+) {
+  checkScopeArgument(args.scope, context.scope, 'search_history');
+  const fromTsMs = toMs(args.since);
+  const toTsMs = toMs(args.until);
+  if (fromTsMs !== undefined && toTsMs !== undefined && fromTsMs > toTsMs) {
+    throw invalidField('search_history arguments', 'since', args.since, 'must not be after until');
+  }
+  const page = await searchLedger(context, {
+    text: args.query,
+    scope: context.scope,
+    ...(args.session_id === undefined ? {} : { sessionId: args.session_id }),
+    ...(args.agent_id === undefined ? {} : { agentId: args.agent_id }),
+    ...(args.types === undefined ? {} : { types: args.types }),
+    ...(fromTsMs === undefined ? {} : { fromTsMs }),
+    ...(toTsMs === undefined ? {} : { toTsMs }),
+    ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+    ...(context.policy === undefined ? {} : { policy: context.policy }),
+    limit: args.limit,
+  });
+  return {
+    success: true,
+    scope: context.scope,
+    query: args.query,
+    count: page.hits.length,
+    hits: page.hits.map((hit) => ({ ...hit, ts: new Date(hit.ts_ms).toISOString() })),
+    next_cursor: page.nextCursor,
+  };
+}
+
 /** The read-only history tools over the ledger and the runs. */
 export const historyHandlers = {
   memory_episodes_query: memoryEpisodesQuery as ToolHandler,
   replay_session: replaySession as ToolHandler,
   list_runs: listRuns as ToolHandler,
+  search_history: searchHistory as ToolHandler,
 };

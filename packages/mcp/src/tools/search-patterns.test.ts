@@ -125,4 +125,45 @@ describe('search_patterns', () => {
     // acme is in one task and silver in the other: no single episode satisfies both.
     expect(mixed.patterns).toEqual([]);
   });
+
+  it('with query, keeps the patterns holding every word, best match first, with snippets', async () => {
+    const mcp = await connect({ stores: countingStores().stores, scope: 'patterns' });
+    open.push(mcp);
+    const web = await learn(mcp, {
+      domain: 'web-api',
+      tools: ['read_file', 'edit_file', 'run_tests'],
+    });
+    const ops = await learn(mcp, { domain: 'ops', tools: ['deploy_staging', 'run_tests'] });
+    const search = async (args: Record<string, unknown>) =>
+      (await mcp.call('search_patterns', args)).body;
+
+    const edits = await search({ query: 'edit file', pattern_types: ['tool_sequence'] });
+    expect(edits.patterns.map((pattern: { episode_ids: string[] }) => pattern.episode_ids)).toEqual(
+      [[web]],
+    );
+    expect(edits.patterns[0].snippet).toContain('«edit»_«file»');
+    expect(edits.patterns[0].score).toBeGreaterThan(0);
+    expect(edits.total_matches).toBe(1);
+
+    const tests = await search({ query: 'RUN_TESTS', pattern_types: ['tool_sequence'] });
+    expect(
+      tests.patterns.flatMap((pattern: { episode_ids: string[] }) => pattern.episode_ids).sort(),
+    ).toEqual([web, ops].sort());
+    const scores = tests.patterns.map((pattern: { score: number }) => pattern.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+
+    // The other filters still apply, and a query nothing holds finds nothing.
+    expect(
+      (await search({ query: 'run tests', domain: 'ops', pattern_types: ['tool_sequence'] }))
+        .patterns,
+    ).toHaveLength(1);
+    expect((await search({ query: '"tests run"' })).patterns).toEqual([]);
+    // Without query: no score, no snippet (the support order, as before).
+    expect((await search({})).patterns[0]).not.toHaveProperty('score');
+
+    const bad = await mcp.call('search_patterns', { query: '"" ;' });
+    expect(bad.isError).toBe(true);
+    expect(bad.body.code).toBe('VALIDATION_ERROR');
+    expect(bad.body.error).toContain('query');
+  });
 });

@@ -1,4 +1,5 @@
 import type { Artifact } from '@episodic/core';
+import { searchTextOfArtifactContent, searchTexts } from '@episodic/core/adapter';
 import { parseEpisodeRef } from '@episodic/core/schemas';
 import type { z } from 'zod';
 import { checkScopeArgument } from '../scope/bound-scope.js';
@@ -52,7 +53,7 @@ async function scanPatterns(
  * is known from the `context` pattern the learning cycle stored for it (tasks that completed with
  * at least one successful step). The metadata filter is evaluated per source episode (seed 003).
  * Results are ranked by support (how many task episodes a pattern was learned from), then by
- * recency.
+ * recency; with `query`, only patterns whose text holds every word are kept, best match first.
  */
 export async function searchPatterns(args: SearchArguments, context: ToolContext) {
   checkScopeArgument(args.scope, context.scope, 'search_patterns');
@@ -89,7 +90,7 @@ export async function searchPatterns(args: SearchArguments, context: ToolContext
   }
 
   const types = args.pattern_types === undefined ? undefined : new Set<string>(args.pattern_types);
-  const found = candidates.patterns
+  const bySupport = candidates.patterns
     .filter((artifact) => {
       const type = (artifact.content as { type?: unknown } | null)?.type;
       return types === undefined || (typeof type === 'string' && types.has(type));
@@ -101,6 +102,18 @@ export async function searchPatterns(args: SearchArguments, context: ToolContext
         (right.updatedAt > left.updatedAt ? 1 : right.updatedAt < left.updatedAt ? -1 : 0) ||
         (left.key < right.key ? -1 : 1),
     );
+  // With query: the patterns holding every word, best first (BM25 in core over the patterns the
+  // filters kept; ties keep the support order above).
+  const matched =
+    args.query === undefined
+      ? undefined
+      : searchTexts(
+          bySupport.map((artifact) => [artifact, searchTextOfArtifactContent(artifact.content)]),
+          args.query,
+          'query',
+        );
+  const found = matched === undefined ? bySupport : matched.map((hit) => hit.key);
+  const hitOf = new Map(matched?.map((hit) => [hit.key, hit]));
 
   return {
     success: true,
@@ -124,6 +137,12 @@ export async function searchPatterns(args: SearchArguments, context: ToolContext
         }),
         effective_metadata: artifact.effectiveMetadata,
         updated_at: artifact.updatedAt,
+        ...(hitOf.has(artifact)
+          ? {
+              score: (hitOf.get(artifact) as { score: number }).score,
+              snippet: (hitOf.get(artifact) as { snippet: string }).snippet,
+            }
+          : {}),
       };
     }),
     ...(complete ? {} : { scan_truncated: true }),

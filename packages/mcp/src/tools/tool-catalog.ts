@@ -11,6 +11,7 @@ import {
   listRunsInputSchema,
   memoryEpisodesQueryInputSchema,
   replaySessionInputSchema,
+  searchHistoryInputSchema,
   searchPatternsInputSchema,
 } from './history-schemas.js';
 
@@ -26,6 +27,7 @@ export const EPISODIC_TOOL_NAMES = [
   'replay_session',
   'list_runs',
   'search_patterns',
+  'search_history',
 ] as const;
 
 /** The name of one of the server's tools. */
@@ -88,7 +90,7 @@ function define(
   };
 }
 
-/** The ten tools, in the order `tools/list` shows them. */
+/** The eleven tools, in the order `tools/list` shows them. */
 export const EPISODIC_TOOL_DEFINITIONS: readonly EpisodicToolDefinition[] = [
   define(
     'create_episode',
@@ -160,5 +162,12 @@ export const EPISODIC_TOOL_DEFINITIONS: readonly EpisodicToolDefinition[] = [
     'read',
     'Find patterns learned from completed task episodes of this scope (tool sequences, decision points, error recoveries, recommended tools per context) that fit a task context: domain, task_type, language, framework, tags. Optionally filter by the metadata of the source episodes. Most supported patterns first.',
     searchPatternsInputSchema,
+  ),
+  define(
+    'search_history',
+    'Search history',
+    'read',
+    'Search the event ledger of this scope (conversation, tool and ops events) by the words of their summaries, payloads and refs: every word and "quoted phrase" of query must match. Best matches first, each with a snippet whose matched words are marked «like this». Filter by session_id, agent_id, types and time (since, until). When next_cursor is not null, call again with cursor set to it for the next page. Read a hit in context with replay_session.',
+    searchHistoryInputSchema,
   ),
 ];

@@ -78,6 +78,7 @@ describe('tool output schemas', () => {
       metadata: { team: 'core' },
     });
     await check('memory_episodes_query', { includePayload: true });
+    await check('search_history', { query: 'asked' });
     await check('replay_session', { session_id: 'sess-1' });
     const recorder = createRunRecorder({ store: stores.runs });
     await recorder.start('hello');

@@ -189,9 +189,35 @@ export const EPISODIC_TOOL_OUTPUT_SCHEMAS: Readonly<Record<EpisodicToolName, z.Z
         episode_ids: z.array(z.string()),
         effective_metadata: z.record(z.string(), z.array(metadataScalarSchema)),
         updated_at: z.string(),
+        /** With `query`: how well it matches (higher is better, within this call). */
+        score: z.number().optional(),
+        /** With `query`: its text around the matches, matched words between « and ». */
+        snippet: z.string().optional(),
       }),
     ),
     /** Present when not every stored pattern could be scanned. */
     scan_truncated: z.literal(true).optional(),
+  }),
+  search_history: result({
+    scope: z.string(),
+    query: z.string(),
+    count,
+    hits: z.array(
+      z.looseObject({
+        event_id: z.string(),
+        session_id: z.string(),
+        agent_id: z.string(),
+        type: z.enum(LEDGER_EVENT_TYPES),
+        ts_ms: count,
+        /** `ts_ms` as ISO 8601. */
+        ts: z.string(),
+        /** Higher is better; comparable within one search only. */
+        score: z.number(),
+        /** Text around the matches, each matched word between « and », cuts as …. */
+        snippet: z.string(),
+      }),
+    ),
+    /** Pass as `cursor` for the next page; null on the last page. */
+    next_cursor: z.string().nullable(),
   }),
 };
