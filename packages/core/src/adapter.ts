@@ -205,6 +205,8 @@ export {
   parseSearchText,
   rankDocuments,
   renderFts5Match,
+  renderTsQuery,
+  renderTsVector,
   type SearchAfter,
   type SearchableLedgerRow,
   type SearchDocument,
@@ -216,6 +218,7 @@ export {
   SNIPPET_MATCH_START,
   SNIPPET_TOKENS,
   searchDocument,
+  searchSnippet,
   searchTextOfLedgerRow,
   searchTokens,
 } from './search/index.js';

@@ -1,6 +1,8 @@
 export {
   parseSearchText,
   renderFts5Match,
+  renderTsQuery,
+  renderTsVector,
   SEARCH_MAX_CLAUSES,
   SEARCH_TEXT_MAX_LENGTH,
   type SearchMatch,
@@ -25,6 +27,7 @@ export {
   type SearchDocument,
   SNIPPET_TOKENS,
   searchDocument,
+  searchSnippet,
 } from './search-rank.js';
 export {
   foldSearchText,
