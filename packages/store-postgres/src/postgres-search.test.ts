@@ -204,7 +204,7 @@ describe('PostgreSQL search', () => {
       limit: 20,
     });
     const plan = await withClient(testPostgresUrl(), async (client) => {
-      await client.query('ANALYZE ' + tables.events);
+      await client.query(`ANALYZE ${tables.events}`);
       await client.query('SET enable_seqscan = off');
       return (await client.query(`EXPLAIN ${text}`, values)).rows
         .map((row) => row['QUERY PLAN'])

@@ -94,11 +94,23 @@ const POSITIONS_PER_LEXEME = 256;
 /** Bytes kept below PostgreSQL's 1 MB tsvector limit (`MAXSTRPOS`), for its headers. */
 const VECTOR_BUDGET = 1_000_000;
 
+/** Characters a quoted lexeme escapes (core's tokens hold none of them). */
+const LEXEME_SPECIAL = /['\\]/;
+
 function quoteLexeme(token: string): string {
+  if (!LEXEME_SPECIAL.test(token)) return `'${token}'`;
   return `'${token.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 }
 
-const encoder = new TextEncoder();
+/** The UTF-8 bytes of `text` (a surrogate pair is 4), without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    bytes += unit < 0x80 ? 1 : unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff) ? 2 : 3;
+  }
+  return bytes;
+}
 
 /**
  * The PostgreSQL `tsvector` of an indexed text, as tsvector input text (cast it with
@@ -124,13 +136,15 @@ export function renderTsVector(text: string): string {
       }
       continue;
     }
-    const size = encoder.encode(token).length;
+    const size = utf8Length(token);
     if (size >= LEXEME_MAX_BYTES) continue;
     if (bytes + size + 12 > VECTOR_BUDGET) continue;
     bytes += size + 12;
     positions.set(token, [position]);
   }
-  const parts: string[] = [];
-  for (const [token, at] of positions) parts.push(`${quoteLexeme(token)}:${at.join(',')}`);
-  return parts.join(' ');
+  let vector = '';
+  for (const [token, at] of positions) {
+    vector += `${vector === '' ? '' : ' '}${quoteLexeme(token)}:${at.join(',')}`;
+  }
+  return vector;
 }

@@ -6,7 +6,7 @@ import { createMemoryLedger, createMemoryLedgerAdapter } from '../store/memory-l
 import { parseSearchText, renderFts5Match, renderTsQuery, renderTsVector } from './search-match.js';
 import { decodeSearchCursor, encodeSearchCursor } from './search-query.js';
 import { searchSnippet } from './search-rank.js';
-import { searchTextOfLedgerRow, searchTokens } from './search-text.js';
+import { searchTextOfLedgerRow, searchTokenSpans, searchTokens } from './search-text.js';
 
 const hostileAlphabet = fc.constantFrom(
   ...'"\'*^:()-+{}[],.;\\/|&!<>~@#$%_ \t\n\u0000NEARANDORNOTnearandornot abcxyz09ÉéüßΣσ東京🎉\u0301\u200b'.split(
@@ -242,6 +242,20 @@ describe('PostgreSQL renderings (tsquery, tsvector)', () => {
       Array.from({ length: 2000 }, (_, index) => `${index}${'y'.repeat(1000)}`).join(' '),
     );
     expect(new TextEncoder().encode(wide).length).toBeLessThan(1_048_575);
+  });
+});
+
+describe('searchTokens', () => {
+  it("ASCII text's fast path gives the tokens of the general path (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary-ascii', maxLength: 80 }), (text) => {
+        const general = searchTokenSpans(text).map((each) => each.token);
+        expect(searchTokens(text)).toEqual(general);
+        // The general path over the same text with one non-ASCII character appended.
+        expect(searchTokens(`${text} é`)).toEqual([...general, 'e']);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
