@@ -1,6 +1,7 @@
 import { EpisodicError } from '@episodic/core';
 import type { LedgerRow } from '@episodic/core/adapter';
 import type { PostgresDatabase } from './postgres-database.js';
+import { searchVectorOf } from './postgres-ledger.js';
 
 /** A session head as another backend stores it: the last position it handed out. */
 export interface SessionHead {
@@ -60,11 +61,12 @@ export async function importLedgerRows(
       if (rows.length > 0) {
         const column = <Value>(pick: (row: LedgerRow) => Value) => rows.map(pick);
         const result = await database.query<{ event_id: string }>(
-          `INSERT INTO ${tables.events} (${COLUMNS})
-SELECT ${SOURCE_COLUMNS}
+          `INSERT INTO ${tables.events} (${COLUMNS}, search_vector)
+SELECT ${SOURCE_COLUMNS}, r.search_vector::tsvector
 FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-  $8::text[], $9::text[], $10::integer[], $11::text[], $12::text[], $13::text[], $14::bigint[])
-  WITH ORDINALITY AS r(${COLUMNS}, ordinality)
+  $8::text[], $9::text[], $10::integer[], $11::text[], $12::text[], $13::text[], $14::bigint[],
+  $15::text[])
+  WITH ORDINALITY AS r(${COLUMNS}, search_vector, ordinality)
 ORDER BY r.ordinality
 ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
           [
@@ -82,6 +84,8 @@ ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
             column((row) => row.created_at),
             column((row) => row.metadata_json),
             column((row) => (row.position === 0 ? null : row.position)),
+            // Indexed for search as the store's own appends are.
+            column(searchVectorOf),
           ],
           client,
         );

@@ -1,5 +1,5 @@
 import { EpisodicError } from '@episodic/core';
-import { summarizeSession } from '@episodic/core/adapter';
+import { renderTsVector, searchTextOfLedgerRow, summarizeSession } from '@episodic/core/adapter';
 import type pg from 'pg';
 import { type SlowQueries, type StoreTables, withQueryTimeout } from './postgres-database.js';
 import { codeOf, isConnectionFailure } from './postgres-errors.js';
@@ -44,6 +44,40 @@ async function summarizeStoredSessions(client: SlowQueries, tables: StoreTables)
     }
     after = rows[rows.length - 1]?.session_id ?? after;
   }
+}
+
+/** Rows per batch when migration 6 indexes the stored ledger events. */
+const SEARCH_BACKFILL_BATCH = 1000;
+
+/**
+ * Migration 6's data step: the search vector of every event stored before, from core's
+ * `searchTextOfLedgerRow` (never text of the database's own), in batches of `id` so a large ledger
+ * is never held in memory; then the GIN index, built once over the filled column (faster than
+ * keeping it up to date row by row).
+ */
+async function indexStoredEvents(client: SlowQueries, tables: StoreTables): Promise<void> {
+  let after = '0';
+  for (;;) {
+    const { rows } = await client.query<{
+      id: string;
+      summary: string;
+      payload_json: string | null;
+      refs_json: string | null;
+    }>(
+      `SELECT id, summary, payload_json, refs_json FROM ${tables.events} WHERE id > $1 ORDER BY id LIMIT ${SEARCH_BACKFILL_BATCH}`,
+      [after],
+    );
+    if (rows.length === 0) break;
+    await client.query(
+      `UPDATE ${tables.events} e SET search_vector = v.vector::tsvector
+FROM unnest($1::bigint[], $2::text[]) AS v(id, vector) WHERE e.id = v.id`,
+      [rows.map((row) => row.id), rows.map((row) => renderTsVector(searchTextOfLedgerRow(row)))],
+    );
+    after = rows[rows.length - 1]?.id ?? after;
+  }
+  await client.query(
+    `CREATE INDEX IF NOT EXISTS idx_episodic_events_search ON ${tables.events} USING gin (search_vector)`,
+  );
 }
 
 /**
@@ -149,6 +183,15 @@ INSERT INTO ${tables.sessionSizes} (session_id, revision, base_bytes, delta_coun
 SELECT session_id, revision, octet_length(state_json), 0, 0 FROM ${tables.sessions}
 ON CONFLICT (session_id) DO NOTHING;`,
     after: summarizeStoredSessions,
+  },
+  {
+    version: 6,
+    description: 'full-text search: a tsvector of each ledger event and its GIN index',
+    // Filled by the store in the append transaction (and here for the rows stored before); a row
+    // another writer inserts without it is NULL, found by no search until `rebuildSearchIndex`.
+    sql: (tables) =>
+      `ALTER TABLE ${tables.events} ADD COLUMN IF NOT EXISTS search_vector tsvector;`,
+    after: indexStoredEvents,
   },
 ];
 

@@ -3,7 +3,13 @@ import {
   type LedgerAdapter,
   type LedgerAppendBatch,
   type LedgerQueryPlan,
+  type LedgerSearchPlan,
+  type LedgerSearchRow,
+  renderTsQuery,
+  renderTsVector,
   type SqlLedgerRow,
+  searchSnippet,
+  searchTextOfLedgerRow,
 } from '@episodic/core/adapter';
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 import { isUniqueViolation } from './postgres-errors.js';
@@ -21,7 +27,111 @@ export interface PostgresLedgerAdapterOptions {
 const BASE_COLUMNS =
   'id, event_id, ts_ms, scope, session_id, agent_id, type, summary, refs_json, redacted, schema_version, created_at, metadata_json, position';
 const INSERT_COLUMNS =
-  'event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position';
+  'event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position, search_vector';
+
+/** The search vector of a row's text columns, as tsvector input (core's text and tokens). */
+export function searchVectorOf(row: {
+  summary: string;
+  payload_json?: string | null | undefined;
+  refs_json?: string | null | undefined;
+}): string {
+  return renderTsVector(searchTextOfLedgerRow(row));
+}
+
+/** The search vector of an insert values row (summary, payload and refs are columns 7 to 9). */
+const vectorOfValues = (row: readonly unknown[]) =>
+  searchVectorOf({
+    summary: row[6] as string,
+    payload_json: row[7] as string | null,
+    refs_json: row[8] as string | null,
+  });
+
+/**
+ * The SQL of one search: the matching rows inside the scope and filters, best first (score
+ * `ts_rank_cd` with length normalization 1, higher is better; ties in `id` order), the page's
+ * rows only joined back for their columns. The score is `float8` both ways, so the cursor's
+ * score compares exactly. The GIN index finds the matches; scope, session, agent, type and time
+ * are conditions of the same query. Exported for the plan tests.
+ */
+export function buildSearchQuery(
+  tables: StoreTables,
+  plan: LedgerSearchPlan,
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [renderTsQuery(plan.match)];
+  const parameter = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const rank = 'ts_rank_cd(e.search_vector, $1::tsquery, 1)::float8';
+  const where = ['e.search_vector @@ $1::tsquery'];
+  if (plan.scope !== null) where.push(`e.scope = ${parameter(plan.scope)}`);
+  if (plan.sessionId !== undefined) where.push(`e.session_id = ${parameter(plan.sessionId)}`);
+  if (plan.agentId !== undefined) where.push(`e.agent_id = ${parameter(plan.agentId)}`);
+  if (plan.fromTsMs !== undefined) where.push(`e.ts_ms >= ${parameter(plan.fromTsMs)}`);
+  if (plan.toTsMs !== undefined) where.push(`e.ts_ms <= ${parameter(plan.toTsMs)}`);
+  if (plan.types !== undefined) where.push(`e.type = ANY(${parameter(plan.types)}::text[])`);
+  if (plan.after !== undefined) {
+    const score = parameter(plan.after.score);
+    where.push(
+      `(${rank} < ${score}::float8 OR (${rank} = ${score}::float8 AND e.id > ${parameter(plan.after.sequence)}))`,
+    );
+  }
+  const limit = parameter(plan.limit);
+  return {
+    text: `WITH page AS (
+  SELECT e.id, ${rank} AS score FROM ${tables.events} e
+  WHERE ${where.join(' AND ')}
+  ORDER BY score DESC, e.id LIMIT ${limit}
+)
+SELECT e.id AS sequence, e.event_id, e.session_id, e.agent_id, e.type, e.ts_ms, e.metadata_json,
+  e.summary, e.payload_json, e.refs_json, page.score
+FROM page JOIN ${tables.events} e ON e.id = page.id
+ORDER BY page.score DESC, page.id`,
+    values,
+  };
+}
+
+/** Rows per transaction when the search column is recomputed. */
+const REBUILD_BATCH = 1000;
+
+/**
+ * Recomputes every event's search vector from its stored columns (core's text), in transactions
+ * of 1,000 rows that lock the rows they rewrite (a redaction meanwhile waits, then wins). For a
+ * ledger rows were written into by another tool, or after a change of core's tokenization.
+ * Returns the rows indexed.
+ */
+export function rebuildPostgresSearchIndex(database: PostgresDatabase): Promise<number> {
+  const { tables } = database;
+  return database.guard('rebuild the search index', async () => {
+    let after = '0';
+    let total = 0;
+    for (;;) {
+      const count = await database.transaction(async (client) => {
+        const { rows } = await database.query<{
+          id: string;
+          summary: string;
+          payload_json: string | null;
+          refs_json: string | null;
+        }>(
+          `SELECT id, summary, payload_json, refs_json FROM ${tables.events} WHERE id > $1 ORDER BY id LIMIT ${REBUILD_BATCH} FOR UPDATE`,
+          [after],
+          client,
+        );
+        if (rows.length === 0) return 0;
+        await database.query(
+          `UPDATE ${tables.events} e SET search_vector = v.vector::tsvector
+FROM unnest($1::bigint[], $2::text[]) AS v(id, vector) WHERE e.id = v.id`,
+          [rows.map((row) => row.id), rows.map(searchVectorOf)],
+          client,
+        );
+        after = rows[rows.length - 1]?.id ?? after;
+        return rows.length;
+      });
+      total += count;
+      if (count < REBUILD_BATCH) return total;
+    }
+  });
+}
 
 /**
  * The SQL of `eventIdsWithPrefix`: a range on the unique event id index (COLLATE "C", the byte
@@ -109,8 +219,9 @@ function columnsOf(values: LedgerAppendBatch['values']): unknown[][] {
   return columns;
 }
 
-const UNNEST_ROWS =
-  'unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS r(event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, schema_version, created_at, metadata_json, ord)';
+/** The rows of an `unnest` insert: 12 column arrays, and the search vectors at `$vectors`. */
+const unnestRows = (vectors: number) =>
+  `unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $${vectors}::text[]) WITH ORDINALITY AS r(event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, schema_version, created_at, metadata_json, search_vector, ord)`;
 
 /**
  * The ledger adapter over one schema. An append is one statement: the session heads are advanced
@@ -136,7 +247,7 @@ export function createPostgresLedgerAdapter(
   RETURNING position
 )
 INSERT INTO ${tables.events} (${INSERT_COLUMNS})
-SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, head.position FROM head
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, head.position, $13::tsvector FROM head
 RETURNING event_id, position, id AS sequence`,
   );
   const appendMany = database.statement(
@@ -152,8 +263,9 @@ RETURNING event_id, position, id AS sequence`,
 INSERT INTO ${tables.events} (${INSERT_COLUMNS})
 SELECT r.event_id, r.ts_ms, r.scope, r.session_id, r.agent_id, r.type, r.summary, r.payload_json,
   r.refs_json, 0, r.schema_version, r.created_at, r.metadata_json,
-  head.position - c.n + row_number() OVER (PARTITION BY r.scope, r.session_id ORDER BY r.ord)
-FROM ${UNNEST_ROWS}
+  head.position - c.n + row_number() OVER (PARTITION BY r.scope, r.session_id ORDER BY r.ord),
+  r.search_vector::tsvector
+FROM ${unnestRows(16)}
 JOIN counts c ON c.scope = r.scope AND c.session_id = r.session_id
 JOIN head ON head.scope = r.scope AND head.session_id = r.session_id
 ORDER BY r.ord
@@ -163,8 +275,9 @@ RETURNING event_id, position, id AS sequence`,
     'ledger_append_at',
     `INSERT INTO ${tables.events} (${INSERT_COLUMNS})
 SELECT r.event_id, r.ts_ms, r.scope, r.session_id, r.agent_id, r.type, r.summary, r.payload_json,
-  r.refs_json, 0, r.schema_version, r.created_at, r.metadata_json, $13::bigint + r.ord
-FROM ${UNNEST_ROWS}
+  r.refs_json, 0, r.schema_version, r.created_at, r.metadata_json, $13::bigint + r.ord,
+  r.search_vector::tsvector
+FROM ${unnestRows(14)}
 ORDER BY r.ord
 RETURNING event_id, position, id AS sequence`,
   );
@@ -212,7 +325,7 @@ RETURNING event_id, position, id AS sequence`,
   );
   const redactBatch = database.statement(
     'ledger_redact_batch',
-    `UPDATE ${tables.events} SET summary = $1, payload_json = $2, refs_json = NULL, metadata_json = NULL, redacted = 1 WHERE id = ANY($3::bigint[])`,
+    `UPDATE ${tables.events} SET summary = $1, payload_json = $2, refs_json = NULL, metadata_json = NULL, redacted = 1, search_vector = $4::tsvector WHERE id = ANY($3::bigint[])`,
   );
 
   type Appended = { event_id: string; position: string; sequence: string };
@@ -224,7 +337,8 @@ RETURNING event_id, position, id AS sequence`,
 
   const appendUnchecked = async ({ rows, values }: LedgerAppendBatch) => {
     if (rows.length === 1) {
-      return (await database.query<Appended>(appendOne, values[0] as unknown[])).rows;
+      const row = values[0] as unknown[];
+      return (await database.query<Appended>(appendOne, [...row, vectorOfValues(row)])).rows;
     }
     // One head per session, locked in a fixed order so two multi-session batches never deadlock.
     const counts = new Map<string, { scope: string; session: string; count: number }>();
@@ -241,6 +355,7 @@ RETURNING event_id, position, id AS sequence`,
       heads.map(([, head]) => head.scope),
       heads.map(([, head]) => head.session),
       heads.map(([, head]) => head.count),
+      values.map(vectorOfValues),
     ]);
     return result.rows;
   };
@@ -265,7 +380,7 @@ RETURNING event_id, position, id AS sequence`,
       }
       const result = await database.query<Appended>(
         appendAt,
-        [...columnsOf(batch.values), expectedPosition],
+        [...columnsOf(batch.values), expectedPosition, batch.values.map(vectorOfValues)],
         client,
       );
       return { stored: result.rows };
@@ -292,6 +407,7 @@ RETURNING event_id, position, id AS sequence`,
       crossProcessConflicts: true,
       secureDelete: scrubber.enabled,
       persistent: true,
+      search: true,
     },
     append(batch) {
       const [first] = batch.rows;
@@ -322,6 +438,26 @@ RETURNING event_id, position, id AS sequence`,
         return (await database.query<SqlLedgerRow>(database.prepared(text), values)).rows;
       });
     },
+    search(plan) {
+      return database.guard('search the ledger', async () => {
+        const { text, values } = buildSearchQuery(tables, plan);
+        type Found = Omit<LedgerSearchRow, 'snippet'> & {
+          summary: string;
+          payload_json: string | null;
+          refs_json: string | null;
+        };
+        const rows = (await database.query<Found>(database.prepared(text), values)).rows;
+        // Snippets from core's tokens (as the memory ledger and SQLite make them), for the page's
+        // rows only: ts_headline's parser splits and folds words otherwise.
+        return rows.map(({ summary, payload_json, refs_json, ...row }) => ({
+          ...row,
+          snippet: searchSnippet(
+            searchTextOfLedgerRow({ summary, payload_json, refs_json }),
+            plan.match,
+          ),
+        }));
+      });
+    },
     redact(plan) {
       return database.guard('redact ledger events', async () => {
         const where: string[] = [];
@@ -339,6 +475,8 @@ RETURNING event_id, position, id AS sequence`,
             values,
           )
         ).rows.map((row) => row.id);
+        // The redacted text replaces the old words in the same statement as the row.
+        const vector = searchVectorOf({ summary: plan.summary, payload_json: plan.payloadJson });
         let count = 0;
         // Short batches keep each transaction brief even for a session of many thousand events.
         for (let start = 0; start < ids.length; start += batchSize) {
@@ -346,6 +484,7 @@ RETURNING event_id, position, id AS sequence`,
             plan.summary,
             plan.payloadJson,
             ids.slice(start, start + batchSize),
+            vector,
           ]);
           count += result.rowCount ?? 0;
         }

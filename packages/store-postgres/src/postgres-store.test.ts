@@ -217,7 +217,7 @@ describe('migrations', () => {
     expect(error.message).toContain('99');
   });
 
-  it('creates the seed table with its four indexes', async () => {
+  it('creates the seed table with its four indexes, and the search index (migration 6)', async () => {
     const store = await openStore();
     const indexes = (
       await store.pool.query(
@@ -225,7 +225,9 @@ describe('migrations', () => {
         [store.schema],
       )
     ).rows.map((row) => row.indexname);
-    expect(indexes).toEqual(['episodic_events_pkey', ...SEED_INDEXES].sort());
+    expect(indexes).toEqual(
+      ['episodic_events_pkey', 'idx_episodic_events_search', ...SEED_INDEXES].sort(),
+    );
   });
 });
 

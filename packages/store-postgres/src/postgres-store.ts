@@ -25,7 +25,7 @@ import { migrate } from './migrations.js';
 import { createPostgresArtifactStoreAdapter } from './postgres-artifact-store.js';
 import { createPostgresDatabase, type PostgresDatabase } from './postgres-database.js';
 import { toEpisodicError } from './postgres-errors.js';
-import { createPostgresLedgerAdapter } from './postgres-ledger.js';
+import { createPostgresLedgerAdapter, rebuildPostgresSearchIndex } from './postgres-ledger.js';
 import { createPostgresRunStoreAdapter } from './postgres-run-store.js';
 import { createPostgresSessionStoreAdapter } from './postgres-session-store.js';
 import { createScrubber } from './scrub.js';
@@ -135,6 +135,13 @@ export interface PostgresStore extends Stores<Required<StoreAdapters>> {
    * `CONFLICT` and nothing is written.
    */
   importLedgerRows(rows: readonly LedgerRow[]): Promise<LedgerImportReceipt>;
+  /**
+   * Recomputes the ledger's search index (each event's `search_vector`) from the stored rows, in
+   * transactions of 1,000 rows; returns the rows indexed. Appends, redaction and GC keep the index
+   * in their own transactions: this is for rows another tool wrote into the table directly (found
+   * by no search until then), or after an upgrade that changes how text becomes words.
+   */
+  rebuildSearchIndex(): Promise<number>;
   /** For migrations: raises session heads to at least these positions (see `importLedgerRows`). */
   importSessionHeads(heads: readonly SessionHead[]): Promise<void>;
 }
@@ -293,6 +300,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       );
     },
     importLedgerRows: (rows) => importLedgerRows(database, rows),
+    rebuildSearchIndex: () => rebuildPostgresSearchIndex(database),
     importSessionHeads: (heads) => importSessionHeads(database, heads),
   };
 }

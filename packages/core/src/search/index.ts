@@ -6,6 +6,8 @@ export {
 export {
   parseSearchText,
   renderFts5Match,
+  renderTsQuery,
+  renderTsVector,
   SEARCH_MAX_CLAUSES,
   SEARCH_TEXT_MAX_LENGTH,
   type SearchMatch,
@@ -30,6 +32,7 @@ export {
   type SearchDocument,
   SNIPPET_TOKENS,
   searchDocument,
+  searchSnippet,
 } from './search-rank.js';
 export {
   foldSearchText,

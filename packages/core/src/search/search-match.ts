@@ -72,3 +72,79 @@ export function renderFts5Match(match: SearchMatch): string {
     .map((phrase) => `"${phrase.tokens.join(' ').replaceAll('"', '""')}"`)
     .join(' ');
 }
+
+/**
+ * The PostgreSQL `tsquery` of a search, as tsquery input text (cast it with `$1::tsquery`, never
+ * `to_tsquery`, so PostgreSQL's parser and dictionaries never see it): each phrase as quoted
+ * lexemes joined by `<->` (followed by), phrases joined by `&`. Tokens hold letters, digits and
+ * private-use characters only, so nothing is syntax; `'` and `\` are escaped anyway.
+ */
+export function renderTsQuery(match: SearchMatch): string {
+  return match.phrases
+    .map((phrase) => `(${phrase.tokens.map(quoteLexeme).join(' <-> ')})`)
+    .join(' & ');
+}
+
+/** PostgreSQL refuses a lexeme of this many bytes or more (`MAXSTRLEN` is 2047). */
+const LEXEME_MAX_BYTES = 2046;
+/** The highest position a tsvector keeps (`MAXENTRYPOS - 1`); later ones are clamped to it. */
+const LAST_POSITION = 16383;
+/** Positions one lexeme keeps (`MAXNUMPOS`); PostgreSQL drops the rest. */
+const POSITIONS_PER_LEXEME = 256;
+/** Bytes kept below PostgreSQL's 1 MB tsvector limit (`MAXSTRPOS`), for its headers. */
+const VECTOR_BUDGET = 1_000_000;
+
+/** Characters a quoted lexeme escapes (core's tokens hold none of them). */
+const LEXEME_SPECIAL = /['\\]/;
+
+function quoteLexeme(token: string): string {
+  if (!LEXEME_SPECIAL.test(token)) return `'${token}'`;
+  return `'${token.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+}
+
+/** The UTF-8 bytes of `text` (a surrogate pair is 4), without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    bytes += unit < 0x80 ? 1 : unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff) ? 2 : 3;
+  }
+  return bytes;
+}
+
+/**
+ * The PostgreSQL `tsvector` of an indexed text, as tsvector input text (cast it with
+ * `$1::tsvector`): core's search tokens (`searchTokens`, folded as `parseSearchText` folds a
+ * query) with their positions from 1, so PostgreSQL's parser, its `simple` configuration and
+ * `unaccent` never decide what a word is. What PostgreSQL cannot hold is left out: tokens of
+ * 2,046 bytes or more (no query can hold one), positions past 16,383 (clamped, as
+ * `to_tsvector` does), more than 256 positions of one token, and new tokens once the vector
+ * nears PostgreSQL's 1 MB limit.
+ */
+export function renderTsVector(text: string): string {
+  const positions = new Map<string, number[]>();
+  let bytes = 0;
+  let position = 0;
+  for (const token of searchTokens(text)) {
+    position = Math.min(position + 1, LAST_POSITION);
+    const known = positions.get(token);
+    if (known !== undefined) {
+      const room = known.length < POSITIONS_PER_LEXEME && bytes + 2 <= VECTOR_BUDGET;
+      if (room && known[known.length - 1] !== position) {
+        known.push(position);
+        bytes += 2;
+      }
+      continue;
+    }
+    const size = utf8Length(token);
+    if (size >= LEXEME_MAX_BYTES) continue;
+    if (bytes + size + 12 > VECTOR_BUDGET) continue;
+    bytes += size + 12;
+    positions.set(token, [position]);
+  }
+  let vector = '';
+  for (const [token, at] of positions) {
+    vector += `${vector === '' ? '' : ' '}${quoteLexeme(token)}:${at.join(',')}`;
+  }
+  return vector;
+}

@@ -78,6 +78,24 @@ export function rankDocuments<Key>(
 }
 
 /**
+ * The snippet of `text` for `match`, as the memory ledger and SQLite's `snippet()` make it: the
+ * text around the first occurrence of any phrase, `SNIPPET_TOKENS` tokens at most, each phrase
+ * occurrence marked as one span. For engines whose own excerpt function tokenizes differently
+ * (PostgreSQL's `ts_headline`), so every store's snippets are the same. Text where no phrase
+ * occurs gives its first tokens, unmarked.
+ */
+export function searchSnippet(text: string, match: SearchMatch): string {
+  const document = searchDocument(text);
+  if (document.tokens.length === 0) return '';
+  const starts: Array<{ at: number; length: number }> = [];
+  for (const phrase of match.phrases) {
+    for (const at of occurrences(document, phrase.tokens))
+      starts.push({ at, length: phrase.tokens.length });
+  }
+  return snippetOf(document, starts);
+}
+
+/**
  * The text around the first match, `SNIPPET_TOKENS` tokens at most, each phrase occurrence marked
  * as one span (as FTS5's snippet() marks a phrase).
  */

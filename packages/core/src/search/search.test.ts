@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { EpisodicError } from '../errors/episodic-error.js';
 import { createLedger } from '../store/ledger-store.js';
 import { createMemoryLedger, createMemoryLedgerAdapter } from '../store/memory-ledger.js';
-import { parseSearchText, renderFts5Match } from './search-match.js';
+import { parseSearchText, renderFts5Match, renderTsQuery, renderTsVector } from './search-match.js';
 import { decodeSearchCursor, encodeSearchCursor } from './search-query.js';
-import { searchTextOfLedgerRow, searchTokens } from './search-text.js';
+import { searchSnippet } from './search-rank.js';
+import { searchTextOfLedgerRow, searchTokenSpans, searchTokens } from './search-text.js';
 
 const hostileAlphabet = fc.constantFrom(
   ...'"\'*^:()-+{}[],.;\\/|&!<>~@#$%_ \t\n\u0000NEARANDORNOTnearandornot abcxyz09ÉéüßΣσ東京🎉\u0301\u200b'.split(
@@ -190,5 +191,84 @@ describe('Ledger.search without an index', () => {
       code: 'UNSUPPORTED',
       message: expect.stringMatching(/keeps no search index.*query\(\)/),
     });
+  });
+});
+
+describe('PostgreSQL renderings (tsquery, tsvector)', () => {
+  it('renders phrases as followed-by chains joined by AND, operators as quoted words', () => {
+    expect(renderTsQuery(parseSearchText('"billing service" Café'))).toBe(
+      "('billing' <-> 'service') & ('cafe')",
+    );
+    expect(renderTsQuery(parseSearchText('a & !b <-> c:*'))).toBe("('a') & ('b') & ('c')");
+    expect(renderTsQuery(parseSearchText('"and or" NOT'))).toBe("('and' <-> 'or') & ('not')");
+  });
+
+  it('never yields tsquery syntax for any text (property)', () => {
+    fc.assert(
+      fc.property(hostileText, (text) => {
+        let match: ReturnType<typeof parseSearchText>;
+        try {
+          match = parseSearchText(text);
+        } catch (error) {
+          expect(EpisodicError.hasCode(error, 'VALIDATION_ERROR')).toBe(true);
+          return;
+        }
+        const phrase = "\\('[\\p{L}\\p{N}\\p{Co}]+'( <-> '[\\p{L}\\p{N}\\p{Co}]+')*\\)";
+        expect(renderTsQuery(match)).toMatch(new RegExp(`^${phrase}( & ${phrase})*$`, 'u'));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('a tsvector holds core tokens with their positions, folded, each token once', () => {
+    expect(renderTsVector('Café café, CAFE-bar 42')).toBe("'cafe':1,2,3 'bar':4 '42':5");
+    expect(renderTsVector('')).toBe('');
+    expect(renderTsVector('*** ---')).toBe('');
+    // Quotes and backslashes are separators, never inside a lexeme.
+    expect(renderTsVector("it's a\\b")).toBe("'it':1 's':2 'a':3 'b':4");
+  });
+
+  it('leaves out what PostgreSQL cannot hold: huge tokens, positions past 16383, 257th position', () => {
+    expect(renderTsVector(`short ${'x'.repeat(3000)} end`)).toBe("'short':1 'end':3");
+    const many = renderTsVector('w '.repeat(20_000));
+    expect(many.split(',')).toHaveLength(256);
+    const long = renderTsVector(
+      `${Array.from({ length: 17_000 }, (_, index) => `t${index}`).join(' ')}`,
+    );
+    expect(long).toContain("'t16382':16383 't16383':16383");
+    expect(long).not.toContain(':16384');
+    // Under the 1 MB limit even for a text of many distinct long tokens.
+    const wide = renderTsVector(
+      Array.from({ length: 2000 }, (_, index) => `${index}${'y'.repeat(1000)}`).join(' '),
+    );
+    expect(new TextEncoder().encode(wide).length).toBeLessThan(1_048_575);
+  });
+});
+
+describe('searchTokens', () => {
+  it("ASCII text's fast path gives the tokens of the general path (property)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary-ascii', maxLength: 80 }), (text) => {
+        const general = searchTokenSpans(text).map((each) => each.token);
+        expect(searchTokens(text)).toEqual(general);
+        // The general path over the same text with one non-ASCII character appended.
+        expect(searchTokens(`${text} é`)).toEqual([...general, 'e']);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('searchSnippet', () => {
+  it('marks each phrase occurrence as one span, as the memory ledger does', () => {
+    expect(searchSnippet('outage outage outage', parseSearchText('outage'))).toBe(
+      '«outage» «outage» «outage»',
+    );
+    expect(searchSnippet('reported by the pager at night', parseSearchText('"the pager"'))).toBe(
+      'reported by «the pager» at night',
+    );
+    expect(searchSnippet('un café latte', parseSearchText('CAFE'))).toBe('un «café» latte');
+    expect(searchSnippet('', parseSearchText('x'))).toBe('');
+    expect(searchSnippet('no match here', parseSearchText('zzz'))).toBe('no match here');
   });
 });

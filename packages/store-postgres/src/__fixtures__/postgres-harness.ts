@@ -75,6 +75,11 @@ export async function createPostgresHarness(): Promise<StoreHarness> {
         );
       },
     },
+    rebuildSearchIndex: async () => {
+      // The index as the record would give it again: every vector dropped, then recomputed.
+      await pool.query(`UPDATE ${table('episodic_events')} SET search_vector = NULL`);
+      await store.rebuildSearchIndex();
+    },
     runInChild: async (task) => {
       child ??= buildWorker('conformance-child');
       const worker = startWorker(await child, [JSON.stringify({ url, schema, task })]);

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSession, type ModelCall, redactRun } from '@episodic/core';
-import { scanText } from '@episodic/core/adapter';
+import { scanText, searchTokens } from '@episodic/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/postgres-store.js';
 import {
@@ -178,9 +178,28 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
         deltaSecret,
         expiredSecret,
       ];
+      // The search index holds words folded (lower case): the ledger's secrets as the column
+      // `search_vector` and its GIN index store them, which the scan looks for too.
+      const folded = [...ledgerSecrets, expiredSecret].map((secret) => {
+        const [token] = searchTokens(secret);
+        expect(token).toBe(secret.toLowerCase());
+        return token as string;
+      });
+      const scanned = [...all, ...folded];
       await checkpoint();
-      // The test can fail: before the redaction every secret is in the files.
-      expect(Object.keys(residue(all).inFiles).sort()).toEqual([...all].sort());
+      // The test can fail: before the redaction every secret is in the files (the search
+      // index's folded copies included).
+      expect(Object.keys(residue(scanned).inFiles).sort()).toEqual([...scanned].sort());
+      const indexFile = await withClient(
+        url,
+        async (client) =>
+          (
+            await client.query<{ path: string }>('SELECT pg_relation_filepath($1) AS path', [
+              `"${schema}".idx_episodic_events_search`,
+            ])
+          ).rows[0]?.path,
+      );
+      expect(residue(folded).inFiles[folded[0] as string]).toContain(indexFile);
 
       expect(
         (await store.ledger.redact({ scope: 'residue', sessionId: 'redact-me' })).redacted_count,
@@ -192,7 +211,7 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       expect((await store.sessions.redact(sessionId)).changed).toBe(true);
       expect((await store.sessions.redact(turnsId)).changed).toBe(true);
       await checkpoint();
-      const after = residue(all);
+      const after = residue(scanned);
       expect(after.inFiles).toEqual({});
       // And through SQL: no row of any table of the schema holds any of them.
       const tables = await withClient(url, async (client) =>
@@ -214,9 +233,9 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
         }
         return texts.join('\n');
       });
-      expect(all.filter((secret) => rows.includes(secret))).toEqual([]);
+      expect(scanned.filter((secret) => rows.includes(secret))).toEqual([]);
       console.log(
-        `[figures] postgres secret residue: ${all.length} secrets (metadata, keys and a collected session id among them), 0 copies in ${tables.length} tables (SQL) and in ${filesUnder(dataDirectory).filter((path) => !path.includes('pg_wal')).length} data files; ${after.inWal} still in WAL segments (recycled by the server, see README)`,
+        `[figures] postgres secret residue: ${all.length} secrets and ${folded.length} folded search-index copies (metadata, keys and a collected session id among them), 0 copies in ${tables.length} tables (SQL) and in ${filesUnder(dataDirectory).filter((path) => !path.includes('pg_wal')).length} data files; ${after.inWal} still in WAL segments (recycled by the server, see README)`,
       );
 
       // What was redacted is still there, readable and marked.
