@@ -132,6 +132,26 @@ const taskId = {
 /** What every time option accepts (the same parser, `time-option.ts`). */
 const TIME_FORMS =
   'TIME: 2026-01-31, 2026-01-31T12:00:00Z, 2h, 3d, 1w, today, yesterday, now or epoch ms; a bare date is a local day';
+
+/** The ledger's event-type filter (`episodes query`, `search`). */
+const ledgerTypes: OptionSpec = {
+  type: 'string',
+  multiple: true,
+  value: 'TYPE',
+  choices: LEDGER_EVENT_TYPES,
+  description: 'only these types: repeat the option or separate them with commas',
+};
+/** The ledger's inclusive time range (`episodes query`, `search`). */
+const fromTime: OptionSpec = {
+  type: 'string',
+  value: 'TIME',
+  description: `only events at or after TIME (${TIME_FORMS})`,
+};
+const toTime: OptionSpec = {
+  type: 'string',
+  value: 'TIME',
+  description: 'only events at or before TIME (a bare date: the end of that day)',
+};
 const fromDate: OptionSpec = {
   type: 'string',
   value: 'TIME',
@@ -381,23 +401,9 @@ export const COMMANDS: readonly CommandSpec[] = [
       global: globalScope,
       'all-scopes': allScopes,
       'session-id': { type: 'string', value: 'ID', description: 'only this session' },
-      type: {
-        type: 'string',
-        multiple: true,
-        value: 'TYPE',
-        choices: LEDGER_EVENT_TYPES,
-        description: 'only these types: repeat the option or separate them with commas',
-      },
-      from: {
-        type: 'string',
-        value: 'TIME',
-        description: `only events at or after TIME (${TIME_FORMS})`,
-      },
-      to: {
-        type: 'string',
-        value: 'TIME',
-        description: 'only events at or before TIME (a bare date: the end of that day)',
-      },
+      type: ledgerTypes,
+      from: fromTime,
+      to: toTime,
       'from-ts-ms': { type: 'string', value: 'TIME', description: 'the same as --from' },
       'to-ts-ms': { type: 'string', value: 'TIME', description: 'the same as --to' },
       limit: limit(50),
@@ -1099,23 +1105,9 @@ export const COMMANDS: readonly CommandSpec[] = [
       'all-scopes': allScopes,
       'session-id': { type: 'string', value: 'ID', description: 'only this session' },
       'agent-id': { type: 'string', value: 'ID', description: 'only events of this agent' },
-      type: {
-        type: 'string',
-        multiple: true,
-        value: 'TYPE',
-        choices: LEDGER_EVENT_TYPES,
-        description: 'only these types: repeat the option or separate them with commas',
-      },
-      from: {
-        type: 'string',
-        value: 'TIME',
-        description: `only events at or after TIME (${TIME_FORMS})`,
-      },
-      to: {
-        type: 'string',
-        value: 'TIME',
-        description: 'only events at or before TIME (a bare date: the end of that day)',
-      },
+      type: ledgerTypes,
+      from: fromTime,
+      to: toTime,
       limit: limit(20, 100),
       cursor: {
         type: 'string',
