@@ -6,6 +6,11 @@ import type {
 } from '../../../src/api/api-types.js';
 import { getJson, useApi, useOverview } from '../api.js';
 import { JsonBlock, Loading, Pager, Time } from '../components/bits.js';
+import {
+  LedgerFilterFields,
+  ledgerFilterParams,
+  ledgerFiltersOf,
+} from '../components/ledger-filters.js';
 import { Link } from '../components/link.js';
 import { href, navigate, type Route } from '../router.js';
 
@@ -98,21 +103,10 @@ export function LedgerView(props: { route: Route }) {
   const query = props.route.query;
   const overview = useOverview();
   const scopes = overview.state === 'ready' ? overview.data.scopes : [];
-  const global = query.get('global') === '1';
-  const scope = query.get('scope') ?? (global ? '' : (scopes[0] ?? ''));
-  const filters: Record<string, string> = {
-    ...(global ? { global: '1' } : { scope }),
-    type: query.get('type') ?? '',
-    session: query.get('session') ?? '',
-    agent: query.get('agent') ?? '',
-    from: query.get('from') ?? '',
-    to: query.get('to') ?? '',
-  };
-  for (const key of Object.keys(filters)) if (filters[key] === '') delete filters[key];
+  const { global, scope, filters, chosenTypes } = ledgerFiltersOf(query, scopes);
   const cursor = query.get('cursor');
   const ready = global || scope !== '';
   const loaded = useApi<LedgerPageResponse>(ready ? href('ledger', { ...filters, cursor }) : null);
-  const chosenTypes = new Set((query.get('type') ?? '').split(',').filter((type) => type !== ''));
   // A link to one event (a search hit) ends in `#event-<id>`: that row is marked and scrolled to
   // once the page has loaded (the rows arrive after the browser looked for the fragment).
   const target = decodeURIComponent(window.location.hash.replace(/^#event-/, ''));
@@ -129,65 +123,21 @@ export function LedgerView(props: { route: Route }) {
         onSubmit={(event) => {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
-          const chosen = String(form.get('scope') ?? '');
           navigate(
             href('/ledger', {
-              ...(chosen === '*' ? { global: '1' } : { scope: chosen }),
-              type: form.getAll('type').join(','),
-              session: String(form.get('session') ?? '').trim(),
-              agent: String(form.get('agent') ?? '').trim(),
-              from: String(form.get('from') ?? ''),
-              to: String(form.get('to') ?? ''),
+              ...ledgerFilterParams(form),
             }),
           );
         }}
       >
-        <label>
-          Scope
-          <select
-            name="scope"
-            key={`${scope}-${global}-${scopes.length}`}
-            defaultValue={global ? '*' : scope}
-          >
-            {scopes.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-            {scope !== '' && !scopes.includes(scope) && <option value={scope}>{scope}</option>}
-            <option value="*">every scope (global)</option>
-          </select>
-        </label>
-        <fieldset>
-          <legend>Types</legend>
-          {(overview.state === 'ready' ? overview.data.ledger_types : []).map((type) => (
-            <label key={type} class="check">
-              <input
-                type="checkbox"
-                name="type"
-                value={type}
-                defaultChecked={chosenTypes.has(type)}
-              />{' '}
-              {type}
-            </label>
-          ))}
-        </fieldset>
-        <label>
-          Session
-          <input type="text" name="session" defaultValue={query.get('session') ?? ''} />
-        </label>
-        <label>
-          Agent
-          <input type="text" name="agent" defaultValue={query.get('agent') ?? ''} />
-        </label>
-        <label>
-          From
-          <input type="date" name="from" defaultValue={(query.get('from') ?? '').slice(0, 10)} />
-        </label>
-        <label>
-          To
-          <input type="date" name="to" defaultValue={(query.get('to') ?? '').slice(0, 10)} />
-        </label>
+        <LedgerFilterFields
+          query={query}
+          scope={scope}
+          global={global}
+          scopes={scopes}
+          types={overview.state === 'ready' ? overview.data.ledger_types : []}
+          chosenTypes={chosenTypes}
+        />
         <button type="submit">Apply filters</button>
         <Link href="/ledger">Clear</Link>
       </form>

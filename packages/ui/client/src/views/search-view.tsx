@@ -1,6 +1,11 @@
 import type { SearchHitRow, SearchPageResponse } from '../../../src/api/api-types.js';
 import { useApi, useOverview } from '../api.js';
 import { Loading, Pager, Time } from '../components/bits.js';
+import {
+  LedgerFilterFields,
+  ledgerFilterParams,
+  ledgerFiltersOf,
+} from '../components/ledger-filters.js';
 import { Link } from '../components/link.js';
 import { href, navigate, type Route } from '../router.js';
 
@@ -86,24 +91,14 @@ export function SearchView(props: { route: Route }) {
   const overview = useOverview();
   const scopes = overview.state === 'ready' ? overview.data.scopes : [];
   const searchable = overview.state === 'ready' && overview.data.search;
-  const global = query.get('global') === '1';
-  const scope = query.get('scope') ?? (global ? '' : (scopes[0] ?? ''));
+  const { global, scope, filters: ledgerFilters, chosenTypes } = ledgerFiltersOf(query, scopes);
   const text = (query.get('q') ?? '').trim();
   const where: { scope?: string; global?: string } = global ? { global: '1' } : { scope };
-  const filters: Record<string, string> = {
-    q: text,
-    ...where,
-    type: query.get('type') ?? '',
-    session: query.get('session') ?? '',
-    agent: query.get('agent') ?? '',
-    from: query.get('from') ?? '',
-    to: query.get('to') ?? '',
-  };
-  for (const key of Object.keys(filters)) if (filters[key] === '') delete filters[key];
+  const filters: Record<string, string> =
+    text === '' ? ledgerFilters : { q: text, ...ledgerFilters };
   const cursor = query.get('cursor');
   const ready = searchable && text !== '' && (global || scope !== '');
   const loaded = useApi<SearchPageResponse>(ready ? href('search', { ...filters, cursor }) : null);
-  const chosenTypes = new Set((query.get('type') ?? '').split(',').filter((type) => type !== ''));
   return (
     <>
       <h1>Search</h1>
@@ -113,16 +108,10 @@ export function SearchView(props: { route: Route }) {
         onSubmit={(event) => {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
-          const chosen = String(form.get('scope') ?? '');
           navigate(
             href('/search', {
               q: String(form.get('q') ?? '').trim(),
-              ...(chosen === '*' ? { global: '1' } : { scope: chosen }),
-              type: form.getAll('type').join(','),
-              session: String(form.get('session') ?? '').trim(),
-              agent: String(form.get('agent') ?? '').trim(),
-              from: String(form.get('from') ?? ''),
-              to: String(form.get('to') ?? ''),
+              ...ledgerFilterParams(form),
             }),
           );
         }}
@@ -138,52 +127,14 @@ export function SearchView(props: { route: Route }) {
             aria-describedby="search-help"
           />
         </label>
-        <label>
-          Scope
-          <select
-            name="scope"
-            key={`${scope}-${global}-${scopes.length}`}
-            defaultValue={global ? '*' : scope}
-          >
-            {scopes.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-            {scope !== '' && !scopes.includes(scope) && <option value={scope}>{scope}</option>}
-            <option value="*">every scope (global)</option>
-          </select>
-        </label>
-        <fieldset>
-          <legend>Types</legend>
-          {(overview.state === 'ready' ? overview.data.ledger_types : []).map((type) => (
-            <label key={type} class="check">
-              <input
-                type="checkbox"
-                name="type"
-                value={type}
-                defaultChecked={chosenTypes.has(type)}
-              />{' '}
-              {type}
-            </label>
-          ))}
-        </fieldset>
-        <label>
-          Session
-          <input type="text" name="session" defaultValue={query.get('session') ?? ''} />
-        </label>
-        <label>
-          Agent
-          <input type="text" name="agent" defaultValue={query.get('agent') ?? ''} />
-        </label>
-        <label>
-          From
-          <input type="date" name="from" defaultValue={(query.get('from') ?? '').slice(0, 10)} />
-        </label>
-        <label>
-          To
-          <input type="date" name="to" defaultValue={(query.get('to') ?? '').slice(0, 10)} />
-        </label>
+        <LedgerFilterFields
+          query={query}
+          scope={scope}
+          global={global}
+          scopes={scopes}
+          types={overview.state === 'ready' ? overview.data.ledger_types : []}
+          chosenTypes={chosenTypes}
+        />
         <button type="submit">Search with filters</button>
       </form>
       <p id="search-help" class="muted">
