@@ -29,6 +29,14 @@ function notATask(runId: string): EpisodicError {
   });
 }
 
+function notYetWritten(runId: string): EpisodicError {
+  return new EpisodicError({
+    code: 'NOT_FOUND',
+    message: `Task episode ${runId} was not found: run ${runId} has no records yet (another process is creating it, or its creation stopped before the first write). Retry once create_episode has returned.`,
+    details: { episode_id: runId, records: 0 },
+  });
+}
+
 /** What a task fold knows without copying its steps: enough to decide the next step or completion. */
 export interface TaskFoldState {
   readonly stepCount: number;
@@ -52,7 +60,7 @@ export interface TaskFold {
   apply(records: readonly RunRecord[], damagedLines?: number): void;
   /**
    * The state so far. `NOT_FOUND` when the run is not a task episode (it has no task
-   * `run.start`); `CORRUPT_DATA` when the record that starts it is damaged.
+   * `run.start`) or has no records yet; `CORRUPT_DATA` when the record that starts it is damaged.
    */
   state(): TaskFoldState;
   /**
@@ -78,6 +86,9 @@ export function createTaskFold(runId: string): TaskFold {
 
   const check = () => {
     if (start === undefined) {
+      // An empty run is one whose creation has not written its header yet (or never will): not
+      // there yet, rather than damaged.
+      if (!sawFirst && damaged === 0) throw notYetWritten(runId);
       if (!header || damaged > 0) {
         throw new EpisodicError({
           code: 'CORRUPT_DATA',
@@ -183,7 +194,7 @@ export function createTaskFold(runId: string): TaskFold {
 
 /**
  * Rebuilds a task episode from a whole run (see `createTaskFold`). A run without a task
- * `run.start` is `NOT_FOUND` (it is not a task episode); a task whose `run.start` is unreadable is
+ * `run.start` is `NOT_FOUND` (it is not a task episode, or has no records yet); a task whose `run.start` is unreadable is
  * `CORRUPT_DATA`.
  */
 export function taskFromRun(read: RunReadResult): StoredTask {
