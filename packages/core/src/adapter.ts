@@ -202,7 +202,10 @@ export type {
 } from './schema/index.js';
 export {
   foldSearchText,
+  isAfterRunSearchPoint,
   parseSearchText,
+  type RunLineSearchFields,
+  type RunSearchAfter,
   rankDocuments,
   renderFts5Match,
   renderTsQuery,
@@ -219,9 +222,12 @@ export {
   SNIPPET_MATCH_START,
   SNIPPET_TOKENS,
   searchDocument,
+  searchFieldsOfRunLine,
   searchSnippet,
   searchTextOfArtifactContent,
   searchTextOfLedgerRow,
+  searchTextOfRunLine,
+  searchTextOfRunRecord,
   searchTexts,
   searchTokens,
 } from './search/index.js';
@@ -294,6 +300,8 @@ export {
   type RunReadResult,
   type RunRecordEntry,
   type RunRedactStats,
+  type RunSearchPlan,
+  type RunSearchRow,
   type RunStoreAdapter,
   type RunStoreCapabilities,
   type RunSummary,
