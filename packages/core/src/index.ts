@@ -307,6 +307,7 @@ export {
   type LedgerSearchQuery,
   ledgerSearchQuerySchema,
   RUN_SEARCH_MAX_TYPES,
+  type RunSearchAfter,
   type RunSearchHit,
   type RunSearchPage,
   type RunSearchQuery,
