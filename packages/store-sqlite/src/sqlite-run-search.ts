@@ -158,6 +158,8 @@ export function createSqliteRunSearchIndex(database: Database.Database): SqliteR
       }
       return 0;
     }
+    // Nothing new nor stale (the usual search): no write transaction, no lock taken.
+    if ((pending.get() as number) === 0) return 0;
     let total = 0;
     for (;;) {
       const count = catchUpTransaction.immediate() as number;
