@@ -469,7 +469,8 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 /**
  * The oldest schema a read-only connection reads as it is, without migrating a copy in memory
  * (a copy of the whole file): schema 13 only adds openclaw-mem's stand-in, which no read uses, and
- * schema 14 the search index, which only `search` uses (it answers `UNSUPPORTED` without one).
+ * schema 14 the search index, which only `search` uses (it answers `UNSUPPORTED` without one), and
+ * schema 16 the run records' index, which only a run search uses (the same).
  */
 export const READ_AS_IS_FROM_SCHEMA = 12;
 
