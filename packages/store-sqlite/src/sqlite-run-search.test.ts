@@ -108,6 +108,25 @@ describe('SQLite run search', () => {
     await writer.close();
   });
 
+  it('a read-only connection to a file of schema 15 or older (no run index) answers UNSUPPORTED; opened writable, it searches', async () => {
+    const filename = temporaryFile('old.db');
+    const writer = createSqliteStore({ filename });
+    await writer.runs.append(runId(1), run(runId(1), 'legacy words'));
+    writer.database.exec(`DROP TRIGGER episodic_run_search_stale_on_update;
+DROP TRIGGER episodic_run_search_stale_on_delete;
+DROP TABLE episodic_run_search; DROP TABLE episodic_run_search_state; DROP TABLE episodic_run_search_stale;
+PRAGMA user_version = 14;`);
+    await writer.close();
+    const reader = createSqliteStore({ filename, readOnly: true });
+    const error = await reader.runs.search({ text: 'legacy' }).catch((caught: unknown) => caught);
+    expect(EpisodicError.hasCode(error, 'UNSUPPORTED')).toBe(true);
+    expect((error as EpisodicError).details).toMatchObject({ table: 'episodic_run_search' });
+    await reader.close();
+    const upgraded = createSqliteStore({ filename });
+    expect((await upgraded.runs.search({ text: 'legacy' })).hits).toHaveLength(1);
+    await upgraded.close();
+  });
+
   it('rebuilds from the records alone', async () => {
     const store = createSqliteStore({ filename: ':memory:' });
     await store.runs.append(runId(1), run(runId(1), 'one two', 'two three'));
