@@ -141,6 +141,16 @@ const ledgerTypes: OptionSpec = {
   choices: LEDGER_EVENT_TYPES,
   description: 'only these types: repeat the option or separate them with commas',
 };
+/** The run record types that hold searched text (`search --runs --type`), for completion. */
+const SEARCHED_RUN_RECORD_TYPES = [
+  'run.start',
+  'agent.event',
+  'tool.output',
+  'llm.response',
+  'run.status',
+  'run.error',
+  'run.end',
+] as const;
 /** The ledger's inclusive time range (`episodes query`, `search`). */
 const fromTime: OptionSpec = {
   type: 'string',
@@ -1087,11 +1097,12 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     path: ['search'],
-    summary: 'find ledger events by the words of their text, best first',
+    summary:
+      'find ledger events (or, with --runs, run records) by the words of their text, best first',
     usage:
-      'episodic search TEXT (--scope SCOPE | --global | --all-scopes) [--session-id ID] [--agent-id ID] [--type TYPE]… [--from TIME] [--to TIME] [--limit N] [--cursor CURSOR]',
+      'episodic search TEXT (--scope SCOPE | --global | --all-scopes | --runs [--run RUN_ID]) [--session-id ID] [--agent-id ID] [--type TYPE]… [--from TIME] [--to TIME] [--limit N] [--cursor CURSOR]',
     description:
-      'Full-text search over the ledger: the events of the scope whose summary, payload text or refs hold every word and "quoted phrase" of TEXT (case and accents folded; nothing else is syntax), ranked best first (BM25), each with a snippet whose matched words are shown in bold (between « and » when the output is not a terminal, and always in --json). Filters are conditions of the search, never applied after it. When more hits match than --limit, the last line (and the receipt\'s next_cursor) gives the --cursor of the next page. A SQLite database (a file home keeps its ledger there) indexes new events at the first search after them; PostgreSQL indexes each event as it is appended. A store without a search index answers UNSUPPORTED (use episodes query).',
+      "Full-text search over the ledger: the events of the scope whose summary, payload text or refs hold every word and \"quoted phrase\" of TEXT (case and accents folded; nothing else is syntax), ranked best first (BM25), each with a snippet whose matched words are shown in bold (between « and » when the output is not a terminal, and always in --json). Filters are conditions of the search, never applied after it. When more hits match than --limit, the last line (and the receipt's next_cursor) gives the --cursor of the next page. A SQLite database (a file home keeps its ledger there) indexes new events at the first search after them; PostgreSQL indexes each event as it is appended. A store without a search index answers UNSUPPORTED (use episodes query). With --runs it searches run records instead (message and tool text, tool outputs, task steps and completions, errors; not scoped, like runs list): --run, --session-id (the run header's session), --type (record types such as tool.output or agent.event), --from and --to (the record's time) narrow it; the table shows time, run, position, type and snippet. Runs kept as files (a file home with the fs store) have no search index yet and answer UNSUPPORTED.",
     positionals: [
       {
         name: 'TEXT',
@@ -1103,9 +1114,19 @@ export const COMMANDS: readonly CommandSpec[] = [
       scope,
       global: globalScope,
       'all-scopes': allScopes,
-      'session-id': { type: 'string', value: 'ID', description: 'only this session' },
+      'session-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'only this session (with --runs: runs whose header names it)',
+      },
       'agent-id': { type: 'string', value: 'ID', description: 'only events of this agent' },
-      type: ledgerTypes,
+      type: {
+        type: 'string',
+        multiple: true,
+        value: 'TYPE',
+        choices: [...LEDGER_EVENT_TYPES, ...SEARCHED_RUN_RECORD_TYPES],
+        description: `only these types: ledger event types (${LEDGER_EVENT_TYPES.join(', ')}), or with --runs run record types (tool.output, agent.event, llm.response, run.error…); repeat the option or separate them with commas`,
+      },
       from: fromTime,
       to: toTime,
       limit: limit(20, 100),
@@ -1116,11 +1137,21 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
       metadata: metadataCondition,
       'metadata-filter': metadataFilter,
+      runs: {
+        type: 'boolean',
+        description: 'search run records instead of ledger events (no scope options)',
+      },
+      run: {
+        type: 'string',
+        value: 'RUN_ID',
+        description: 'with --runs: only this run (an id or a unique prefix of 6+ characters)',
+      },
     },
     examples: [
       'episodic search "rate limit" --scope my-project',
       'episodic search \'deploy "staging db"\' --scope ci --type tool.result --from 1w --json',
       'episodic search timeout --all-scopes --agent-id planner --limit 50',
+      'episodic search "permission denied" --runs --type tool.output --from 1d',
     ],
     load: search,
     handler: 'search',

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createSqliteStore } from '@episodic/store-sqlite';
 import { describe, expect, it } from 'vitest';
-import { searchReceiptSchema } from '../src/receipts/index.js';
+import { searchReceiptSchema, searchRunsReceiptSchema } from '../src/receipts/index.js';
 import {
   appendEvent,
   episodic,
@@ -322,5 +323,123 @@ describe('episodic search', () => {
     expect(result.status, result.stderr).toBe(0);
     const receipt = searchReceiptSchema.parse(result.receipt);
     expect(receipt.hits.map((hit) => hit.snippet)).toEqual(['rotate the «signing keys»']);
+  });
+});
+
+describe('episodic search --runs', () => {
+  const runId = (index: number) =>
+    `0f0e0d0c-0b0a-4908-8706-${index.toString(16).padStart(12, '0')}`;
+  /** A SQLite file holding two runs with searchable records. */
+  async function seedRuns(): Promise<string> {
+    const db = join(temporaryDirectory(), 'runs.db');
+    const store = createSqliteStore({ filename: db });
+    for (const [index, output, ts] of [
+      [1, 'permission denied on /etc/shadow', '2026-01-10T10:00:00.000Z'],
+      [2, 'all good, permission granted', '2026-01-12T10:00:00.000Z'],
+    ] as const) {
+      const id = runId(index);
+      await store.runs.append(id, [
+        { type: 'header', schema_version: 1, run_id: id, started_at: ts },
+        {
+          type: 'run.start',
+          run_id: id,
+          ts,
+          input: { type: 'text', text: 'check the permission' },
+        },
+        {
+          type: 'tool.output',
+          run_id: id,
+          ts,
+          tool: 'cat',
+          tool_call_id: 'c1',
+          result_raw: output,
+        },
+      ]);
+    }
+    await store.close();
+    return db;
+  }
+
+  it('finds run records, filters by run, type and time, pages, and prints a table', async () => {
+    const db = await seedRuns();
+    const run = (...args: string[]) => episodicJson(['--db', db, 'search', ...args]);
+    const all = await run('permission', '--runs', '--limit', '10');
+    expect(all.status, all.stderr).toBe(0);
+    const receipt = searchRunsReceiptSchema.parse(all.receipt);
+    expect(receipt.count).toBe(4);
+    expect(receipt.hits.map((hit) => hit.type).sort()).toEqual([
+      'run.start',
+      'run.start',
+      'tool.output',
+      'tool.output',
+    ]);
+    const denied = searchRunsReceiptSchema.parse(
+      (await run('"permission denied"', '--runs')).receipt,
+    );
+    expect(denied.hits).toEqual([
+      expect.objectContaining({
+        run_id: runId(1),
+        position: 3,
+        type: 'tool.output',
+        ts: '2026-01-10T10:00:00.000Z',
+      }),
+    ]);
+    expect(denied.hits[0]?.snippet).toContain('«permission denied»');
+    const narrowed = async (...args: string[]) =>
+      searchRunsReceiptSchema
+        .parse((await run('permission', '--runs', ...args)).receipt)
+        .hits.map((hit) => `${hit.run_id.slice(-1)}#${hit.position}`)
+        .sort();
+    expect(await narrowed('--run', runId(2))).toEqual(['2#2', '2#3']);
+    expect(await narrowed('--type', 'tool.output')).toEqual(['1#3', '2#3']);
+    expect(await narrowed('--from', '2026-01-11')).toEqual(['2#2', '2#3']);
+    expect(await narrowed('--to', '2026-01-11')).toEqual(['1#2', '1#3']);
+    const first = searchRunsReceiptSchema.parse(
+      (await run('permission', '--runs', '--limit', '3')).receipt,
+    );
+    expect(first.next_cursor).not.toBeNull();
+    const second = searchRunsReceiptSchema.parse(
+      (await run('permission', '--runs', '--limit', '3', '--cursor', first.next_cursor as string))
+        .receipt,
+    );
+    expect(
+      [...first.hits, ...second.hits].map((hit) => `${hit.run_id}#${hit.position}`).sort(),
+    ).toEqual(receipt.hits.map((hit) => `${hit.run_id}#${hit.position}`).sort());
+    const table = await episodic(['--db', db, 'search', 'shadow', '--runs']);
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toContain('«shadow»');
+    expect(table.stdout).toContain(runId(1).slice(0, 8));
+  });
+
+  it('refuses scope options and ledger-only filters with --runs, and --run without --runs (exit 2)', async () => {
+    const db = await seedRuns();
+    for (const args of [
+      ['x', '--runs', '--scope', 'p'],
+      ['x', '--runs', '--all-scopes'],
+      ['x', '--runs', '--agent-id', 'a'],
+      ['x', '--run', runId(1), '--scope', 'p'],
+      ['x', '--scope', 'p', '--type', 'tool.output'],
+      ['x', '--runs', '--cursor', 'nope'],
+      ['x', '--runs', '--from', '2026-02-01', '--to', '2026-01-01'],
+    ]) {
+      const result = await episodicJson(['--db', db, 'search', ...args]);
+      expect(result.status, args.join(' ')).toBe(2);
+    }
+  });
+
+  it('a file home keeps runs as files: UNSUPPORTED naming runs list', async () => {
+    const home = temporaryHome();
+    await seed(home, ['--store', 'fs']);
+    const result = await episodicJson([
+      '--home',
+      home,
+      '--store',
+      'fs',
+      'search',
+      'rate',
+      '--runs',
+    ]);
+    expect(result.status).toBe(1);
+    expect(JSON.stringify(result.receipt)).toContain('runs list');
   });
 });

@@ -23,6 +23,7 @@ export {
 } from './sqlite-inspection.js';
 export type { SqliteLedgerAdapterOptions } from './sqlite-ledger.js';
 export { createSqliteLedgerAdapter, rebuildSqliteSearchIndex } from './sqlite-ledger.js';
+export { rebuildSqliteRunSearchIndex } from './sqlite-run-search.js';
 export { createSqliteRunStoreAdapter } from './sqlite-run-store.js';
 export { createSqliteSessionStoreAdapter } from './sqlite-session-store.js';
 export type { SqliteStore, SqliteStoreOptions } from './sqlite-store.js';

@@ -14,6 +14,21 @@ export const SEARCH_INDEX_DDL = `CREATE VIRTUAL TABLE IF NOT EXISTS episodic_sea
   tokenize = 'unicode61 remove_diacritics 2'
 );`;
 
+/**
+ * The run records' search index (schema 16): one FTS5 row per `episodic_run_records` row (its
+ * `rowid` as the rowid), the text `searchFieldsOfRunLine` gives, with the row's run, position,
+ * record type and time as unindexed columns (filters and hits need no join). Kept lazily like
+ * the ledger's: `episodic_run_search_state.indexed_through` is the highest rowid indexed.
+ */
+export const RUN_SEARCH_INDEX_DDL = `CREATE VIRTUAL TABLE IF NOT EXISTS episodic_run_search USING fts5(
+  text,
+  run_id UNINDEXED,
+  seq UNINDEXED,
+  type UNINDEXED,
+  ts_ms UNINDEXED,
+  tokenize = 'unicode61 remove_diacritics 2'
+);`;
+
 /** One schema step: it runs once, inside an IMMEDIATE transaction, and bumps `user_version`. */
 export interface Migration {
   readonly version: number;
@@ -415,6 +430,37 @@ BEGIN
 END;`);
     },
   },
+  {
+    // 15 is the verify chain's (issue #34). This step stands alone (its own state and stale
+    // tables, nothing of schema 14 reused), so renumbering it is a change of this number only.
+    version: 16,
+    description: 'the full-text search index of run records (FTS5), filled lazily by search',
+    up(database) {
+      // As schema 14: options SQLite 3.36 parses, plain-table triggers every engine runs. The
+      // records table keeps plain rowids, which SQLite may hand out again after the highest rows
+      // are deleted: the index lowers its mark to the highest stored rowid whenever it takes
+      // deleted rows out (sqlite-run-search.ts), so a reused rowid is always above the mark.
+      database.exec(`${RUN_SEARCH_INDEX_DDL}
+CREATE TABLE IF NOT EXISTS episodic_run_search_state (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO episodic_run_search_state (name, value) VALUES ('indexed_through', 0);
+CREATE TABLE IF NOT EXISTS episodic_run_search_stale (id INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS episodic_run_search_stale_on_update
+  AFTER UPDATE OF json ON episodic_run_records
+  WHEN OLD.rowid <= (SELECT value FROM episodic_run_search_state WHERE name = 'indexed_through')
+BEGIN
+  INSERT OR IGNORE INTO episodic_run_search_stale (id) VALUES (OLD.rowid);
+END;
+CREATE TRIGGER IF NOT EXISTS episodic_run_search_stale_on_delete
+  AFTER DELETE ON episodic_run_records
+  WHEN OLD.rowid <= (SELECT value FROM episodic_run_search_state WHERE name = 'indexed_through')
+BEGIN
+  INSERT OR IGNORE INTO episodic_run_search_stale (id) VALUES (OLD.rowid);
+END;`);
+    },
+  },
 ];
 
 /** The schema version this package writes. */
@@ -423,7 +469,8 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 /**
  * The oldest schema a read-only connection reads as it is, without migrating a copy in memory
  * (a copy of the whole file): schema 13 only adds openclaw-mem's stand-in, which no read uses, and
- * schema 14 the search index, which only `search` uses (it answers `UNSUPPORTED` without one).
+ * schema 14 the search index, which only `search` uses (it answers `UNSUPPORTED` without one), and
+ * schema 16 the run records' index, which only a run search uses (the same).
  */
 export const READ_AS_IS_FROM_SCHEMA = 12;
 

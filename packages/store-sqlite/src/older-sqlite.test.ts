@@ -198,6 +198,19 @@ async function episodicWrote(path: string) {
     // A search fills the index: the file other engines open holds it (schema 14's FTS5 table).
     expect((await store.ledger.search({ scope: SCOPE, text: 'ls' })).hits).toHaveLength(1);
     expect((await store.ledger.search({ scope: SCOPE, text: 'zebracode' })).hits).toHaveLength(1);
+    // And a run search fills the run records' index (schema 16's FTS5 table).
+    const runId = '0f0e0d0c-0b0a-4908-8706-00000000abcd';
+    await store.runs.append(runId, [
+      { type: 'header', schema_version: 1, run_id: runId, started_at: '2026-02-03T12:00:00Z' },
+      {
+        type: 'run.end',
+        run_id: runId,
+        ts: '2026-02-03T12:01:00Z',
+        outcome: 'completed',
+        final: 'okapi',
+      },
+    ]);
+    expect((await store.runs.search({ text: 'okapi' })).hits).toHaveLength(1);
     const session = await createSession({ store: store.sessions, id: SESSION_ID });
     for (const text of ['one', 'two', 'three', 'four', 'five', 'six', 'seven']) {
       await commitEpisodes(session, turn(text));

@@ -3,6 +3,7 @@ import {
   assertExpectedRunPosition,
   createRunReadCollector,
   createRunTailCollector,
+  EpisodicError,
   idPrefixRange,
   planRunAppend,
   type RunDurability,
@@ -13,6 +14,11 @@ import {
   type StoredRedactor,
 } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
+import {
+  createSqliteRunSearchIndex,
+  hasRunSearchTable,
+  type SqliteRunSearchIndex,
+} from './sqlite-run-search.js';
 
 /**
  * Copies the WAL into the database and truncates it, so the page images written before a
@@ -80,6 +86,23 @@ export function createSqliteRunStoreAdapter(
   );
   const deleteRun = database.prepare('DELETE FROM episodic_runs WHERE run_id = ?');
 
+  // The search index, made on first use: a read-only connection to a file of schema 15 or older
+  // (read as it is) has no index table, and then only search says so.
+  let searchIndex: SqliteRunSearchIndex | null | undefined;
+  const indexOrNull = (): SqliteRunSearchIndex | null => {
+    if (searchIndex === undefined || (searchIndex === null && hasRunSearchTable(database))) {
+      searchIndex = hasRunSearchTable(database) ? createSqliteRunSearchIndex(database) : null;
+    }
+    return searchIndex;
+  };
+  /** Index rows the last redaction or deletion took out (their terms wait for a merge). */
+  let searchRowsErased = 0;
+  /** After a redaction or deletion: merge the index, so the old terms leave its segments. */
+  const mergeErased = () => {
+    if (searchRowsErased > 0) indexOrNull()?.optimize();
+    searchRowsErased = 0;
+  };
+
   const positionOf = (runId: string): number => (recordCount.get(runId) as number | undefined) ?? 0;
 
   const appendTransaction = database.transaction(
@@ -127,6 +150,9 @@ export function createSqliteRunStoreAdapter(
       }
       if (!rows.some((row) => row.json === storedHeader)) nextHeader = redactor.line(storedHeader);
       if (nextHeader !== storedHeader) updateHeader.run(nextHeader, runId);
+      // The triggers listed the rewritten rows: their old words leave the index in this
+      // transaction and their new text goes in.
+      searchRowsErased += indexOrNull()?.refreshStale() ?? 0;
       return stats;
     },
   );
@@ -168,7 +194,9 @@ export function createSqliteRunStoreAdapter(
   });
   const removeTransaction = database.transaction((runId: string) => {
     deleteRecords.run(runId);
-    return deleteRun.run(runId).changes > 0;
+    const deleted = deleteRun.run(runId).changes > 0;
+    searchRowsErased += indexOrNull()?.refreshStale() ?? 0;
+    return deleted;
   });
 
   return {
@@ -180,6 +208,7 @@ export function createSqliteRunStoreAdapter(
       toolOutputCache: false,
       redaction: true,
       headerLine: true,
+      search: true,
     },
     append(runId, entries) {
       return appendTransaction.immediate(runId, entries);
@@ -222,14 +251,32 @@ export function createSqliteRunStoreAdapter(
       return { rows: rows.map((row) => ({ runId: row.run_id, header: row.header_json })) };
     },
     delete(runId) {
-      return removeTransaction.immediate(runId);
+      const deleted = removeTransaction.immediate(runId);
+      if (searchRowsErased > 0) {
+        mergeErased();
+        truncateWal(database);
+      }
+      return deleted;
     },
     redact(runId, redactor) {
       const stats = redactTransaction.immediate(runId, redactor);
+      mergeErased();
       if (stats !== null && stats.changedLines > 0) {
         truncateWal(database);
       }
       return stats;
+    },
+    search(plan) {
+      const index = indexOrNull();
+      if (index === null) {
+        throw new EpisodicError({
+          code: 'UNSUPPORTED',
+          message:
+            'This database has no run search index yet (schema 15 or older) and is open read-only. Open it writable once with @episodic/store-sqlite (that upgrades the schema), then search again.',
+          details: { table: 'episodic_run_search' },
+        });
+      }
+      return index.search(plan);
     },
   };
 }

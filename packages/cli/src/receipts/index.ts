@@ -39,7 +39,7 @@ export {
   runsTailRecordLineSchema,
 } from './runs-receipts.js';
 export { completionReceiptSchema, scopesListReceiptSchema } from './scopes-receipts.js';
-export { searchReceiptSchema } from './search-receipt.js';
+export { searchReceiptSchema, searchRunsReceiptSchema } from './search-receipt.js';
 export {
   sessionsFoldReceiptSchema,
   sessionsListReceiptSchema,

@@ -23,7 +23,7 @@ import {
   runsTailReceiptSchema,
 } from './runs-receipts.js';
 import { completionReceiptSchema, scopesListReceiptSchema } from './scopes-receipts.js';
-import { searchReceiptSchema } from './search-receipt.js';
+import { searchReceiptSchema, searchRunsReceiptSchema } from './search-receipt.js';
 import {
   sessionsFoldReceiptSchema,
   sessionsListReceiptSchema,
@@ -72,7 +72,8 @@ export const RECEIPT_SCHEMAS = {
   'episodic.patterns.search.v1': patternsSearchReceiptSchema,
   'episodic.patterns.show.v1': patternsShowReceiptSchema,
   'episodic.scopes.list.v1': scopesListReceiptSchema,
-  'episodic.search.v1': searchReceiptSchema,
+  /** Ledger events, or run records with `--runs` (`runs: true`). */
+  'episodic.search.v1': z.union([searchReceiptSchema, searchRunsReceiptSchema]),
   'episodic.doctor.v1': doctorReceiptSchema,
   /** An Episodic export (`-o FILE`), or traces (`--otel FILE`: `format: "otlp-json"`). */
   'episodic.export.v1': z.union([exportReceiptSchema, exportOtelReceiptSchema]),

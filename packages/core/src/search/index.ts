@@ -1,4 +1,15 @@
 export {
+  decodeRunSearchCursor,
+  encodeRunSearchCursor,
+  isAfterRunSearchPoint,
+  RUN_SEARCH_MAX_TYPES,
+  type RunSearchAfter,
+  type RunSearchHit,
+  type RunSearchPage,
+  type RunSearchQuery,
+  runSearchQuerySchema,
+} from './run-search-query.js';
+export {
   SEARCH_IN_MEMORY_MAX_TEXTS,
   type SearchTextHit,
   searchTexts,
@@ -34,6 +45,13 @@ export {
   searchDocument,
   searchSnippet,
 } from './search-rank.js';
+export {
+  type RunLineSearchFields,
+  runLineTsMs,
+  searchFieldsOfRunLine,
+  searchTextOfRunLine,
+  searchTextOfRunRecord,
+} from './search-run-text.js';
 export {
   foldSearchText,
   type SearchableLedgerRow,

@@ -6,6 +6,9 @@ import {
   newChainState,
 } from '../chain/index.js';
 import type { RunHeader, RunRecord } from '../schema/run-record.js';
+import { isAfterRunSearchPoint } from '../search/run-search-query.js';
+import { rankDocuments, type SearchDocument, searchDocument } from '../search/search-rank.js';
+import { type RunLineSearchFields, searchFieldsOfRunLine } from '../search/search-run-text.js';
 import {
   assertExpectedRunHeader,
   assertExpectedRunPosition,
@@ -16,12 +19,39 @@ import {
   planRunAppend,
   positionBeyondEnd,
   type RunRecordEntry,
+  type RunSearchPlan,
+  type RunSearchRow,
   type RunStore,
   type RunStoreAdapter,
   readRunHeaderLine,
   readRunText,
+  runHeaderScope,
   tailRunText,
 } from './run-store.js';
+
+/** One stored entry as the search sees it: its run, position, fields and tokens. */
+interface SearchEntry {
+  readonly runId: string;
+  readonly position: number;
+  readonly fields: RunLineSearchFields;
+  readonly document: SearchDocument;
+}
+
+/** The search entries of a run's text: one per complete entry (blank lines are none). */
+function searchEntriesOf(runId: string, run: StoredRun): SearchEntry[] {
+  const entries: SearchEntry[] = [];
+  let start = 0;
+  run.ends.forEach((end, index) => {
+    // The entry is the last non-blank line before `end` (blank lines are skipped, not entries).
+    const text = run.text.slice(start, end - 1);
+    const lines = text.split('\n');
+    const line = lines[lines.length - 1] as string;
+    start = end;
+    const fields = searchFieldsOfRunLine(line);
+    entries.push({ runId, position: index + 1, fields, document: searchDocument(fields.text) });
+  });
+  return entries;
+}
 
 /** The in-memory run store adapter, plus a hook tests use to damage stored runs. */
 export interface MemoryRunStoreAdapter extends RunStoreAdapter {
@@ -102,6 +132,32 @@ export function createMemoryRunStoreAdapter(
   options: MemoryRunStoreOptions = {},
 ): MemoryRunStoreAdapter {
   const runs = new Map<string, StoredRun>();
+  // Each run's search entries, made again when its text changed (an append, a redaction).
+  const searchCache = new Map<string, { text: string; entries: SearchEntry[] }>();
+  const searchEntries = (runId: string, run: StoredRun): SearchEntry[] => {
+    const cached = searchCache.get(runId);
+    if (cached !== undefined && cached.text === run.text) return cached.entries;
+    const entries = searchEntriesOf(runId, run);
+    searchCache.set(runId, { text: run.text, entries });
+    return entries;
+  };
+  /** True when a run's header passes the plan's header filters (scope, session). */
+  const headerPasses = (run: StoredRun, plan: RunSearchPlan): boolean => {
+    if (plan.scope === undefined && plan.sessionId === undefined) return true;
+    const header = readRunHeaderLine(firstLine(run.text));
+    if (header === null) return false;
+    if (plan.scope !== undefined && runHeaderScope(header) !== plan.scope) return false;
+    if (plan.sessionId !== undefined && header.session_id?.toLowerCase() !== plan.sessionId)
+      return false;
+    return true;
+  };
+  const entryPasses = (entry: SearchEntry, plan: RunSearchPlan): boolean => {
+    if (plan.types !== undefined && !plan.types.includes(entry.fields.type)) return false;
+    const tsMs = entry.fields.tsMs;
+    if (plan.fromMs !== undefined && (tsMs === null || tsMs < plan.fromMs)) return false;
+    if (plan.toMs !== undefined && (tsMs === null || tsMs > plan.toMs)) return false;
+    return true;
+  };
   const writer: ChainWriter | undefined =
     options.chain === undefined ? undefined : createChainWriter(options.chain);
   const strip = <Result extends { records: RunRecord[]; header?: RunHeader | null }>(
@@ -164,6 +220,7 @@ export function createMemoryRunStoreAdapter(
       toolOutputCache: false,
       redaction: writer === undefined,
       headerLine: writer === undefined,
+      search: true,
       ...(writer === undefined ? {} : { chain: true }),
     },
     append: write,
@@ -219,7 +276,45 @@ export function createMemoryRunStoreAdapter(
       };
     },
     delete(runId) {
+      searchCache.delete(runId);
       return runs.delete(runId);
+    },
+    search(plan) {
+      // BM25 over every stored entry of every run (as FTS5 keeps its statistics), ranking the
+      // entries the plan's filters select; ties by run id, then position.
+      const corpus: SearchDocument[] = [];
+      const candidates: Array<readonly [SearchEntry, SearchDocument]> = [];
+      for (const [runId, run] of runs) {
+        const entries = searchEntries(runId, run);
+        const inRun = (plan.runId === undefined || plan.runId === runId) && headerPasses(run, plan);
+        for (const entry of entries) {
+          corpus.push(entry.document);
+          if (inRun && entryPasses(entry, plan)) candidates.push([entry, entry.document]);
+        }
+      }
+      return rankDocuments(corpus, candidates, plan.match)
+        .filter(
+          ({ key, score }) =>
+            plan.after === undefined ||
+            isAfterRunSearchPoint(score, key.runId, key.position, plan.after),
+        )
+        .sort(
+          (left, right) =>
+            right.score - left.score ||
+            (left.key.runId < right.key.runId ? -1 : left.key.runId > right.key.runId ? 1 : 0) ||
+            left.key.position - right.key.position,
+        )
+        .slice(0, plan.limit)
+        .map(
+          ({ key, score, snippet }): RunSearchRow => ({
+            run_id: key.runId,
+            position: key.position,
+            type: key.fields.type,
+            ts_ms: key.fields.tsMs,
+            score,
+            snippet,
+          }),
+        );
     },
     redact(runId, redactor) {
       const run = runs.get(runId);

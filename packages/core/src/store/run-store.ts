@@ -18,6 +18,16 @@ import {
   runTimestampSchema,
 } from '../schema/run-record.js';
 import { UUID_PATTERN, uuidSchema } from '../schema/session-state.js';
+import {
+  decodeRunSearchCursor,
+  encodeRunSearchCursor,
+  type RunSearchAfter,
+  type RunSearchHit,
+  type RunSearchPage,
+  type RunSearchQuery,
+  runSearchQuerySchema,
+} from '../search/run-search-query.js';
+import { parseSearchText, type SearchMatch } from '../search/search-match.js';
 import { safeJsonParse } from '../util/json.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { lazyCompiled } from '../validation/compiled-schema.js';
@@ -78,6 +88,53 @@ export interface RunStoreCapabilities {
    * store's `chain` option (`false` by default). Absent means false.
    */
   readonly chain?: boolean;
+  /**
+   * `search` works: the backend keeps a full-text index of its run records
+   * (`searchTextOfRunLine` of each stored line), changed by `redact` and `delete`. Absent means
+   * false.
+   */
+  readonly search?: boolean;
+}
+
+/**
+ * Which records a run search reads: the stored lines where every phrase of `match` occurs in the
+ * line's search text (`searchFieldsOfRunLine`), within the filters, best first (score
+ * descending, then run id, then position ascending). The filters are part of the engine's
+ * query: no line outside them is returned.
+ */
+export interface RunSearchPlan {
+  /** The parsed search: render it with `renderFts5Match` (or the engine's own renderer). */
+  readonly match: SearchMatch;
+  /** Only lines of this run (lowercase). */
+  readonly runId?: string;
+  /** Distinct record types in sorted order; absent means every type. */
+  readonly types?: readonly string[];
+  /** Only runs whose header's scope (`runHeaderScope`) is this. */
+  readonly scope?: string;
+  /** Only runs whose header's `session_id` is this, compared lowercase. */
+  readonly sessionId?: string;
+  /** Inclusive bounds on the record's `ts`, epoch ms (a line without a `ts` is then left out). */
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  /** Only lines after this point of the order (`isAfterRunSearchPoint`). */
+  readonly after?: RunSearchAfter;
+  /** The most lines to return. */
+  readonly limit: number;
+}
+
+/** One stored line a run search found, as the adapter returns it (numbers may come back as text). */
+export interface RunSearchRow {
+  readonly run_id: string;
+  /** The line's position in its run (1-based, as `RunSearchHit.position`). */
+  readonly position: number | string | bigint;
+  /** The record's type, `''` for a damaged line. */
+  readonly type: string;
+  /** The record's `ts` in epoch ms, or null. */
+  readonly ts_ms: number | string | bigint | null;
+  /** Higher is better (SQLite: `-bm25()`). */
+  readonly score: number;
+  /** The excerpt, matches between `SNIPPET_MATCH_START` and `SNIPPET_MATCH_END`. */
+  readonly snippet: string;
 }
 
 /** One damaged line (or unreadable stored record) met while reading a run. */
@@ -409,6 +466,12 @@ export interface RunStoreAdapter {
    * listing, never a read of every run. Without it, `resolveRunId` filters `list()`.
    */
   runIdsWithPrefix?(prefix: string, limit: number): MaybePromise<string[]>;
+  /**
+   * Optional (declare `capabilities.search`): the lines `plan` selects, best first, at most
+   * `plan.limit`. The index holds `searchFieldsOfRunLine` of each stored line; `redact` and
+   * `delete` change it in the same transaction as the lines.
+   */
+  search?(plan: RunSearchPlan): MaybePromise<readonly RunSearchRow[]>;
   close?(): MaybePromise<void>;
 }
 
@@ -472,6 +535,13 @@ export interface RunStore {
    * `VALIDATION_ERROR` saying what an id looks like.
    */
   resolveRunId(reference: string, options?: ResolveRunIdOptions): Promise<string>;
+  /**
+   * Full-text search over run records (message and tool text, tool outputs, task steps and
+   * completions, errors: `searchTextOfRunRecord`): one page of hits, best first, filtered by run,
+   * record type, time and what the run's header names (scope, session). `UNSUPPORTED` when the
+   * backend keeps no search index (`capabilities.search`).
+   */
+  search(query: RunSearchQuery): Promise<RunSearchPage>;
   close(): Promise<void>;
 }
 
@@ -512,6 +582,33 @@ const tailOptionsSchema = z
   .optional();
 
 const customRecord = lazyCompiled(customRunRecordSchema);
+const compiledRunSearch = lazyCompiled(runSearchQuerySchema);
+
+/** A run search row as a hit, its numbers converted. */
+function runHitOf(row: RunSearchRow): RunSearchHit {
+  const tsMs = row.ts_ms === null ? null : Number(row.ts_ms);
+  return {
+    run_id: row.run_id,
+    position: Number(row.position),
+    type: row.type,
+    ts: tsMs === null || !Number.isFinite(tsMs) ? null : new Date(tsMs).toISOString(),
+    score: row.score,
+    snippet: row.snippet,
+  };
+}
+
+/** A run search's page from the adapter's rows (`limit + 1` of them tell whether more follow). */
+export function runSearchPageOf(hits: readonly RunSearchHit[], limit: number): RunSearchPage {
+  const page = hits.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    hits: page,
+    nextCursor:
+      hits.length > limit && last !== undefined
+        ? encodeRunSearchCursor({ score: last.score, runId: last.run_id, position: last.position })
+        : null,
+  };
+}
 const laterRecord = lazyCompiled(laterRunRecordSchema);
 
 function checkAdapter(adapter: RunStoreAdapter): void {
@@ -858,6 +955,42 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
       return resolveIdPrefix(prefix, visible, kind, {
         atLeast: options.visible === undefined && found.length >= ID_PREFIX_CANDIDATE_LIMIT,
       });
+    },
+    async search(input) {
+      const query = parseInput(compiledRunSearch(), input, 'run search');
+      const fromMs = query.from === undefined ? undefined : Date.parse(query.from);
+      const toMs = query.to === undefined ? undefined : Date.parse(query.to);
+      if (fromMs !== undefined && toMs !== undefined && fromMs > toMs) {
+        throw invalidField(
+          'run search',
+          'from',
+          query.from,
+          `must not be after to (${query.to}): the range is inclusive, swap the bounds`,
+        );
+      }
+      const match = parseSearchText(query.text);
+      const after = query.cursor === undefined ? undefined : decodeRunSearchCursor(query.cursor);
+      const search = adapter.search?.bind(adapter);
+      if (search === undefined || adapter.capabilities.search !== true) {
+        throw new EpisodicError({
+          code: 'UNSUPPORTED',
+          message: `The ${name} run store keeps no search index. Search runs in a store that does (the memory run store, @episodic/store-sqlite), or read the runs with list() and read() instead.`,
+          details: { store: name },
+        });
+      }
+      const plan: RunSearchPlan = {
+        match,
+        limit: query.limit + 1,
+        ...(query.runId === undefined ? {} : { runId: query.runId.toLowerCase() }),
+        ...(query.types === undefined ? {} : { types: [...new Set(query.types)].sort() }),
+        ...(query.scope === undefined ? {} : { scope: query.scope }),
+        ...(query.sessionId === undefined ? {} : { sessionId: query.sessionId.toLowerCase() }),
+        ...(fromMs === undefined ? {} : { fromMs }),
+        ...(toMs === undefined ? {} : { toMs }),
+        ...(after === undefined ? {} : { after }),
+      };
+      const rows = await callAdapter(name, 'search runs', () => search(plan));
+      return runSearchPageOf(rows.map(runHitOf), query.limit);
     },
     async close() {
       await callAdapter(name, 'close', () => adapter.close?.());

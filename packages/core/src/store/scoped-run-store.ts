@@ -3,6 +3,12 @@ import { SCOPE_MAX_LENGTH } from '../ledger/scope.js';
 import type { AccessPredicate } from '../provenance/access-policy.js';
 import { effectiveMetadata } from '../provenance/effective-metadata.js';
 import type { RunHeader, RunRecord } from '../schema/run-record.js';
+import {
+  type RunSearchHit,
+  type RunSearchQuery,
+  runSearchQuerySchema,
+} from '../search/run-search-query.js';
+import { SEARCH_MAX_LIMIT } from '../search/search-query.js';
 import { parseInput } from '../validation/parse-input.js';
 import {
   parseRunId,
@@ -13,6 +19,7 @@ import {
   readRunHeaderLine,
   runHeaderScope,
   runNotFound,
+  runSearchPageOf,
 } from './run-store.js';
 
 /** Options of `scopeRunStore`. */
@@ -313,6 +320,35 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
           (await isVisible(runId)) &&
           (resolveOptions.visible === undefined || (await resolveOptions.visible(runId))),
       }),
+    async search(query) {
+      // The bound scope replaces any other, as in `list`.
+      const bound = { ...(query ?? {}), scope } as RunSearchQuery;
+      if (visible === undefined) return runs.search(bound);
+      // Hidden runs are dropped page by page until this page is full: never found nor counted.
+      const { limit } = parseInput(runSearchQuerySchema, bound, 'run search');
+      const found: RunSearchHit[] = [];
+      const decisions = new Map<string, boolean>();
+      let cursor = bound.cursor;
+      for (;;) {
+        const page = await runs.search({
+          ...bound,
+          limit: SEARCH_MAX_LIMIT,
+          ...(cursor === undefined ? {} : { cursor }),
+        });
+        for (const hit of page.hits) {
+          let shown = decisions.get(hit.run_id);
+          if (shown === undefined) {
+            shown = await isVisible(hit.run_id);
+            decisions.set(hit.run_id, shown);
+          }
+          if (shown) found.push(hit);
+          if (found.length > limit) break;
+        }
+        if (found.length > limit || page.nextCursor === null) break;
+        cursor = page.nextCursor;
+      }
+      return runSearchPageOf(found, limit);
+    },
     close: () => runs.close(),
   };
 }

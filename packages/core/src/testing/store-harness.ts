@@ -47,6 +47,11 @@ export interface StoreHarness {
    * test of `Ledger.search` (skipped without it: the memory ledger keeps no index to drop).
    */
   rebuildSearchIndex?(): Promise<void>;
+  /**
+   * Drops the run store's search index and builds it again from the stored records. Runs the
+   * rebuild test of `RunStore.search` (skipped without it: the memory run store keeps no index).
+   */
+  rebuildRunSearchIndex?(): Promise<void>;
   /** Closes the stores and removes what the harness created. */
   close(): Promise<void>;
 }

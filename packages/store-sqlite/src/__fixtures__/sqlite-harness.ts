@@ -5,6 +5,7 @@ import type { StoreHarness } from '@episodic/core/testing';
 import { startWorker } from '../../../../test-support/worker-process.js';
 import { buildWorker } from '../../test/reliability/build-worker.js';
 import { rebuildSqliteSearchIndex } from '../sqlite-ledger.js';
+import { rebuildSqliteRunSearchIndex } from '../sqlite-run-search.js';
 import { createSqliteStore } from '../sqlite-store.js';
 
 /** The bundled child of the cross-process cases, built once per test file. */
@@ -72,6 +73,9 @@ export function createSqliteHarness(): StoreHarness {
     },
     rebuildSearchIndex: async () => {
       rebuildSqliteSearchIndex(database);
+    },
+    rebuildRunSearchIndex: async () => {
+      rebuildSqliteRunSearchIndex(database);
     },
     runInChild: async (task) => {
       child ??= buildWorker('conformance-child');

@@ -14,6 +14,7 @@ import { runListTests } from './list.js';
 import { runReadTailTests } from './read-tail.js';
 import { runRedactTests } from './redact.js';
 import { runScopeTests } from './scope.js';
+import { runSearchTests } from './search.js';
 import { runValidationTests } from './validation.js';
 
 const CONTRACT = 'RunStore';
@@ -38,5 +39,6 @@ export function describeRunStoreSuite(
     describe('bound to a scope', () => runScopeTests(group));
     describe('header line', () => runHeaderLineTests(group));
     describe('chain', () => runChainTests(group));
+    describe('search', () => runSearchTests(group));
   });
 }
