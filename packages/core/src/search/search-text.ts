@@ -48,7 +48,14 @@ const ASCII_TOKEN = /[a-z0-9]+/g;
 export function searchTokens(text: string): string[] {
   // The common case, ~10× faster: folding ASCII is lower-casing it (same tokens, tested).
   if (!NON_ASCII.test(text)) return text.toLowerCase().match(ASCII_TOKEN) ?? [];
-  return searchTokenSpans(text).map((each) => each.token);
+  // Text with a few non-ASCII words: each ASCII run of token characters is one token, lower-cased;
+  // only the other runs are folded (the fold costs ~5 µs a run: ~300 µs for a 60-word event).
+  const tokens: string[] = [];
+  for (const run of text.match(SPAN) ?? []) {
+    if (!NON_ASCII.test(run)) tokens.push(run.toLowerCase());
+    else for (const token of foldSearchText(run).match(TOKEN) ?? []) tokens.push(token);
+  }
+  return tokens;
 }
 
 /** The string leaves of a JSON value, depth first (object keys are not text a person wrote). */

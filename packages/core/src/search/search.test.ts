@@ -257,6 +257,35 @@ describe('searchTokens', () => {
       { numRuns: 2000 },
     );
   });
+
+  it("mixed text's ASCII runs give the tokens of the general path (property)", () => {
+    const unit = fc.oneof(
+      fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 3 }),
+      fc.constantFrom(
+        'é',
+        'É',
+        'e\u0301',
+        'İ',
+        'Σ',
+        'ς',
+        'ß',
+        '東京',
+        'данные',
+        'ǅ',
+        '٣',
+        '\u200b',
+        '\uE000',
+        '🎉',
+      ),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 40 }), (units) => {
+        const text = units.join('');
+        expect(searchTokens(text)).toEqual(searchTokenSpans(text).map((each) => each.token));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
 
 describe('searchSnippet', () => {
