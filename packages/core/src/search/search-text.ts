@@ -32,9 +32,12 @@ export function searchTokenSpans(text: string): SearchToken[] {
   const found: SearchToken[] = [];
   for (const span of text.matchAll(SPAN)) {
     const start = span.index;
-    const end = start + span[0].length;
-    for (const token of foldSearchText(span[0]).match(TOKEN) ?? [])
-      found.push({ token, start, end });
+    const run = span[0];
+    const end = start + run.length;
+    // An ASCII run is one token, lower-cased (the fold of ASCII); only other runs are folded.
+    if (!NON_ASCII.test(run)) found.push({ token: run.toLowerCase(), start, end });
+    else
+      for (const token of foldSearchText(run).match(TOKEN) ?? []) found.push({ token, start, end });
   }
   return found;
 }

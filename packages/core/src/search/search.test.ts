@@ -6,7 +6,12 @@ import { createMemoryLedger, createMemoryLedgerAdapter } from '../store/memory-l
 import { parseSearchText, renderFts5Match, renderTsQuery, renderTsVector } from './search-match.js';
 import { decodeSearchCursor, encodeSearchCursor } from './search-query.js';
 import { searchSnippet } from './search-rank.js';
-import { searchTextOfLedgerRow, searchTokenSpans, searchTokens } from './search-text.js';
+import {
+  foldSearchText,
+  searchTextOfLedgerRow,
+  searchTokenSpans,
+  searchTokens,
+} from './search-text.js';
 
 const hostileAlphabet = fc.constantFrom(
   ...'"\'*^:()-+{}[],.;\\/|&!<>~@#$%_ \t\n\u0000NEARANDORNOTnearandornot abcxyz09ÉéüßΣσ東京🎉\u0301\u200b'.split(
@@ -282,6 +287,16 @@ describe('searchTokens', () => {
       fc.property(fc.array(unit, { maxLength: 40 }), (units) => {
         const text = units.join('');
         expect(searchTokens(text)).toEqual(searchTokenSpans(text).map((each) => each.token));
+        // The general fold of each run, written out: the reference both paths must give.
+        const reference = [...text.matchAll(/[\p{L}\p{N}\p{Co}\p{M}]+/gu)].flatMap((span) =>
+          (foldSearchText(span[0]).match(/[\p{L}\p{N}\p{Co}]+/gu) ?? []).map((token) => ({
+            token,
+            start: span.index,
+            end: span.index + span[0].length,
+          })),
+        );
+        expect(searchTokenSpans(text)).toEqual(reference);
+        expect(searchTokens(text)).toEqual(reference.map((each) => each.token));
       }),
       { numRuns: 3000 },
     );
