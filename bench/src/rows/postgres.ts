@@ -19,6 +19,7 @@ import { formatCount } from '../lib/context.js';
 import type { RowResult } from '../lib/result.js';
 import type { RowModule } from '../lib/row-module.js';
 import { LatencyRecorder, median, nowMicros, quantile } from '../lib/stats.js';
+import { type SearchCase, searchCases } from './ledger-search.js';
 
 const COLUMNS =
   'id, event_id, ts_ms, scope, session_id, agent_id, type, summary, refs_json, redacted, schema_version, created_at, metadata_json, position';
@@ -79,6 +80,46 @@ SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[
       values: columns,
     });
   }
+}
+
+/** The tsquery of a search text: words joined by `&`, a quoted phrase's words by `<->`. */
+function tsquery(text: string): string {
+  const quote = (word: string) => `'${word}'`;
+  return text.startsWith('"')
+    ? text.slice(1, -1).split(' ').map(quote).join(' <-> ')
+    : text.split(' ').map(quote).join(' & ');
+}
+
+/** The search SQL the PostgreSQL store runs, written by hand for one search. */
+function searchProbe(table: string, search: SearchCase): { text: string; values: unknown[] } {
+  const values: unknown[] = [tsquery(search.text), MAIN_SCOPE];
+  const where = ['e.search_vector @@ $1::tsquery', 'e.scope = $2'];
+  if (search.sessionId !== undefined) {
+    values.push(search.sessionId);
+    where.push(`e.session_id = $${values.length}`);
+  }
+  if (search.fromTsMs !== undefined) {
+    values.push(search.fromTsMs);
+    where.push(`e.ts_ms >= $${values.length}`);
+  }
+  if (search.toTsMs !== undefined) {
+    values.push(search.toTsMs);
+    where.push(`e.ts_ms <= $${values.length}`);
+  }
+  if (search.types !== undefined) {
+    values.push(search.types);
+    where.push(`e.type = ANY($${values.length}::text[])`);
+  }
+  return {
+    text: `WITH matches AS (
+  SELECT e.id, ts_rank_cd(e.search_vector, $1::tsquery, 1)::float8 AS score FROM ${table} e
+  WHERE ${where.join(' AND ')} ORDER BY e.id DESC LIMIT 10000
+), page AS (SELECT id, score FROM matches ORDER BY score DESC, id LIMIT 21)
+SELECT e.id AS sequence, e.event_id, e.session_id, e.agent_id, e.type, e.ts_ms, e.metadata_json,
+  e.summary, e.payload_json, e.refs_json, page.score
+FROM page JOIN ${table} e ON e.id = page.id ORDER BY page.score DESC, page.id`,
+    values,
+  };
 }
 
 async function p50Round(
@@ -158,6 +199,10 @@ export const postgresModule: RowModule = {
     'postgres.query.types',
     'postgres.query.time',
     'postgres.replay',
+    'postgres.search.rare',
+    'postgres.search.common',
+    'postgres.search.phrase',
+    'postgres.search.filtered',
     'postgres.writers',
   ],
   needs: [],
@@ -441,6 +486,64 @@ export const postgresModule: RowModule = {
             (row) => [check('time ratio ≤ 1.3', row.ratio?.median ?? Number.NaN, '<=', 1.3)],
           ),
         );
+        // --- search (issue #32): the product against its tsquery SQL by hand ---------------------
+        const searches = searchCases(total);
+        const searchQueries = context.quick ? 12 : 30;
+        for (const [name, title] of [
+          ['rare', 'a rare word (~100 events), page of 20'],
+          ['common', 'a common word (~45 % of events), page of 20'],
+          ['phrase', 'a two-word phrase (~0.6 % of events), page of 20'],
+          ['filtered', 'a common word + session, or + type and one day, page of 20'],
+        ] as const) {
+          const list = searches[name];
+          const searchOf = (index: number) => list[index % list.length] as SearchCase;
+          const probe = (index: number) => {
+            const { text, values } = searchProbe(table, searchOf(index));
+            return client.query({ text, values });
+          };
+          const product = (index: number) =>
+            store.ledger.search({ scope: MAIN_SCOPE, ...searchOf(index), limit: 20 } as Parameters<
+              typeof store.ledger.search
+            >[0]);
+          const measured = await alternate({
+            rounds,
+            warmup,
+            product: () => p50Round(searchQueries, product),
+            probe: () => p50Round(searchQueries, probe),
+          });
+          rows.push(
+            compareRow(
+              {
+                id: `postgres.search.${name}`,
+                mode: 'read',
+                area: 'PostgreSQL store',
+                title,
+                durability: 'n/a (read; the table in shared buffers)',
+                dataset: size,
+                product: `ledger.search({ scope, text, …filters, limit: 20 }) for ${[...new Set(list.map((search) => search.text))].join(', ')}`,
+                probe:
+                  'the same SQL by hand (raw pg.Client, unnamed: planned per call, as the store runs it): ts_rank_cd over the newest 10,000 GIN matches in scope and filters, best 21, their columns',
+                metric: { name: 'p50 per query', unit: 'µs', better: 'lower' },
+                latencyUnit: 'µs',
+                target: 'p50 and p99 ≤ 1.3× probe',
+              },
+              measured,
+              (row) => [
+                check('p50 ratio ≤ 1.3', row.ratio?.median ?? Number.NaN, '<=', 1.3),
+                check(
+                  'p99 ratio ≤ 1.3',
+                  (row.productResult?.latency?.p99 ?? Number.NaN) /
+                    (row.probeResult?.latency?.p99 ?? Number.NaN),
+                  '<=',
+                  1.3,
+                ),
+              ],
+              [
+                "the product also makes each hit's snippet from core's tokens (the probe returns the text)",
+              ],
+            ),
+          );
+        }
       }
 
       // --- 8 writer processes beside 1 ------------------------------------------------------------

@@ -12,7 +12,7 @@ import {
 } from '../test/postgres-test-schema.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { tablesOf } from './postgres-database.js';
-import { buildSearchQuery } from './postgres-ledger.js';
+import { buildSearchQuery, RANKED_MATCHES } from './postgres-ledger.js';
 import { createPostgresStore, type PostgresStore } from './postgres-store.js';
 
 const opened: Array<{ store: PostgresStore; schema: string }> = [];
@@ -214,5 +214,49 @@ describe('PostgreSQL search', () => {
     expect(plan).toMatch(/scope = /);
     const { rows } = await store.pool.query(text, values);
     expect(rows.map((row) => row.event_id)).toEqual(['e0', 'e100', 'e200']);
+  });
+
+  it('ranks the newest matches inside the scope and filters only (the cap)', async () => {
+    const store = await open();
+    const tables = tablesOf(store.schema);
+    const event = (summary: string, index: number) => ({
+      event_id: `e${index}`,
+      scope: 'p',
+      session_id: 's',
+      agent_id: 'a',
+      type: 'conversation.user' as const,
+      summary,
+      ts_ms: 1 + index,
+    });
+    // Older rows match better (the word thrice in a short text), newer ones worse.
+    await store.ledger.appendBatch([
+      ...Array.from({ length: 6 }, (_, index) => event('owl owl owl', index)),
+      ...Array.from({ length: 6 }, (_, index) =>
+        event(`owl ${'word '.repeat(index + 3)}`, 6 + index),
+      ),
+      { ...event('owl owl owl', 12), session_id: 'other' },
+      { ...event('owl owl owl', 13), scope: 'q' },
+    ]);
+    const ids = async (plan: { sessionId?: string }, ranked: number) => {
+      const { text, values } = buildSearchQuery(
+        tables,
+        { scope: 'p', match: parseSearchText('owl'), limit: 20, ...plan },
+        ranked,
+      );
+      return (await store.pool.query(text, values)).rows.map((row) => row.event_id);
+    };
+    expect(RANKED_MATCHES).toBe(10_000);
+    expect((await ids({ sessionId: 's' }, 100)).slice(0, 6).sort()).toEqual([
+      'e0',
+      'e1',
+      'e2',
+      'e3',
+      'e4',
+      'e5',
+    ]);
+    expect(await ids({ sessionId: 's' }, 3)).toEqual(['e9', 'e10', 'e11']);
+    expect(await ids({}, 3)).toEqual(['e12', 'e10', 'e11']);
+    const hits = (await store.ledger.search({ scope: 'p', text: 'owl', limit: 3 })).hits;
+    expect(hits.map((hit) => hit.event_id)).toEqual(['e0', 'e1', 'e2']);
   });
 });

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EpisodicError } from '@episodic/core';
-import { searchTextOfLedgerRow, searchTokens } from '@episodic/core/adapter';
+import { parseSearchText, searchTextOfLedgerRow, searchTokens } from '@episodic/core/adapter';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rebuildSqliteSearchIndex } from './sqlite-ledger.js';
+import { RANKED_MATCHES, searchSql } from './sqlite-search.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 const directories: string[] = [];
@@ -138,6 +139,66 @@ describe('SQLite search', () => {
       (await store.ledger.search({ scope: 'p', text: 'amber' })).hits.map((hit) => hit.event_id),
     ).toEqual(['e9']);
     expect(store.database.prepare('SELECT count(*) FROM episodic_search').pluck().get()).toBe(1);
+    await store.close();
+  });
+
+  it('ranks the newest matches inside the scope and filters only (the cap), each with its own snippet', async () => {
+    const store = createSqliteStore({ filename: ':memory:' });
+    // Older rows match better (the word thrice in a short text), newer ones worse.
+    await store.ledger.appendBatch([
+      ...Array.from({ length: 6 }, (_, index) => event('owl owl owl', index)),
+      ...Array.from({ length: 6 }, (_, index) =>
+        event(`owl ${'word '.repeat(index + 3)}`, 6 + index),
+      ),
+      { ...event('owl owl owl', 12), session_id: 'other' },
+      { ...event('owl owl owl', 13), scope: 'q' },
+    ]);
+    await store.ledger.search({ scope: 'p', text: 'owl' }); // catch up
+    const ids = (
+      plan: { sessionId?: string; fromTsMs?: number; toTsMs?: number },
+      ranked: number,
+    ) => {
+      const sql = searchSql(
+        { scope: 'p', match: parseSearchText('owl'), limit: 20, ...plan },
+        ranked,
+      );
+      return (store.database.prepare(sql.text).all(sql.values) as Array<{ event_id: string }>).map(
+        (row) => row.event_id,
+      );
+    };
+    expect(RANKED_MATCHES).toBe(10_000);
+    // Uncapped: the old strong matches first.
+    expect(ids({ sessionId: 's' }, 100).slice(0, 6).sort()).toEqual([
+      'e0',
+      'e1',
+      'e2',
+      'e3',
+      'e4',
+      'e5',
+    ]);
+    // Capped at 3: the 3 newest matches of the scope and session (e12 is another session, e13
+    // another scope), best first.
+    expect(ids({ sessionId: 's' }, 3)).toEqual(['e9', 'e10', 'e11']);
+    expect(ids({}, 3)).toEqual(['e12', 'e10', 'e11']);
+    // A time range bounds the rowids read: the newest 3 matches inside it (e2…e8).
+    expect(ids({ fromTsMs: 3, toTsMs: 9 }, 3)).toEqual(['e6', 'e7', 'e8']);
+    expect(ids({ fromTsMs: 3, toTsMs: 9 }, 100).sort()).toEqual([
+      'e2',
+      'e3',
+      'e4',
+      'e5',
+      'e6',
+      'e7',
+      'e8',
+    ]);
+    const hits = (await store.ledger.search({ scope: 'p', text: 'owl', limit: 3 })).hits;
+    expect(hits.map((hit) => hit.event_id)).toEqual(['e0', 'e1', 'e2']);
+    expect(hits.map((hit) => hit.snippet)).toEqual(Array(3).fill('«owl» «owl» «owl»'));
+    const last = (
+      await store.ledger.search({ scope: 'p', text: 'owl', sessionId: 's', limit: 20 })
+    ).hits.at(-1);
+    expect(last?.event_id).toBe('e11');
+    expect(last?.snippet).toBe('«owl» word word word word word word word word');
     await store.close();
   });
 });

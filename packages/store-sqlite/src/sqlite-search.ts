@@ -20,6 +20,78 @@ import { SEARCH_INDEX_DDL } from './migrations.js';
 /** Rows indexed per IMMEDIATE transaction while catching up: keeps the write lock short. */
 const CATCH_UP_BATCH = 2000;
 
+/**
+ * How many matches a search ranks: the newest `RANKED_MATCHES` events (highest `id`) that match
+ * the words inside the scope and filters. BM25 over every match of a word in most events costs
+ * ~0.6 s at 1M events (a primary-key lookup and a score per match); the newest 10,000 take
+ * ~30 ms. Older matches are found by narrowing the search (a time range, a session, a type).
+ */
+export const RANKED_MATCHES = 10_000;
+
+/**
+ * The SQL of one search: the newest `ranked` matches inside the scope and filters (FTS5 walks its
+ * doclist by descending rowid and stops there), scored with BM25 as they are read, then the
+ * best `limit` of them, ties in id order. FTS5 drives the join (`CROSS JOIN`: with the events
+ * table outside, SQLite may look a common word up once per row of a filter's index range,
+ * seconds at 1M events). Snippets are read afterwards for the page's rows only
+ * (`SNIPPET_SQL`). Exported for tests.
+ */
+export function searchSql(
+  plan: LedgerSearchPlan,
+  ranked: number,
+): { text: string; values: Record<string, unknown> } {
+  // Named parameters (better-sqlite3 binds an object to them).
+  const values: Record<string, unknown> = { match: renderFts5Match(plan.match) };
+  const where: string[] = [];
+  const condition = (sql: string, value: unknown) => {
+    const name = `p${Object.keys(values).length}`;
+    values[name] = value;
+    where.push(sql.replace('?', `@${name}`));
+  };
+  if (plan.scope !== null) condition('e.scope = ?', plan.scope);
+  if (plan.sessionId !== undefined) condition('e.session_id = ?', plan.sessionId);
+  if (plan.agentId !== undefined) condition('e.agent_id = ?', plan.agentId);
+  if (plan.fromTsMs !== undefined) condition('e.ts_ms >= ?', plan.fromTsMs);
+  if (plan.toTsMs !== undefined) condition('e.ts_ms <= ?', plan.toTsMs);
+  if (plan.types !== undefined) {
+    const names = plan.types.map((type, index) => {
+      values[`t${index}`] = type;
+      return `@t${index}`;
+    });
+    where.push(`e.type IN (${names.join(', ')})`);
+  }
+  const filters = where.map((sql) => ` AND ${sql}`).join('');
+  // A session or a time range picks few events out of many: their ids bound the rowids FTS5
+  // reads (it seeks to the range in each doclist), so a common word does not walk every match.
+  let bounds = '';
+  if (plan.sessionId !== undefined || plan.fromTsMs !== undefined || plan.toTsMs !== undefined) {
+    const inRange = where.map((sql) => sql.replaceAll('e.', 'b.')).join(' AND ');
+    bounds = ` AND episodic_search.rowid BETWEEN (SELECT min(b.id) FROM episodic_events AS b WHERE ${inRange}) AND (SELECT max(b.id) FROM episodic_events AS b WHERE ${inRange})`;
+  }
+  let after = '';
+  if (plan.after !== undefined) {
+    // bm25() is lower for better matches: the score is its negation, ties in id order.
+    after = 'WHERE rank > @rank OR (rank = @rank AND id > @sequence)';
+    values.rank = -plan.after.score;
+    values.sequence = BigInt(plan.after.sequence);
+  }
+  values.limit = plan.limit;
+  const text = `SELECT * FROM (
+  SELECT e.id AS id, e.event_id, e.session_id, e.agent_id, e.type, e.ts_ms, e.metadata_json,
+    bm25(episodic_search) AS rank
+  FROM episodic_search CROSS JOIN episodic_events AS e ON e.id = episodic_search.rowid
+  WHERE episodic_search MATCH @match${filters}${bounds}
+  ORDER BY episodic_search.rowid DESC LIMIT ${Math.trunc(ranked)}
+) ${after} ORDER BY rank, id LIMIT @limit`;
+  return { text, values };
+}
+
+/**
+ * The snippet of one hit: FTS5's `snippet()` of the row, for the same match. Bind `id` as a
+ * BigInt: FTS5 ignores a `rowid =` constraint given a REAL (a JS number) and reads every match.
+ */
+const SNIPPET_SQL = `SELECT snippet(episodic_search, 0, '${SNIPPET_MATCH_START}', '${SNIPPET_MATCH_END}', '${SNIPPET_ELLIPSIS}', ${SNIPPET_TOKENS}) FROM episodic_search WHERE episodic_search MATCH @match AND rowid = @id`;
+
 /** The search index of one connection. */
 export interface SqliteSearchIndex {
   /** Indexes every row above the mark (in short IMMEDIATE transactions); returns rows indexed. */
@@ -97,6 +169,7 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
   const optimizeTransaction = database.transaction(() => {
     database.exec("INSERT INTO episodic_search(episodic_search) VALUES ('optimize')");
   });
+  const snippetOf = database.prepare(SNIPPET_SQL).pluck();
   const statements = new Map<string, Database.Statement>();
   const prepare = (sql: string) => {
     let statement = statements.get(sql);
@@ -121,6 +194,9 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
       }
       return 0;
     }
+    // Nothing to index (the usual case once caught up): no write transaction at all. A row
+    // committed after this read is one committed after the search, as it would be anyway.
+    if ((pending.get() as number) === 0) return 0;
     let total = 0;
     for (;;) {
       const count = catchUpTransaction.immediate() as number;
@@ -133,50 +209,17 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
     catchUp,
     search(plan) {
       catchUp();
-      const where = ['episodic_search MATCH ?'];
-      const parameters: unknown[] = [renderFts5Match(plan.match)];
-      if (plan.scope !== null) {
-        where.push('e.scope = ?');
-        parameters.push(plan.scope);
-      }
-      if (plan.sessionId !== undefined) {
-        where.push('e.session_id = ?');
-        parameters.push(plan.sessionId);
-      }
-      if (plan.agentId !== undefined) {
-        where.push('e.agent_id = ?');
-        parameters.push(plan.agentId);
-      }
-      if (plan.fromTsMs !== undefined) {
-        where.push('e.ts_ms >= ?');
-        parameters.push(plan.fromTsMs);
-      }
-      if (plan.toTsMs !== undefined) {
-        where.push('e.ts_ms <= ?');
-        parameters.push(plan.toTsMs);
-      }
-      if (plan.types !== undefined) {
-        where.push(`e.type IN (${plan.types.map(() => '?').join(', ')})`);
-        parameters.push(...plan.types);
-      }
-      // bm25() is lower for better matches: the score is its negation, ties in id order.
-      let after = '';
-      if (plan.after !== undefined) {
-        after = 'WHERE rank > ? OR (rank = ? AND id > ?)';
-        parameters.push(-plan.after.score, -plan.after.score, BigInt(plan.after.sequence));
-      }
-      parameters.push(plan.limit);
-      const snippet = `snippet(episodic_search, 0, '${SNIPPET_MATCH_START}', '${SNIPPET_MATCH_END}', '${SNIPPET_ELLIPSIS}', ${SNIPPET_TOKENS})`;
-      const sql = `SELECT * FROM (
-  SELECT e.id AS id, e.event_id, e.session_id, e.agent_id, e.type, e.ts_ms, e.metadata_json,
-    bm25(episodic_search) AS rank, ${snippet} AS snippet
-  FROM episodic_search JOIN episodic_events AS e ON e.id = episodic_search.rowid
-  WHERE ${where.join(' AND ')}
-) ${after} ORDER BY rank, id LIMIT ?`;
-      const rows = prepare(sql).all(...parameters) as Array<
-        Omit<LedgerSearchRow, 'sequence' | 'score'> & { id: number; rank: number }
+      const sql = searchSql(plan, RANKED_MATCHES);
+      const rows = prepare(sql.text).all(sql.values) as Array<
+        Omit<LedgerSearchRow, 'sequence' | 'score' | 'snippet'> & { id: number; rank: number }
       >;
-      return rows.map(({ id, rank, ...row }) => ({ ...row, sequence: id, score: -rank }));
+      const match = sql.values.match;
+      return rows.map(({ id, rank, ...row }) => ({
+        ...row,
+        sequence: id,
+        score: -rank,
+        snippet: (snippetOf.get({ match, id: BigInt(id) }) as string | undefined) ?? '',
+      }));
     },
     refreshStale,
     optimize() {

@@ -32,9 +32,12 @@ export function searchTokenSpans(text: string): SearchToken[] {
   const found: SearchToken[] = [];
   for (const span of text.matchAll(SPAN)) {
     const start = span.index;
-    const end = start + span[0].length;
-    for (const token of foldSearchText(span[0]).match(TOKEN) ?? [])
-      found.push({ token, start, end });
+    const run = span[0];
+    const end = start + run.length;
+    // An ASCII run is one token, lower-cased (the fold of ASCII); only other runs are folded.
+    if (!NON_ASCII.test(run)) found.push({ token: run.toLowerCase(), start, end });
+    else
+      for (const token of foldSearchText(run).match(TOKEN) ?? []) found.push({ token, start, end });
   }
   return found;
 }
@@ -48,7 +51,14 @@ const ASCII_TOKEN = /[a-z0-9]+/g;
 export function searchTokens(text: string): string[] {
   // The common case, ~10× faster: folding ASCII is lower-casing it (same tokens, tested).
   if (!NON_ASCII.test(text)) return text.toLowerCase().match(ASCII_TOKEN) ?? [];
-  return searchTokenSpans(text).map((each) => each.token);
+  // Text with a few non-ASCII words: each ASCII run of token characters is one token, lower-cased;
+  // only the other runs are folded (the fold costs ~5 µs a run: ~300 µs for a 60-word event).
+  const tokens: string[] = [];
+  for (const run of text.match(SPAN) ?? []) {
+    if (!NON_ASCII.test(run)) tokens.push(run.toLowerCase());
+    else for (const token of foldSearchText(run).match(TOKEN) ?? []) tokens.push(token);
+  }
+  return tokens;
 }
 
 /** The string leaves of a JSON value, depth first (object keys are not text a person wrote). */

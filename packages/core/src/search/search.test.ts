@@ -6,7 +6,12 @@ import { createMemoryLedger, createMemoryLedgerAdapter } from '../store/memory-l
 import { parseSearchText, renderFts5Match, renderTsQuery, renderTsVector } from './search-match.js';
 import { decodeSearchCursor, encodeSearchCursor } from './search-query.js';
 import { searchSnippet } from './search-rank.js';
-import { searchTextOfLedgerRow, searchTokenSpans, searchTokens } from './search-text.js';
+import {
+  foldSearchText,
+  searchTextOfLedgerRow,
+  searchTokenSpans,
+  searchTokens,
+} from './search-text.js';
 
 const hostileAlphabet = fc.constantFrom(
   ...'"\'*^:()-+{}[],.;\\/|&!<>~@#$%_ \t\n\u0000NEARANDORNOTnearandornot abcxyz09ÉéüßΣσ東京🎉\u0301\u200b'.split(
@@ -255,6 +260,45 @@ describe('searchTokens', () => {
         expect(searchTokens(`${text} é`)).toEqual([...general, 'e']);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it("mixed text's ASCII runs give the tokens of the general path (property)", () => {
+    const unit = fc.oneof(
+      fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 3 }),
+      fc.constantFrom(
+        'é',
+        'É',
+        'e\u0301',
+        'İ',
+        'Σ',
+        'ς',
+        'ß',
+        '東京',
+        'данные',
+        'ǅ',
+        '٣',
+        '\u200b',
+        '\uE000',
+        '🎉',
+      ),
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 40 }), (units) => {
+        const text = units.join('');
+        expect(searchTokens(text)).toEqual(searchTokenSpans(text).map((each) => each.token));
+        // The general fold of each run, written out: the reference both paths must give.
+        const reference = [...text.matchAll(/[\p{L}\p{N}\p{Co}\p{M}]+/gu)].flatMap((span) =>
+          (foldSearchText(span[0]).match(/[\p{L}\p{N}\p{Co}]+/gu) ?? []).map((token) => ({
+            token,
+            start: span.index,
+            end: span.index + span[0].length,
+          })),
+        );
+        expect(searchTokenSpans(text)).toEqual(reference);
+        expect(searchTokens(text)).toEqual(reference.map((each) => each.token));
+      }),
+      { numRuns: 3000 },
     );
   });
 });
