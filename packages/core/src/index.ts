@@ -401,6 +401,7 @@ export {
   type RunAppendAtResult,
   type RunAppendOptions,
   type RunAppendReceipt,
+  type RunChainLine,
   type RunDurability,
   type RunLine,
   type RunListError,

@@ -2,16 +2,39 @@
 // through the public API. Every test skips, with the reason, for a store that does not declare the
 // capability: no store declares it yet (the stores turn it on one by one, behind their `chain`
 // option), so these pin the contract the first one must meet.
-import { expect, it } from 'vitest';
+import { expect, it, type TestContext } from 'vitest';
+import { type ChainReport, createChainVerifier } from '../../../chain/index.js';
 import type { RunRecord } from '../../../schema/run-record.js';
-import { agentEvent, completedRun, runIdFor } from '../../run-fixtures.js';
+import { agentEvent, completedRun, headerFor, runIdFor } from '../../run-fixtures.js';
+import type { StoreHarness, StoreHarnessChain } from '../../store-harness.js';
 import { expectEpisodicError, requireCapability } from '../../suite-helpers.js';
 import type { ContractGroup } from '../contract-group.js';
 
 const RUN = runIdFor(0x70);
 
+/** The harness's chain hooks, or a skip when it has none. */
+function chainHooks(context: TestContext, harness: StoreHarness): StoreHarnessChain {
+  if (harness.chain === undefined)
+    context.skip('the harness has no chain hooks (StoreHarness.chain)');
+  return harness.chain as StoreHarnessChain;
+}
+
+/** Verifies one run's stored lines with core's verifier (and the store's erasure log, if any). */
+async function verifyRun(chain: StoreHarnessChain, runId: string): Promise<ChainReport> {
+  const lines = await chain.readRunChain(runId);
+  const erasures = (await chain.readErasures?.()) ?? [];
+  const verifier = createChainVerifier({ sha256: chain.sha256, erasures });
+  const stream = { kind: 'run', id: runId } as const;
+  for (const { line, text } of lines ?? []) verifier.line(stream, text, { line });
+  verifier.endStream(stream);
+  return verifier.report();
+}
+
+const errorsOf = (report: ChainReport) =>
+  report.findings.filter((finding) => finding.severity === 'error');
+
 /** Registers the tests of a chaining run store. */
-export function runChainTests({ open }: ContractGroup<'runs'>): void {
+export function runChainTests({ open, capabilities }: ContractGroup<'runs'>): void {
   it('a chaining store reads records back without their chain member, exactly as appended', async (context) => {
     const { store } = await open(context);
     requireCapability(context, store.capabilities.chain, 'chain (RunStoreCapabilities)');
@@ -35,5 +58,51 @@ export function runChainTests({ open }: ContractGroup<'runs'>): void {
     const error = await expectEpisodicError(store.append(RUN, [forged]), 'VALIDATION_ERROR');
     expect(error.message).toMatch(/chain/);
     expect((await store.read(RUN)).records).toHaveLength(records.length + 1);
+  });
+
+  it("what a chaining store keeps verifies clean with core's verifier, run.end storing the head", async (context) => {
+    const { store, harness } = await open(context);
+    requireCapability(context, store.capabilities.chain, 'chain (RunStoreCapabilities)');
+    const chain = chainHooks(context, harness);
+    const records = completedRun(RUN, 70);
+    await store.append(RUN, records.slice(0, 20));
+    await store.append(RUN, records.slice(20));
+    const report = await verifyRun(chain, RUN);
+    expect(report.findings).toEqual([]);
+    expect(report.verified.entries).toBe(records.length);
+    const lines = (await chain.readRunChain(RUN)) ?? [];
+    expect(lines[0]?.text).toMatch(/,"chain":\{"n":1,"k":"[\w-]{22}","s":"/);
+    expect(lines.at(-1)?.text).toMatch(/"h":"[\w-]{43}"\}\}$/);
+    expect(await chain.readRunChain(runIdFor(0x7f))).toBeNull();
+  });
+
+  it('plain appends from two real processes to one run verify with no error (forks are warnings; none when strict)', async (context) => {
+    requireCapability(context, capabilities.crossProcess, 'crossProcess');
+    const { store, harness } = await open(context);
+    requireCapability(context, store.capabilities.chain, 'chain (RunStoreCapabilities)');
+    const chain = chainHooks(context, harness);
+    const runInChild = harness.runInChild;
+    if (runInChild === undefined) throw new Error('capabilities.crossProcess needs runInChild');
+    const runId = runIdFor(0x72);
+    await store.append(runId, [headerFor(runId)]);
+    const count = 300;
+    // Both start at one instant (after their start-up), so their appends interleave.
+    const startAtMs = Date.now() + 1500;
+    await Promise.all(
+      [0, 1].map((writer) =>
+        runInChild({ kind: 'run-plain-append', runId, writer, count, startAtMs }),
+      ),
+    );
+    const read = await store.read(runId);
+    expect(read.errors).toEqual([]);
+    expect(read.position).toBe(1 + 2 * count);
+    const report = await verifyRun(chain, runId);
+    expect(errorsOf(report)).toEqual([]);
+    const forks = report.counts.forked;
+    // Counted, never silent: a fork is two valid lines with one n (two appenders at one instant).
+    // biome-ignore lint/suspicious/noConsole: the count is printed, never silent (verify.md 8.3)
+    console.log(`runs/chain: ${forks} forked warning(s) over ${2 * count} racing plain appends`);
+    if (chain.strict === true) expect(forks).toBe(0);
+    expect(report.findings.every((finding) => finding.finding === 'forked')).toBe(true);
   });
 }
