@@ -20,6 +20,8 @@ import {
   type ChainWriter,
   type ChainWriterOptions,
   createChainWriter,
+  type ErasureEntry,
+  genesisHead,
   newChainState,
   planRunAppend,
   positionBeyondEnd,
@@ -28,8 +30,10 @@ import {
   runChainLines,
   runNotFound,
   safeJsonParse,
+  segmentHead,
 } from '@episodic/core/adapter';
 import { sweepTempFiles, writeFileAtomic } from './atomic-file.js';
+import { createFsErasureLog, type FsErasureLog } from './erasure-log.js';
 import { type FileLockOptions, withFileLock } from './file-lock.js';
 import type { FsIo } from './fs-io.js';
 import {
@@ -42,7 +46,7 @@ import {
   readRunFileAfter,
   tailRunFile,
 } from './run-file-reader.js';
-import { redactRunFileInPlace } from './run-file-redaction.js';
+import { type ChainedRedaction, redactRunFileInPlace } from './run-file-redaction.js';
 import type { RunFileWriter } from './run-file-writer.js';
 import {
   dayComponents,
@@ -79,6 +83,8 @@ export interface FsRunStoreAdapter extends RunStoreAdapter {
   locate(runId: string, verify?: boolean): string | null;
   /** The cached full text of a tool output (`cache/tool-output/<id>.txt`), or null. */
   readToolOutput(id: string): string | null;
+  /** The store's erasure log (`sessions/erasures.jsonl`), on a chaining store only. */
+  readonly erasures?: FsErasureLog;
 }
 
 /** A record without its top-level `chain` member (what a chaining store's readers return). */
@@ -196,6 +202,30 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
   const chains = new Map<string, KeptChain>();
   /** Per run: a plain append waiting for the run's lock; later plain appends queue behind it. */
   const inflight = new Map<string, Promise<number>>();
+  const erasures: FsErasureLog | undefined =
+    chainWriter === undefined
+      ? undefined
+      : createFsErasureLog({ root, chain: chainWriter, lock, sync: durability !== 'none' });
+  const sha256 = options.chain?.writer.sha256;
+  /** How a chained run's redaction records itself (docs/design/verify.md 1.5). */
+  const chainedRedaction = (mode: string): ChainedRedaction | undefined =>
+    chainWriter === undefined || erasures === undefined || sha256 === undefined
+      ? undefined
+      : {
+          sha256,
+          newId: () => chainWriter.randomId(),
+          entry: (id, stream, entries, altered) => ({
+            op: 'redact',
+            at: now().toISOString(),
+            by: { api: 'RunStore.redact' },
+            id,
+            stream,
+            mode,
+            ...(altered ? { was: 'altered' as const } : {}),
+            entries,
+          }),
+          append: (entry) => erasures.append(entry),
+        };
   const fsyncDirectories = durability !== 'none';
   const paths = new Map<string, string>();
   /**
@@ -505,10 +535,15 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     // Temp files of journals that died before their rename; they hold only redacted bytes.
     sweepTempFiles(dirname(path));
     const outputIds = new Set<string>();
-    const changedLines = await redactRunFileInPlace(path, redactor, (text) => {
-      const id = outputIdOf(text);
-      if (id !== undefined) outputIds.add(id);
-    });
+    const changedLines = await redactRunFileInPlace(
+      path,
+      redactor,
+      (text) => {
+        const id = outputIdOf(text);
+        if (id !== undefined) outputIds.add(id);
+      },
+      chainedRedaction(redactor.mode),
+    );
     const stats: RunRedactStats = { changedLines, changedToolOutputs: 0 };
     const outputs = outputIds.size === 0 ? null : root.directory(TOOL_OUTPUT_DIR, false);
     if (outputs !== null) {
@@ -806,6 +841,55 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     return done;
   };
 
+  /** Deletes every file of the run. */
+  const deleteFiles = (runId: string, first: string): boolean => {
+    chains.delete(runId);
+    paths.delete(runId);
+    marks.delete(runId);
+    let deleted = false;
+    for (const path of new Set([first, ...locateAll(runId)])) {
+      writer.forget(path);
+      try {
+        fs.unlinkSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
+      deleted = true;
+      if (fsyncDirectories) {
+        fsyncDirectory(path.slice(0, path.length - runId.length - RUN_SUFFIX.length - 1));
+      }
+    }
+    return deleted;
+  };
+
+  /**
+   * A chained run's deletion (`runs gc`, `runs delete`): a `collect` entry naming its stream key,
+   * its last `n` and `head(n)` goes to the erasure log first, then the files (section 6), so an
+   * anchor that names the stream verifies as collected, not deleted.
+   */
+  const collectThenDelete = (runId: string, first: string): Promise<boolean> =>
+    withFileLock(lockPath(runId), lock, async () => {
+      await writer.drain(first);
+      const { state } = resumeChain(runId, first);
+      if (state.key !== null && erasures !== undefined && sha256 !== undefined) {
+        const previous = state.head ?? genesisHead(sha256, state.key);
+        const h =
+          state.open.length === 0 ? previous : segmentHead(sha256, previous, state.n, state.open);
+        const entry: ErasureEntry = {
+          op: 'collect',
+          at: now().toISOString(),
+          by: { api: 'RunStore.delete' },
+          id: (chainWriter as ChainWriter).randomId(),
+          stream: state.key,
+          reason: 'deletion',
+          through: { n: state.n, h },
+        };
+        await erasures.append(entry);
+      }
+      return deleteFiles(runId, first);
+    });
+
   return {
     specificationVersion: 'v1',
     name: 'fs',
@@ -924,24 +1008,8 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     delete(runId) {
       const first = locate(runId);
       if (first === null) return false;
-      chains.delete(runId);
-      paths.delete(runId);
-      marks.delete(runId);
-      let deleted = false;
-      for (const path of new Set([first, ...locateAll(runId)])) {
-        writer.forget(path);
-        try {
-          fs.unlinkSync(path);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-          throw error;
-        }
-        deleted = true;
-        if (fsyncDirectories) {
-          fsyncDirectory(path.slice(0, path.length - runId.length - RUN_SUFFIX.length - 1));
-        }
-      }
-      return deleted;
+      if (chainWriter !== undefined) return collectThenDelete(runId, first);
+      return deleteFiles(runId, first);
     },
 
     redact(runId, redactor) {
@@ -962,6 +1030,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     },
 
     locate,
+    ...(erasures === undefined ? {} : { erasures }),
 
     readToolOutput(id) {
       if (!isToolOutputId(id)) {

@@ -10,6 +10,7 @@ import type {
 import {
   type ChainWriterOptions,
   createStores,
+  type ErasureEntry,
   parseInput,
   parseRunId,
 } from '@episodic/core/adapter';
@@ -87,6 +88,15 @@ export interface FsStore {
    * `createChainVerifier(…).line(stream, text, { line })`), or null when the run does not exist.
    */
   readRunChain(runId: string): Promise<RunChainLine[] | null>;
+  /**
+   * The store's erasure log (`sessions/erasures.jsonl`): what chained runs' redactions and
+   * deletions recorded (when, by what, which entries), in stored order, without the log's own
+   * chain members: pass it as the verifier's `erasures`. Empty when nothing was recorded or the
+   * store does not chain.
+   */
+  readErasures(): Promise<ErasureEntry[]>;
+  /** The erasure log's stored lines, unparsed: itself a chained stream (kind `erasures`). */
+  readErasureChain(): Promise<RunChainLine[]>;
   /** Finishes queued appends and closes open files. */
   close(): Promise<void>;
 }
@@ -187,6 +197,12 @@ export function createFsStore(options?: FsStoreOptions): FsStore {
     },
     async readRunChain(runId) {
       return (await runAdapter.readChain?.(parseRunId(runId))) ?? null;
+    },
+    async readErasures() {
+      return runAdapter.erasures?.read() ?? [];
+    },
+    async readErasureChain() {
+      return runAdapter.erasures?.readChain() ?? [];
     },
   };
 }

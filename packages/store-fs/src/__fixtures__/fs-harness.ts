@@ -50,6 +50,7 @@ export function createFsHarness(
           chain: {
             sha256: (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest(),
             readRunChain: (runId: string) => store.readRunChain(runId),
+            readErasures: () => store.readErasures(),
             strict: options.chain === 'strict',
           },
         }),

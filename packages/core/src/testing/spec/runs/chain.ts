@@ -11,6 +11,7 @@ import { expectEpisodicError, requireCapability } from '../../suite-helpers.js';
 import type { ContractGroup } from '../contract-group.js';
 
 const RUN = runIdFor(0x70);
+const SECRET = ['AKIA', 'QZ2X7WJ4KT5M3R6N'].join('');
 
 /** The harness's chain hooks, or a skip when it has none. */
 function chainHooks(context: TestContext, harness: StoreHarness): StoreHarnessChain {
@@ -104,5 +105,60 @@ export function runChainTests({ open, capabilities }: ContractGroup<'runs'>): vo
     console.log(`runs/chain: ${forks} forked warning(s) over ${2 * count} racing plain appends`);
     if (chain.strict === true) expect(forks).toBe(0);
     expect(report.findings.every((finding) => finding.finding === 'forked')).toBe(true);
+  });
+
+  it('a redaction of a chained run verifies clean, with a redacted finding from the erasure log; a deleted run verifies as collected', async (context) => {
+    const { store, harness } = await open(context);
+    requireCapability(context, store.capabilities.chain, 'chain (RunStoreCapabilities)');
+    requireCapability(context, store.capabilities.redaction, 'redaction (RunStoreCapabilities)');
+    const chain = chainHooks(context, harness);
+    const readErasures = chain.readErasures;
+    if (readErasures === undefined) {
+      context.skip('the harness reads no erasure log');
+      return;
+    }
+    const records = completedRun(RUN, 3);
+    records.splice(2, 0, agentEvent(RUN, 8, { event: { type: 'text', content: SECRET } }));
+    await store.append(RUN, records);
+    const before = (await chain.readRunChain(RUN)) ?? [];
+    expect((await store.redact(RUN)).changedLines).toBe(1);
+
+    const after = (await chain.readRunChain(RUN)) ?? [];
+    expect(after.map(({ text }) => text.length)).toEqual(before.map(({ text }) => text.length));
+    expect(after[2]?.text).not.toContain(SECRET);
+    expect(after[2]?.text).toMatch(/"r":"[\w-]{22}"/);
+    expect(after[2]?.text).not.toMatch(/"s":"/);
+    const erasures = (await readErasures()) as Array<{
+      op: string;
+      id: string;
+      entries?: unknown[];
+    }>;
+    expect(erasures).toMatchObject([{ op: 'redact', entries: [{ n: 3 }] }]);
+    expect(after[2]?.text).toContain(`"r":"${erasures[0]?.id}"`);
+    const report = await verifyRun(chain, RUN);
+    expect(errorsOf(report)).toEqual([]);
+    expect(report.findings).toMatchObject([
+      { finding: 'redacted', severity: 'info', n: 3, redaction: { erasure: erasures[0]?.id } },
+    ]);
+    // Redacting again changes nothing and records nothing.
+    expect((await store.redact(RUN)).changedLines).toBe(0);
+    expect(await readErasures()).toHaveLength(1);
+    // An edit Episodic did not make is still named.
+    const edited = after.map((line, index) =>
+      index === 1 ? { ...line, text: line.text.replace('"type":', '"type" :') } : line,
+    );
+    const editedReport = await verifyRun({ ...chain, readRunChain: async () => edited }, RUN);
+    expect(errorsOf(editedReport)).toMatchObject([{ finding: 'altered', n: 2 }]);
+
+    expect(await store.delete(RUN)).toBe(true);
+    const collected = await verifyRun(chain, RUN);
+    expect(errorsOf(collected)).toEqual([]);
+    expect(collected.findings).toMatchObject([
+      { finding: 'collected', severity: 'info', to: records.length },
+    ]);
+    expect(await readErasures()).toMatchObject([
+      { op: 'redact' },
+      { op: 'collect', through: { n: records.length } },
+    ]);
   });
 }

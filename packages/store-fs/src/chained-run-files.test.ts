@@ -1,0 +1,120 @@
+// Chained run files (`createFsStore({ chain })`, docs/design/verify.md): what is specific to the
+// file store beyond the runs/chain conformance spec (which runs in fs-store.conformance.test.ts).
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import { type ChainReport, createChainVerifier, type RunChainLine } from '@episodic/core/adapter';
+import { agentEvent, completedRun, runIdFor } from '@episodic/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rejection, temporaryDirectory } from './__fixtures__/fs-harness.js';
+import { createFsStore, type FsStore, type FsStoreOptions } from './index.js';
+
+const sha256 = (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest();
+const SECRET = ['AKIA', 'QZ2X7WJ4KT5M3R6N'].join('');
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function openAt(root: string, options: Omit<FsStoreOptions, 'root'> = {}): FsStore {
+  const store = createFsStore({ ...options, root });
+  cleanups.push(() => store.close());
+  return store;
+}
+
+function fresh(options: Omit<FsStoreOptions, 'root'> = {}): { root: string; store: FsStore } {
+  const directory = temporaryDirectory();
+  cleanups.push(directory.remove);
+  return { root: directory.path, store: openAt(directory.path, options) };
+}
+
+function verify(
+  kind: 'run' | 'erasures',
+  id: string,
+  lines: readonly RunChainLine[],
+  erasures: readonly unknown[] = [],
+): ChainReport {
+  const verifier = createChainVerifier({ sha256, erasures });
+  const stream = { kind, id } as const;
+  for (const { line, text } of lines) verifier.line(stream, text, { line });
+  verifier.endStream(stream);
+  return verifier.report();
+}
+
+describe('chained run files', () => {
+  it('is off by default: no chain member is written and the capability is absent', async () => {
+    const { store } = fresh();
+    const runId = runIdFor(0x80);
+    await store.runs.append(runId, completedRun(runId, 1));
+    expect(store.runs.capabilities.chain).toBeUndefined();
+    const text = fs.readFileSync((await store.locateRun(runId)) as string, 'utf8');
+    expect(text).not.toContain('"chain"');
+    expect(await store.readErasures()).toEqual([]);
+  });
+
+  it('refuses a chain option that is not false, true or strict, naming the field', () => {
+    const directory = temporaryDirectory();
+    cleanups.push(directory.remove);
+    let error: unknown;
+    try {
+      createFsStore({ root: directory.path, chain: 'yes' as never });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(String((error as Error).message)).toMatch(/chain/);
+  });
+
+  it('a store opened later continues the chain from the file, and a run begun unchained verifies from its first chained line', async () => {
+    const { root, store: plain } = fresh();
+    const runId = runIdFor(0x81);
+    const records = completedRun(runId, 6);
+    await plain.runs.append(runId, records.slice(0, 3));
+    await plain.close();
+    const chained = openAt(root, { chain: true });
+    await chained.runs.append(runId, records.slice(3, 5));
+    await chained.close();
+    // Another store (another process's view): it resumes from the tail under the run lock.
+    const again = openAt(root, { chain: true });
+    await again.runs.append(runId, records.slice(5));
+    expect((await again.runs.read(runId)).records).toEqual(records);
+    const report = verify('run', runId, (await again.readRunChain(runId)) ?? []);
+    expect(report.findings).toMatchObject([
+      { finding: 'unchained', severity: 'info', from: 1, to: 3, verified_from: 4 },
+    ]);
+    expect(report.ok).toBe(true);
+  });
+
+  it('redaction and deletion are recorded in sessions/erasures.jsonl, itself a chained stream that verifies clean', async () => {
+    const { root, store } = fresh({ chain: true });
+    const runId = runIdFor(0x82);
+    const records = completedRun(runId, 2);
+    records.splice(1, 0, agentEvent(runId, 5, { event: { type: 'text', content: SECRET } }));
+    await store.runs.append(runId, records);
+    await store.runs.redact(runId);
+    await store.runs.delete(runId);
+    const lines = await store.readErasureChain();
+    expect(lines).toHaveLength(2);
+    expect(fs.readFileSync(`${root}/sessions/erasures.jsonl`, 'utf8')).not.toContain(SECRET);
+    const report = verify('erasures', 'fs', lines);
+    expect(report.findings).toEqual([]);
+    const erasures = await store.readErasures();
+    expect(erasures).toMatchObject([
+      { op: 'redact', by: { api: 'RunStore.redact' }, mode: 'secrets', entries: [{ n: 2 }] },
+      {
+        op: 'collect',
+        by: { api: 'RunStore.delete' },
+        reason: 'deletion',
+        through: { n: records.length },
+      },
+    ]);
+    for (const entry of erasures) expect(Object.hasOwn(entry, 'chain')).toBe(false);
+    // A run never chained leaves no collect entry when deleted.
+    const plainId = runIdFor(0x83);
+    const plain = openAt(root);
+    await plain.runs.append(plainId, completedRun(plainId, 1));
+    await store.runs.delete(plainId);
+    expect(await store.readErasures()).toHaveLength(2);
+    expect((await rejection(store.runs.read(plainId))).code).toBe('NOT_FOUND');
+  });
+});
