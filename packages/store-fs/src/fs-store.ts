@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import type {
   ChainOption,
+  ErasureEntry,
   RunChainLine,
   RunDurability,
   RunStore,
@@ -10,7 +11,6 @@ import type {
 import {
   type ChainWriterOptions,
   createStores,
-  type ErasureEntry,
   parseInput,
   parseRunId,
 } from '@episodic/core/adapter';
