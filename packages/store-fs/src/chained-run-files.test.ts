@@ -117,4 +117,48 @@ describe('chained run files', () => {
     expect(await store.readErasures()).toHaveLength(2);
     expect((await rejection(store.runs.read(plainId))).code).toBe('NOT_FOUND');
   });
+
+  it.each([
+    ['after the journal was synced, before the erasure entry', false],
+    ['after the erasure entry, before the lines were patched', true],
+  ])(
+    'a redaction interrupted %s is finished by the next one: one erasure entry, and the run verifies clean',
+    async (_when, entryWritten) => {
+      const { root, store } = fresh({ chain: true });
+      const runId = runIdFor(0x84);
+      const records = completedRun(runId, 2);
+      records.splice(1, 0, agentEvent(runId, 5, { event: { type: 'text', content: SECRET } }));
+      await store.runs.append(runId, records);
+      const path = (await store.locateRun(runId)) as string;
+      const original = fs.readFileSync(path);
+      expect((await store.runs.redact(runId)).changedLines).toBe(1);
+      const redacted = fs.readFileSync(path);
+      const [entry] = await store.readErasures();
+      // The state a crash leaves (section 6): the journal holds the new bytes and the entry; the run
+      // file still holds the old bytes (same file: the journal names its inode); the erasure log
+      // holds the entry or not yet.
+      fs.writeFileSync(path, original);
+      const journal = {
+        ino: fs.statSync(path).ino,
+        size: original.length,
+        patches: [[0, redacted.toString('base64')]],
+        erasure: entry,
+      };
+      fs.writeFileSync(`${path}.redact`, JSON.stringify(journal));
+      if (!entryWritten) fs.writeFileSync(`${root}/sessions/erasures.jsonl`, '');
+      const reopened = openAt(root, { chain: true });
+      await reopened.runs.redact(runId);
+      expect(fs.existsSync(`${path}.redact`)).toBe(false);
+      expect(fs.readFileSync(path)).toEqual(redacted);
+      expect(await reopened.readErasures()).toEqual([entry]);
+      const report = verify(
+        'run',
+        runId,
+        (await reopened.readRunChain(runId)) ?? [],
+        await reopened.readErasures(),
+      );
+      expect(report.findings).toMatchObject([{ finding: 'redacted', n: 2 }]);
+      expect(verify('erasures', 'fs', await reopened.readErasureChain()).findings).toEqual([]);
+    },
+  );
 });
