@@ -118,6 +118,22 @@ describe('chained run files', () => {
     expect((await rejection(store.runs.read(plainId))).code).toBe('NOT_FOUND');
   });
 
+  it('deleting many chained runs appends one collect entry each, and the log stays one clean chain across stores', async () => {
+    const { root, store } = fresh({ chain: true });
+    const other = openAt(root, { chain: true });
+    const ids = Array.from({ length: 70 }, (_, index) => runIdFor(0x100 + index));
+    for (const runId of ids) await store.runs.append(runId, completedRun(runId, 1));
+    // Two stores (two processes' views) share the log: each notices the other's appends.
+    for (const [index, runId] of ids.entries())
+      await (index % 3 === 0 ? other : store).runs.delete(runId);
+    const erasures = await store.readErasures();
+    expect(erasures).toHaveLength(ids.length);
+    expect(new Set(erasures.map((entry) => entry.stream)).size).toBe(ids.length);
+    const lines = await store.readErasureChain();
+    expect(lines.at(-1)?.text).toContain('"n":70,');
+    expect(verify('erasures', 'fs', lines).findings).toEqual([]);
+  });
+
   it.each([
     ['after the journal was synced, before the erasure entry', false],
     ['after the erasure entry, before the lines were patched', true],

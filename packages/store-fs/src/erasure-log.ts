@@ -76,29 +76,50 @@ export function createFsErasureLog(options: {
       throw error;
     }
   };
+  /**
+   * What this process knows of the log after its last append: the file's size then, the chain
+   * state and the ids. Reused while the size is unchanged (no other process appended), so that
+   * `runs gc` deleting many runs does not read the whole log once per run.
+   */
+  let known: { size: number; state: ChainState; ids: Set<string> } | undefined;
+  const idOf = (text: string): string | undefined => /"id":"([\w-]{22})"/.exec(text)?.[1];
   return {
     async append(entry) {
       const locks = root.directory([SESSIONS_DIR, 'locks'], true) as string;
       await withFileLock(join(locks, LOCK_NAME), lock, async () => {
-        const lines = readLines();
-        const idText = `"id":"${entry.id}"`;
-        if (lines.some(({ text }) => text.includes(idText))) return;
-        const stamped = chain.stampLine(stateAfter(lines), JSON.stringify(entry));
         const directory = root.directory([SESSIONS_DIR], true) as string;
         const path = join(directory, LOG_NAME);
         const created = !fs.existsSync(path);
         const fd = fs.openSync(path, 'a+', 0o644);
         try {
-          // A torn last line (a crash mid-append) stays one bad line instead of joining this one.
           const { size } = fs.fstatSync(fd);
+          if (known?.size !== size) {
+            const lines = readLines();
+            const ids = new Set<string>();
+            for (const { text } of lines) {
+              const id = idOf(text);
+              if (id !== undefined) ids.add(id);
+            }
+            known = { size, state: stateAfter(lines), ids };
+          }
+          const current = known;
+          if (current.ids.has(entry.id)) return;
+          const stamped = chain.stampLine(current.state, JSON.stringify(entry));
+          // A torn last line (a crash mid-append) stays one bad line instead of joining this one.
           let prefix = '';
           if (size > 0) {
             const last = Buffer.alloc(1);
             fs.readSync(fd, last, 0, 1, size - 1);
             if (last[0] !== 0x0a) prefix = '\n';
           }
-          fs.writeSync(fd, `${prefix}${stamped.line}\n`);
+          const bytes = Buffer.from(`${prefix}${stamped.line}\n`, 'utf8');
+          known = undefined;
+          const written = fs.writeSync(fd, bytes);
           if (sync) fs.fdatasyncSync(fd);
+          if (written === bytes.length) {
+            current.ids.add(entry.id);
+            known = { size: size + bytes.length, state: stamped.state, ids: current.ids };
+          }
         } finally {
           fs.closeSync(fd);
         }
