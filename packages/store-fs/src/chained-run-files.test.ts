@@ -118,6 +118,20 @@ describe('chained run files', () => {
     expect((await rejection(store.runs.read(plainId))).code).toBe('NOT_FOUND');
   });
 
+  it("a caller's own nested chain key stays in the header line of a run begun unchained", async () => {
+    const { root, store: plain } = fresh();
+    const runId = runIdFor(0x85);
+    const [header, ...rest] = completedRun(runId, 1);
+    const withKey = { ...header, meta: { a: 1, chain: { n: 5 } } } as typeof header;
+    await plain.runs.append(runId, [withKey as NonNullable<typeof header>]);
+    const chained = openAt(root, { chain: true });
+    await chained.runs.append(runId, rest);
+    const after = await chained.runs.readAfter(runId, 0);
+    expect(after.headerLine).toBe(JSON.stringify(withKey));
+    expect((await chained.runs.read(runId)).header).toEqual(withKey);
+    expect((await chained.runs.list({ runIds: [runId] })).runs).toHaveLength(1);
+  });
+
   it('deleting many chained runs appends one collect entry each, and the log stays one clean chain across stores', async () => {
     const { root, store } = fresh({ chain: true });
     const other = openAt(root, { chain: true });

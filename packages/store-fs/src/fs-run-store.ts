@@ -23,6 +23,7 @@ import {
   type ErasureEntry,
   genesisHead,
   newChainState,
+  parseChainLine,
   planRunAppend,
   positionBeyondEnd,
   readRunHeaderLine,
@@ -95,15 +96,16 @@ function withoutChain<Value>(record: Value): Value {
   return rest as Value;
 }
 
-const CHAIN_MEMBER = ',"chain":{"n":';
-
 /**
  * A stored line without its chain member, as text: the record's own `JSON.stringify` text (the
- * member is written last, so cutting it leaves exactly what was appended). Other lines as they are.
+ * member is written last, so cutting it leaves exactly what was appended). Other lines (an
+ * unchained one, whose own nested `chain` key stays) as they are.
  */
 function lineWithoutChain(line: string): string {
-  const at = line.lastIndexOf(CHAIN_MEMBER);
-  return at > 0 && line.trimEnd().endsWith('}}') ? `${line.slice(0, at)}}` : line;
+  if (!line.includes(',"chain":{"n":')) return line;
+  const bytes = Buffer.from(line, 'utf8');
+  const parsed = parseChainLine(bytes);
+  return parsed.kind === 'chained' ? `${bytes.subarray(0, parsed.member).toString('utf8')}}` : line;
 }
 
 /** A read result with its records (header, header line) stripped of their chain members. */
