@@ -14,7 +14,6 @@ import {
   parseInput,
   parseRunId,
 } from '@episodic/core/adapter';
-import { chainOptionSchema } from '@episodic/core/schemas';
 import * as z from 'zod';
 import { sweepTempFiles } from './atomic-file.js';
 import { resolveEpisodicHome } from './episodic-home.js';
@@ -120,7 +119,8 @@ const optionsSchema = z
       )
       .optional(),
     maxOpenFiles: z.number().int().positive().optional(),
-    chain: chainOptionSchema.optional(),
+    // Core's `chainOptionSchema` (on @episodic/core/schemas, which a store does not import).
+    chain: z.union([z.boolean(), z.literal('strict')]).optional(),
     fold: z
       .union([
         z.literal('always'),
