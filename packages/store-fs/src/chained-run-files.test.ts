@@ -118,6 +118,22 @@ describe('chained run files', () => {
     expect((await rejection(store.runs.read(plainId))).code).toBe('NOT_FOUND');
   });
 
+  it('a writer resuming from the tail continues from the highest n, not from a racing line that landed late', async () => {
+    const { root, store } = fresh({ chain: true });
+    const runId = runIdFor(0x86);
+    const records = completedRun(runId, 70);
+    await store.runs.append(runId, records.slice(0, -1));
+    const path = (await store.locateRun(runId)) as string;
+    const lines = fs.readFileSync(path, 'utf8').split('\n');
+    // The line of n = 40 again at the end: what a writer stalled between its check and its write
+    // leaves (its n long passed).
+    fs.appendFileSync(path, `${lines[39]}\n`);
+    const other = openAt(root, { chain: true });
+    await other.runs.append(runId, records.slice(-1));
+    const stored = (await other.readRunChain(runId)) ?? [];
+    expect(stored.at(-1)?.text).toContain(`,"chain":{"n":${records.length},`);
+  });
+
   it("a caller's own nested chain key stays in the header line of a run begun unchained", async () => {
     const { root, store: plain } = fresh();
     const runId = runIdFor(0x85);

@@ -131,17 +131,18 @@ interface KeptChain {
 const RESUME_CHUNK = 64 * 1024;
 
 /**
- * The chain members a writer resumes from, out of a run's tail lines (oldest first): walking back
- * from the last chained line, a consecutive run of `n` down to the last segment boundary (`n` a
- * multiple of 64) or the first chained line (with `k`). A line with another `n` is skipped: a
- * fork (an `n` already taken), or a racing writer's line that landed late (stamped before lines
- * that now precede it). `complete` says the walk reached its start.
+ * The chain members a writer resumes from, out of a run's tail lines (oldest first): from the
+ * line with the highest `n` (the later one of a fork), a consecutive run of `n` back to the last
+ * segment boundary (`n` a multiple of 64) or the first chained line (with `k`). A line with another
+ * `n` is skipped: a fork (an `n` already taken), or a racing writer's line that landed late
+ * (stamped before lines that now precede it, so the last line is not always the highest).
+ * `complete` says the walk reached its start.
  */
 function tailMembers(lines: readonly string[]): { members: unknown[]; complete: boolean } {
-  const members: unknown[] = [];
-  let expected: number | undefined;
-  for (let index = lines.length - 1; index >= 0; index--) {
-    const text = (lines[index] as string).trimEnd();
+  const found: Array<{ n: number; k?: unknown }> = [];
+  let highest = 0;
+  for (const line of lines) {
+    const text = line.trimEnd();
     if (!text.endsWith('}}')) continue;
     const parsed = safeJsonParse(text);
     const chain =
@@ -149,7 +150,14 @@ function tailMembers(lines: readonly string[]): { members: unknown[]; complete: 
         ? (parsed.value as { chain?: { n?: unknown; k?: unknown } }).chain
         : undefined;
     if (typeof chain?.n !== 'number') continue;
-    if (expected !== undefined && chain.n !== expected) continue;
+    found.push(chain as { n: number; k?: unknown });
+    highest = Math.max(highest, chain.n);
+  }
+  const members: unknown[] = [];
+  let expected = highest;
+  for (let index = found.length - 1; index >= 0; index--) {
+    const chain = found[index] as { n: number; k?: unknown };
+    if (chain.n !== expected) continue;
     members.unshift(chain);
     expected = chain.n - 1;
     if (chain.k !== undefined || chain.n % 64 === 0) return { members, complete: true };
