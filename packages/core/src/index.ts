@@ -407,6 +407,7 @@ export {
   type RunAppendAtResult,
   type RunAppendOptions,
   type RunAppendReceipt,
+  type RunChainLine,
   type RunDurability,
   type RunLine,
   type RunListError,

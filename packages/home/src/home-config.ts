@@ -9,8 +9,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { EpisodicError } from '@episodic/core';
+import { type ChainOption, EpisodicError } from '@episodic/core';
 import { safeJsonParse } from '@episodic/core/adapter';
+import { chainOptionSchema } from '@episodic/core/schemas';
 import * as z from 'zod';
 import { VERSION } from './version.js';
 
@@ -33,6 +34,11 @@ export interface EpisodicHomeConfig {
   readonly created_at?: string;
   /** What created it, e.g. `@episodic/home 0.1.0`. */
   readonly created_by?: string;
+  /**
+   * Chain the home's run files (`store: 'fs'`; store-fs's `chain` option, docs/design/verify.md):
+   * `true`, `'strict'`, or `false`. Absent: `false`.
+   */
+  readonly chain?: ChainOption;
 }
 
 export const homeConfigSchema = z.looseObject({
@@ -40,6 +46,7 @@ export const homeConfigSchema = z.looseObject({
   store: z.enum(['sqlite', 'fs']),
   created_at: z.string().optional(),
   created_by: z.string().optional(),
+  chain: chainOptionSchema.optional(),
 });
 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);

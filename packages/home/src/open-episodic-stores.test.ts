@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EpisodicError } from '@episodic/core';
@@ -158,6 +166,33 @@ describe('openEpisodicStores', () => {
     } finally {
       await stores.close();
     }
+  });
+
+  it('chains the run files of a home whose config says "chain" (off without it; an invalid value is CORRUPT_DATA)', async () => {
+    const home = temporaryDirectory();
+    const config = (chain: unknown) =>
+      writeFileSync(
+        join(home, 'episodic-home.json'),
+        JSON.stringify({ format: 'episodic.home.v1', store: 'fs', chain }),
+      );
+    config(true);
+    const stores = await openEpisodicStores({ home, env: {} });
+    try {
+      expect(stores.runs.capabilities.chain).toBe(true);
+      await stores.runs.append(RUN_ID, [header(RUN_ID)]);
+      const file = join(home, 'sessions', '2026', '01', '21', `${RUN_ID}.jsonl`);
+      expect(readFileSync(file, 'utf8')).toMatch(/,"chain":\{"n":1,"k":"/);
+      expect((await stores.runs.read(RUN_ID)).header).toEqual(header(RUN_ID));
+    } finally {
+      await stores.close();
+    }
+    config(false);
+    const unchained = await openEpisodicStores({ home, env: {} });
+    expect(unchained.runs.capabilities.chain).toBeUndefined();
+    await unchained.close();
+    config('maybe');
+    const error = await openEpisodicStores({ home, env: {} }).catch((caught: unknown) => caught);
+    expect(EpisodicError.hasCode(error, 'CORRUPT_DATA')).toBe(true);
   });
 
   it('reports a database it cannot open as STORAGE_ERROR', async () => {

@@ -7,6 +7,7 @@ import {
 } from '@episodic/core';
 import { createFsStore } from '@episodic/store-fs';
 import type { EpisodicLocation, OpenEpisodicStoresOptions } from './episodic-location.js';
+import { readHomeConfig } from './home-config.js';
 
 /** The run and session stores of a location's run files (`store: 'fs'`). */
 export interface RunFiles {
@@ -27,9 +28,12 @@ export function openRunFiles(
     const runs = createMemoryRunStore();
     return { runs, sessions: createMemorySessionStore(), close: () => runs.close() };
   }
+  // The home's config may turn chained run files on (`"chain": true | "strict"`).
+  const chain = readHomeConfig(location.home)?.chain;
   const fs = createFsStore({
     root: location.home,
     ...(options.durability === undefined ? {} : { durability: options.durability }),
+    ...(chain === undefined ? {} : { chain }),
   });
   return { runs: fs.runs, sessions: fs.sessions, close: () => fs.close() };
 }

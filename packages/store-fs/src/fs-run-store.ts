@@ -16,13 +16,25 @@ import {
 import {
   assertExpectedRunHeader,
   assertExpectedRunPosition,
+  type ChainState,
+  type ChainWriter,
+  type ChainWriterOptions,
+  createChainWriter,
+  type ErasureEntry,
+  genesisHead,
+  newChainState,
+  parseChainLine,
   planRunAppend,
   positionBeyondEnd,
   readRunHeaderLine,
+  resumeChainState,
+  runChainLines,
   runNotFound,
   safeJsonParse,
+  segmentHead,
 } from '@episodic/core/adapter';
 import { sweepTempFiles, writeFileAtomic } from './atomic-file.js';
+import { createFsErasureLog, type FsErasureLog } from './erasure-log.js';
 import { type FileLockOptions, withFileLock } from './file-lock.js';
 import type { FsIo } from './fs-io.js';
 import {
@@ -35,7 +47,7 @@ import {
   readRunFileAfter,
   tailRunFile,
 } from './run-file-reader.js';
-import { redactRunFileInPlace } from './run-file-redaction.js';
+import { type ChainedRedaction, redactRunFileInPlace } from './run-file-redaction.js';
 import type { RunFileWriter } from './run-file-writer.js';
 import {
   dayComponents,
@@ -58,6 +70,12 @@ export interface FsRunStoreAdapterOptions {
   now: () => Date;
   /** How a compare-and-append or a redaction waits for another process holding the run's lock. */
   lock: FileLockOptions;
+  /**
+   * Chain every appended line (docs/design/verify.md): `true` checks a plain append's kept
+   * position with one `fstat`, `'strict'` takes the run's lock for every plain append. Absent or
+   * `false`: no chain.
+   */
+  chain?: { mode: true | 'strict'; writer: ChainWriterOptions } | undefined;
 }
 
 /** The fs run store adapter, plus what only a file store can do. */
@@ -66,6 +84,85 @@ export interface FsRunStoreAdapter extends RunStoreAdapter {
   locate(runId: string, verify?: boolean): string | null;
   /** The cached full text of a tool output (`cache/tool-output/<id>.txt`), or null. */
   readToolOutput(id: string): string | null;
+  /** The store's erasure log (`sessions/erasures.jsonl`), on a chaining store only. */
+  readonly erasures?: FsErasureLog;
+}
+
+/** A record without its top-level `chain` member (what a chaining store's readers return). */
+function withoutChain<Value>(record: Value): Value {
+  if (typeof record !== 'object' || record === null || !Object.hasOwn(record, 'chain'))
+    return record;
+  const { chain: _chain, ...rest } = record as Value & { chain?: unknown };
+  return rest as Value;
+}
+
+/**
+ * A stored line without its chain member, as text: the record's own `JSON.stringify` text (the
+ * member is written last, so cutting it leaves exactly what was appended). Other lines (an
+ * unchained one, whose own nested `chain` key stays) as they are.
+ */
+function lineWithoutChain(line: string): string {
+  if (!line.includes(',"chain":{"n":')) return line;
+  const bytes = Buffer.from(line, 'utf8');
+  const parsed = parseChainLine(bytes);
+  return parsed.kind === 'chained' ? `${bytes.subarray(0, parsed.member).toString('utf8')}}` : line;
+}
+
+/** A read result with its records (header, header line) stripped of their chain members. */
+function stripChain<
+  Result extends { records: unknown[]; header?: unknown; headerLine?: string | undefined },
+>(result: Result): Result {
+  const stripped = { ...result, records: result.records.map(withoutChain) };
+  if (result.header !== undefined && result.header !== null)
+    stripped.header = withoutChain(result.header);
+  if (typeof result.headerLine === 'string')
+    stripped.headerLine = lineWithoutChain(result.headerLine);
+  return stripped;
+}
+
+/** Where a run's chain stands for this process: after its last write, at file size `size`. */
+interface KeptChain {
+  readonly path: string;
+  readonly size: number;
+  readonly state: ChainState;
+}
+
+/** Bytes of a run's tail read first when a writer resumes its chain (4 times more each retry). */
+const RESUME_CHUNK = 64 * 1024;
+
+/**
+ * The chain members a writer resumes from, out of a run's tail lines (oldest first): from the
+ * line with the highest `n` (the later one of a fork), a consecutive run of `n` back to the last
+ * segment boundary (`n` a multiple of 64) or the first chained line (with `k`). A line with another
+ * `n` is skipped: a fork (an `n` already taken), or a racing writer's line that landed late
+ * (stamped before lines that now precede it, so the last line is not always the highest).
+ * `complete` says the walk reached its start.
+ */
+function tailMembers(lines: readonly string[]): { members: unknown[]; complete: boolean } {
+  const found: Array<{ n: number; k?: unknown }> = [];
+  let highest = 0;
+  for (const line of lines) {
+    const text = line.trimEnd();
+    if (!text.endsWith('}}')) continue;
+    const parsed = safeJsonParse(text);
+    const chain =
+      parsed.success && typeof parsed.value === 'object' && parsed.value !== null
+        ? (parsed.value as { chain?: { n?: unknown; k?: unknown } }).chain
+        : undefined;
+    if (typeof chain?.n !== 'number') continue;
+    found.push(chain as { n: number; k?: unknown });
+    highest = Math.max(highest, chain.n);
+  }
+  const members: unknown[] = [];
+  let expected = highest;
+  for (let index = found.length - 1; index >= 0; index--) {
+    const chain = found[index] as { n: number; k?: unknown };
+    if (chain.n !== expected) continue;
+    members.unshift(chain);
+    expected = chain.n - 1;
+    if (chain.k !== undefined || chain.n % 64 === 0) return { members, complete: true };
+  }
+  return { members, complete: false };
 }
 
 const RUN_SUFFIX = '.jsonl';
@@ -108,6 +205,37 @@ function realDirectories(path: string, pattern: RegExp): string[] {
  */
 export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRunStoreAdapter {
   const { root, io, writer, durability, now, lock } = options;
+  const chainMode = options.chain?.mode;
+  const chainWriter: ChainWriter | undefined =
+    options.chain === undefined ? undefined : createChainWriter(options.chain.writer);
+  /** Per run: where its chain stood after this process's last write to it. */
+  const chains = new Map<string, KeptChain>();
+  /** Per run: a plain append waiting for the run's lock; later plain appends queue behind it. */
+  const inflight = new Map<string, Promise<number>>();
+  const erasures: FsErasureLog | undefined =
+    chainWriter === undefined
+      ? undefined
+      : createFsErasureLog({ root, chain: chainWriter, lock, sync: durability !== 'none' });
+  const sha256 = options.chain?.writer.sha256;
+  /** How a chained run's redaction records itself (docs/design/verify.md 1.5). */
+  const chainedRedaction = (mode: string): ChainedRedaction | undefined =>
+    chainWriter === undefined || erasures === undefined || sha256 === undefined
+      ? undefined
+      : {
+          sha256,
+          newId: () => chainWriter.randomId(),
+          entry: (id, stream, entries, altered) => ({
+            op: 'redact',
+            at: now().toISOString(),
+            by: { api: 'RunStore.redact' },
+            id,
+            stream,
+            mode,
+            ...(altered ? { was: 'altered' as const } : {}),
+            entries,
+          }),
+          append: (entry) => erasures.append(entry),
+        };
   const fsyncDirectories = durability !== 'none';
   const paths = new Map<string, string>();
   /**
@@ -128,6 +256,9 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       ? known.mark
       : FILE_START;
   };
+  /** The header line `list` gives: without its chain member on a chaining store. */
+  const listedHeader = (line: string): string =>
+    chainWriter === undefined ? line : lineWithoutChain(line);
   const lockPath = (runId: string) =>
     join(root.directory(LOCKS_DIR, true) as string, `${runId}.lock`);
 
@@ -186,7 +317,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       return;
     }
     paths.set(runId, path);
-    page.rows.push({ runId, header: head.line, location });
+    page.rows.push({ runId, header: listedHeader(head.line), location });
   };
 
   /**
@@ -301,13 +432,13 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
    */
   const storedHeader = (path: string): StoredHeader | Promise<StoredHeader> => {
     const { line, complete } = readFirstLine(io, path);
-    if (complete || line !== '') return readRunHeaderLine(line);
+    if (complete || line !== '') return withoutChain(readRunHeaderLine(line));
     const deadline = Date.now() + HEADER_WAIT_MS;
     const wait = async (): Promise<StoredHeader> => {
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, 5));
         const again = readFirstLine(io, path);
-        if (again.complete || again.line !== '') return readRunHeaderLine(again.line);
+        if (again.complete || again.line !== '') return withoutChain(readRunHeaderLine(again.line));
         if (Date.now() > deadline) return EMPTY;
       }
     };
@@ -414,10 +545,15 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     // Temp files of journals that died before their rename; they hold only redacted bytes.
     sweepTempFiles(dirname(path));
     const outputIds = new Set<string>();
-    const changedLines = await redactRunFileInPlace(path, redactor, (text) => {
-      const id = outputIdOf(text);
-      if (id !== undefined) outputIds.add(id);
-    });
+    const changedLines = await redactRunFileInPlace(
+      path,
+      redactor,
+      (text) => {
+        const id = outputIdOf(text);
+        if (id !== undefined) outputIds.add(id);
+      },
+      chainedRedaction(redactor.mode),
+    );
     const stats: RunRedactStats = { changedLines, changedToolOutputs: 0 };
     const outputs = outputIds.size === 0 ? null : root.directory(TOOL_OUTPUT_DIR, false);
     if (outputs !== null) {
@@ -459,7 +595,11 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       remember(runId, ino, end);
       if (!withHeader) return { position: end.position, fragment };
       // From the file just measured: the header of the run the position is of.
-      return { position: end.position, fragment, headerLine: readFirstLineAt(io, fd).line };
+      return {
+        position: end.position,
+        fragment,
+        headerLine: listedHeader(readFirstLineAt(io, fd).line),
+      };
     } finally {
       io.closeSync(fd);
     }
@@ -497,25 +637,163 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     throw error;
   };
 
-  /** Writes planned entries; a number when they were written at once, else a promise of it. */
+  /**
+   * The stored lines of `toWrite` stamped with their chain members from `kept` (every line first:
+   * a refused record, one carrying its own `chain`, writes nothing), and the chain after them.
+   */
+  const stamp = (
+    chainer: ChainWriter,
+    kept: KeptChain,
+    toWrite: readonly RunRecordEntry[],
+  ): { buffers: Buffer[]; after: KeptChain } => {
+    let state = kept.state;
+    let size = kept.size;
+    const buffers: Buffer[] = [];
+    for (const entry of toWrite) {
+      // The last line a writer writes before a run ends stores the head (section 1.4).
+      const stamped = chainer.stampLine(state, entry.json, {
+        head: entry.record.type === 'run.end',
+      });
+      const buffer = bufferOf({ json: stamped.line } as RunRecordEntry);
+      buffers.push(buffer);
+      size += buffer.length;
+      state = stamped.state;
+    }
+    return { buffers, after: { path: kept.path, size, state } };
+  };
+
+  /**
+   * Writes planned entries (stamped from `kept` on a chaining store); a number when they were
+   * written at once, else a promise of it.
+   */
   const write = (
     runId: string,
     path: string,
     toWrite: readonly RunRecordEntry[],
+    kept?: KeptChain,
   ): number | Promise<number> => {
     if (toWrite.length === 0) return 0;
+    let buffers: Buffer[];
+    if (chainWriter !== undefined && kept !== undefined) {
+      const stamped = stamp(chainWriter, kept, toWrite);
+      buffers = stamped.buffers;
+      // Kept before the write: the next append of this process continues from it at once, even
+      // while this one is queued for a sync.
+      chains.set(runId, stamped.after);
+    } else buffers = toWrite.map(bufferOf);
     writeToolOutputs(toWrite);
     let pending: Promise<void> | undefined;
     try {
-      pending = writer.append(path, toWrite.map(bufferOf), needsSync(toWrite));
+      pending = writer.append(path, buffers, needsSync(toWrite));
     } catch (error) {
+      chains.delete(runId);
       return deletedMeanwhile(runId, error);
     }
     if (pending === undefined) return toWrite.length;
     return pending.then(
       () => toWrite.length,
-      (error: unknown) => deletedMeanwhile(runId, error),
+      (error: unknown) => {
+        chains.delete(runId);
+        return deletedMeanwhile(runId, error);
+      },
     );
+  };
+
+  /**
+   * The kept chain of a run when it still holds: this process wrote last (one `fstat` says the
+   * file has the size it left), or its own appends are still queued. Undefined otherwise.
+   */
+  const keptChain = (runId: string, path: string): KeptChain | undefined => {
+    const kept = chains.get(runId);
+    if (kept === undefined || kept.path !== path) return undefined;
+    if (!writer.idle(path)) return kept;
+    try {
+      return writer.size(path) === kept.size ? kept : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /**
+   * The chain of a run as its file holds it now, read from its tail (the slow path of section 3:
+   * another process appended). Called under the run's lock, with this process's appends drained.
+   */
+  const resumeChain = (runId: string, path: string): KeptChain => {
+    const fd = openRegularFile(io, path, root.relative(path));
+    try {
+      const { size } = io.fstatSync(fd);
+      let members: unknown[] = [];
+      // The tail, read backwards in growing windows until it holds the members since the last
+      // segment boundary (or the first chained line), at most 63 lines and some forks.
+      for (let window = RESUME_CHUNK; ; window *= 4) {
+        const start = Math.max(0, size - window);
+        const bytes = Buffer.alloc(size - start);
+        io.readSync(fd, bytes, 0, bytes.length, start);
+        const lines = bytes.toString('utf8').split('\n');
+        if (start > 0) lines.shift();
+        const found = tailMembers(lines);
+        members = found.members;
+        if (found.complete || start === 0) break;
+      }
+      // A torn fragment gets its newline from the writer before the next line (one byte more).
+      const fragment = size > 0 && lastByte(fd, size) !== 0x0a;
+      let state: ChainState | undefined;
+      if (members.length > 0) {
+        try {
+          const first = members[0] as { k?: unknown };
+          state = resumeChainState(
+            members,
+            typeof first.k === 'string' ? first.k : streamKey(fd, path),
+          );
+        } catch {
+          state = undefined;
+        }
+      }
+      if (state === undefined) {
+        // No chained line (a run written before chaining) or a tail that does not resume (a
+        // damaged one): the chain starts after the entries the file holds.
+        const { position, fragment: torn } = measure(runId, path, false);
+        state = newChainState(position + (torn ? 1 : 0));
+      }
+      return { path, size: size + (fragment ? 1 : 0), state };
+    } finally {
+      io.closeSync(fd);
+    }
+  };
+
+  /**
+   * The run's stream key: on its first chained line, the header's in a run chained from its
+   * start; else (a run begun before chaining) the first line that carries one.
+   */
+  const streamKey = (fd: number, path: string): string | null => {
+    const keyOf = (line: string): string | null => {
+      const parsed = safeJsonParse(line.trimEnd());
+      const chain =
+        parsed.success && typeof parsed.value === 'object' && parsed.value !== null
+          ? (parsed.value as { chain?: { k?: unknown } }).chain
+          : undefined;
+      return typeof chain?.k === 'string' ? chain.k : null;
+    };
+    const fromHeader = keyOf(readFirstLineAt(io, fd).line);
+    if (fromHeader !== null) return fromHeader;
+    for (const { text } of runChainLines(readRegularFile(path, root.relative(path)))) {
+      if (!text.includes('"k":"')) continue;
+      const key = keyOf(text);
+      if (key !== null) return key;
+    }
+    return null;
+  };
+
+  const lastByte = (fd: number, size: number): number => {
+    const probe = Buffer.alloc(1);
+    io.readSync(fd, probe, 0, 1, size - 1);
+    return probe[0] as number;
+  };
+
+  /** The chain to stamp from, under the run's lock: the kept one, else resumed from the tail. */
+  const chainUnderLock = (runId: string, path: string): KeptChain | undefined => {
+    if (chainWriter === undefined) return undefined;
+    return keptChain(runId, path) ?? resumeChain(runId, path);
   };
 
   /** An append that creates the run or carries a header (both may wait for another writer). */
@@ -539,8 +817,88 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       const planned = plan(runId, path, entries);
       toWrite = planned instanceof Promise ? await planned : planned;
     }
-    return write(runId, path, toWrite);
+    return write(runId, path, toWrite, chainUnderLock(runId, path));
   };
+
+  /**
+   * A plain append on a chaining store. The common case (a known run this process wrote last, no
+   * header, not `strict`) stamps from the kept chain and writes at once; anything else takes the
+   * run's lock and resumes the chain from the file's tail. Appends of this process to one run
+   * keep their call order: while one waits for the lock, later ones wait behind it.
+   */
+  const appendChained = (
+    runId: string,
+    entries: readonly RunRecordEntry[],
+  ): number | Promise<number> => {
+    const waiting = inflight.get(runId);
+    if (waiting !== undefined) {
+      const next = () => appendChained(runId, entries);
+      return waiting.then(next, next);
+    }
+    const known = locate(runId, false);
+    if (chainMode !== 'strict' && known !== null && entries[0]?.record.type !== 'header') {
+      const kept = keptChain(runId, known);
+      if (kept !== undefined) return write(runId, known, planRunAppend(runId, null, entries), kept);
+    }
+    const done: Promise<number> = withFileLock(lockPath(runId), lock, async () => {
+      const path = known === null ? null : locate(runId);
+      if (path !== null) await writer.drain(path);
+      return appendSlowly(runId, path, entries);
+    }).finally(() => {
+      if (inflight.get(runId) === done) inflight.delete(runId);
+    });
+    inflight.set(runId, done);
+    return done;
+  };
+
+  /** Deletes every file of the run. */
+  const deleteFiles = (runId: string, first: string): boolean => {
+    chains.delete(runId);
+    paths.delete(runId);
+    marks.delete(runId);
+    let deleted = false;
+    for (const path of new Set([first, ...locateAll(runId)])) {
+      writer.forget(path);
+      try {
+        fs.unlinkSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
+      deleted = true;
+      if (fsyncDirectories) {
+        fsyncDirectory(path.slice(0, path.length - runId.length - RUN_SUFFIX.length - 1));
+      }
+    }
+    return deleted;
+  };
+
+  /**
+   * A chained run's deletion (`runs gc`, `runs delete`): a `collect` entry naming its stream key,
+   * its last `n` and `head(n)` goes to the erasure log first, then the files (section 6), so an
+   * anchor that names the stream verifies as collected, not deleted.
+   */
+  const collectThenDelete = (runId: string, first: string): Promise<boolean> =>
+    withFileLock(lockPath(runId), lock, async () => {
+      await writer.drain(first);
+      const { state } = resumeChain(runId, first);
+      if (state.key !== null && erasures !== undefined && sha256 !== undefined) {
+        const previous = state.head ?? genesisHead(sha256, state.key);
+        const h =
+          state.open.length === 0 ? previous : segmentHead(sha256, previous, state.n, state.open);
+        const entry: ErasureEntry = {
+          op: 'collect',
+          at: now().toISOString(),
+          by: { api: 'RunStore.delete' },
+          id: (chainWriter as ChainWriter).randomId(),
+          stream: state.key,
+          reason: 'deletion',
+          through: { n: state.n, h },
+        };
+        await erasures.append(entry);
+      }
+      return deleteFiles(runId, first);
+    });
 
   return {
     specificationVersion: 'v1',
@@ -551,6 +909,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       toolOutputCache: true,
       redaction: true,
       headerLine: true,
+      ...(chainWriter === undefined ? {} : { chain: true }),
     },
 
     async appendAt(runId, entries, expectedPosition, expectedHeaderLine) {
@@ -579,6 +938,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
 
     append(runId, entries) {
       checkToolOutputIds(entries);
+      if (chainWriter !== undefined) return appendChained(runId, entries);
       const path = locate(runId, false);
       // The common append (a known run, no header) is planned and written synchronously: no
       // promise per record unless the writer queues it (a sync, or other appends queued).
@@ -594,7 +954,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       try {
         const { result, end, ino } = readRunFile(io, path, runId);
         remember(runId, ino, end);
-        return result;
+        return chainWriter === undefined ? result : stripChain(result);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw error;
@@ -612,13 +972,20 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
           if (from !== FILE_START && (read.ino !== known?.ino || 'entries' in read)) continue;
           if ('entries' in read) throw positionBeyondEnd(runId, position, read.entries);
           remember(runId, read.ino, read.end);
-          return read.result;
+          return chainWriter === undefined ? read.result : stripChain(read.result);
         }
       });
     },
 
     tail(runId, count) {
-      return readKnown(runId, (path) => tailRunFile(io, path, runId, count));
+      return readKnown(runId, (path) => {
+        const result = tailRunFile(io, path, runId, count);
+        return chainWriter === undefined ? result : stripChain(result);
+      });
+    },
+
+    readChain(runId) {
+      return readKnown(runId, (path) => runChainLines(readRegularFile(path, root.relative(path))));
     },
 
     runIdsWithPrefix(prefix: string, limit: number) {
@@ -651,23 +1018,8 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     delete(runId) {
       const first = locate(runId);
       if (first === null) return false;
-      paths.delete(runId);
-      marks.delete(runId);
-      let deleted = false;
-      for (const path of new Set([first, ...locateAll(runId)])) {
-        writer.forget(path);
-        try {
-          fs.unlinkSync(path);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-          throw error;
-        }
-        deleted = true;
-        if (fsyncDirectories) {
-          fsyncDirectory(path.slice(0, path.length - runId.length - RUN_SUFFIX.length - 1));
-        }
-      }
-      return deleted;
+      if (chainWriter !== undefined) return collectThenDelete(runId, first);
+      return deleteFiles(runId, first);
     },
 
     redact(runId, redactor) {
@@ -688,6 +1040,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     },
 
     locate,
+    ...(erasures === undefined ? {} : { erasures }),
 
     readToolOutput(id) {
       if (!isToolOutputId(id)) {

@@ -21,3 +21,16 @@ describeStoreConformance(
     snapshotLoads: true,
   },
 );
+describeStoreConformance('fs (chained)', () => createFsHarness({ chain: true }), {
+  runDamage: true,
+  snapshotDamage: true,
+  runText: true,
+  deltaDamage: true,
+  crossProcess: true,
+  snapshotLoads: true,
+});
+describeStoreConformance(
+  'fs (chained strict, durability always)',
+  () => createFsHarness({ chain: 'strict', durability: 'always' }),
+  { runText: true, crossProcess: true },
+);

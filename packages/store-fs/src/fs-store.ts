@@ -1,5 +1,19 @@
-import type { RunDurability, RunStore, SessionFoldOption, SessionStore } from '@episodic/core';
-import { createStores, parseInput, parseRunId } from '@episodic/core/adapter';
+import * as crypto from 'node:crypto';
+import type {
+  ChainOption,
+  ErasureEntry,
+  RunChainLine,
+  RunDurability,
+  RunStore,
+  SessionFoldOption,
+  SessionStore,
+} from '@episodic/core';
+import {
+  type ChainWriterOptions,
+  createStores,
+  parseInput,
+  parseRunId,
+} from '@episodic/core/adapter';
 import * as z from 'zod';
 import { sweepTempFiles } from './atomic-file.js';
 import { resolveEpisodicHome } from './episodic-home.js';
@@ -40,6 +54,17 @@ export interface FsStoreOptions {
    * `SessionFoldPolicy`)
    */
   fold?: SessionFoldOption;
+  /**
+   * Chain run files (docs/design/verify.md, issue #34): every appended line gets a `chain` member
+   * (its place `n`, a fresh salt, a SHA-256 commitment; the stream key on the first, a segment
+   * head every 64th line and on `run.end`), written last in the line, so a verifier can tell an
+   * edited, inserted, deleted or reordered line. `true`: a plain append checks with one `fstat`
+   * that this process wrote last, else takes the run's lock and reads the chain from the file's
+   * tail (two processes appending at the same instant may give two lines the same `n`, which
+   * verify reports as `forked`, a warning); `'strict'`: every plain append takes the run's lock
+   * (no forks, slower). Records read back never carry the member. @default false
+   */
+  chain?: ChainOption;
 }
 
 /** Run files and session snapshots under one root. */
@@ -57,6 +82,20 @@ export interface FsStore {
   readToolOutput(id: string): Promise<string | null>;
   /** The path of a run's file, or null when the run does not exist. */
   locateRun(runId: string): Promise<string | null>;
+  /**
+   * A run's stored lines, unparsed, with their `chain` members (what a chain verifier reads:
+   * `createChainVerifier(…).line(stream, text, { line })`), or null when the run does not exist.
+   */
+  readRunChain(runId: string): Promise<RunChainLine[] | null>;
+  /**
+   * The store's erasure log (`sessions/erasures.jsonl`): what chained runs' redactions and
+   * deletions recorded (when, by what, which entries), in stored order, without the log's own
+   * chain members: pass it as the verifier's `erasures`. Empty when nothing was recorded or the
+   * store does not chain.
+   */
+  readErasures(): Promise<ErasureEntry[]>;
+  /** The erasure log's stored lines, unparsed: itself a chained stream (kind `erasures`). */
+  readErasureChain(): Promise<RunChainLine[]>;
   /** Finishes queued appends and closes open files. */
   close(): Promise<void>;
 }
@@ -80,6 +119,8 @@ const optionsSchema = z
       )
       .optional(),
     maxOpenFiles: z.number().int().positive().optional(),
+    // Core's `chainOptionSchema` (on @episodic/core/schemas, which a store does not import).
+    chain: z.union([z.boolean(), z.literal('strict')]).optional(),
     fold: z
       .union([
         z.literal('always'),
@@ -118,6 +159,7 @@ export function createFsStore(options?: FsStoreOptions): FsStore {
   const writer = createRunFileWriter({ io, maxOpenFiles: checked.maxOpenFiles ?? 64 });
   const lockTimeoutMs = checked.lockTimeoutMs ?? 10_000;
   const staleLockMs = checked.staleLockMs ?? 30_000;
+  const chain = checked.chain ?? false;
   const runAdapter = createFsRunStoreAdapter({
     root,
     io,
@@ -125,6 +167,7 @@ export function createFsStore(options?: FsStoreOptions): FsStore {
     durability,
     now,
     lock: { timeoutMs: lockTimeoutMs, staleMs: staleLockMs, now: () => now().getTime() },
+    chain: chain === false ? undefined : { mode: chain, writer: nodeChainWriter() },
   });
   const sessionAdapter = createFsSessionStoreAdapter({
     root,
@@ -151,6 +194,40 @@ export function createFsStore(options?: FsStoreOptions): FsStore {
     },
     async locateRun(runId) {
       return runAdapter.locate(parseRunId(runId));
+    },
+    async readRunChain(runId) {
+      return (await runAdapter.readChain?.(parseRunId(runId))) ?? null;
+    },
+    async readErasures() {
+      return runAdapter.erasures?.read() ?? [];
+    },
+    async readErasureChain() {
+      return runAdapter.erasures?.readChain() ?? [];
+    },
+  };
+}
+
+/** SHA-256 through `crypto.hash` (Node 20.12 and later), else `createHash`. */
+const sha256: (bytes: Uint8Array) => Uint8Array =
+  typeof crypto.hash === 'function'
+    ? (bytes) => crypto.hash('sha256', bytes, 'buffer') as unknown as Uint8Array
+    : (bytes) => crypto.createHash('sha256').update(bytes).digest();
+
+/** The chain writer's Node dependencies: SHA-256, and salts drawn 4 KB of random bytes at a time. */
+function nodeChainWriter(): ChainWriterOptions {
+  const pool = Buffer.alloc(4096);
+  let used = pool.length;
+  return {
+    sha256,
+    randomSalt() {
+      if (used + 16 > pool.length) {
+        crypto.randomFillSync(pool);
+        used = 0;
+      }
+      // A copy: the pool is refilled in place.
+      const salt = new Uint8Array(pool.subarray(used, used + 16));
+      used += 16;
+      return salt;
     },
   };
 }

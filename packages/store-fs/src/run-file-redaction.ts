@@ -1,6 +1,12 @@
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { StoredRedactor } from '@episodic/core/adapter';
+import {
+  type ErasureEntry,
+  lineCommitment,
+  parseChainLine,
+  type Sha256,
+  type StoredRedactor,
+} from '@episodic/core/adapter';
 import { writeFileAtomic } from './atomic-file.js';
 import { fsyncDirectory } from './store-layout.js';
 
@@ -26,7 +32,41 @@ interface Journal {
   ino: number;
   size: number;
   patches: Array<[offset: number, base64: string]>;
+  /** The erasure entry of a chained run's redaction: appended to the erasure log before the patches. */
+  erasure?: ErasureEntry;
 }
+
+/**
+ * What redacting a chained run needs (docs/design/verify.md 1.5): each changed line keeps its `n`
+ * and `c`, its salt slot `"s":"…"` becomes `"r":"<erasure id>"` (the same length), and one erasure
+ * entry lists the lines (`n`, `c`, the hash of the new bytes) before any line changes.
+ */
+export interface ChainedRedaction {
+  readonly sha256: Sha256;
+  /** A fresh erasure id (16 random bytes, base64url). */
+  newId(): string;
+  /** The erasure entry of this redaction (the caller adds when, by what, the mode). */
+  entry(
+    id: string,
+    stream: string,
+    entries: Array<{ n: number; c: string; after: string }>,
+    altered: boolean,
+  ): ErasureEntry;
+  /** Appends the entry to the erasure log, synced, unless one with its id is there already. */
+  append(entry: ErasureEntry): Promise<void>;
+}
+
+/** A chained line a redaction changes, held until the erasure id is drawn. */
+interface ChainedChange {
+  readonly offset: number;
+  readonly bytes: Buffer;
+  readonly member: Extract<ReturnType<typeof parseChainLine>, { kind: 'chained' }>;
+  /** The record's redacted JSON text (without the member). */
+  readonly record: string;
+}
+
+const SLOT = /,"[sr]":"[A-Za-z0-9_-]{22}"/;
+const CLOSE_BRACE = Buffer.from('}');
 
 function journalPath(path: string): string {
   return join(dirname(path), `${basename(path)}${JOURNAL_SUFFIX}`);
@@ -47,7 +87,11 @@ function applyPatches(fd: number, patches: readonly Patch[]): void {
  * applied again (they are idempotent), then the journal is removed. A journal written for another
  * file (the run was deleted and started again) is only removed.
  */
-function replayJournal(path: string, fd: number): void {
+async function replayJournal(
+  path: string,
+  fd: number,
+  chained: ChainedRedaction | undefined,
+): Promise<void> {
   const journal = journalPath(path);
   let text: string;
   try {
@@ -64,6 +108,8 @@ function replayJournal(path: string, fd: number): void {
   }
   const stat = fs.fstatSync(fd);
   if (parsed !== null && parsed.ino === stat.ino && stat.size >= parsed.size) {
+    // The order of the first run: the erasure entry (once), then the lines.
+    if (parsed.erasure !== undefined && chained !== undefined) await chained.append(parsed.erasure);
     applyPatches(
       fd,
       parsed.patches.map(([offset, base64]) => [offset, Buffer.from(base64, 'base64')]),
@@ -97,15 +143,31 @@ export async function redactRunFileInPlace(
   path: string,
   redactor: StoredRedactor,
   onLine: (text: string) => void,
+  chained?: ChainedRedaction,
 ): Promise<number> {
   const fd = fs.openSync(path, REWRITE_FLAGS);
   try {
-    replayJournal(path, fd);
+    await replayJournal(path, fd, chained);
     const { size } = fs.fstatSync(fd);
     const patches: Patch[] = [];
+    const changes: ChainedChange[] = [];
+    let streamKey: string | undefined;
     const consider = (bytes: Buffer, offset: number) => {
       const text = bytes.toString('utf8');
       onLine(text);
+      if (chained !== undefined) {
+        const member = parseChainLine(bytes);
+        if (member.kind === 'chained') {
+          if (member.k !== undefined) streamKey ??= member.k;
+          // Only the record is redacted, never its member: a changed record keeps `n` and `c`.
+          const recordBytes = Buffer.concat([bytes.subarray(0, member.member), CLOSE_BRACE]);
+          const record = recordBytes.toString('utf8');
+          const next = redactor.line(record, recordBytes.length);
+          if (next !== record)
+            changes.push({ offset, bytes: Buffer.from(bytes), member, record: next });
+          return;
+        }
+      }
       const next = redactor.line(text, bytes.length);
       if (next !== text) patches.push([offset, patchFor(next, bytes.length)]);
     };
@@ -138,13 +200,41 @@ export async function redactRunFileInPlace(
         consider(fragment, lineStart);
       }
     }
+    let erasure: ErasureEntry | undefined;
+    if (chained !== undefined && changes.length > 0) {
+      const id = chained.newId();
+      const entries: Array<{ n: number; c: string; after: string }> = [];
+      let altered = false;
+      for (const { offset, bytes, member, record } of changes) {
+        // Checked first: a line whose salt no longer gives its c is redacted anyway (erasure
+        // comes first), and the erasure entry says it was altered.
+        if (
+          member.s !== undefined &&
+          lineCommitment(chained.sha256, bytes, member.hashedEnd) !== member.c
+        )
+          altered = true;
+        const memberText = bytes.subarray(member.member, member.contentEnd).toString('latin1');
+        const line = `${record.slice(0, -1)}${memberText.replace(SLOT, `,"r":"${id}"`)}`;
+        const lineBytes = Buffer.from(line, 'utf8');
+        entries.push({
+          n: member.n,
+          c: member.c,
+          after: lineCommitment(chained.sha256, lineBytes, lineBytes.length),
+        });
+        patches.push([offset, patchFor(line, bytes.length)]);
+      }
+      if (streamKey !== undefined) erasure = chained.entry(id, streamKey, entries, altered);
+    }
     if (patches.length === 0) return 0;
     const journal: Journal = {
       ino: fs.fstatSync(fd).ino,
       size,
       patches: patches.map(([offset, bytes]) => [offset, bytes.toString('base64')]),
+      ...(erasure === undefined ? {} : { erasure }),
     };
     writeFileAtomic(dirname(path), basename(journalPath(path)), JSON.stringify(journal), true);
+    // Section 6's order: journal synced, erasure entry appended, lines patched, journal removed.
+    if (erasure !== undefined) await (chained as ChainedRedaction).append(erasure);
     applyPatches(fd, patches);
     fs.rmSync(journalPath(path), { force: true });
     fsyncDirectory(dirname(path));

@@ -47,6 +47,10 @@ export interface RunFileWriter {
   append(path: string, buffers: readonly Buffer[], sync: boolean): Promise<void> | undefined;
   /** Closes the file's descriptor once its queue is empty (the file is being deleted). */
   forget(path: string): void;
+  /** The file's size now: one `fstat` of the kept descriptor (opened when needed). */
+  size(path: string): number;
+  /** True when nothing is queued for the file (every append to it so far is written). */
+  idle(path: string): boolean;
   /** Resolves once every append to the file queued so far is written (the descriptor stays open). */
   drain(path: string): Promise<void>;
   /** Waits for queued appends, then closes every descriptor. */
@@ -246,6 +250,13 @@ export function createRunFileWriter({
       if (file === undefined) return;
       if (file.queue.length === 0 && !file.scheduled) closeFile(path, file);
       else file.closeWhenIdle = true;
+    },
+    size(path) {
+      return io.fstatSync(fileFor(path).fd).size;
+    },
+    idle(path) {
+      const file = files.get(path);
+      return file === undefined || (file.queue.length === 0 && !file.scheduled);
     },
     drain,
     async close() {

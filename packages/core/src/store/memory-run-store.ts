@@ -25,6 +25,7 @@ import {
   type RunStoreAdapter,
   readRunHeaderLine,
   readRunText,
+  runChainLines,
   runHeaderScope,
   tailRunText,
 } from './run-store.js';
@@ -199,7 +200,10 @@ export function createMemoryRunStoreAdapter(
       let state = run.chain ?? newChainState(run.ends.length);
       let lines = '';
       for (const entry of toWrite) {
-        const stamp = writer.stampLine(state, entry.json);
+        // The last line a writer writes before a run ends stores the head (verify.md 1.4).
+        const stamp = writer.stampLine(state, entry.json, {
+          head: entry.record.type === 'run.end',
+        });
         lines += `${stamp.line}\n`;
         state = stamp.state;
       }
@@ -334,6 +338,14 @@ export function createMemoryRunStoreAdapter(
       runs.set(runId, storedRun(output));
       return { changedLines, changedToolOutputs: 0 };
     },
+    ...(writer === undefined
+      ? {}
+      : {
+          readChain(runId: string) {
+            const run = runs.get(runId);
+            return run === undefined ? null : runChainLines(run.text);
+          },
+        }),
     readLines(runId) {
       const run = runs.get(runId);
       if (run === undefined) return null;

@@ -472,7 +472,43 @@ export interface RunStoreAdapter {
    * `delete` change it in the same transaction as the lines.
    */
   search?(plan: RunSearchPlan): MaybePromise<readonly RunSearchRow[]>;
+  /**
+   * Optional, on a store that declares `chain`: the run's stored lines as they are, not parsed
+   * (each with its `chain` member; see `runChainLines`), or null when the run does not exist.
+   * What a chain verifier reads (`createChainVerifier(…).line`), in stored order.
+   */
+  readChain?(runId: string): MaybePromise<RunChainLine[] | null>;
   close?(): MaybePromise<void>;
+}
+
+/** One stored line of a run, unparsed: what `RunStoreAdapter.readChain` returns. */
+export interface RunChainLine {
+  /** The entry's position (1-based; blank lines are no entries). */
+  readonly position: number;
+  /** The 1-based line number in the run's stored text (blank lines counted). */
+  readonly line: number;
+  /** The line's text without its newline, exactly as stored (padding and damage included). */
+  readonly text: string;
+}
+
+/**
+ * The lines of a run's stored JSONL text as `readChain` gives them: every line that is an entry
+ * (blank lines skipped, a torn last line without its newline included), not parsed.
+ */
+export function runChainLines(text: string): RunChainLine[] {
+  const lines: RunChainLine[] = [];
+  let start = 0;
+  let line = 0;
+  while (start < text.length) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const raw = text.slice(start, end);
+    line++;
+    if (!isBlankRunLine(raw, line === 1))
+      lines.push({ position: lines.length + 1, line, text: raw });
+    start = end + 1;
+  }
+  return lines;
 }
 
 /** Options of `RunStore.resolveRunId`. */

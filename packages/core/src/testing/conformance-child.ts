@@ -24,6 +24,18 @@ export type ConformanceChildTask =
     }
   | {
       /**
+       * Append `count` records to an existing run with plain appends (no expected position),
+       * as fast as it can: racing plain appenders on a chaining store.
+       */
+      kind: 'run-plain-append';
+      runId: string;
+      writer: number;
+      count: number;
+      /** Start at this time (epoch ms), so that writers started one after another overlap. */
+      startAtMs?: number;
+    }
+  | {
+      /**
        * Commit `count` turns (one episode each) to an existing session, each expecting the
        * revision last read, re-reading and retrying on CONFLICT.
        */
@@ -120,6 +132,7 @@ export async function runConformanceChild(
   if (task.kind === 'artifact-upsert-race') return artifactUpsertRace(stores, task);
   if (task.kind === 'session-rewrite') return sessionRewrite(stores, task);
   if (task.kind === 'run-recreate') return runRecreate(stores, task);
+  if (task.kind === 'run-plain-append') return runPlainAppend(stores, task);
   const { runs } = stores;
   if (runs === undefined) throw new Error('run-append-race needs the harness to open `runs`');
   const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
@@ -141,6 +154,22 @@ export async function runConformanceChild(
         position = (await runs.readAfter(task.runId, position)).position;
       }
     }
+  }
+  return result;
+}
+
+async function runPlainAppend(
+  stores: ConformanceChildStores,
+  task: Extract<ConformanceChildTask, { kind: 'run-plain-append' }>,
+): Promise<ConformanceChildResult> {
+  const { runs } = stores;
+  if (runs === undefined) throw new Error('run-plain-append needs the harness to open `runs`');
+  const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
+  const wait = (task.startAtMs ?? 0) - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  for (let n = 0; n < task.count; n++) {
+    const receipt = await runs.append(task.runId, [raceEvent(task.runId, task.writer, n, n)]);
+    result.acknowledged.push({ n, position: receipt.appended });
   }
   return result;
 }

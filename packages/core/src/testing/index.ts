@@ -54,6 +54,7 @@ export type {
   StoreConformanceCapabilities,
   StoreDamageHooks,
   StoreHarness,
+  StoreHarnessChain,
 } from './store-harness.js';
 export type { StoreContractKey } from './suite-helpers.js';
 export {

@@ -14,10 +14,17 @@ const chain = {
   randomSalt: () => new Uint8Array(randomBytes(16)),
 };
 
-describeStoreConformance('memory (chained)', () => ({
-  runs: createRunStore(createMemoryRunStoreAdapter({ chain })),
-  close: async () => {},
-}));
+describeStoreConformance('memory (chained)', () => {
+  const adapter = createMemoryRunStoreAdapter({ chain });
+  return {
+    runs: createRunStore(adapter),
+    chain: {
+      sha256: chain.sha256,
+      readRunChain: async (runId: string) => adapter.readChain?.(runId) ?? null,
+    },
+    close: async () => {},
+  };
+});
 
 describe('memory run store (chained): the stored lines verify', () => {
   it('appends from several calls verify clean; an edited line is named altered', async () => {

@@ -52,8 +52,28 @@ export interface StoreHarness {
    * rebuild test of `RunStore.search` (skipped without it: the memory run store keeps no index).
    */
   rebuildRunSearchIndex?(): Promise<void>;
+  /**
+   * For a run store that declares `chain`: what the chain tests need to verify what it stored
+   * (the runs/chain spec's verification tests are skipped without it).
+   */
+  chain?: StoreHarnessChain;
   /** Closes the stores and removes what the harness created. */
   close(): Promise<void>;
+}
+
+/** A chaining harness's hooks (`StoreHarness.chain`). */
+export interface StoreHarnessChain {
+  /** A synchronous SHA-256 (Node: `crypto.hash('sha256', bytes, 'buffer')`), for the verifier. */
+  sha256(bytes: Uint8Array): Uint8Array;
+  /** The run's stored lines, unparsed (the adapter's `readChain`), or null when it does not exist. */
+  readRunChain(runId: string): Promise<readonly { line: number; text: string }[] | null>;
+  /**
+   * The erasure entries the store recorded (its erasure log, parsed), for the verifier's
+   * `erasures`; absent when the store keeps no erasure log (redaction tests are skipped).
+   */
+  readErasures?(): Promise<readonly unknown[]>;
+  /** The store takes the run's lock on every plain append (`chain: 'strict'`): no forks. */
+  strict?: boolean;
 }
 
 /** Creates a fresh harness; called once per test. */

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,10 +44,21 @@ export function createFsHarness(
           bytes,
         ),
     },
+    ...(options.chain === undefined || options.chain === false
+      ? {}
+      : {
+          chain: {
+            sha256: (bytes: Uint8Array) => crypto.createHash('sha256').update(bytes).digest(),
+            readRunChain: (runId: string) => store.readRunChain(runId),
+            readErasures: () => store.readErasures(),
+            strict: options.chain === 'strict',
+          },
+        }),
     async runInChild(task) {
       const child = spawnChild('conformance-child', {
         root: directory.path,
         durability: options.durability ?? 'run',
+        chain: options.chain ?? false,
         task,
       });
       const { code, stderr } = await child.exited;

@@ -17,10 +17,16 @@ interface Arguments {
   tearAtIndex?: number;
   /** Put this text (a secret, for the redaction tests) in a `note` field of every record. */
   note?: string;
+  /** Open the store with this `chain` option (chained run files). */
+  chain?: boolean | 'strict';
 }
 
 const argument = JSON.parse(process.argv[2] as string) as Arguments;
-const store = createFsStore({ root: argument.root, durability: argument.durability });
+const store = createFsStore({
+  root: argument.root,
+  durability: argument.durability,
+  ...(argument.chain === undefined ? {} : { chain: argument.chain }),
+});
 
 function size(): number {
   const { minSize, maxSize } = argument;
