@@ -2,6 +2,7 @@ import { EpisodicError } from '@episodic/core';
 import { summarizeSession } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import { newBaseGeneration, splitBaseBytes } from './base-chunks.js';
+import { CHAIN_MIGRATION } from './migration-15-chain.js';
 import { SEED_EVENTS_DDL } from './schema-sql.js';
 
 /**
@@ -415,6 +416,8 @@ BEGIN
 END;`);
     },
   },
+  // Its own file, so that a renumbering at a merge is one line.
+  CHAIN_MIGRATION,
 ];
 
 /** The schema version this package writes. */

@@ -494,6 +494,20 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
         .filter(([from, to]) => from <= to);
       state.prefix = entry.n - 1;
       state.lastN = state.prefix;
+    } else if (
+      state.shared &&
+      entry.k !== undefined &&
+      entry.n !== undefined &&
+      entry.n > state.prefix + 1
+    ) {
+      // The stream's first chained entry stands after entries that are gone: they were never
+      // chained (a first chained entry carries k), so nothing tells what they were (retention of
+      // a shared ledger session's unchained prefix).
+      const last = state.unchained[state.unchained.length - 1];
+      if (last !== undefined && last[1] === state.prefix) last[1] = entry.n - 1;
+      else state.unchained.push([state.prefix + 1, entry.n - 1]);
+      state.prefix = entry.n - 1;
+      state.lastN = state.prefix;
     } else if (entry.k === undefined && state.prefix > 0 && entry.n === state.prefix + 1) {
       // The stream's first chained entry carries its key: the last "unchained" one lost its member.
       add('altered', state.ref, {

@@ -4,6 +4,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createChainVerifier } from '../chain/index.js';
+import { createLedger } from '../store/ledger-store.js';
+import { createMemoryLedgerAdapter } from '../store/memory-ledger.js';
 import { createMemoryRunStoreAdapter } from '../store/memory-run-store.js';
 import { createRunStore } from '../store/run-store.js';
 import { describeStoreConformance } from './index.js';
@@ -14,10 +16,19 @@ const chain = {
   randomSalt: () => new Uint8Array(randomBytes(16)),
 };
 
-describeStoreConformance('memory (chained)', () => ({
-  runs: createRunStore(createMemoryRunStoreAdapter({ chain })),
-  close: async () => {},
-}));
+describeStoreConformance('memory (chained)', () => {
+  const ledger = createMemoryLedgerAdapter({ chain });
+  return {
+    runs: createRunStore(createMemoryRunStoreAdapter({ chain })),
+    ledger: createLedger(ledger),
+    chainSha256: chain.sha256,
+    damage: {
+      changeLedgerRow: async (eventId, change) =>
+        ledger.tamperRow(eventId, change === 'delete' ? null : change),
+    },
+    close: async () => {},
+  };
+});
 
 describe('memory run store (chained): the stored lines verify', () => {
   it('appends from several calls verify clean; an edited line is named altered', async () => {
