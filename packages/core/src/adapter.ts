@@ -88,6 +88,7 @@ export type {
   LedgerReplayOptions,
   LedgerSearchInput,
   LedgerSearchQuery,
+  LedgerVerifyChainOptions,
   ListArtifactsQuery,
   ledgerAppendOptionsSchema,
   ledgerAppendReceiptSchema,

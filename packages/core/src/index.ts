@@ -38,8 +38,11 @@ export {
 export type {
   ChainFinding,
   ChainFindingKind,
+  ChainMember,
   ChainOption,
   ChainReport,
+  ChainStreamRef,
+  ChainWhere,
   ChainWriterOptions,
   ErasureEntry,
   Sha256,
