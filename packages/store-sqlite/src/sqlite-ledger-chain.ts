@@ -64,16 +64,27 @@ const ZERO_HEAD = Buffer.alloc(32);
 interface Tail {
   readonly state: ChainState;
   readonly first: number;
+  /** `state.open` as stored: the commitments' 32 bytes each, kept so an append adds one, not 63. */
+  readonly openBytes: Buffer;
 }
 
-function encodeTail({ state, first }: Tail): Buffer {
-  const buffer = Buffer.alloc(48 + 32 * state.open.length);
+/** The tail after `state`, from the tail before it (one commitment added, or a segment closed). */
+function nextTail(previous: Tail, state: ChainState, first: number): Tail {
+  const { open } = state;
+  let openBytes: Buffer;
+  if (open.length === 0) openBytes = Buffer.alloc(0);
+  else if (open.length === previous.state.open.length + 1)
+    openBytes = Buffer.concat([previous.openBytes, blob(open[open.length - 1] as string)]);
+  else openBytes = Buffer.concat(open.map(blob));
+  return { state, first, openBytes };
+}
+
+function encodeTail({ state, first, openBytes }: Tail): Buffer {
+  const buffer = Buffer.alloc(48 + openBytes.length);
   buffer.writeBigUInt64BE(BigInt(state.n), 0);
   buffer.writeBigUInt64BE(BigInt(first), 8);
   if (state.head !== null) blob(state.head).copy(buffer, 16);
-  state.open.forEach((c, index) => {
-    blob(c).copy(buffer, 48 + 32 * index);
-  });
+  openBytes.copy(buffer, 48);
   return buffer;
 }
 
@@ -90,6 +101,7 @@ function decodeTail(buffer: Buffer, key: Buffer): Tail {
       open,
     },
     first: Number(buffer.readBigUInt64BE(8)),
+    openBytes: Buffer.from(buffer.subarray(48, 48 + 32 * open.length)),
   };
 }
 
@@ -171,7 +183,7 @@ export function createSqliteLedgerChain(
   const tailOf = (scope: string, sessionId: string, head: HeadRow | undefined): Tail => {
     const position = head?.position ?? 0;
     if (head?.chain_key == null || head.chain_tail == null)
-      return { state: newChainState(position), first: 0 };
+      return { state: newChainState(position), first: 0, openBytes: Buffer.alloc(0) };
     const session = `${scope}\u0000${sessionId}`;
     const cached = recent.get(session);
     let tail: Tail =
@@ -192,7 +204,7 @@ export function createSqliteLedgerChain(
       // Rows counted by the trigger but gone (deleted by another program): the chain stands
       // where they were, as the verifier sees a gap there.
       while (state.n < position) state = writer.passRow(state, 'null').state;
-      tail = { state, first: tail.first };
+      tail = nextTail(tail, state, tail.first);
     }
     return tail;
   };
@@ -220,7 +232,7 @@ export function createSqliteLedgerChain(
       const { chain, state } = writer.stampRow(entry.tail.state, ledgerChainCanonicalJson(row));
       entry.position++;
       if (chain.k !== undefined) entry.key = blob(chain.k);
-      entry.tail = { state, first: entry.tail.first === 0 ? chain.n : entry.tail.first };
+      entry.tail = nextTail(entry.tail, state, entry.tail.first === 0 ? chain.n : entry.tail.first);
       if (chain.h !== undefined) writeSegmentHead.run(entry.key, chain.n, blob(chain.h));
       stamped.push({ position: entry.position, salt: blob(chain.s as string), c: blob(chain.c) });
     }

@@ -79,7 +79,33 @@ export function ledgerChainValue(row: LedgerChainColumns): Record<string, unknow
   };
 }
 
-/** The canonical JSON a ledger row's commitment covers: `chainCanonicalJson('ledger', ledgerChainValue(row))`. */
+const text = (value: unknown): value is string | null =>
+  value === null || typeof value === 'string';
+
+/**
+ * The canonical JSON a ledger row's commitment covers: `chainCanonicalJson('ledger',
+ * ledgerChainValue(row))`. Every append computes it, so a row of strings, nulls and a finite
+ * `ts_ms` (every row core builds) is written directly in sorted key order, which gives the same
+ * text; anything else goes through the general canonical JSON.
+ */
 export function ledgerChainCanonicalJson(row: LedgerChainColumns): string {
-  return chainCanonicalJson('ledger', ledgerChainValue(row));
+  const tsMs = Number(row.ts_ms);
+  const payload = row.payload_json ?? null;
+  if (
+    !Number.isFinite(tsMs) ||
+    typeof row.event_id !== 'string' ||
+    typeof row.scope !== 'string' ||
+    typeof row.session_id !== 'string' ||
+    typeof row.agent_id !== 'string' ||
+    typeof row.type !== 'string' ||
+    typeof row.summary !== 'string' ||
+    typeof row.schema_version !== 'string' ||
+    typeof row.created_at !== 'string' ||
+    !text(payload) ||
+    !text(row.refs_json) ||
+    !text(row.metadata_json)
+  )
+    return chainCanonicalJson('ledger', ledgerChainValue(row));
+  const json = JSON.stringify;
+  return `{"agent_id":${json(row.agent_id)},"created_at":${json(row.created_at)},"event_id":${json(row.event_id)},"metadata":${json(row.metadata_json)},"payload":${json(payload)},"refs":${json(row.refs_json)},"schema_version":${json(row.schema_version)},"scope":${json(row.scope)},"session_id":${json(row.session_id)},"summary":${json(row.summary)},"ts_ms":${json(tsMs)},"type":${json(row.type)}}`;
 }
