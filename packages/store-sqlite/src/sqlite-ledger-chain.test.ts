@@ -182,6 +182,31 @@ describe('schema 15: the ledger chain', () => {
     ]);
   });
 
+  it("redacting a session that holds another program's rows (counted by the chain) is Episodic's redaction for all of them", async () => {
+    const filename = newFile();
+    const store = open(filename, true);
+    const foreign = (id: string) =>
+      store.database
+        .prepare(
+          `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at)
+           VALUES (?, 1, ?, 's-1', 'lyria', 'conversation.user', 'their secret', NULL, NULL, 0, 'v0', '2026-01-01T00:00:00Z')`,
+        )
+        .run(id, SCOPE);
+    for (let n = 0; n < 70; n++) {
+      if (n === 5 || n === 66) foreign(`theirs-${n}`);
+      await store.ledger.append(event(`e${n}`, n));
+    }
+    foreign('theirs-last'); // not counted by the chain yet
+    await store.ledger.redact({ scope: SCOPE, sessionId: 's-1' });
+    await store.ledger.append(event('after', 99));
+    const report = await store.ledger.verifyChain({ sha256, scope: SCOPE });
+    expect(report.ok).toBe(true);
+    expect(report.counts).toMatchObject({ altered: 0, redacted: 72, unchained: 1 });
+    expect(report.findings.filter((finding) => finding.finding === 'unchained')).toMatchObject([
+      { from: 73, to: 73 },
+    ]);
+  });
+
   it('verifyChain is UNSUPPORTED on a ledger that does not chain, and refuses a bad chain option', async () => {
     const store = open(newFile(), false);
     await expect(store.ledger.verifyChain({ sha256, scope: SCOPE })).rejects.toMatchObject({

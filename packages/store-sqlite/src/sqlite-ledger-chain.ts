@@ -277,6 +277,7 @@ export function createSqliteLedgerChain(
       )
       .all(JSON.stringify(ids)) as ChainedSqlRow[];
 
+  const markForeign = database.prepare('UPDATE episodic_events SET chain_c = ? WHERE id = ?');
   const markRedacted = database.prepare(
     'UPDATE episodic_events SET chain_salt = NULL, chain_redaction = ? WHERE id = ?',
   );
@@ -285,9 +286,21 @@ export function createSqliteLedgerChain(
     const headOf = keysIn();
     const byStream = new Map<string, Extract<ErasureEntry, { op: 'redact' }>>();
     const at = plan.at ?? new Date().toISOString();
-    for (const row of rowsById(ids, true)) {
-      const key = headOf(row.scope, row.session_id)?.chain_key;
-      if (key == null) continue;
+    for (const row of rowsById(ids, false)) {
+      const head = headOf(row.scope, row.session_id);
+      const key = head?.chain_key;
+      if (key == null || head?.chain_tail == null) continue;
+      let c: string;
+      if (row.chain_c !== null) c = b64(row.chain_c);
+      else {
+        // Another program's row the chain already counted (with the empty salt): its commitment
+        // is kept on it from now on, so the redaction is Episodic's like any other, and the
+        // heads still compute. A row the chain has not counted yet is counted as it is next.
+        const { state, first } = decodeTail(head.chain_tail, key);
+        if (first === 0 || row.position < first || row.position > state.n) continue;
+        c = rowCommitment(sha256, '', row.position, ledgerChainCanonicalJson(row));
+        markForeign.run(blob(c), row.id);
+      }
       const stream = b64(key);
       let entry = byStream.get(stream);
       if (entry === undefined) {
@@ -301,7 +314,6 @@ export function createSqliteLedgerChain(
         };
         byStream.set(stream, entry);
       }
-      const c = b64(row.chain_c as Buffer);
       // Checked first: a row that no longer verifies is redacted anyway, and the entry says so.
       if (
         row.chain_salt !== null &&
