@@ -207,6 +207,44 @@ describe('schema 15: the ledger chain', () => {
     ]);
   });
 
+  it("GC of a session's unchained prefix (and of its first chained row) leaves no error: unchained before, collected after", async () => {
+    const filename = newFile();
+    const plain = open(filename, false);
+    const chained = open(filename, true);
+    const old = (id: string, n: number) => ({
+      ...event(id, n),
+      ts_ms: 1000 + n,
+      type: 'tool.result' as const,
+    });
+    await plain.ledger.append(old('p0', 0));
+    await plain.ledger.append(old('p1', 1));
+    await chained.ledger.append(old('c0', 2));
+    for (let n = 3; n < 6; n++) await chained.ledger.append(event(`c${n}`, n));
+    expect(
+      (await chained.ledger.gc({ scope: SCOPE, nowMs: 1_767_225_600_000 })).deleted_total,
+    ).toBe(3);
+    const report = await chained.ledger.verifyChain({ sha256, scope: SCOPE });
+    expect(report.ok).toBe(true);
+    expect(
+      report.findings.map((finding) => [finding.finding, finding.from ?? finding.n, finding.to]),
+    ).toEqual([
+      ['collected', 3, 3],
+      ['unchained', 1, 2],
+    ]);
+    // The chain's first row (with the stream key) survives here: the prefix before it is gone.
+    const second = newFile();
+    const plain2 = open(second, false);
+    const chained2 = open(second, true);
+    await plain2.ledger.append(old('p0', 0));
+    for (let n = 1; n < 4; n++) await chained2.ledger.append(event(`c${n}`, n));
+    await chained2.ledger.gc({ scope: SCOPE, nowMs: 1_767_225_600_000 });
+    const report2 = await chained2.ledger.verifyChain({ sha256, scope: SCOPE });
+    expect(report2.ok).toBe(true);
+    expect(report2.findings).toMatchObject([
+      { finding: 'unchained', from: 1, to: 1, verified_from: 2 },
+    ]);
+  });
+
   it('verifyChain is UNSUPPORTED on a ledger that does not chain, and refuses a bad chain option', async () => {
     const store = open(newFile(), false);
     await expect(store.ledger.verifyChain({ sha256, scope: SCOPE })).rejects.toMatchObject({

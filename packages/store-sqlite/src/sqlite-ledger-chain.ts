@@ -337,14 +337,16 @@ export function createSqliteLedgerChain(
   const collect: SqliteLedgerChain['collect'] = (ids, at) => {
     const headOf = keysIn();
     const byStream = new Map<string, Array<{ n: number; c: string }>>();
+    const firsts = new Map<string, number>();
     for (const row of rowsById(ids, false)) {
       const head = headOf(row.scope, row.session_id);
       if (head?.chain_key == null || head.chain_tail == null) continue;
+      const { first } = decodeTail(head.chain_tail, head.chain_key);
+      firsts.set(b64(head.chain_key), first);
       let c: string;
       if (row.chain_c !== null) c = b64(row.chain_c);
       else {
         // Another program's row inside the chained part counts with the empty salt.
-        const { first } = decodeTail(head.chain_tail, head.chain_key);
         if (row.position < first) continue;
         c = rowCommitment(sha256, '', row.position, ledgerChainCanonicalJson(row));
       }
@@ -365,6 +367,8 @@ export function createSqliteLedgerChain(
         stream,
         reason: 'retention',
         entries: entries.sort((left, right) => left.n - right.n),
+        // Where the chain starts: rows collected below it were never chained.
+        ...((firsts.get(stream) ?? 0) > 1 ? { first: firsts.get(stream) as number } : {}),
       });
   };
 
