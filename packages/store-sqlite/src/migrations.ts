@@ -2,6 +2,7 @@ import { EpisodicError } from '@episodic/core';
 import { summarizeSession } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import { newBaseGeneration, splitBaseBytes } from './base-chunks.js';
+import { CHAIN_MIGRATION } from './migration-15-chain.js';
 import { SEED_EVENTS_DDL } from './schema-sql.js';
 
 /**
@@ -430,6 +431,8 @@ BEGIN
 END;`);
     },
   },
+  // Its own file, so that a renumbering at a merge is one line.
+  CHAIN_MIGRATION,
   {
     // 15 is the verify chain's (issue #34). This step stands alone (its own state and stale
     // tables, nothing of schema 14 reused), so renumbering it is a change of this number only.

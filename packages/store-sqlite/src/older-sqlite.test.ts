@@ -21,6 +21,7 @@ import { commitEpisodes, createSession, loadSession, type NewEpisode } from '@ep
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from './migrations.js';
+import { nodeChainCrypto } from './sqlite-ledger-chain.js';
 import { createSqliteStore } from './sqlite-store.js';
 
 const SQLITE3 = '/usr/bin/sqlite3';
@@ -325,6 +326,57 @@ for (const [name, engine, version, missing] of ENGINES) {
         await expectIndexFollowed(store);
       } finally {
         await store.close();
+      }
+    });
+
+    it("opens a chained ledger (schema 15): seed 002's statements run; Episodic's verify names their redaction and deletion, their insert is unchained", async () => {
+      const path = newPath('chained.sqlite');
+      const store = createSqliteStore({ filename: path, chain: true });
+      const event = { scope: SCOPE, session_id: 'sess-001', agent_id: 'lyria' };
+      for (const [index, type] of (
+        ['conversation.user', 'tool.result', 'ops.decision'] as const
+      ).entries())
+        await store.ledger.append({
+          ...event,
+          event_id: `ep-${index}`,
+          type,
+          summary: `s${index}`,
+          ts_ms: 1000 * (index + 1),
+        });
+      await store.close();
+      const [integrity, , query] = rowsOf(
+        engine(path, [
+          ['PRAGMA integrity_check', []],
+          seedInsert('ext-1', 'sess-001', 'conversation.assistant', 4000),
+          seedQuery('sess-001'),
+          seedRedact('ep-0'),
+          seedRetention('tool.result', 2500),
+        ]),
+      );
+      expect(integrity).toEqual([{ integrity_check: 'ok' }]);
+      expect(query?.map((row) => row.event_id)).toEqual(['ep-0', 'ep-1', 'ep-2', 'ext-1']);
+      const again = createSqliteStore({ filename: path, chain: true });
+      try {
+        await again.ledger.append({
+          ...event,
+          event_id: 'ep-3',
+          type: 'ops.decision',
+          summary: 's3',
+          ts_ms: 5000,
+        });
+        const report = await again.ledger.verifyChain({
+          sha256: nodeChainCrypto().sha256,
+          scope: SCOPE,
+        });
+        expect(
+          report.findings.map((finding) => [finding.finding, finding.n ?? finding.from]),
+        ).toEqual([
+          ['altered', 1],
+          ['unchained', 4],
+          ['deleted', 2],
+        ]);
+      } finally {
+        await again.close();
       }
     });
 

@@ -17,6 +17,7 @@ import type { NewLedgerEvent } from '@episodic/core';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS, SCHEMA_VERSION, schemaVersionOf } from './migrations.js';
+import { nodeChainCrypto } from './sqlite-ledger-chain.js';
 import { createSqliteStore, type SqliteStore } from './sqlite-store.js';
 
 const SEED_DATA = fileURLToPath(
@@ -48,8 +49,8 @@ function newPath(): string {
   return join(directory, 'openclaw-mem.sqlite');
 }
 
-function open(filename: string): SqliteStore {
-  const store = createSqliteStore({ filename });
+function open(filename: string, chain = false): SqliteStore {
+  const store = createSqliteStore({ filename, chain });
   opened.push(store);
   return store;
 }
@@ -180,6 +181,35 @@ describe.each(VERSIONS)(
         event('evt-ep-plain-3', 'sess-plain', 1767225703000, 'and one more'),
       );
       expect(receipt.event.position).toBe(4);
+    });
+
+    it("with chaining on: the rows before (openclaw-mem's included) are an unchained prefix, what Episodic appends after verifies", async () => {
+      const filename = newPath();
+      copyFileSync(join(SEED_DATA, `openclaw-mem-${version}-opened-with-rows.sqlite`), filename);
+      const store = open(filename, true);
+      await store.ledger.append(event('evt-ep-plain-3', 'sess-plain', 1767225703000, 'chained'));
+      await store.ledger.append(event('evt-ep-plain-4', 'sess-plain', 1767225704000, 'chained'));
+      await store.ledger.redact({ ...SCOPE, eventId: 'evt-ep-plain-4' });
+      expect(
+        (await store.ledger.redact({ ...SCOPE, sessionId: 'sess-secret' })).redacted_count,
+      ).toBe(3);
+      const report = await store.ledger.verifyChain({ sha256: nodeChainCrypto().sha256, ...SCOPE });
+      expect(report.ok).toBe(true);
+      expect(
+        report.findings.map((finding) => [
+          finding.finding,
+          finding.stream.session_id,
+          finding.n ?? finding.from,
+          finding.verified_from,
+        ]),
+      ).toEqual([
+        ['redacted', 'sess-plain', 5, undefined],
+        ['unchained', 'sess-plain', 1, 4],
+        ['unchained', 'sess-secret', 1, undefined],
+      ]);
+      // openclaw-mem's index follows Episodic's chained rows and its redaction.
+      expect(ftsMatches(filename, 'umbrellas')).toEqual(['evt-ep-plain-1']);
+      for (const secret of SECRETS) expect(ftsMatches(filename, secret), secret).toEqual([]);
     });
 
     it('redaction erases the secrets from search_text, the index, the file and the WAL', async () => {
@@ -358,6 +388,64 @@ describe.skipIf(!toolIndexes)(
         ['evt-2', 2],
         ['evt-ocm', 3],
       ]);
+    });
+
+    it("opens a chained ledger (schema 15's columns), searches and appends; its row is unchained, Episodic's verify", {
+      timeout: 60_000,
+    }, async () => {
+      const filename = newPath();
+      const store = open(filename, true);
+      await store.ledger.append(
+        event('evt-1', 'sess-1', 1767225600000, 'harmless weather chat', {
+          text: 'sunny umbrellas',
+        }),
+      );
+      await store.ledger.append(event('evt-2', 'sess-1', 1767225601000, 'Keep the rollout'));
+      await close(store);
+      const search = openclawMem(filename, [
+        'episodes',
+        'search',
+        'umbrellas',
+        '--scope',
+        'openclaw-mem',
+        '--json',
+      ]);
+      expect(search.status, search.stderr).toBe(0);
+      expect((JSON.parse(search.stdout) as { result: { count: number } }).result.count).toBe(1);
+      const append = openclawMem(filename, [
+        'episodes',
+        'append',
+        '--json',
+        '--scope',
+        'openclaw-mem',
+        '--session-id',
+        'sess-1',
+        '--agent-id',
+        'lyria',
+        '--type',
+        'conversation.assistant',
+        '--summary',
+        'Bring an umbrella',
+        '--event-id',
+        'evt-ocm',
+        '--ts-ms',
+        '1767225602000',
+      ]);
+      expect(append.status, append.stderr).toBe(0);
+      const again = open(filename, true);
+      await again.ledger.append(event('evt-3', 'sess-1', 1767225603000, 'after theirs'));
+      const report = await again.ledger.verifyChain({ sha256: nodeChainCrypto().sha256, ...SCOPE });
+      expect(report.ok).toBe(true);
+      expect(report.findings).toMatchObject([{ finding: 'unchained', from: 3, to: 3 }]);
+      expect(
+        read(filename, (database) =>
+          database
+            .prepare(
+              "SELECT chain_c IS NULL AS unchained FROM episodic_events WHERE event_id = 'evt-ocm'",
+            )
+            .get(),
+        ),
+      ).toEqual({ unchained: 1 });
     });
 
     it('fails as before without the stand-in ("database disk image is malformed"): the cause', {

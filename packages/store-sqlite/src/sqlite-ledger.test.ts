@@ -5,8 +5,10 @@ import { idPrefixRange, type LedgerQueryPlan } from '@episodic/core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteDatabase } from './open-database.js';
 import { buildEventIdPrefixQuery, buildLedgerQuery } from './sqlite-ledger.js';
+import { nodeChainCrypto } from './sqlite-ledger-chain.js';
 import { createSqliteStore } from './sqlite-store.js';
 
+const { sha256: sha256Of } = nodeChainCrypto();
 const directories: string[] = [];
 function temporaryFile(name: string): string {
   const directory = mkdtempSync(join(tmpdir(), 'episodic-ledger-'));
@@ -176,70 +178,97 @@ describe('ledger on SQLite', () => {
     }
   });
 
-  it('leaves no copy of a redacted or collected secret in the .db or -wal files', async () => {
-    const filename = temporaryFile('residue.db');
-    const store = createSqliteStore({ filename });
-    const secrets = Array.from(
-      { length: 10 },
-      (_, index) => `sk-proj-RESIDUE${index}x${'Ab9Cd8Ef7Gh6'.repeat(4)}`,
-    );
-    // The guards would reject these; a caller who explicitly allows secrets stores them.
-    for (const [index, secret] of secrets.entries()) {
-      await store.ledger.append(
-        {
-          scope: 'residue',
-          session_id: index < 5 ? 'redact-me' : 'keep',
-          agent_id: 'agent',
-          type: index < 5 ? 'conversation.user' : 'tool.result',
-          summary: `summary with ${secret}`,
-          payload: { secret, padding: 'p'.repeat(6000) },
-          refs: { secret },
-          ts_ms: index < 5 ? Date.now() : 1,
-        },
-        { allow: ['secret'] },
+  it.each([
+    ['unchained', false],
+    ['chained', true],
+  ] as const)(
+    'leaves no copy of a redacted or collected secret in the .db or -wal files (%s; chained: their salts neither)',
+    async (_name, chain) => {
+      const filename = temporaryFile('residue.db');
+      const store = createSqliteStore({ filename, chain });
+      const secrets = Array.from(
+        { length: 10 },
+        (_, index) => `sk-proj-RESIDUE${index}x${'Ab9Cd8Ef7Gh6'.repeat(4)}`,
       );
-    }
-    const bytes = () =>
-      ['', '-wal']
-        .map((suffix) =>
-          existsSync(filename + suffix) ? readFileSync(filename + suffix).toString('latin1') : '',
-        )
-        .join('');
-    // The check can see them before they are erased.
-    expect(secrets.filter((secret) => bytes().includes(secret)).length).toBeGreaterThan(0);
-    // Searched once, so the search index (FTS5 shadow tables) holds them too: its terms are
-    // folded to lower case and prefix-compressed, so the scan looks for each secret's folded
-    // tail (what follows the shared "residue" prefix) in the folded bytes.
-    const folded = secrets.map((_, index) => `${index}x${'ab9cd8ef7gh6'.repeat(4)}`);
-    for (const index of [0, 9]) {
-      const hits = await store.ledger.search({ scope: 'residue', text: secrets[index] as string });
-      expect(hits.hits).toHaveLength(1);
-    }
-    const indexRows = store.database
-      .prepare("SELECT count(*) FROM sqlite_master WHERE name LIKE 'episodic_search%'")
-      .pluck()
-      .get() as number;
-    expect(indexRows).toBeGreaterThanOrEqual(5);
-    expect(folded.filter((tail) => bytes().toLowerCase().includes(tail)).length).toBe(10);
+      // The guards would reject these; a caller who explicitly allows secrets stores them.
+      for (const [index, secret] of secrets.entries()) {
+        await store.ledger.append(
+          {
+            scope: 'residue',
+            session_id: index < 5 ? 'redact-me' : 'keep',
+            agent_id: 'agent',
+            type: index < 5 ? 'conversation.user' : 'tool.result',
+            summary: `summary with ${secret}`,
+            payload: { secret, padding: 'p'.repeat(6000) },
+            refs: { secret },
+            ts_ms: index < 5 ? Date.now() : 1,
+          },
+          { allow: ['secret'] },
+        );
+      }
+      const bytes = () =>
+        ['', '-wal']
+          .map((suffix) =>
+            existsSync(filename + suffix) ? readFileSync(filename + suffix).toString('latin1') : '',
+          )
+          .join('');
+      // The check can see them before they are erased.
+      expect(secrets.filter((secret) => bytes().includes(secret)).length).toBeGreaterThan(0);
+      // Searched once, so the search index (FTS5 shadow tables) holds them too: its terms are
+      // folded to lower case and prefix-compressed, so the scan looks for each secret's folded
+      // tail (what follows the shared "residue" prefix) in the folded bytes.
+      const folded = secrets.map((_, index) => `${index}x${'ab9cd8ef7gh6'.repeat(4)}`);
+      for (const index of [0, 9]) {
+        const hits = await store.ledger.search({
+          scope: 'residue',
+          text: secrets[index] as string,
+        });
+        expect(hits.hits).toHaveLength(1);
+      }
+      const indexRows = store.database
+        .prepare("SELECT count(*) FROM sqlite_master WHERE name LIKE 'episodic_search%'")
+        .pluck()
+        .get() as number;
+      expect(indexRows).toBeGreaterThanOrEqual(5);
+      expect(folded.filter((tail) => bytes().toLowerCase().includes(tail)).length).toBe(10);
 
-    expect(
-      (await store.ledger.redact({ scope: 'residue', sessionId: 'redact-me' })).redacted_count,
-    ).toBe(5);
-    expect((await store.ledger.gc({ scope: 'residue', nowMs: Date.now() })).deleted_total).toBe(5);
-    const after = bytes();
-    expect(secrets.filter((secret) => after.includes(secret))).toEqual([]);
-    expect(folded.filter((tail) => after.toLowerCase().includes(tail))).toEqual([]);
-    for (const secret of secrets) {
-      expect((await store.ledger.search({ scope: 'residue', text: secret })).hits).toEqual([]);
-    }
-    await store.close();
-    const closed = bytes();
-    expect(secrets.filter((secret) => closed.includes(secret))).toEqual([]);
-    expect(folded.filter((tail) => closed.toLowerCase().includes(tail))).toEqual([]);
-    expect(
-      (await createSqliteStore({ filename }).ledger.query({ scope: 'residue' })).events.map(
-        (event) => event.summary,
-      ),
-    ).toEqual(Array(5).fill('[REDACTED]'));
-  });
+      // A chained row's salt is what made its commitment unguessable: redaction and GC erase it too.
+      const salts = (
+        store.database
+          .prepare('SELECT chain_salt FROM episodic_events WHERE chain_salt IS NOT NULL')
+          .pluck()
+          .all() as Buffer[]
+      ).map((salt) => salt.toString('latin1'));
+      expect(salts).toHaveLength(chain ? 10 : 0);
+      expect(salts.filter((salt) => bytes().includes(salt))).toHaveLength(salts.length);
+      expect(
+        (await store.ledger.redact({ scope: 'residue', sessionId: 'redact-me' })).redacted_count,
+      ).toBe(5);
+      expect((await store.ledger.gc({ scope: 'residue', nowMs: Date.now() })).deleted_total).toBe(
+        5,
+      );
+      const after = bytes();
+      expect(secrets.filter((secret) => after.includes(secret))).toEqual([]);
+      expect(salts.filter((salt) => after.includes(salt))).toEqual([]);
+      if (chain) {
+        const report = await store.ledger.verifyChain({ sha256: sha256Of, scope: 'residue' });
+        expect(report.ok).toBe(true);
+        expect(report.counts).toMatchObject({ redacted: 5, collected: 1, altered: 0, deleted: 0 });
+      }
+      expect(folded.filter((tail) => after.toLowerCase().includes(tail))).toEqual([]);
+      for (const secret of secrets) {
+        expect((await store.ledger.search({ scope: 'residue', text: secret })).hits).toEqual([]);
+      }
+      await store.close();
+      const closed = bytes();
+      expect(secrets.filter((secret) => closed.includes(secret))).toEqual([]);
+      expect(salts.filter((salt) => closed.includes(salt))).toEqual([]);
+      expect(folded.filter((tail) => closed.toLowerCase().includes(tail))).toEqual([]);
+      expect(
+        (await createSqliteStore({ filename }).ledger.query({ scope: 'residue' })).events.map(
+          (event) => event.summary,
+        ),
+      ).toEqual(Array(5).fill('[REDACTED]'));
+    },
+  );
 });

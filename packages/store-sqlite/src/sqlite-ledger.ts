@@ -1,5 +1,6 @@
 import { EpisodicError } from '@episodic/core';
 import type {
+  ChainWriterOptions,
   LedgerAdapter,
   LedgerAppendBatch,
   LedgerQueryPlan,
@@ -8,6 +9,7 @@ import type {
 import type Database from 'better-sqlite3';
 import { type BatchSizer, createBatchSizer } from './batch-sizer.js';
 import { withLockedDatabaseErrors } from './busy-error.js';
+import { createSqliteLedgerChain, type SqliteLedgerChain } from './sqlite-ledger-chain.js';
 import { createSqliteSearchIndex, type SqliteSearchIndex } from './sqlite-search.js';
 
 /** Options of the SQLite ledger adapter. */
@@ -25,6 +27,12 @@ export interface SqliteLedgerAdapterOptions {
    * images (which still hold the erased bytes) leave the `-wal` file too. @default true
    */
   truncateWalAfterErase?: boolean;
+  /**
+   * Chain every appended event (docs/design/verify.md; schema 15's columns) with this SHA-256 and
+   * salt source (`nodeChainCrypto()`): the adapter declares `capabilities.chain`, and redaction
+   * and GC record what they erase in the erasure log. Absent: nothing is chained, as before.
+   */
+  chain?: ChainWriterOptions;
 }
 
 const BASE_COLUMNS =
@@ -224,6 +232,16 @@ export function createSqliteLedgerAdapter(
     return searchIndex;
   };
 
+  // A file read as it is below schema 15 (read-only) has no chain columns: nothing is chained there.
+  const hasChainColumns = () =>
+    (database.pragma('table_info(episodic_events)') as Array<{ name: string }>).some(
+      (column) => column.name === 'chain_c',
+    );
+  const chain: SqliteLedgerChain | undefined =
+    options.chain === undefined || !hasChainColumns()
+      ? undefined
+      : createSqliteLedgerChain(database, options.chain);
+
   /** Index rows the current redaction or GC deleted or replaced (their terms wait for a merge). */
   let searchRowsErased = 0;
 
@@ -243,6 +261,13 @@ export function createSqliteLedgerAdapter(
   const byEventId = database.prepare(
     `SELECT ${BASE_COLUMNS}, payload_json FROM episodic_events WHERE event_id = ?`,
   );
+  const insertChained =
+    chain === undefined
+      ? undefined
+      : database.prepare(
+          `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at, metadata_json, position, chain_salt, chain_c)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
+        );
   /** Inserts row `index` of the batch at `position`. */
   const insertRow = ({ rows, values }: LedgerAppendBatch, index: number, position: number) => {
     // Positional binding (arrays, flattened): measurably cheaper than named parameters here.
@@ -264,6 +289,21 @@ export function createSqliteLedgerAdapter(
         | undefined;
       const lastPosition = head?.position ?? 0;
       if (lastPosition !== expectedPosition) return { conflict: { lastPosition } };
+    }
+    if (chain !== undefined && insertChained !== undefined) {
+      // Positions and commitments from each session's head row, then the rows in batch order.
+      const stamped = chain.stamp(rows);
+      return {
+        stored: stamped.map(({ position, salt, c }, index) => {
+          const { lastInsertRowid } = insertChained.run(
+            batch.values[index] as unknown[],
+            position,
+            salt,
+            c,
+          );
+          return { event_id: rows[index]?.event_id as string, position, sequence: lastInsertRowid };
+        }),
+      };
     }
     if (rows.length === 1) {
       // The common append: one head update and one insert, no bookkeeping.
@@ -344,9 +384,24 @@ export function createSqliteLedgerAdapter(
     'DELETE FROM episodic_events WHERE id IN (SELECT id FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE scope = ? AND type = ? AND ts_ms < ? LIMIT ?)',
   );
   // The rows and their search index rows go in one transaction (the delete trigger lists them).
+  const gcSelect = database
+    .prepare(
+      'SELECT id FROM episodic_events INDEXED BY idx_episodic_scope_type_ts WHERE scope = ? AND type = ? AND ts_ms < ? LIMIT ?',
+    )
+    .pluck();
+  const deleteByIds = database.prepare(
+    'DELETE FROM episodic_events WHERE id IN (SELECT value FROM json_each(?))',
+  );
   const gcBatchTransaction = database.transaction(
-    (scope: string, type: string, cutoff: number, limit: number) => {
-      const { changes } = gcDelete.run(scope, type, cutoff, limit);
+    (scope: string, type: string, cutoff: number, limit: number, at?: string) => {
+      let changes: number;
+      if (chain === undefined) changes = gcDelete.run(scope, type, cutoff, limit).changes;
+      else {
+        // The collected rows' commitments go to the erasure log in the same transaction.
+        const ids = gcSelect.all(scope, type, cutoff, limit) as number[];
+        chain.collect(ids, at);
+        changes = deleteByIds.run(JSON.stringify(ids)).changes;
+      }
       if (changes > 0) searchRowsErased += indexOrNull()?.refreshStale() ?? 0;
       return changes;
     },
@@ -355,9 +410,10 @@ export function createSqliteLedgerAdapter(
   const deleteOrphanHeads = database.prepare(
     'DELETE FROM episodic_session_heads AS h WHERE scope = ? AND NOT EXISTS (SELECT 1 FROM episodic_events AS e WHERE e.scope = h.scope AND e.session_id = h.session_id)',
   );
-  const deleteOrphanHeadsTransaction = database.transaction(
-    (scope: string) => deleteOrphanHeads.run(scope).changes,
-  );
+  const deleteOrphanHeadsTransaction = database.transaction((scope: string, at?: string) => {
+    chain?.collectEmptied(scope, at);
+    return deleteOrphanHeads.run(scope).changes;
+  });
   const redactBatch = database.prepare(
     'UPDATE episodic_events SET summary = ?, payload_json = ?, refs_json = NULL, metadata_json = NULL, redacted = 1 WHERE id IN (SELECT value FROM json_each(?))',
   );
@@ -368,8 +424,11 @@ export function createSqliteLedgerAdapter(
       ids: number[],
       searchText: string | null,
       embeddings: boolean,
+      at?: string,
     ) => {
       const idList = JSON.stringify(ids);
+      // The erasure entry and the dropped salts go with the rewrite, in this transaction.
+      chain?.redact(ids, { summary, payloadJson, at });
       // The vector and hash of the old search text go; openclaw-mem embeds the new one if asked.
       if (embeddings)
         prepare(
@@ -411,7 +470,15 @@ export function createSqliteLedgerAdapter(
       secureDelete: true,
       persistent: !database.memory,
       search: true,
+      ...(chain === undefined ? {} : { chain: true }),
     },
+    ...(chain === undefined
+      ? {}
+      : {
+          chainStreams: (scope: string | null) => chain.streams(scope),
+          chainRows: (scope: string, sessionId: string) => chain.rows(scope, sessionId),
+          erasures: () => chain.erasures(),
+        }),
     append(batch) {
       try {
         return appendTransaction.immediate(batch);
@@ -486,6 +553,7 @@ export function createSqliteLedgerAdapter(
               ids.slice(start, start + limit),
               searchText,
               index.embeddings,
+              plan.at,
             ) as number,
         );
         count += rows;
@@ -509,7 +577,8 @@ export function createSqliteLedgerAdapter(
             for (;;) {
               const { rows, limit } = timed(
                 sizer,
-                (limit) => gcBatchTransaction.immediate(scope, type, cutoff, limit) as number,
+                (limit) =>
+                  gcBatchTransaction.immediate(scope, type, cutoff, limit, plan.at) as number,
               );
               count += rows;
               if (rows < limit) break;
@@ -520,7 +589,7 @@ export function createSqliteLedgerAdapter(
         }
       }
       if (!plan.dryRun && changed > 0) {
-        for (const scope of scopes) deleteOrphanHeadsTransaction.immediate(scope);
+        for (const scope of scopes) deleteOrphanHeadsTransaction.immediate(scope, plan.at);
         afterErase(openclawSearchIndex(database));
       }
       return counts;

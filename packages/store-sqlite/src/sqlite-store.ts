@@ -1,15 +1,23 @@
-import type { ArtifactStoreOptions, LedgerOptions, SessionFoldOption } from '@episodic/core';
+import type {
+  ArtifactStoreOptions,
+  ChainOption,
+  LedgerOptions,
+  SessionFoldOption,
+} from '@episodic/core';
 import {
   createStores,
   EpisodicError,
+  parseInput,
   type StoreAdapters,
   type Stores,
 } from '@episodic/core/adapter';
+import { chainOptionSchema } from '@episodic/core/schemas';
 import type Database from 'better-sqlite3';
 import { withLockedDatabaseErrors } from './busy-error.js';
 import { openSqliteDatabase, type SqliteConnectionOptions } from './open-database.js';
 import { createSqliteArtifactStoreAdapter } from './sqlite-artifact-store.js';
 import { createSqliteLedgerAdapter } from './sqlite-ledger.js';
+import { nodeChainCrypto } from './sqlite-ledger-chain.js';
 import { createSqliteRunStoreAdapter } from './sqlite-run-store.js';
 import { createSqliteSessionStoreAdapter } from './sqlite-session-store.js';
 
@@ -37,6 +45,14 @@ export interface SqliteStoreOptions extends SqliteConnectionOptions {
    * `SessionFoldPolicy`)
    */
   fold?: SessionFoldOption;
+  /**
+   * Chain the ledger (docs/design/verify.md): each appended event gets a salted commitment
+   * (schema 15's `chain_*` columns), each session segment heads, and redaction and GC record what
+   * they erase in the erasure log, so `ledger.verifyChain` names what changed outside Episodic.
+   * `'strict'` is the same as `true` for the ledger. Runs and sessions are not chained yet.
+   * @default false
+   */
+  chain?: ChainOption;
 }
 
 /**
@@ -70,6 +86,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       details: { field: 'filename' },
     });
   }
+  const chainOption =
+    parseInput(chainOptionSchema.optional(), options.chain, 'SQLite store options (chain)') ??
+    false;
   const database = openSqliteDatabase((filename ?? given) as string | Database.Database, options);
   const owned = given === undefined;
   const durability = options.synchronous === 'FULL' ? 'always' : 'none';
@@ -82,6 +101,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         ...(options.truncateWalAfterErase === undefined
           ? {}
           : { truncateWalAfterErase: options.truncateWalAfterErase }),
+        ...(chainOption === false ? {} : { chain: nodeChainCrypto() }),
       }),
       sessions: withLockedDatabaseErrors(database, createSqliteSessionStoreAdapter(database)),
       runs: withLockedDatabaseErrors(database, createSqliteRunStoreAdapter(database, durability)),

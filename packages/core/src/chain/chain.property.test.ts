@@ -6,9 +6,12 @@ import { describe, expect, it } from 'vitest';
 import {
   type ChainFinding,
   type ChainMember,
+  chainCanonicalJson,
   createChainVerifier,
   createChainWriter,
   type ErasureEntry,
+  ledgerChainCanonicalJson,
+  ledgerChainValue,
   newChainState,
   resumeChainState,
 } from './index.js';
@@ -304,5 +307,39 @@ describe('chain verifier: properties over random streams', () => {
     const { lines } = build(1, ['a', 'é', '😀']);
     expect(verify(lines.map((line) => encoder.encode(line)))).toEqual(verify(lines));
     expect(decoder.decode(encoder.encode(lines[0] as string))).toBe(lines[0]);
+  });
+});
+
+describe("a ledger row's canonical JSON", () => {
+  it('the direct writer gives exactly the general canonical JSON, for any text and time', () => {
+    const text = fc.string({ unit: 'binary' });
+    const nullable = fc.option(text, { nil: null });
+    fc.assert(
+      fc.property(
+        fc.record({
+          event_id: text,
+          ts_ms: fc.oneof(fc.integer(), fc.double(), fc.integer().map(String)),
+          scope: text,
+          session_id: text,
+          agent_id: text,
+          type: text,
+          summary: text,
+          payload_json: fc.option(nullable, { nil: undefined }),
+          refs_json: nullable,
+          metadata_json: nullable,
+          schema_version: text,
+          created_at: text,
+        }),
+        (row) => {
+          const value = ledgerChainValue(row);
+          if (!Number.isFinite(value.ts_ms)) {
+            expect(() => ledgerChainCanonicalJson(row)).toThrow();
+            return;
+          }
+          expect(ledgerChainCanonicalJson(row)).toBe(chainCanonicalJson('ledger', value));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -9,6 +9,8 @@ import {
   createChainWriter,
   erasureEntrySchema,
   genesisHead,
+  ledgerChainCanonicalJson,
+  ledgerChainValue,
   newChainState,
   parseChainLine,
   resumeChainState,
@@ -103,6 +105,45 @@ describe('chain formulas: test vectors (docs/design/verify.md section 2 pins the
     ).toBe(
       '{"agent_id":null,"created_at":null,"event_id":"e1","metadata":null,"payload":null,"refs":null,"schema_version":null,"scope":null,"session_id":null,"summary":"s","ts_ms":null,"type":null}',
     );
+  });
+
+  it("a ledger row's canonical JSON: the JSON columns as their stored text; the direct writer gives the general canonical JSON", () => {
+    const rows = [
+      {
+        event_id: '01KE0Y8E00ASKEDFORSTATUS0',
+        ts_ms: 1767225600000,
+        scope: 'p',
+        session_id: 's "quoted" \\ ✓ \ud800',
+        agent_id: 'a\n\u0000',
+        type: 'tool.result',
+        summary: 'ünïcödé 🎉 </script>',
+        payload_json: '{"b":1,"a":"x"}',
+        refs_json: null,
+        metadata_json: '{"k":"v"}',
+        schema_version: 'episodic.ledger.v0',
+        created_at: '2026-01-01T00:00:00.000Z',
+      },
+      // As PostgreSQL returns a bigint, and a row whose payload was not selected.
+      {
+        ...{ event_id: 'e', scope: 's', session_id: 's', agent_id: 'a', type: 't', summary: '' },
+        ts_ms: '-0',
+        refs_json: '[]',
+        metadata_json: null,
+        schema_version: 'v',
+        created_at: 'c',
+      },
+    ];
+    for (const row of rows) {
+      const text = ledgerChainCanonicalJson(row);
+      expect(text).toBe(chainCanonicalJson('ledger', ledgerChainValue(row)));
+      expect(JSON.parse(text)).toMatchObject({
+        payload: row.payload_json ?? null,
+        ts_ms: Number(row.ts_ms) + 0,
+      });
+    }
+    // Not the shape core writes (a number where text is stored): the general path still answers.
+    const odd = { ...(rows[1] as (typeof rows)[1]), summary: 7 as unknown as string };
+    expect(ledgerChainCanonicalJson(odd)).toBe(chainCanonicalJson('ledger', ledgerChainValue(odd)));
   });
 
   it('stores the head every 64th entry and on request, from h_0, and restarts the segment after it', () => {

@@ -66,3 +66,11 @@ export function rowCommitment(
 export function lineCommitment(sha256: Sha256, line: Uint8Array, end: number): string {
   return digest(sha256, end === line.length ? line : line.subarray(0, end));
 }
+
+/**
+ * The `after` of an erasure log entry (docs/design/verify.md section 1.5): the plain SHA-256 of
+ * what a redacted row-stream entry now is (its new canonical JSON), base64url.
+ */
+export function erasureAfter(sha256: Sha256, canonicalJson: string): string {
+  return digest(sha256, encoder.encode(canonicalJson));
+}

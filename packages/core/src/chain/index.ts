@@ -1,9 +1,15 @@
 // The chain (docs/design/verify.md): per-entry salted commitments, segment heads, the writer that
 // stamps entries and the verifier fold over stored entries. No I/O, no node:crypto: SHA-256 and
 // random bytes are injected.
-export { chainCanonicalJson } from './canonical.js';
+export {
+  chainCanonicalJson,
+  type LedgerChainColumns,
+  ledgerChainCanonicalJson,
+  ledgerChainValue,
+} from './canonical.js';
 export {
   CHAIN_SEGMENT,
+  erasureAfter,
   genesisHead,
   lineCommitment,
   rowCommitment,
@@ -50,6 +56,7 @@ export {
   type ChainState,
   type ChainWriter,
   type ChainWriterOptions,
+  chainStateHead,
   createChainWriter,
   newChainState,
   resumeChainState,

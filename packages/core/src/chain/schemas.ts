@@ -107,6 +107,11 @@ export const erasureEntrySchema = z.discriminatedUnion('op', [
       })
       .optional(),
     entries: z.array(z.strictObject({ n: positionSchema, c: chainDigestSchema })).optional(),
+    /**
+     * The stream's first chained `n`, where entries before it were never chained (a ledger
+     * session's unchained prefix): gone entries below it are not `deleted`.
+     */
+    first: positionSchema.optional(),
   }),
   z.looseObject({
     op: z.literal('import'),

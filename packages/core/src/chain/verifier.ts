@@ -123,6 +123,8 @@ type CollectEntry = Extract<ErasureEntry, { op: 'collect' }>;
 
 interface Collected {
   readonly entries: Map<number, string>;
+  /** The stream's first chained `n`, when an entry names it. */
+  first?: number;
   through?: NonNullable<CollectEntry['through']>;
   erasure?: CollectEntry;
 }
@@ -257,6 +259,7 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
         collected.set(entry.stream, record);
       }
       for (const item of entry.entries ?? []) record.entries.set(item.n, item.c);
+      if (entry.first !== undefined) record.first = entry.first;
       if (entry.through !== undefined) {
         record.through = entry.through;
         record.erasure = entry;
@@ -493,6 +496,35 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
         .map(([from, to]): [number, number] => [from, Math.min(to, (entry.n as number) - 1)])
         .filter(([from, to]) => from <= to);
       state.prefix = entry.n - 1;
+      state.lastN = state.prefix;
+    } else if (
+      state.shared &&
+      entry.k !== undefined &&
+      entry.n !== undefined &&
+      entry.n > state.prefix + 1
+    ) {
+      // The stream's first chained entry stands after entries that are gone: they were never
+      // chained (a first chained entry carries k), so nothing tells what they were (retention of
+      // a shared ledger session's unchained prefix).
+      const last = state.unchained[state.unchained.length - 1];
+      if (last !== undefined && last[1] === state.prefix) last[1] = entry.n - 1;
+      else state.unchained.push([state.prefix + 1, entry.n - 1]);
+      state.prefix = entry.n - 1;
+      state.lastN = state.prefix;
+    } else if (
+      state.shared &&
+      entry.k === undefined &&
+      entry.n !== undefined &&
+      state.key !== undefined &&
+      (collected.get(state.key)?.first ?? 0) > state.prefix + 1 &&
+      (collected.get(state.key)?.first ?? 0) <= entry.n
+    ) {
+      // The first chained entry was collected, and so were the unchained ones before it.
+      const first = collected.get(state.key)?.first as number;
+      const last = state.unchained[state.unchained.length - 1];
+      if (last !== undefined && last[1] === state.prefix) last[1] = first - 1;
+      else state.unchained.push([state.prefix + 1, first - 1]);
+      state.prefix = first - 1;
       state.lastN = state.prefix;
     } else if (entry.k === undefined && state.prefix > 0 && entry.n === state.prefix + 1) {
       // The stream's first chained entry carries its key: the last "unchained" one lost its member.

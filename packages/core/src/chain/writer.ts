@@ -147,8 +147,31 @@ export interface ChainWriter {
   stampLine(state: ChainState, recordJson: string, options?: ChainStampOptions): ChainLineStamp;
   /** Stamps one row-stream entry (a session delta, a ledger event): `canonicalJson` per `chainCanonicalJson`. */
   stampRow(state: ChainState, canonicalJson: string, options?: ChainStampOptions): ChainStamp;
+  /**
+   * Counts one row-stream entry another program wrote into a shared stream (openclaw-mem's ledger
+   * rows): before the stream's first chained entry it only moves `n` (the unchained prefix); after
+   * it, its commitment with the empty salt joins the open segment, as the verifier counts it.
+   * `h` is the head when the entry closes a segment (for the store's heads table).
+   */
+  passRow(
+    state: ChainState,
+    canonicalJson: string,
+  ): { readonly state: ChainState; readonly h?: string };
   /** A fresh random id: a salt, a stream key or an erasure id (16 bytes, base64url). */
   randomId(): string;
+}
+
+/**
+ * `head(n)` of a stream whose chain stands at `state` (docs/design/verify.md section 1.2): the
+ * head over the open segment cut at `state.n`, or the last segment head when the open segment is
+ * empty. `undefined` before the stream's first chained entry.
+ */
+export function chainStateHead(sha256: Sha256, input: ChainState): string | undefined {
+  const state = trusted.has(input) ? input : parseInput(chainStateSchema, input, 'chain state');
+  if (state.key === null) return undefined;
+  if (state.open.length === 0 && state.head !== null && state.n % CHAIN_SEGMENT === 0)
+    return state.head;
+  return segmentHead(sha256, state.head ?? genesisHead(sha256, state.key), state.n, state.open);
 }
 
 /** What `createChainWriter` needs: a synchronous SHA-256 and a source of random bytes. */
@@ -261,6 +284,17 @@ export function createChainWriter(options: ChainWriterOptions): ChainWriter {
       const c = digest(sha256, encoder.encode(prefix));
       const done = finish(begun, c, options);
       return { chain: done.chain, state: done.state, line: prefix + chainLineSuffix(c, done.h) };
+    },
+    passRow(input, canonicalJson) {
+      if (typeof canonicalJson !== 'string')
+        throw recordJsonError(canonicalJson, 'the canonical JSON is not a string');
+      const state = trusted.has(input) ? input : parseInput(chainStateSchema, input, 'chain state');
+      const n = state.n + 1;
+      if (state.key === null) return { state: trust({ ...state, n }) };
+      const open = [...state.open, rowCommitment(sha256, '', n, canonicalJson)];
+      if (n % CHAIN_SEGMENT !== 0) return { state: trust({ ...state, n, open }) };
+      const h = segmentHead(sha256, state.head ?? genesisHead(sha256, state.key), n, open);
+      return { state: trust({ n, key: state.key, head: h, open: [] }), h };
     },
     stampRow(state, canonicalJson, options) {
       if (typeof canonicalJson !== 'string')

@@ -1,5 +1,9 @@
 import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
+import { ledgerChainValue } from '../chain/canonical.js';
+import type { Sha256 } from '../chain/formulas.js';
+import type { ChainMember, ChainReport, ChainWhere } from '../chain/schemas.js';
+import { createChainVerifier } from '../chain/verifier.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { DEFAULT_CONTENT_RULES } from '../ledger/content-rules.js';
@@ -99,6 +103,39 @@ export interface LedgerCapabilities {
   readonly persistent: boolean;
   /** `search` works: the adapter keeps a full-text index of the ledger. @default false */
   readonly search?: boolean;
+  /**
+   * The adapter chains what it appends (docs/design/verify.md: a salted commitment per event,
+   * segment heads per session, an erasure log for redaction and retention) and implements
+   * `chainStreams`, `chainRows` and `erasures`. @default false
+   */
+  readonly chain?: boolean;
+}
+
+/** A ledger stream: one session of one scope (its events in `position` order). */
+export interface LedgerChainStream {
+  readonly scope: string;
+  readonly session_id: string;
+}
+
+/** One stored event of a ledger stream with its chain columns, as `chainRows` gives it. */
+export interface LedgerChainRow {
+  /** The stored row, `payload_json` selected. */
+  readonly row: LedgerRow | SqlLedgerRow;
+  /**
+   * Its chain member, from the chain columns: `n` (the position), `s` (the salt) or `r` (the
+   * erasure id of its redaction), `c`, `k` on the stream's first chained row, `h` where the store
+   * keeps a segment head. `null`: the row is not chained (written before chaining was on, or by
+   * another program).
+   */
+  readonly chain: ChainMember | null;
+  /** Where it is stored (SQLite: table and rowid). */
+  readonly where?: ChainWhere;
+}
+
+/** What `chainRows` gives: the stream key (`null` before its first chained row) and the rows. */
+export interface LedgerChainRows {
+  readonly key: string | null;
+  readonly rows: readonly LedgerChainRow[];
 }
 
 /**
@@ -171,6 +208,8 @@ export interface LedgerRedactPlan {
   readonly summary: string;
   /** The new payload: null or the JSON text `"[REDACTED]"`. */
   readonly payloadJson: string | null;
+  /** When (ISO 8601, core's clock): a chaining adapter records it in its erasure log entry. */
+  readonly at?: string;
 }
 
 /** What `gc` deletes: per type, rows with `ts_ms < cutoff`. Types not listed are kept. */
@@ -179,6 +218,8 @@ export interface LedgerGcPlan {
   readonly cutoffs: Partial<Record<LedgerEventType, number>>;
   /** Count what would be deleted, delete nothing. */
   readonly dryRun: boolean;
+  /** When (ISO 8601, core's clock): a chaining adapter records it in its `collect` entries. */
+  readonly at?: string;
 }
 
 /**
@@ -292,6 +333,23 @@ export interface LedgerAdapter {
    * it with the rows (a redacted or deleted row's old words are never found again).
    */
   search?(plan: LedgerSearchPlan): MaybePromise<readonly LedgerSearchRow[]>;
+  /**
+   * Optional (declare `capabilities.chain`): the streams (scope, session) with stored events, of
+   * `scope` (of every scope when null), in any order.
+   */
+  chainStreams?(scope: string | null): MaybePromise<readonly LedgerChainStream[]>;
+  /**
+   * Optional (declare `capabilities.chain`): one stream's stored events in `position` order with
+   * their chain members, and the stream key. A chaining adapter stamps each appended row with
+   * core's writer (`createChainWriter(…).stampRow` over `ledgerChainCanonicalJson(row)`) in the
+   * append's transaction, from the session's head alone.
+   */
+  chainRows?(scope: string, sessionId: string): MaybePromise<LedgerChainRows>;
+  /**
+   * Optional (declare `capabilities.chain`): the entries of the store's erasure log, oldest first
+   * (`ErasureEntry`: what a redaction or GC recorded in the transaction that erased).
+   */
+  erasures?(): MaybePromise<readonly unknown[]>;
   close?(): MaybePromise<void>;
 }
 
@@ -361,8 +419,31 @@ export interface Ledger {
    * `query()`. `UNSUPPORTED` when the backend keeps no search index (`capabilities.search`).
    */
   search(query: LedgerSearchInput): Promise<SearchPage>;
+  /**
+   * Verifies the chain of the ledger sessions of a scope (or every scope, `global: true`; one
+   * session with `sessionId`) with core's verifier fold, against the store's erasure log: what
+   * was altered, deleted or reordered outside Episodic, and what Episodic redacted or collected.
+   * `UNSUPPORTED` when the backend does not chain (`capabilities.chain`).
+   */
+  verifyChain(options: LedgerVerifyChainOptions): Promise<ChainReport>;
   close(): Promise<void>;
 }
+
+/** Options of `Ledger.verifyChain`. */
+export interface LedgerVerifyChainOptions {
+  /** A synchronous SHA-256 (Node: `(bytes) => crypto.hash('sha256', bytes, 'buffer')`). */
+  sha256: Sha256;
+  scope?: string;
+  global?: true;
+  /** Only this session of the scope. */
+  sessionId?: string;
+}
+
+const verifyChainOptionsSchema = z.strictObject({
+  sha256: z.custom<Sha256>((value) => typeof value === 'function', 'must be a function'),
+  ...scopeSelectorShape,
+  sessionId: storedSessionIdSchema.optional(),
+});
 
 /** `search()` input: `LedgerSearchQuery` with its metadata filter and policy typed. */
 export type LedgerSearchInput = Omit<LedgerSearchQuery, 'metadata' | 'policy'> & {
@@ -886,6 +967,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
           ...(parsed.sessionId === undefined ? {} : { sessionId: parsed.sessionId }),
           summary: REDACTED_SUMMARY,
           payloadJson: replacement === 'null' ? null : JSON.stringify(REDACTED_SUMMARY),
+          at: now().toISOString(),
         }),
       );
       if (parsed.eventId !== undefined && count === 0) {
@@ -913,7 +995,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
       const counts = await callAdapter(
         name,
         parsed.dryRun ? 'count expired events' : 'delete expired events',
-        () => adapter.gc({ scope, cutoffs, dryRun: parsed.dryRun }),
+        () => adapter.gc({ scope, cutoffs, dryRun: parsed.dryRun, at: now().toISOString() }),
       );
       const deletedByType = {} as Record<LedgerEventType, number>;
       for (const type of LEDGER_EVENT_TYPES) deletedByType[type] = 0;
@@ -994,6 +1076,63 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
           search({ ...plan, ...(from === undefined ? {} : { after: from }), limit }),
         );
       return searchPage(read, after, query.limit, predicate);
+    },
+
+    async verifyChain(input) {
+      const parsed = parseInput(verifyChainOptionsSchema, input, 'chain verify options');
+      const { scope } = resolveScopeSelector(parsed, 'chain verification');
+      const { chainRows, chainStreams, erasures } = adapter;
+      if (
+        adapter.capabilities.chain !== true ||
+        chainRows === undefined ||
+        chainStreams === undefined
+      ) {
+        throw new EpisodicError({
+          code: 'UNSUPPORTED',
+          message: `The ${name} ledger does not chain its events. Open it with its chain option (createSqliteStore({ chain: true }), createMemoryLedger({ chain })) to record proofs from the next append on.`,
+          details: { store: name },
+        });
+      }
+      const entries = await callAdapter(name, 'read the erasure log', () => erasures?.() ?? []);
+      const verifier = createChainVerifier({ sha256: parsed.sha256, erasures: [...entries] });
+      const streams =
+        parsed.sessionId === undefined
+          ? await callAdapter(name, 'list ledger streams', () => chainStreams.call(adapter, scope))
+          : scope === null
+            ? (
+                await callAdapter(name, 'list ledger streams', () =>
+                  chainStreams.call(adapter, null),
+                )
+              ).filter((stream) => stream.session_id === parsed.sessionId)
+            : [{ scope, session_id: parsed.sessionId }];
+      const ordered = [...streams].sort(
+        (left, right) =>
+          (left.scope < right.scope ? -1 : left.scope > right.scope ? 1 : 0) ||
+          (left.session_id < right.session_id ? -1 : left.session_id > right.session_id ? 1 : 0),
+      );
+      for (const stream of ordered) {
+        const { key, rows } = await callAdapter(name, 'read a ledger stream', () =>
+          chainRows.call(adapter, stream.scope, stream.session_id),
+        );
+        const ref = {
+          kind: 'ledger' as const,
+          scope: stream.scope,
+          session_id: stream.session_id,
+          ...(key === null ? {} : { key }),
+        };
+        for (const { row, chain, where } of rows)
+          verifier.row(
+            ref,
+            {
+              n: Number(row.position),
+              chain,
+              value: ledgerChainValue(row),
+            },
+            where,
+          );
+        verifier.endStream(ref);
+      }
+      return verifier.report();
     },
 
     async close() {

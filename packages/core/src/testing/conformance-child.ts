@@ -1,6 +1,7 @@
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { RunRecord } from '../schema/run-record.js';
 import type { ArtifactStore } from '../store/artifact-store.js';
+import type { Ledger } from '../store/ledger-store.js';
 import type { RunStore } from '../store/run-store.js';
 import { scopeRunStore } from '../store/scoped-run-store.js';
 import { sessionRereads } from '../store/session-rereads.js';
@@ -78,6 +79,17 @@ export type ConformanceChildTask =
     }
   | {
       /**
+       * Append `count` events (one `appendBatch` of `batch` events every `batch`-th time, single
+       * appends otherwise) to one ledger session, no expected position: racing plain appenders.
+       */
+      kind: 'ledger-append-race';
+      scope: string;
+      sessionId: string;
+      writer: number;
+      count: number;
+    }
+  | {
+      /**
        * Save an existing session anew at the revision it is at (no `expectedRevision`), its last
        * episode's text replaced by `text`: another writer rewriting the base without a commit.
        */
@@ -106,6 +118,7 @@ export interface ConformanceChildStores {
   runs?: RunStore;
   sessions?: SessionStore;
   artifacts?: ArtifactStore;
+  ledger?: Ledger;
 }
 
 /** The `agent.event` a racing writer appends as its `n`-th record. */
@@ -133,6 +146,7 @@ export async function runConformanceChild(
   if (task.kind === 'session-rewrite') return sessionRewrite(stores, task);
   if (task.kind === 'run-recreate') return runRecreate(stores, task);
   if (task.kind === 'run-plain-append') return runPlainAppend(stores, task);
+  if (task.kind === 'ledger-append-race') return ledgerAppendRace(stores, task);
   const { runs } = stores;
   if (runs === undefined) throw new Error('run-append-race needs the harness to open `runs`');
   const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
@@ -170,6 +184,39 @@ async function runPlainAppend(
   for (let n = 0; n < task.count; n++) {
     const receipt = await runs.append(task.runId, [raceEvent(task.runId, task.writer, n, n)]);
     result.acknowledged.push({ n, position: receipt.appended });
+  }
+  return result;
+}
+
+async function ledgerAppendRace(
+  stores: ConformanceChildStores,
+  task: Extract<ConformanceChildTask, { kind: 'ledger-append-race' }>,
+): Promise<ConformanceChildResult> {
+  const { ledger } = stores;
+  if (ledger === undefined)
+    throw new Error('ledger-append-race needs the harness to open `ledger`');
+  const result: ConformanceChildResult = { acknowledged: [], conflicts: 0 };
+  const event = (n: number) => ({
+    event_id: `race-${task.writer}-${n}`,
+    scope: task.scope,
+    session_id: task.sessionId,
+    agent_id: `writer-${task.writer}`,
+    type: 'conversation.user' as const,
+    summary: `writer ${task.writer} event ${n}`,
+    ts_ms: 1_767_225_600_000 + n,
+    payload: { writer: task.writer, n },
+  });
+  for (let n = 0; n < task.count; ) {
+    if (n % 5 === 4 && n + 3 <= task.count) {
+      const receipts = await ledger.appendBatch([event(n), event(n + 1), event(n + 2)]);
+      for (const [index, receipt] of receipts.entries())
+        result.acknowledged.push({ n: n + index, position: receipt.event.position });
+      n += 3;
+      continue;
+    }
+    const receipt = await ledger.append(event(n));
+    result.acknowledged.push({ n, position: receipt.event.position });
+    n++;
   }
   return result;
 }

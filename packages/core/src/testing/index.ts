@@ -1,43 +1,5 @@
 // The store conformance suite (`@episodic/core/testing`). Imports vitest: use it from tests only.
 
-export type {
-  EpisodicError,
-  EpisodicErrorCode,
-  EpisodicErrorOptions,
-  LEDGER_EVENT_TYPES,
-  Ledger,
-  LedgerAppendOptions,
-  LedgerAppendReceipt,
-  LedgerCapabilities,
-  LedgerEventType,
-  LedgerGcOptions,
-  LedgerGcReceipt,
-  LedgerJson,
-  LedgerPage,
-  LedgerQuery,
-  LedgerQueryInput,
-  LedgerRedactOptions,
-  LedgerRedactReceipt,
-  LedgerRedactTarget,
-  LedgerReplayOptions,
-  LedgerSearchInput,
-  LedgerSearchQuery,
-  ledgerAppendOptionsSchema,
-  ledgerAppendReceiptSchema,
-  ledgerGcOptionsSchema,
-  ledgerGcReceiptSchema,
-  ledgerPageSchema,
-  ledgerQuerySchema,
-  ledgerRedactOptionsSchema,
-  ledgerRedactReceiptSchema,
-  ledgerReplayOptionsSchema,
-  ledgerSearchQuerySchema,
-  NewLedgerEvent,
-  newLedgerEventSchema,
-  ResolveEventIdOptions,
-  SearchHit,
-  SearchPage,
-} from '../index.js';
 export type { ConformanceChildResult, ConformanceChildTask } from './conformance-child.js';
 // The @episodic/core types this entry's signatures name, type-only (no runtime name here): those of
 // @episodic/core/testing/child, and the ledger's and the errors'.

@@ -4,6 +4,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createChainVerifier } from '../chain/index.js';
+import { createLedger } from '../store/ledger-store.js';
+import { createMemoryLedgerAdapter } from '../store/memory-ledger.js';
 import { createMemoryRunStoreAdapter } from '../store/memory-run-store.js';
 import { createRunStore } from '../store/run-store.js';
 import { describeStoreConformance } from './index.js';
@@ -16,11 +18,18 @@ const chain = {
 
 describeStoreConformance('memory (chained)', () => {
   const adapter = createMemoryRunStoreAdapter({ chain });
+  const ledger = createMemoryLedgerAdapter({ chain });
   return {
     runs: createRunStore(adapter),
     chain: {
       sha256: chain.sha256,
       readRunChain: async (runId: string) => adapter.readChain?.(runId) ?? null,
+    },
+    ledger: createLedger(ledger),
+    chainSha256: chain.sha256,
+    damage: {
+      changeLedgerRow: async (eventId, change) =>
+        ledger.tamperRow(eventId, change === 'delete' ? null : change),
     },
     close: async () => {},
   };

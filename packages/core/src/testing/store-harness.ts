@@ -1,3 +1,4 @@
+import type { Sha256 } from '../chain/formulas.js';
 import type { ArtifactStore } from '../store/artifact-store.js';
 import type { Ledger } from '../store/ledger-store.js';
 import type { RunStore } from '../store/run-store.js';
@@ -18,6 +19,22 @@ export interface StoreDamageHooks {
   writeRawSnapshot?(sessionId: string, bytes: Uint8Array): Promise<void>;
   /** Appends raw bytes after a session's stored deltas (a torn commit, garbage). */
   appendRawToDeltas?(sessionId: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Changes a stored ledger event's summary underneath the ledger (`'delete'`: deletes its row),
+   * as another program editing the store would. Runs the ledger chain's tamper tests.
+   */
+  changeLedgerRow?(eventId: string, change: { summary: string } | 'delete'): Promise<void>;
+  /**
+   * Inserts a ledger event as another program that shares the store does (openclaw-mem: its own
+   * column list, no position, no chain columns). Runs the ledger chain's shared-stream tests.
+   */
+  insertForeignLedgerRow?(row: {
+    event_id: string;
+    scope: string;
+    session_id: string;
+    ts_ms: number;
+    summary: string;
+  }): Promise<void>;
 }
 
 /**
@@ -32,6 +49,13 @@ export interface StoreHarness {
   sessions?: SessionStore;
   /** The ledger under test, created with the default options (caps, guards, retention). */
   ledger?: Ledger;
+  /**
+   * The same ledger (same store) with chaining off, for a chaining ledger: what an Episodic that
+   * predates chaining (or runs with it off) appends. Runs the unchained-prefix test.
+   */
+  unchainedLedger?: Ledger;
+  /** The SHA-256 the ledger chains with (`Ledger.verifyChain` needs it); set with `capabilities.chain`. */
+  chainSha256?: Sha256;
   /** The artifact store under test (artifacts, associations, episode metadata). */
   artifacts?: ArtifactStore;
   /** Raw-damage hooks (see `StoreConformanceCapabilities`). */

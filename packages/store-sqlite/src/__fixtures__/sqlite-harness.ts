@@ -6,19 +6,23 @@ import { startWorker } from '../../../../test-support/worker-process.js';
 import { buildWorker } from '../../test/reliability/build-worker.js';
 import { rebuildSqliteSearchIndex } from '../sqlite-ledger.js';
 import { rebuildSqliteRunSearchIndex } from '../sqlite-run-search.js';
+import { nodeChainCrypto } from '../sqlite-ledger-chain.js';
 import { createSqliteStore } from '../sqlite-store.js';
 
 /** The bundled child of the cross-process cases, built once per test file. */
 let child: Promise<string> | undefined;
 
 /**
- * A conformance harness over a fresh SQLite store in a temporary directory. Its damage hooks write
- * straight into the tables; `runInChild` opens the same database in a real child process.
+ * A conformance harness over a fresh SQLite store in a temporary directory, its ledger chained
+ * (`chain: true`; the unchained ledger is what the package's own tests cover). Its damage hooks
+ * write straight into the tables; `runInChild` opens the same database in a real child process.
  */
 export function createSqliteHarness(): StoreHarness {
   const directory = mkdtempSync(join(tmpdir(), 'episodic-sqlite-'));
   const filename = join(directory, 'episodic.db');
-  const store = createSqliteStore({ filename });
+  const store = createSqliteStore({ filename, chain: true });
+  // The same file through a second connection with chaining off: an Episodic before chaining.
+  let unchained: ReturnType<typeof createSqliteStore> | undefined;
   const database = store.database;
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   // Raw damage is written straight into the tables: each stored row is one line of a run file.
@@ -46,10 +50,32 @@ export function createSqliteHarness(): StoreHarness {
   };
   return {
     ledger: store.ledger,
+    get unchainedLedger() {
+      unchained ??= createSqliteStore({ filename });
+      return unchained.ledger;
+    },
+    chainSha256: nodeChainCrypto().sha256,
     sessions: store.sessions,
     runs: store.runs,
     artifacts: store.artifacts,
     damage: {
+      changeLedgerRow: async (eventId, change) => {
+        if (change === 'delete')
+          database.prepare('DELETE FROM episodic_events WHERE event_id = ?').run(eventId);
+        else
+          database
+            .prepare('UPDATE episodic_events SET summary = ? WHERE event_id = ?')
+            .run(change.summary, eventId);
+      },
+      // openclaw-mem's own INSERT: its column list, no position (the schema 5 trigger numbers it).
+      insertForeignLedgerRow: async (row) => {
+        database
+          .prepare(
+            `INSERT INTO episodic_events (event_id, ts_ms, scope, session_id, agent_id, type, summary, payload_json, refs_json, redacted, schema_version, created_at)
+             VALUES (?, ?, ?, ?, 'openclaw', 'conversation.user', ?, NULL, NULL, 0, 'v0', '2026-01-01T00:00:00Z')`,
+          )
+          .run(row.event_id, row.ts_ms, row.scope, row.session_id, row.summary);
+      },
       appendRawToRun: async (runId, bytes) => writeLines(runId.toLowerCase(), decode(bytes), false),
       replaceRawRun: async (runId, bytes) => writeLines(runId.toLowerCase(), decode(bytes), true),
       writeRawSnapshot: async (sessionId, bytes) => {
@@ -79,12 +105,13 @@ export function createSqliteHarness(): StoreHarness {
     },
     runInChild: async (task) => {
       child ??= buildWorker('conformance-child');
-      const worker = startWorker(await child, [JSON.stringify({ filename, task })]);
+      const worker = startWorker(await child, [JSON.stringify({ filename, task, chain: true })]);
       const { code, stderr } = await worker.exited;
       if (code !== 0) throw new Error(`conformance child exited with ${code}: ${stderr}`);
       return JSON.parse(worker.lines.at(-1) as string);
     },
     close: async () => {
+      await unchained?.close();
       await store.close();
       rmSync(directory, { recursive: true, force: true });
     },

@@ -3,13 +3,14 @@
 import { type ConformanceChildTask, runConformanceChild } from '@episodic/core/testing/child';
 import { createSqliteStore } from '../../src/sqlite-store.js';
 
-const { filename, task } = JSON.parse(process.argv[2] as string) as {
+const { filename, task, chain } = JSON.parse(process.argv[2] as string) as {
   filename: string;
   task: ConformanceChildTask;
+  chain?: boolean;
 };
-const store = createSqliteStore({ filename });
+const store = createSqliteStore({ filename, chain: chain === true });
 const result = await runConformanceChild(
-  { runs: store.runs, sessions: store.sessions, artifacts: store.artifacts },
+  { runs: store.runs, sessions: store.sessions, artifacts: store.artifacts, ledger: store.ledger },
   task,
 );
 await store.close();

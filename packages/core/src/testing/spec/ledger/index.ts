@@ -5,6 +5,7 @@ import { contractGroup } from '../contract-group.js';
 import { ledgerAppendTests } from './append.js';
 import { ledgerAppendBatchTests } from './append-batch.js';
 import { ledgerCapabilityTests } from './capabilities.js';
+import { ledgerChainTests } from './chain.js';
 import { ledgerGuardTests } from './guards.js';
 import { ledgerEventIdTests } from './ids.js';
 import { ledgerQueryTests } from './query.js';
@@ -36,5 +37,6 @@ export function describeLedgerSuite(
     ledgerRedactTests(group);
     ledgerRetentionTests(group);
     ledgerSearchTests(group);
+    describe('chain', () => ledgerChainTests(group));
   });
 }
