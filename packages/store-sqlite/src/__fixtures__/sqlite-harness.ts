@@ -5,8 +5,8 @@ import type { StoreHarness } from '@episodic/core/testing';
 import { startWorker } from '../../../../test-support/worker-process.js';
 import { buildWorker } from '../../test/reliability/build-worker.js';
 import { rebuildSqliteSearchIndex } from '../sqlite-ledger.js';
-import { rebuildSqliteRunSearchIndex } from '../sqlite-run-search.js';
 import { nodeChainCrypto } from '../sqlite-ledger-chain.js';
+import { rebuildSqliteRunSearchIndex } from '../sqlite-run-search.js';
 import { createSqliteStore } from '../sqlite-store.js';
 
 /** The bundled child of the cross-process cases, built once per test file. */
