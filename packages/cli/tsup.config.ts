@@ -41,6 +41,7 @@ const COMMAND_MODULES = [
   'import-transcripts',
   'scopes',
   'search',
+  'verify',
 ];
 
 const bin: Options = {

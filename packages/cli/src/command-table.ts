@@ -187,6 +187,7 @@ const migrate = () => import('./commands/migrate.js');
 const importTranscripts = () => import('./commands/import-transcripts.js');
 const scopes = () => import('./commands/scopes.js');
 const search = () => import('./commands/search.js');
+const verify = () => import('./commands/verify.js');
 // The completion script is generated from this table, which lists `completion` too: the table
 // hands itself to the handler, so the handler's module never imports the table back.
 const completion = async (): Promise<CommandModule> => {
@@ -1262,6 +1263,50 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     load: doctor,
     handler: 'doctor',
+  },
+  {
+    path: ['verify'],
+    summary: 'check that the history was not changed outside Episodic (the hash chains)',
+    usage:
+      'episodic verify [--runs] [--ledger] [--scope SCOPE | --global | --all-scopes] [--run RUN_ID] [--session-id ID] [--require-chain]',
+    description:
+      'Verifies the hash chains of the home (docs/design/verify.md): every run and the erasure log, and the ledger sessions of the scope given (--scope, --global or --all-scopes; without one the ledger is not verified, and a note says so). Names each entry that was altered, inserted, deleted or reordered outside Episodic (file and line, or table and row), and tells what Episodic itself redacted or collected. Prints one line per stream with a finding and a summary line. Exits 0 when no finding is an error, 1 when one is (the --json receipt is then ok: false with code CORRUPT_DATA and the report under details), 2 on bad input. A home whose stores do not chain (no "chain": true in episodic-home.json) says "no chain" and exits 0, or 1 with --require-chain. Read-only: nothing is created or changed.',
+    options: {
+      runs: { type: 'boolean', description: 'verify the runs (and the erasure log) only' },
+      ledger: {
+        type: 'boolean',
+        description: 'verify the ledger only (needs --scope, --global or --all-scopes)',
+      },
+      scope: { ...scope, description: 'verify the ledger sessions of this scope too' },
+      global: {
+        type: 'boolean',
+        description: 'verify the ledger sessions of the scope named global (as --scope global)',
+      },
+      'all-scopes': { type: 'boolean', description: 'verify the ledger sessions of every scope' },
+      run: {
+        type: 'string',
+        value: 'RUN_ID',
+        description: 'only this run (an id or a unique prefix of 6+ characters)',
+      },
+      'session-id': {
+        type: 'string',
+        value: 'ID',
+        description: 'only this ledger session (with a scope option)',
+      },
+      'require-chain': {
+        type: 'boolean',
+        description:
+          'exit 1 when a part asked for is not chained, or holds entries written before chaining',
+      },
+    },
+    examples: [
+      'episodic verify',
+      'episodic verify --scope my-project',
+      'episodic verify --all-scopes --require-chain --json',
+      'episodic verify --run 8f1d7b7a',
+    ],
+    load: verify,
+    handler: 'verify',
   },
   {
     path: ['export'],

@@ -304,6 +304,7 @@ export {
   type RunAppendAtResult,
   type RunChainLine,
   type RunDurability,
+  type RunErasureChain,
   type RunLine,
   type RunListError,
   type RunListFilter,

@@ -34,3 +34,9 @@ export { openEpisodicLedger } from './open-episodic-ledger.js';
 export type { EpisodicRunStores } from './open-episodic-run-stores.js';
 export { openEpisodicRunStores } from './open-episodic-run-stores.js';
 export { openEpisodicStores } from './open-episodic-stores.js';
+export type {
+  HomeVerification,
+  HomeVerifyPart,
+  VerifyEpisodicHomeOptions,
+} from './verify-home.js';
+export { verifyEpisodicHome } from './verify-home.js';

@@ -11,6 +11,8 @@ import {
   type OpenEpisodicStoresOptions,
   resolveEpisodicLocation,
 } from './episodic-location.js';
+import { readHomeConfig } from './home-config.js';
+import { nodeChainCrypto } from './node-chain-crypto.js';
 
 /** The ledger under the Episodic home, opened on its own (SQLite only). */
 export interface EpisodicLedger {
@@ -60,7 +62,15 @@ export function openEpisodicLedger(options?: OpenEpisodicStoresOptions): Episodi
   });
   let ledger: Ledger;
   try {
-    ledger = createLedger(createSqliteLedgerAdapter(database), checked.ledger);
+    // The home's config may turn the chained ledger on (`"chain": true | "strict"`).
+    const chain = readHomeConfig(location.home)?.chain;
+    ledger = createLedger(
+      createSqliteLedgerAdapter(
+        database,
+        chain === undefined || chain === false ? {} : { chain: nodeChainCrypto() },
+      ),
+      checked.ledger,
+    );
   } catch (error) {
     database.close();
     throw error;

@@ -6,6 +6,7 @@ import {
   type OpenEpisodicStoresOptions,
 } from './episodic-location.js';
 import type { EpisodicStores } from './episodic-stores.js';
+import { readHomeConfig } from './home-config.js';
 import { openRunFiles } from './open-run-files.js';
 
 /**
@@ -18,12 +19,15 @@ export function openSqliteOf(
 ): SqliteStore {
   const readOnly = options.readOnly === true;
   const missing = location.database !== ':memory:' && !existsSync(location.database);
+  // The home's config may turn the chained ledger on (`"chain": true | "strict"`).
+  const chain = readHomeConfig(location.home)?.chain;
   return createSqliteStore({
     filename: readOnly && missing ? ':memory:' : location.database,
     ...(readOnly && !missing ? { readOnly: true } : {}),
     ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
     ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
     ...(options.artifacts === undefined ? {} : { artifacts: options.artifacts }),
+    ...(chain === undefined ? {} : { chain }),
   });
 }
 

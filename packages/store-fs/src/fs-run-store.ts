@@ -85,7 +85,7 @@ export interface FsRunStoreAdapter extends RunStoreAdapter {
   /** The cached full text of a tool output (`cache/tool-output/<id>.txt`), or null. */
   readToolOutput(id: string): string | null;
   /** The store's erasure log (`sessions/erasures.jsonl`), on a chaining store only. */
-  readonly erasures?: FsErasureLog;
+  readonly erasureLog?: FsErasureLog;
 }
 
 /** A record without its top-level `chain` member (what a chaining store's readers return). */
@@ -1040,7 +1040,20 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     },
 
     locate,
-    ...(erasures === undefined ? {} : { erasures }),
+    ...(erasures === undefined
+      ? {}
+      : {
+          erasureLog: erasures,
+          erasures: () => erasures.read(),
+          erasureChain: () => ({
+            location: `${SESSIONS_DIR}/erasures.jsonl`,
+            lines: erasures.readChain(),
+          }),
+          chainLocation(runId: string) {
+            const path = locate(runId);
+            return path === null ? null : root.relative(path);
+          },
+        }),
 
     readToolOutput(id) {
       if (!isToolOutputId(id)) {

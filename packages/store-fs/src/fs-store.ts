@@ -199,10 +199,10 @@ export function createFsStore(options?: FsStoreOptions): FsStore {
       return (await runAdapter.readChain?.(parseRunId(runId))) ?? null;
     },
     async readErasures() {
-      return runAdapter.erasures?.read() ?? [];
+      return runAdapter.erasureLog?.read() ?? [];
     },
     async readErasureChain() {
-      return runAdapter.erasures?.readChain() ?? [];
+      return runAdapter.erasureLog?.readChain() ?? [];
     },
   };
 }

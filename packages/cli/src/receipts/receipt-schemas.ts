@@ -1,3 +1,4 @@
+import { verifyReceiptSchema } from '@episodic/core/schemas';
 import * as z from 'zod';
 import { doctorReceiptSchema } from './doctor-receipt.js';
 import {
@@ -84,6 +85,12 @@ export const RECEIPT_SCHEMAS = {
   'episodic.import.openai.v1': importOpenAIReceiptSchema,
   'episodic.completion.v1': completionReceiptSchema,
   'episodic.ui.v1': uiReceiptSchema,
+  /**
+   * The chain verification (core's `verifyReceiptSchema`): the report when no finding is an
+   * error, else the failure shape (`ok: false`, `code: "CORRUPT_DATA"`) with the report under
+   * `details`.
+   */
+  'episodic.verify.v1': verifyReceiptSchema,
 } as const;
 
 /** The kind of a successful receipt. */

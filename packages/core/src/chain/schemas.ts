@@ -254,6 +254,15 @@ const receiptReport = {
   anchors: z
     .looseObject({ files: z.number().int().min(0), streams: z.number().int().min(0) })
     .nullable(),
+  /** Per part of the home: verified, not chained (its store does not chain), or not asked for. */
+  parts: z
+    .strictObject({
+      runs: z.enum(['verified', 'not-chained', 'not-asked']),
+      ledger: z.enum(['verified', 'not-chained', 'not-asked']),
+    })
+    .optional(),
+  /** One sentence per part that was not verified, and why. */
+  notes: z.array(z.string()).optional(),
 };
 
 /**

@@ -1,4 +1,7 @@
 import * as z from 'zod';
+import type { Sha256 } from '../chain/formulas.js';
+import type { ChainReport } from '../chain/schemas.js';
+import { createChainVerifier } from '../chain/verifier.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import {
   CUSTOM_RUN_RECORD_TYPE_PATTERN,
@@ -478,7 +481,31 @@ export interface RunStoreAdapter {
    * What a chain verifier reads (`createChainVerifier(…).line`), in stored order.
    */
   readChain?(runId: string): MaybePromise<RunChainLine[] | null>;
+  /**
+   * Optional, on a store that declares `chain`: the entries of the store's erasure log
+   * (`ErasureEntry`, validated by the verifier), what its redactions and deletions of chained runs
+   * recorded, in stored order. Without it `RunStore.verifyChain` reads no erasure log.
+   */
+  erasures?(): MaybePromise<readonly unknown[]>;
+  /**
+   * Optional: the erasure log's own stored lines, unparsed (a chained line stream of kind
+   * `erasures`), and where the log is stored (named in findings).
+   */
+  erasureChain?(): MaybePromise<RunErasureChain>;
+  /**
+   * Optional: where a run's lines are stored, named in the findings of `RunStore.verifyChain`
+   * (store-fs: its file, relative to the store's root), or null when the run does not exist.
+   */
+  chainLocation?(runId: string): MaybePromise<string | null>;
   close?(): MaybePromise<void>;
+}
+
+/** The erasure log's stored lines: what `RunStoreAdapter.erasureChain` returns. */
+export interface RunErasureChain {
+  /** Where the log is stored (store-fs: `sessions/erasures.jsonl`). */
+  readonly location?: string;
+  /** Its stored lines, unparsed (`runChainLines`), in stored order. */
+  readonly lines: readonly RunChainLine[];
 }
 
 /** One stored line of a run, unparsed: what `RunStoreAdapter.readChain` returns. */
@@ -578,7 +605,27 @@ export interface RunStore {
    * backend keeps no search index (`capabilities.search`).
    */
   search(query: RunSearchQuery): Promise<RunSearchPage>;
+  /**
+   * Verifies the chain of every run the store lists (or of the runs named) with core's verifier
+   * fold, against the store's erasure log, and the log's own chained lines (stream kind
+   * `erasures`): what was altered, inserted, deleted or reordered outside Episodic, and what
+   * Episodic redacted or collected (docs/design/verify.md section 4). `UNSUPPORTED` when the
+   * store does not chain (`capabilities.chain`).
+   */
+  verifyChain(options: RunVerifyChainOptions): Promise<ChainReport>;
   close(): Promise<void>;
+}
+
+/** Options of `RunStore.verifyChain`. */
+export interface RunVerifyChainOptions {
+  /** A synchronous SHA-256 (Node: `(bytes) => crypto.hash('sha256', bytes, 'buffer')`). */
+  sha256: Sha256;
+  /** Only this run (its erasure log entries and the log's own lines are still read). */
+  runId?: string;
+  /** Only these runs (a scoped store passes the runs it may show); not with `runId`. */
+  runIds?: readonly string[];
+  /** Findings kept in the report (the counts keep counting). @default 1000 */
+  maxFindings?: number;
 }
 
 /** The default number of records `tail()` returns. */
@@ -1028,6 +1075,69 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
       const rows = await callAdapter(name, 'search runs', () => search(plan));
       return runSearchPageOf(rows.map(runHitOf), query.limit);
     },
+    async verifyChain(input) {
+      const parsed = parseInput(verifyChainOptionsSchema, input, 'run chain verify options');
+      if (parsed.runId !== undefined && parsed.runIds !== undefined) {
+        throw invalidField(
+          'run chain verify options',
+          'runIds',
+          parsed.runIds,
+          'give runId (one run) or runIds (several), not both',
+        );
+      }
+      const readChain = adapter.readChain?.bind(adapter);
+      if (adapter.capabilities.chain !== true || readChain === undefined) {
+        throw new EpisodicError({
+          code: 'UNSUPPORTED',
+          message: `The ${name} run store does not chain its runs. Open it with its chain option (createFsStore({ chain: true }), createMemoryRunStore({ chain })) to record proofs from the next append on.`,
+          details: { store: name },
+        });
+      }
+      const entries = await callAdapter(name, 'read the erasure log', () =>
+        adapter.erasures === undefined ? [] : adapter.erasures(),
+      );
+      const verifier = createChainVerifier({
+        sha256: parsed.sha256,
+        erasures: [...entries],
+        ...(parsed.maxFindings === undefined ? {} : { maxFindings: parsed.maxFindings }),
+      });
+      const runIds =
+        parsed.runId !== undefined
+          ? [parsed.runId.toLowerCase()]
+          : parsed.runIds !== undefined
+            ? [...new Set(parsed.runIds.map((runId) => runId.toLowerCase()))].sort()
+            : await callAdapter(name, 'list runs', () => storedRunIds(adapter));
+      for (const runId of runIds) {
+        const lines = await callAdapter(name, `read run ${runId}`, () => readChain(runId));
+        if (lines === null) {
+          // A run named by the caller that is not there; a listed one that went meanwhile.
+          if (parsed.runId !== undefined) throw runNotFound(runId);
+          continue;
+        }
+        const location = await callAdapter(name, `locate run ${runId}`, () =>
+          adapter.chainLocation === undefined ? null : adapter.chainLocation(runId),
+        );
+        const stream = { kind: 'run', id: runId } as const;
+        for (const { line, text } of lines)
+          verifier.line(stream, text, location === null ? { line } : { file: location, line });
+        verifier.endStream(stream);
+      }
+      if (adapter.erasureChain !== undefined) {
+        const erasureChain = adapter.erasureChain.bind(adapter);
+        const log = await callAdapter(name, 'read the erasure log', () => erasureChain());
+        if (log.lines.length > 0) {
+          const stream = { kind: 'erasures' } as const;
+          for (const { line, text } of log.lines)
+            verifier.line(
+              stream,
+              text,
+              log.location === undefined ? { line } : { file: log.location, line },
+            );
+          verifier.endStream(stream);
+        }
+      }
+      return verifier.report();
+    },
     async close() {
       await callAdapter(name, 'close', () => adapter.close?.());
     },
@@ -1125,6 +1235,24 @@ function isPageIterable(
  * `list()` once for every backend: the adapter's rows, each header parsed and summarized, the
  * filter applied, newest first, then the limit.
  */
+const verifyChainOptionsSchema = z.strictObject({
+  sha256: z.custom<Sha256>((value) => typeof value === 'function', 'must be a function'),
+  runId: uuidSchema.optional(),
+  runIds: z.array(uuidSchema).max(100_000).optional(),
+  maxFindings: z.number().int().min(1).max(1_000_000).optional(),
+});
+
+/** Every run id the adapter lists (an unreadable header too: its lines are verified), sorted. */
+async function storedRunIds(adapter: RunStoreAdapter): Promise<string[]> {
+  const listed = await adapter.list({});
+  const ids = new Set<string>();
+  for (const page of isPageIterable(listed) ? listed : [listed]) {
+    for (const row of page.rows) ids.add(row.runId);
+    for (const error of page.errors ?? []) if (error.runId !== undefined) ids.add(error.runId);
+  }
+  return [...ids].sort();
+}
+
 async function listRuns(adapter: RunStoreAdapter, filter: RunListFilter): Promise<RunListResult> {
   const listed = await adapter.list(filter);
   const pages = isPageIterable(listed) ? listed : [listed];

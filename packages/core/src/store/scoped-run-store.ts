@@ -16,6 +16,7 @@ import {
   type RunReadResult,
   type RunStore,
   type RunSummary,
+  type RunVerifyChainOptions,
   readRunHeaderLine,
   runHeaderScope,
   runNotFound,
@@ -312,6 +313,24 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
       const id = parseRunId(runId);
       if (!(await isVisible(id))) throw runNotFound(id);
       return runs.redact(id, redactOptions);
+    },
+    async verifyChain(verifyOptions) {
+      // Only the scope's visible runs; the store's erasure log is the home's (it names streams by
+      // their random key only).
+      const { runId, runIds, ...rest } = verifyOptions ?? ({} as RunVerifyChainOptions);
+      if (runId !== undefined) {
+        const id = parseRunId(runId);
+        if (!(await isVisible(id))) throw runNotFound(id);
+        return runs.verifyChain({ ...rest, runId: id });
+      }
+      const wanted =
+        runIds === undefined ? undefined : new Set(runIds.map((id) => String(id).toLowerCase()));
+      const ids: string[] = [];
+      for (const summary of (await runs.list({ scope })).runs) {
+        if (wanted !== undefined && !wanted.has(summary.runId)) continue;
+        if (visible === undefined || (await allowed(summary))) ids.push(summary.runId);
+      }
+      return runs.verifyChain({ ...rest, runIds: ids });
     },
     resolveRunId: (reference, resolveOptions = {}) =>
       runs.resolveRunId(reference, {

@@ -161,4 +161,44 @@ export function runChainTests({ open, capabilities }: ContractGroup<'runs'>): vo
       { op: 'collect', through: { n: records.length } },
     ]);
   });
+
+  it('RunStore.verifyChain verifies every run the store lists, or one, and a runId', async (context) => {
+    const { store, harness } = await open(context);
+    if (store.capabilities.chain !== true) {
+      // A store that does not chain says so, and how to turn it on.
+      const error = await expectEpisodicError(
+        store.verifyChain({ sha256: () => new Uint8Array(32) }),
+        'UNSUPPORTED',
+      );
+      expect(error.message).toMatch(/chain/);
+      return;
+    }
+    const chain = chainHooks(context, harness);
+    const other = runIdFor(0x73);
+    const first = completedRun(RUN, 3);
+    const second = completedRun(other, 70);
+    await store.append(RUN, first);
+    await store.append(other, second);
+    const report = await store.verifyChain({ sha256: chain.sha256 });
+    expect(report.findings).toEqual([]);
+    expect(report.ok).toBe(true);
+    // Both runs (and the erasure log's own lines when it has any).
+    expect(report.verified.entries).toBeGreaterThanOrEqual(first.length + second.length);
+    const one = await store.verifyChain({ sha256: chain.sha256, runId: RUN.toUpperCase() });
+    expect(one.verified.entries).toBe(first.length);
+    expect(one.verified.streams).toBe(1);
+    await expectEpisodicError(
+      store.verifyChain({ sha256: chain.sha256, runId: runIdFor(0x7e) }),
+      'NOT_FOUND',
+    );
+    const bad = await expectEpisodicError(
+      store.verifyChain({ sha256: 'sha256' as never }),
+      'VALIDATION_ERROR',
+    );
+    expect(bad.message).toMatch(/sha256/);
+    await expectEpisodicError(
+      store.verifyChain({ sha256: chain.sha256, runId: RUN, runIds: [other] }),
+      'VALIDATION_ERROR',
+    );
+  });
 }
