@@ -324,6 +324,7 @@ export {
   type RunSummary,
   type RunTailCollector,
   type RunTailResult,
+  type RunVerifyChainOptions,
   readRunHeaderLine,
   readRunLine,
   readRunText,

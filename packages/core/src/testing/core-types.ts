@@ -115,6 +115,7 @@ export type {
   RunTailOptions,
   RunTailResult,
   RuntimeInfo,
+  RunVerifyChainOptions,
   runContextRecordSchema,
   runEndRecordSchema,
   runErrorRecordSchema,
