@@ -168,7 +168,7 @@ describe('openEpisodicStores', () => {
     }
   });
 
-  it('chains the run files of a home whose config says "chain" (off without it; an invalid value is CORRUPT_DATA)', async () => {
+  it('chains the run files and the ledger of a home whose config says "chain" (off without it; an invalid value is CORRUPT_DATA)', async () => {
     const home = temporaryDirectory();
     const config = (chain: unknown) =>
       writeFileSync(
@@ -183,13 +183,36 @@ describe('openEpisodicStores', () => {
       const file = join(home, 'sessions', '2026', '01', '21', `${RUN_ID}.jsonl`);
       expect(readFileSync(file, 'utf8')).toMatch(/,"chain":\{"n":1,"k":"/);
       expect((await stores.runs.read(RUN_ID)).header).toEqual(header(RUN_ID));
+      // The SQLite ledger of the home chains too.
+      expect(stores.ledger.capabilities.chain).toBe(true);
+      await stores.ledger.append({
+        scope: 'proj',
+        session_id: 's1',
+        agent_id: 'a',
+        type: 'ops.decision',
+        summary: 'chained',
+      });
     } finally {
       await stores.close();
+    }
+    const ledgerOnly = openEpisodicLedger({ home, env: {} });
+    try {
+      expect(ledgerOnly.ledger.capabilities.chain).toBe(true);
+      const row = ledgerOnly.database
+        .prepare('SELECT chain_c FROM episodic_events WHERE summary = ?')
+        .get('chained') as { chain_c: unknown };
+      expect(row.chain_c).not.toBeNull();
+    } finally {
+      await ledgerOnly.close();
     }
     config(false);
     const unchained = await openEpisodicStores({ home, env: {} });
     expect(unchained.runs.capabilities.chain).toBeUndefined();
+    expect(unchained.ledger.capabilities.chain).not.toBe(true);
     await unchained.close();
+    const unchainedLedger = openEpisodicLedger({ home, env: {} });
+    expect(unchainedLedger.ledger.capabilities.chain).not.toBe(true);
+    await unchainedLedger.close();
     config('maybe');
     const error = await openEpisodicStores({ home, env: {} }).catch((caught: unknown) => caught);
     expect(EpisodicError.hasCode(error, 'CORRUPT_DATA')).toBe(true);
