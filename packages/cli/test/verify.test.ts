@@ -170,6 +170,14 @@ describe('episodic verify (built binary, chained file home)', () => {
     expect(after.receipt.counts.redacted).toBe(1);
     // Two runs and the erasure log's own chained line.
     expect(after.receipt.verified.streams).toBe(3);
+    // One run: its own erasure entries only.
+    const a = verifyJson(home, ['--run', RUN_A]);
+    if (!a.receipt.ok) throw new Error('expected ok');
+    expect(a.receipt.verified.streams).toBe(1);
+    expect(a.receipt.findings).toMatchObject([{ finding: 'redacted' }]);
+    const b = verifyJson(home, ['--run', RUN_B]);
+    if (!b.receipt.ok) throw new Error('expected ok');
+    expect(b.receipt.findings).toEqual([]);
     const human = episodicBinary(['--home', home, 'verify']);
     expect(human.stdout).toMatch(
       /^info {2}run [0-9a-f-]+: redacted by Episodic \(.+\) at line 4 of /,

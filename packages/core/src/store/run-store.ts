@@ -1096,17 +1096,37 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
       const entries = await callAdapter(name, 'read the erasure log', () =>
         adapter.erasures === undefined ? [] : adapter.erasures(),
       );
-      const verifier = createChainVerifier({
-        sha256: parsed.sha256,
-        erasures: [...entries],
-        ...(parsed.maxFindings === undefined ? {} : { maxFindings: parsed.maxFindings }),
-      });
+      // Runs named: only their own erasure entries count (found by their stream keys), so a
+      // report names nothing of the other runs (a run collected whole, the log's own lines).
+      const restricted = parsed.runId !== undefined || parsed.runIds !== undefined;
       const runIds =
         parsed.runId !== undefined
           ? [parsed.runId.toLowerCase()]
           : parsed.runIds !== undefined
             ? [...new Set(parsed.runIds.map((runId) => runId.toLowerCase()))].sort()
             : await callAdapter(name, 'list runs', () => storedRunIds(adapter));
+      let erasures: readonly unknown[] = entries;
+      if (restricted && entries.length > 0) {
+        const keys = new Set<string>();
+        for (const runId of runIds) {
+          const lines = await callAdapter(name, `read run ${runId}`, () => readChain(runId));
+          for (const { text } of lines ?? []) {
+            const key = streamKeyOfLine(text);
+            if (key !== undefined) {
+              keys.add(key);
+              break;
+            }
+          }
+        }
+        erasures = entries.filter((entry) =>
+          keys.has((entry as { stream?: unknown } | null)?.stream as string),
+        );
+      }
+      const verifier = createChainVerifier({
+        sha256: parsed.sha256,
+        erasures: [...erasures],
+        ...(parsed.maxFindings === undefined ? {} : { maxFindings: parsed.maxFindings }),
+      });
       for (const runId of runIds) {
         const lines = await callAdapter(name, `read run ${runId}`, () => readChain(runId));
         if (lines === null) {
@@ -1122,7 +1142,7 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
           verifier.line(stream, text, location === null ? { line } : { file: location, line });
         verifier.endStream(stream);
       }
-      if (adapter.erasureChain !== undefined) {
+      if (!restricted && adapter.erasureChain !== undefined) {
         const erasureChain = adapter.erasureChain.bind(adapter);
         const log = await callAdapter(name, 'read the erasure log', () => erasureChain());
         if (log.lines.length > 0) {
@@ -1241,6 +1261,13 @@ const verifyChainOptionsSchema = z.strictObject({
   runIds: z.array(uuidSchema).max(100_000).optional(),
   maxFindings: z.number().int().min(1).max(1_000_000).optional(),
 });
+
+/** The stream key a stored run line's `chain` member names (`k`, on a stream's first chained line). */
+function streamKeyOfLine(text: string): string | undefined {
+  const member = text.lastIndexOf(',"chain":{"n":');
+  if (member < 0) return undefined;
+  return /^,"chain":\{"n":\d+,"k":"([\w-]{22})"/.exec(text.slice(member))?.[1];
+}
 
 /** Every run id the adapter lists (an unreadable header too: its lines are verified), sorted. */
 async function storedRunIds(adapter: RunStoreAdapter): Promise<string[]> {

@@ -200,5 +200,14 @@ export function runChainTests({ open, capabilities }: ContractGroup<'runs'>): vo
       store.verifyChain({ sha256: chain.sha256, runId: RUN, runIds: [other] }),
       'VALIDATION_ERROR',
     );
+    if (store.capabilities.redaction !== true || chain.readErasures === undefined) return;
+    // A run collected whole is named (by its key) in a whole-store report, never in another
+    // run's: a report of the runs named holds only their own erasure entries.
+    expect(await store.delete(other)).toBe(true);
+    const whole = await store.verifyChain({ sha256: chain.sha256 });
+    expect(whole.findings).toMatchObject([{ finding: 'collected', severity: 'info' }]);
+    const mine = await store.verifyChain({ sha256: chain.sha256, runIds: [RUN, other] });
+    expect(mine.findings).toEqual([]);
+    expect(mine.verified.streams).toBe(1);
   });
 }
