@@ -43,7 +43,7 @@ function undescribedProperties(schema: Record<string, unknown>, path = ''): stri
 }
 
 describe('tools/list', () => {
-  it('lists the eleven tools with the seed names, annotations and described JSON Schemas', async () => {
+  it('lists the twelve tools with the seed names, annotations and described JSON Schemas', async () => {
     const { client: mcp } = await client({ stores: countingStores().stores });
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([...EPISODIC_TOOL_NAMES]);
@@ -57,6 +57,7 @@ describe('tools/list', () => {
         'replay_session',
         'search_history',
         'search_patterns',
+        'verify_history',
       ].sort(),
     );
     const destructive = tools.filter((tool) => tool.annotations?.destructiveHint === true);
@@ -338,6 +339,8 @@ const BAD_INPUTS: ReadonlyArray<[string, Record<string, unknown>, string]> = [
   ['search_history', { query: 'x', limit: 51 }, 'limit'],
   ['search_history', { query: 'x', since: 'last week' }, 'since'],
   ['search_history', { query: 'x', scope: 'someone-else' }, 'scope'],
+  ['verify_history', { scope: 'someone-else' }, 'scope'],
+  ['verify_history', { session_id: '' }, 'session_id'],
 ];
 
 describe('error results', () => {

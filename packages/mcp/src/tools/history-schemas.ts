@@ -252,3 +252,15 @@ export const searchPatternsInputSchema = z
       ),
   })
   .describe('Find patterns learned from completed task episodes of this scope.');
+
+/** `verify_history`: the hash chains of this scope's runs and ledger sessions. */
+export const verifyHistoryInputSchema = z
+  .strictObject({
+    scope: scopeArgument,
+    session_id: storedSessionIdSchema
+      .optional()
+      .describe(
+        'Only this ledger session (a run or conversation id); every run is still verified.',
+      ),
+  })
+  .describe("Verify that this scope's recorded history was not changed outside Episodic.");

@@ -12,6 +12,7 @@ import {
 } from '@episodic/core';
 import { invalidField, stringifyJson } from '@episodic/core/adapter';
 import { type LedgerDamagedRow, uuidSchema } from '@episodic/core/schemas';
+import { verifyEpisodicHome } from '@episodic/home';
 import type { z } from 'zod';
 import { checkScopeArgument } from '../scope/bound-scope.js';
 import type { VisibleRun } from '../scope/scoped-run-store.js';
@@ -22,6 +23,7 @@ import type {
   memoryEpisodesQueryInputSchema,
   replaySessionInputSchema,
   searchHistoryInputSchema,
+  verifyHistoryInputSchema,
 } from './history-schemas.js';
 import { allowedByPolicy, type ToolContext, type ToolHandler } from './tool-context.js';
 
@@ -340,10 +342,56 @@ async function searchHistory(
   };
 }
 
+/** The most findings `verify_history` returns (the counts are never capped). */
+const VERIFY_MAX_FINDINGS = 100;
+
+/**
+ * `verify_history`: the chains of the scope's visible runs (the scoped run store verifies those
+ * only, with their own erasure entries) and of the scope's ledger sessions. Under an access policy
+ * the ledger is not verified: a session may hold events the policy hides, and its findings would
+ * tell of them.
+ */
+async function verifyHistory(
+  args: z.output<typeof verifyHistoryInputSchema>,
+  context: ToolContext,
+) {
+  checkScopeArgument(args.scope, context.scope, 'verify_history');
+  const restricted = context.visible !== undefined;
+  const { report, parts, notes } = await verifyEpisodicHome(
+    { runs: context.runs.runs, ledger: context.ledger },
+    {
+      maxFindings: VERIFY_MAX_FINDINGS,
+      ...(restricted
+        ? {}
+        : {
+            ledger: { scope: context.scope },
+            ...(args.session_id === undefined ? {} : { sessionId: args.session_id }),
+          }),
+    },
+  );
+  return {
+    success: true,
+    scope: context.scope,
+    ok: report.ok,
+    verified: report.verified,
+    streams: report.streams,
+    findings: report.findings,
+    counts: report.counts,
+    findings_truncated: report.truncated,
+    parts,
+    notes: notes.map((note) =>
+      note.startsWith('ledger: not verified')
+        ? "ledger: not verified under this server's access policy (a session may hold events it hides)"
+        : note,
+    ),
+  };
+}
+
 /** The read-only history tools over the ledger and the runs. */
 export const historyHandlers = {
   memory_episodes_query: memoryEpisodesQuery as ToolHandler,
   replay_session: replaySession as ToolHandler,
   list_runs: listRuns as ToolHandler,
   search_history: searchHistory as ToolHandler,
+  verify_history: verifyHistory as ToolHandler,
 };

@@ -13,6 +13,7 @@ import {
   replaySessionInputSchema,
   searchHistoryInputSchema,
   searchPatternsInputSchema,
+  verifyHistoryInputSchema,
 } from './history-schemas.js';
 
 /** The names of the tools the server exposes (the seed 004 names, then the history tools). */
@@ -28,6 +29,7 @@ export const EPISODIC_TOOL_NAMES = [
   'list_runs',
   'search_patterns',
   'search_history',
+  'verify_history',
 ] as const;
 
 /** The name of one of the server's tools. */
@@ -90,7 +92,7 @@ function define(
   };
 }
 
-/** The eleven tools, in the order `tools/list` shows them. */
+/** The twelve tools, in the order `tools/list` shows them. */
 export const EPISODIC_TOOL_DEFINITIONS: readonly EpisodicToolDefinition[] = [
   define(
     'create_episode',
@@ -169,5 +171,12 @@ export const EPISODIC_TOOL_DEFINITIONS: readonly EpisodicToolDefinition[] = [
     'read',
     'Search the event ledger of this scope (conversation, tool and ops events) by the words of their summaries, payloads and refs: every word and "quoted phrase" of query must match. Best matches first, each with a snippet whose matched words are marked «like this». Filter by session_id, agent_id, types and time (since, until). When next_cursor is not null, call again with cursor set to it for the next page. Read a hit in context with replay_session.',
     searchHistoryInputSchema,
+  ),
+  define(
+    'verify_history',
+    'Verify history',
+    'read',
+    "Check that this scope's recorded history was not changed outside Episodic: the hash chains of its runs and task episodes and of its ledger sessions, when the home chains them. Returns ok (false when an entry was altered, inserted, deleted or reordered), counts, and up to 100 findings naming the stream and the entry (file and line, or table and row); what Episodic itself redacted or collected is reported as information, not as an error. parts says which parts were verified or are not chained. Reads only.",
+    verifyHistoryInputSchema,
   ),
 ];

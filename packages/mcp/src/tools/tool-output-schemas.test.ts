@@ -79,6 +79,7 @@ describe('tool output schemas', () => {
     });
     await check('memory_episodes_query', { includePayload: true });
     await check('search_history', { query: 'asked' });
+    await check('verify_history', {});
     await check('replay_session', { session_id: 'sess-1' });
     const recorder = createRunRecorder({ store: stores.runs });
     await recorder.start('hello');

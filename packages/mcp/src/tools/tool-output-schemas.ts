@@ -1,5 +1,6 @@
 import {
   baseMessageSchema,
+  CHAIN_FINDINGS,
   LEDGER_EVENT_TYPES,
   metadataScalarSchema,
   metadataSchema,
@@ -219,5 +220,41 @@ export const EPISODIC_TOOL_OUTPUT_SCHEMAS: Readonly<Record<EpisodicToolName, z.Z
     ),
     /** Pass as `cursor` for the next page; null on the last page. */
     next_cursor: z.string().nullable(),
+  }),
+  verify_history: result({
+    scope: z.string(),
+    /** False when a finding is an error: an entry changed outside Episodic. */
+    ok: z.boolean(),
+    verified: z.looseObject({ streams: count, entries: count, bytes: count }),
+    streams: z.looseObject({ chained: count, unchained: count, collected: count }),
+    /** At most 100 (`findings_truncated`); the counts are never capped. */
+    findings: z
+      .array(
+        z.looseObject({
+          finding: z.enum(CHAIN_FINDINGS),
+          severity: z.enum(['error', 'warning', 'info']),
+          /** The stream: its kind and id (scope and session for the ledger), or its key only. */
+          stream: z.looseObject({}),
+          n: count.optional(),
+          /** Where the entry is stored: file and line, or table and row. */
+          where: z.looseObject({}).optional(),
+          detail: z.string().optional(),
+        }),
+      )
+      .max(100),
+    /** How many findings of each kind (never capped). */
+    counts: z.looseObject(
+      Object.fromEntries(CHAIN_FINDINGS.map((finding) => [finding, count])) as Record<
+        (typeof CHAIN_FINDINGS)[number],
+        typeof count
+      >,
+    ),
+    findings_truncated: z.boolean(),
+    /** Per part: verified, not chained (its store does not chain), or not asked for. */
+    parts: z.looseObject({
+      runs: z.enum(['verified', 'not-chained', 'not-asked']),
+      ledger: z.enum(['verified', 'not-chained', 'not-asked']),
+    }),
+    notes: z.array(z.string()),
   }),
 };
