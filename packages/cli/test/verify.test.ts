@@ -227,6 +227,9 @@ describe('episodic verify (built binary, chained file home)', () => {
     expect(human.status).toBe(0);
     expect(human.stdout).toBe('no chain: nothing in this home is chained (nothing to verify)\n');
     expect(human.stderr).toMatch(/note: ledger: no chain/);
+    expect(episodicBinary(['--home', home, 'verify']).stdout).toBe(
+      'no chain: nothing verified (runs: not chained; ledger: not asked)\n',
+    );
     const required = verifyJson(home, ['--require-chain']);
     expect(required.status).toBe(1);
     expect(required.receipt).toMatchObject({ ok: false, code: 'UNSUPPORTED' });

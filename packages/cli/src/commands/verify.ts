@@ -148,8 +148,11 @@ function render(
   const verified = `${report.verified.streams} stream${report.verified.streams === 1 ? '' : 's'}, ${report.verified.entries} entr${report.verified.entries === 1 ? 'y' : 'ies'}`;
   const nothing =
     verification.parts.runs !== 'verified' && verification.parts.ledger !== 'verified';
+  const { parts } = verification;
   const summary = nothing
-    ? 'no chain: nothing in this home is chained (nothing to verify)'
+    ? parts.runs === 'not-chained' && parts.ledger === 'not-chained'
+      ? 'no chain: nothing in this home is chained (nothing to verify)'
+      : `no chain: nothing verified (runs: ${parts.runs.replace('-', ' ')}; ledger: ${parts.ledger.replace('-', ' ')})`
     : report.ok
       ? `${styles.green('verified')} ${verified}: no change outside Episodic${counted.length === 0 ? '' : ` (${counted.join(', ')})`}`
       : `${styles.red('NOT verified')} ${verified}: ${counted.join(', ')}`;
