@@ -20,9 +20,7 @@ import {
 } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import { RUN_SEARCH_INDEX_DDL } from './migrations.js';
-
-/** Rows indexed per IMMEDIATE transaction while catching up: keeps the write lock short. */
-const CATCH_UP_BATCH = 2000;
+import { CATCH_UP_BATCH, lazyIndexCatchUp, statementCache } from './sqlite-lazy-index.js';
 
 /** The SQL function that gives a stored header line's scope (`runHeaderScope`), NULL if unreadable. */
 const SCOPE_FUNCTION = 'episodic_run_header_scope';
@@ -135,38 +133,14 @@ export function createSqliteRunSearchIndex(database: Database.Database): SqliteR
   const optimizeTransaction = database.transaction(() => {
     database.exec("INSERT INTO episodic_run_search(episodic_run_search) VALUES ('optimize')");
   });
-  const statements = new Map<string, Database.Statement>();
-  const prepare = (sql: string) => {
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      statement = database.prepare(sql);
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
+  const prepare = statementCache(database);
 
-  const readOnly = () => database.readonly || database.pragma('query_only', { simple: true }) === 1;
-  const catchUp = () => {
-    if (readOnly()) {
-      const behind = pending.get() as number;
-      if (behind > 0) {
-        throw new EpisodicError({
-          code: 'UNSUPPORTED',
-          message: `The run search index is ${behind} records behind the runs and this connection is read-only, so it cannot index them. Open the database writable once (any run search indexes them), then search again.`,
-          details: { pending: behind },
-        });
-      }
-      return 0;
-    }
-    // Nothing new nor stale (the usual search): no write transaction, no lock taken.
-    if ((pending.get() as number) === 0) return 0;
-    let total = 0;
-    for (;;) {
-      const count = catchUpTransaction.immediate() as number;
-      total += count;
-      if (count < CATCH_UP_BATCH) return total;
-    }
-  };
+  const catchUp = lazyIndexCatchUp(database, {
+    pending,
+    batch: catchUpTransaction,
+    behindMessage: (behind) =>
+      `The run search index is ${behind} records behind the runs and this connection is read-only, so it cannot index them. Open the database writable once (any run search indexes them), then search again.`,
+  });
 
   return {
     catchUp,

@@ -16,9 +16,7 @@ import {
 } from '@episodic/core/adapter';
 import type Database from 'better-sqlite3';
 import { SEARCH_INDEX_DDL } from './migrations.js';
-
-/** Rows indexed per IMMEDIATE transaction while catching up: keeps the write lock short. */
-const CATCH_UP_BATCH = 2000;
+import { CATCH_UP_BATCH, lazyIndexCatchUp, statementCache } from './sqlite-lazy-index.js';
 
 /**
  * How many matches a search ranks: the newest `RANKED_MATCHES` events (highest `id`) that match
@@ -170,40 +168,14 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
     database.exec("INSERT INTO episodic_search(episodic_search) VALUES ('optimize')");
   });
   const snippetOf = database.prepare(SNIPPET_SQL).pluck();
-  const statements = new Map<string, Database.Statement>();
-  const prepare = (sql: string) => {
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      statement = database.prepare(sql);
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
+  const prepare = statementCache(database);
 
-  // A read-only store's connection is `query_only` (or opened read-only): it cannot index.
-  const readOnly = () => database.readonly || database.pragma('query_only', { simple: true }) === 1;
-  const catchUp = () => {
-    if (readOnly()) {
-      const behind = pending.get() as number;
-      if (behind > 0) {
-        throw new EpisodicError({
-          code: 'UNSUPPORTED',
-          message: `The search index is ${behind} events behind the ledger and this connection is read-only, so it cannot index them. Open the database writable once (any search indexes them), then search again.`,
-          details: { pending: behind },
-        });
-      }
-      return 0;
-    }
-    // Nothing to index (the usual case once caught up): no write transaction at all. A row
-    // committed after this read is one committed after the search, as it would be anyway.
-    if ((pending.get() as number) === 0) return 0;
-    let total = 0;
-    for (;;) {
-      const count = catchUpTransaction.immediate() as number;
-      total += count;
-      if (count < CATCH_UP_BATCH) return total;
-    }
-  };
+  const catchUp = lazyIndexCatchUp(database, {
+    pending,
+    batch: catchUpTransaction,
+    behindMessage: (behind) =>
+      `The search index is ${behind} events behind the ledger and this connection is read-only, so it cannot index them. Open the database writable once (any search indexes them), then search again.`,
+  });
 
   return {
     catchUp,
