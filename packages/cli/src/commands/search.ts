@@ -28,7 +28,7 @@ import {
   optionalTimeMs,
   scopeSelector,
 } from '../option-values.js';
-import { createStyles, renderTable } from '../output.js';
+import { type Column, createStyles, renderTable, type Styles } from '../output.js';
 import { styleSnippet } from '../search-snippet.js';
 import { withRunStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
@@ -156,31 +156,12 @@ export const search: CommandHandler = ledgerCommand(async (context: CommandConte
     render: (write) => {
       const styles = createStyles(context.globals.color, context.globals.width);
       const nowMs = Date.now();
-      if (page.hits.length > 0) {
-        write(
-          renderTable(
-            page.hits,
-            [
-              { header: 'TIME', value: (hit) => relativeTime(hit.ts_ms, nowMs), fixed: true },
-              { header: 'TYPE', value: (hit) => hit.type, max: 22, fixed: true },
-              { header: 'SESSION', value: (hit) => hit.session_id, max: 24 },
-              { header: 'AGENT', value: (hit) => hit.agent_id, max: 16 },
-              {
-                header: 'SNIPPET',
-                value: (hit) => hit.snippet,
-                max: 100,
-                style: (cut) => styleSnippet(cut, styles, context.globals.color),
-              },
-            ],
-            styles,
-          ),
-        );
-      }
-      const count = `${page.hits.length} hit${page.hits.length === 1 ? '' : 's'}`;
-      write(
-        `${styles.dim(page.nextCursor === null ? count : `${count}; next page: add --cursor ${page.nextCursor}`)}\n`,
-      );
-      writeNotes(context, notes);
+      writeHitPage(write, context, styles, page, notes, [
+        { header: 'TIME', value: (hit) => relativeTime(hit.ts_ms, nowMs), fixed: true },
+        { header: 'TYPE', value: (hit) => hit.type, max: 22, fixed: true },
+        { header: 'SESSION', value: (hit) => hit.session_id, max: 24 },
+        { header: 'AGENT', value: (hit) => hit.agent_id, max: 16 },
+      ]);
     },
   };
 });
@@ -279,35 +260,44 @@ async function searchRuns(context: CommandContext) {
     render: (write: (text: string) => void) => {
       const styles = createStyles(context.globals.color, context.globals.width);
       const nowMs = Date.now();
-      if (page.hits.length > 0) {
-        write(
-          renderTable(
-            page.hits,
-            [
-              {
-                header: 'TIME',
-                value: (hit) => (hit.ts === null ? '-' : relativeTime(Date.parse(hit.ts), nowMs)),
-                fixed: true,
-              },
-              { header: 'RUN', value: (hit) => hit.run_id.slice(0, 8), fixed: true },
-              { header: '#', value: (hit) => String(hit.position), fixed: true },
-              { header: 'TYPE', value: (hit) => hit.type, max: 22, fixed: true },
-              {
-                header: 'SNIPPET',
-                value: (hit) => hit.snippet,
-                max: 100,
-                style: (cut) => styleSnippet(cut, styles, context.globals.color),
-              },
-            ],
-            styles,
-          ),
-        );
-      }
-      const count = `${page.hits.length} hit${page.hits.length === 1 ? '' : 's'}`;
-      write(
-        `${styles.dim(page.nextCursor === null ? count : `${count}; next page: add --cursor ${page.nextCursor}`)}\n`,
-      );
-      writeNotes(context, notes);
+      writeHitPage(write, context, styles, page, notes, [
+        {
+          header: 'TIME',
+          value: (hit) => (hit.ts === null ? '-' : relativeTime(Date.parse(hit.ts), nowMs)),
+          fixed: true,
+        },
+        { header: 'RUN', value: (hit) => hit.run_id.slice(0, 8), fixed: true },
+        { header: '#', value: (hit) => String(hit.position), fixed: true },
+        { header: 'TYPE', value: (hit) => hit.type, max: 22, fixed: true },
+      ]);
     },
   };
+}
+
+/**
+ * A page of hits for people: a table of `columns` and the snippet (matched words styled), then
+ * the count and how to ask for the next page, then the notes.
+ */
+function writeHitPage<Hit extends { readonly snippet: string }>(
+  write: (text: string) => void,
+  context: CommandContext,
+  styles: Styles,
+  page: { readonly hits: readonly Hit[]; readonly nextCursor: string | null },
+  notes: readonly string[],
+  columns: Column<Hit>[],
+): void {
+  if (page.hits.length > 0) {
+    const snippet: Column<Hit> = {
+      header: 'SNIPPET',
+      value: (hit) => hit.snippet,
+      max: 100,
+      style: (cut) => styleSnippet(cut, styles, context.globals.color),
+    };
+    write(renderTable(page.hits, [...columns, snippet], styles));
+  }
+  const count = `${page.hits.length} hit${page.hits.length === 1 ? '' : 's'}`;
+  write(
+    `${styles.dim(page.nextCursor === null ? count : `${count}; next page: add --cursor ${page.nextCursor}`)}\n`,
+  );
+  writeNotes(context, notes);
 }
