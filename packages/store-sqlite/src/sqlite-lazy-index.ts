@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 export const CATCH_UP_BATCH = 2000;
 
 /** How one lazily kept index catches up. */
-export interface LazyIndexCatchUp {
+interface LazyIndexCatchUp {
   /** A plucked statement: how many rows wait to be indexed (new above the mark, or stale). */
   readonly pending: Database.Statement;
   /** Indexes the next batch of at most `CATCH_UP_BATCH` rows; returns how many it indexed. */
