@@ -6,7 +6,6 @@
 // after the highest rows are deleted SQLite may hand their rowids out again: whenever deleted
 // rows leave the index, the mark comes down to the highest rowid still stored.
 import {
-  EpisodicError,
   type RunSearchPlan,
   type RunSearchRow,
   readRunHeaderLine,

@@ -4,7 +4,6 @@
 // writer at a time and `id` is AUTOINCREMENT, so ids are handed out in commit order and never
 // reused: every row above the mark is a row not indexed yet, and no row can commit below it later.
 import {
-  EpisodicError,
   type LedgerSearchPlan,
   type LedgerSearchRow,
   renderFts5Match,
