@@ -11,8 +11,12 @@ export const CATCH_UP_BATCH = 2000;
 interface LazyIndexCatchUp {
   /** A plucked statement: how many rows wait to be indexed (new above the mark, or stale). */
   readonly pending: Database.Statement;
-  /** Indexes the next batch of at most `CATCH_UP_BATCH` rows; returns how many it indexed. */
-  readonly batch: Database.Transaction<() => number>;
+  /**
+   * Indexes the next batch of at most `CATCH_UP_BATCH` rows in one IMMEDIATE transaction (the
+   * caller's `…Transaction.immediate()`, so open-database.test.ts sees every write is IMMEDIATE);
+   * returns how many it indexed.
+   */
+  readonly batch: () => number;
   /** The read-only refusal, for `behind` rows waiting: what is behind and how to fix it. */
   readonly behindMessage: (behind: number) => string;
 }
@@ -41,7 +45,7 @@ export function lazyIndexCatchUp(
     }
     let total = 0;
     for (;;) {
-      const count = batch.immediate();
+      const count = batch();
       total += count;
       if (count < CATCH_UP_BATCH) return total;
     }

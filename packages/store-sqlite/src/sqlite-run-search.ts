@@ -136,7 +136,7 @@ export function createSqliteRunSearchIndex(database: Database.Database): SqliteR
 
   const catchUp = lazyIndexCatchUp(database, {
     pending,
-    batch: catchUpTransaction,
+    batch: () => catchUpTransaction.immediate() as number,
     behindMessage: (behind) =>
       `The run search index is ${behind} records behind the runs and this connection is read-only, so it cannot index them. Open the database writable once (any run search indexes them), then search again.`,
   });

@@ -171,7 +171,7 @@ export function createSqliteSearchIndex(database: Database.Database): SqliteSear
 
   const catchUp = lazyIndexCatchUp(database, {
     pending,
-    batch: catchUpTransaction,
+    batch: () => catchUpTransaction.immediate() as number,
     behindMessage: (behind) =>
       `The search index is ${behind} events behind the ledger and this connection is read-only, so it cannot index them. Open the database writable once (any search indexes them), then search again.`,
   });
