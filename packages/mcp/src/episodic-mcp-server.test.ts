@@ -43,7 +43,7 @@ function undescribedProperties(schema: Record<string, unknown>, path = ''): stri
 }
 
 describe('tools/list', () => {
-  it('lists the twelve tools with the seed names, annotations and described JSON Schemas', async () => {
+  it('lists the thirteen tools with the seed names, annotations and described JSON Schemas', async () => {
     const { client: mcp } = await client({ stores: countingStores().stores });
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([...EPISODIC_TOOL_NAMES]);
@@ -57,6 +57,7 @@ describe('tools/list', () => {
         'replay_session',
         'search_history',
         'search_patterns',
+        'search_runs',
         'verify_history',
       ].sort(),
     );
@@ -339,6 +340,11 @@ const BAD_INPUTS: ReadonlyArray<[string, Record<string, unknown>, string]> = [
   ['search_history', { query: 'x', limit: 51 }, 'limit'],
   ['search_history', { query: 'x', since: 'last week' }, 'since'],
   ['search_history', { query: 'x', scope: 'someone-else' }, 'scope'],
+  ['search_runs', {}, 'query'],
+  ['search_runs', { query: 'x', limit: 51 }, 'limit'],
+  ['search_runs', { query: 'x', run_id: 'not-a-uuid' }, 'run_id'],
+  ['search_runs', { query: 'x', until: 'tomorrow' }, 'until'],
+  ['search_runs', { query: 'x', scope: 'someone-else' }, 'scope'],
   ['verify_history', { scope: 'someone-else' }, 'scope'],
   ['verify_history', { session_id: '' }, 'session_id'],
 ];

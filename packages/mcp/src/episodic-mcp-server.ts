@@ -20,7 +20,7 @@ export type EpisodicMcpServerOptions = EpisodicToolsOptions | { tools: EpisodicT
 
 /** What the server tells clients about itself when they connect. */
 export const EPISODIC_MCP_INSTRUCTIONS =
-  'Episodic keeps a trustworthy record of tasks. Track each task as a task episode: call create_episode when it starts, add_episode_step after each meaningful action, and complete_episode when it ends (that computes a reward, a reflection and patterns). Before a new task, search_patterns finds what worked in similar tasks. memory_episodes_query, replay_session and list_runs read history; search_history finds past events by their words; verify_history checks that none was changed outside Episodic. Errors are JSON {"error", "code"}; follow the error text to fix the call.';
+  'Episodic keeps a trustworthy record of tasks. Track each task as a task episode: call create_episode when it starts, add_episode_step after each meaningful action, and complete_episode when it ends (that computes a reward, a reflection and patterns). Before a new task, search_patterns finds what worked in similar tasks. memory_episodes_query, replay_session and list_runs read history; search_history finds past events by their words and search_runs the records of runs and task episodes; verify_history checks that none was changed outside Episodic. Errors are JSON {"error", "code"}; follow the error text to fix the call.';
 
 const advertised = new WeakMap<EpisodicToolDefinition, StandardSchemaWithJSON>();
 const advertisedOutput = new WeakMap<EpisodicToolDefinition, StandardSchemaWithJSON>();

@@ -107,7 +107,7 @@ describe('the HTTP server', () => {
     const teamB = await connectAs(TOKEN_B);
     try {
       const { tools } = await teamA.listTools();
-      expect(tools).toHaveLength(12);
+      expect(tools).toHaveLength(13);
       expect(tools.filter((tool) => tool.outputSchema?.type !== 'object')).toEqual([]);
       // The client has the output schemas now and checks each result's structuredContent.
       const created = await teamA.callTool({ name: 'create_episode', arguments: CREATE_ARGUMENTS });

@@ -1,4 +1,4 @@
-import { SEARCH_TEXT_MAX_LENGTH } from '@episodic/core';
+import { RUN_SEARCH_MAX_TYPES, SEARCH_TEXT_MAX_LENGTH } from '@episodic/core';
 import {
   LEDGER_EVENT_TYPES,
   LEDGER_STORED_ID_MAX,
@@ -115,6 +115,54 @@ export const searchHistoryInputSchema = z
       .describe('The next page: pass the next_cursor of the previous page of the same search.'),
   })
   .describe('Search the ledger of this scope by the words of its events, best match first.');
+
+/** `search_runs`: full-text search over the records of this scope's runs and task episodes. */
+export const searchRunsInputSchema = z
+  .strictObject({
+    query: z
+      .string()
+      .min(1)
+      .max(SEARCH_TEXT_MAX_LENGTH)
+      .describe(
+        'The words to find, e.g. "rate limit", or "quoted phrases" that must appear as written, e.g. "\\"connection refused\\"". Every word and phrase must match; case and accents are ignored; nothing else is syntax (no AND/OR, no wildcards).',
+      ),
+    scope: scopeArgument,
+    run_id: uuidSchema
+      .optional()
+      .describe('Only records of this run or task episode (its UUID, e.g. an episode_id).'),
+    session_id: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe('Only runs recorded with this session id.'),
+    types: z
+      .array(z.string().min(1).max(128))
+      .min(1)
+      .max(RUN_SEARCH_MAX_TYPES)
+      .optional()
+      .describe(
+        'Only these record types, e.g. ["tool.output", "llm.response", "agent.event", "run.error", "run.end"] (task steps and completions are "agent.event").',
+      ),
+    since: instant('Only records at or after this time'),
+    until: instant('Only records at or before this time'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .default(10)
+      .describe('At most this many hits (1 to 50, default 10), best first.'),
+    cursor: z
+      .string()
+      .min(1)
+      .max(400)
+      .optional()
+      .describe('The next page: pass the next_cursor of the previous page of the same search.'),
+  })
+  .describe(
+    "Search the records of this scope's runs and task episodes by their words, best match first.",
+  );
 
 /** `replay_session`: a session's history in order, from the ledger or from its recorded runs. */
 export const replaySessionInputSchema = z

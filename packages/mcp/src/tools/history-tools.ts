@@ -7,6 +7,8 @@ import {
   type ReplayEvent,
   type RunReadResult,
   type RunRecord,
+  type RunSearchPage,
+  type RunSearchQuery,
   replaySession as replayRuns,
   type SearchPage,
 } from '@episodic/core';
@@ -23,6 +25,7 @@ import type {
   memoryEpisodesQueryInputSchema,
   replaySessionInputSchema,
   searchHistoryInputSchema,
+  searchRunsInputSchema,
   verifyHistoryInputSchema,
 } from './history-schemas.js';
 import { allowedByPolicy, type ToolContext, type ToolHandler } from './tool-context.js';
@@ -342,6 +345,65 @@ async function searchHistory(
   };
 }
 
+/** `RunStore.search`, with a run store that keeps no search index named as the model can act on it. */
+async function searchRunStore(context: ToolContext, query: RunSearchQuery): Promise<RunSearchPage> {
+  try {
+    return await context.runs.runs.search(query);
+  } catch (error) {
+    if (
+      EpisodicError.isInstance(error) &&
+      error.code === 'UNSUPPORTED' &&
+      error.details.pending === undefined
+    ) {
+      throw toolUnsupported(
+        'This server\'s run store keeps no search index (run files do not yet), so search_runs cannot run here. Use list_runs (filter by session_id, time, tasks_only) and get_episode or replay_session with source "runs" instead.',
+        error,
+      );
+    }
+    throw error;
+  }
+}
+
+/** An instant argument (epoch milliseconds or ISO 8601, already validated) as ISO 8601. */
+function toIso(value: number | string | undefined): string | undefined {
+  const ms = toMs(value);
+  return ms === undefined ? undefined : new Date(ms).toISOString();
+}
+
+/**
+ * `search_runs`: one page of the records of the scope's runs and task episodes holding every word
+ * of `query`, best first. The scoped run store puts the bound scope into the search itself (a run
+ * of another scope is never read, found nor counted) and, under an access policy, drops the runs
+ * it hides before the page is cut.
+ */
+async function searchRuns(args: z.output<typeof searchRunsInputSchema>, context: ToolContext) {
+  checkScopeArgument(args.scope, context.scope, 'search_runs');
+  const from = toIso(args.since);
+  const to = toIso(args.until);
+  if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
+    throw invalidField('search_runs arguments', 'since', args.since, 'must not be after until');
+  }
+  const page = await searchRunStore(context, {
+    text: args.query,
+    scope: context.scope,
+    ...(args.run_id === undefined ? {} : { runId: args.run_id }),
+    ...(args.session_id === undefined ? {} : { sessionId: args.session_id }),
+    ...(args.types === undefined ? {} : { types: args.types }),
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+    ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+    limit: args.limit,
+  });
+  return {
+    success: true,
+    scope: context.scope,
+    query: args.query,
+    count: page.hits.length,
+    hits: page.hits.map((hit) => ({ ...hit })),
+    next_cursor: page.nextCursor,
+  };
+}
+
 /** The most findings `verify_history` returns (the counts are never capped). */
 const VERIFY_MAX_FINDINGS = 100;
 
@@ -393,5 +455,6 @@ export const historyHandlers = {
   replay_session: replaySession as ToolHandler,
   list_runs: listRuns as ToolHandler,
   search_history: searchHistory as ToolHandler,
+  search_runs: searchRuns as ToolHandler,
   verify_history: verifyHistory as ToolHandler,
 };

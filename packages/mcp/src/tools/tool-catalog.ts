@@ -13,6 +13,7 @@ import {
   replaySessionInputSchema,
   searchHistoryInputSchema,
   searchPatternsInputSchema,
+  searchRunsInputSchema,
   verifyHistoryInputSchema,
 } from './history-schemas.js';
 
@@ -29,6 +30,7 @@ export const EPISODIC_TOOL_NAMES = [
   'list_runs',
   'search_patterns',
   'search_history',
+  'search_runs',
   'verify_history',
 ] as const;
 
@@ -92,7 +94,7 @@ function define(
   };
 }
 
-/** The twelve tools, in the order `tools/list` shows them. */
+/** The thirteen tools, in the order `tools/list` shows them. */
 export const EPISODIC_TOOL_DEFINITIONS: readonly EpisodicToolDefinition[] = [
   define(
     'create_episode',
@@ -171,6 +173,13 @@ export const EPISODIC_TOOL_DEFINITIONS: readonly EpisodicToolDefinition[] = [
     'read',
     'Search the event ledger of this scope (conversation, tool and ops events) by the words of their summaries, payloads and refs: every word and "quoted phrase" of query must match. Best matches first, each with a snippet whose matched words are marked «like this». Filter by session_id, agent_id, types and time (since, until). When next_cursor is not null, call again with cursor set to it for the next page. Read a hit in context with replay_session.',
     searchHistoryInputSchema,
+  ),
+  define(
+    'search_runs',
+    'Search runs',
+    'read',
+    'Search the recorded runs and task episodes of this scope by the words of their records: run inputs, model answers and tool calls, tool outputs, task steps and completions (reflections, patterns), statuses, errors and final answers. Every word and "quoted phrase" of query must match. Best matches first, each hit naming run_id, the record\'s position in the run (the header is 1), its type and time, and a snippet whose matched words are marked «like this». Filter by run_id, session_id, types and time (since, until). When next_cursor is not null, call again with cursor set to it for the next page. Read a task episode found with get_episode (episode_id = run_id).',
+    searchRunsInputSchema,
   ),
   define(
     'verify_history',

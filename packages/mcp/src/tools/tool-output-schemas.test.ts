@@ -87,6 +87,7 @@ describe('tool output schemas', () => {
     await recorder.complete();
     await check('replay_session', { session_id: recorder.sessionId, source: 'runs' });
     await check('list_runs', {});
+    await check('search_runs', { query: 'hello' });
     await check('delete_episode', { episode_id: id, confirm: true });
     expect([...seen].sort()).toEqual([...EPISODIC_TOOL_NAMES].sort());
 

@@ -221,6 +221,28 @@ export const EPISODIC_TOOL_OUTPUT_SCHEMAS: Readonly<Record<EpisodicToolName, z.Z
     /** Pass as `cursor` for the next page; null on the last page. */
     next_cursor: z.string().nullable(),
   }),
+  search_runs: result({
+    scope: z.string(),
+    query: z.string(),
+    count,
+    hits: z.array(
+      z.looseObject({
+        run_id: z.string(),
+        /** The record's place in its run, counted as run positions are (the header is 1). */
+        position: z.number().int().positive(),
+        /** The record's type (`tool.output`, `agent.event`, `llm.response`…). */
+        type: z.string(),
+        /** The record's time as ISO 8601, or null when it has none. */
+        ts: z.string().nullable(),
+        /** Higher is better; comparable within one search only. */
+        score: z.number(),
+        /** Text around the matches, each matched word between « and », cuts as …. */
+        snippet: z.string(),
+      }),
+    ),
+    /** Pass as `cursor` for the next page; null on the last page. */
+    next_cursor: z.string().nullable(),
+  }),
   verify_history: result({
     scope: z.string(),
     /** False when a finding is an error: an entry changed outside Episodic. */
