@@ -23,6 +23,8 @@ export interface OverviewResponse {
   filter_operators: string[];
   /** Whether the home's ledger keeps a search index (`/api/search` works). */
   search: boolean;
+  /** Whether the home's run store keeps a search index (`/api/search/runs` works). */
+  run_search: boolean;
 }
 
 /** One run in a list. */
@@ -259,6 +261,12 @@ export interface RunViewResponse {
   from: number;
   next_from: number | null;
   records: RunRecordItem[];
+  /**
+   * With `at` (a run position, as run search hits name them): the index of that record in
+   * `records`' numbering (the page was chosen to hold it), or null when the position is a damaged
+   * line or beyond the run's end.
+   */
+  at_index: number | null;
 }
 
 /** One `records` event of `GET /api/runs/:id/live`: what the run wrote since the last one. */
@@ -447,6 +455,47 @@ export interface SearchPageResponse {
   query: string;
   hits: SearchHitRow[];
   next_cursor: string | null;
+}
+
+/** One run record a run search found. */
+export interface RunSearchHitRow {
+  run_id: string;
+  /** The record's place in its run, counted as run positions are (the header is 1). */
+  position: number;
+  type: string;
+  /** The record's time (ISO 8601), or null when it has none. */
+  ts: string | null;
+  /** Higher is better; comparable within one search only. */
+  score: number;
+  /** The record's text around the matches: each match between `«` and `»`, cut text as `…`. */
+  snippet: string;
+}
+
+/** `GET /api/search/runs`. */
+export interface RunSearchPageResponse {
+  query: string;
+  hits: RunSearchHitRow[];
+  next_cursor: string | null;
+}
+
+/** What a chain badge says about one stream (docs/design/verify.md 4.5). */
+export type ChainBadgeStatus = 'verified' | 'not-chained' | 'findings';
+
+/** `GET /api/runs/:id/verify` and `GET /api/ledger/verify`: the chain status of one stream. */
+export interface ChainBadgeResponse {
+  status: ChainBadgeStatus;
+  /** The badge's words: `verified`, `verified from entry 58`, `redacted 2×`, `not chained`, `2 errors`. */
+  label: string;
+  /** The worst severity found (null when nothing was found or nothing is chained). */
+  severity: 'error' | 'warning' | 'info' | null;
+  /** How many entries were verified. */
+  entries: number;
+  /** Findings by kind (only kinds that occurred). */
+  counts: Record<string, number>;
+  /** The first finding as a sentence (the error first when there is one); null without findings. */
+  first: string | null;
+  /** Why nothing was verified (not chained), or other notes. */
+  notes: string[];
 }
 
 /** `GET /api/ledger/:eventId`: one event with its payload. */

@@ -10,7 +10,26 @@ import { standingOf } from './run-status.js';
 const querySchema = z.strictObject({
   from: z.coerce.number().int().min(0).default(0),
   limit: limitParam(200, 1000),
+  /** A run position (the header is 1), as run search hits name records: the page holding it. */
+  at: z.coerce.number().int().min(1).optional(),
 });
+
+/**
+ * The index in `records` of the record stored at run position `at` (positions count damaged lines
+ * too; records do not), or null when that position is a damaged line or past the end.
+ */
+export function recordIndexAt(
+  run: Pick<RunReadResult, 'records' | 'errors'>,
+  at: number,
+): number | null {
+  let damagedBefore = 0;
+  for (const error of run.errors) {
+    if (error.line === at) return null;
+    if (error.line !== undefined && error.line < at) damagedBefore++;
+  }
+  const index = at - 1 - damagedBefore;
+  return index < run.records.length ? index : null;
+}
 
 /** Whether a run is a task episode: its `run.start` carries a `task`. */
 export function isTaskRun(records: readonly RunRecord[]): boolean {
@@ -31,8 +50,11 @@ export async function runView(
   const run = await runs.read(runId);
   const pairs = pairToolCalls(run.records);
   const byCall = new Map(pairs.map((pair) => [pair.call_id, pair]));
-  const page = run.records.slice(query.from, query.from + query.limit);
-  const end = query.from + page.length;
+  const atIndex = query.at === undefined ? null : recordIndexAt(run, query.at);
+  // The page that holds the record asked for by position, else the one asked for by `from`.
+  const from = atIndex === null ? query.from : atIndex - (atIndex % query.limit);
+  const page = run.records.slice(from, from + query.limit);
+  const end = from + page.length;
   const header = run.header as Record<string, unknown> | null;
   return {
     run_id: run.runId,
@@ -51,9 +73,10 @@ export async function runView(
     })),
     tool_calls: pairs,
     model_inputs: run.records.filter((record) => record.type === 'llm.request').length,
-    from: query.from,
+    from,
     next_from: end < run.records.length ? end : null,
-    records: page.map((record, offset) => recordItem(record, query.from + offset, byCall)),
+    records: page.map((record, offset) => recordItem(record, from + offset, byCall)),
+    at_index: atIndex,
   };
 }
 

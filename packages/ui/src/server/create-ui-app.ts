@@ -4,10 +4,12 @@ import { streamSSE } from 'hono/streaming';
 import { apiErrorBody, httpStatusOf } from '../api/api-error.js';
 import type { OverviewResponse } from '../api/api-types.js';
 import { artifactsPage } from '../api/artifacts-explorer.js';
+import { ledgerChainBadge, runChainBadge } from '../api/chain-badge.js';
 import { ledgerEvent, ledgerPage } from '../api/ledger-explorer.js';
 import { createRunFollower } from '../api/live-run.js';
 import { modelInputs } from '../api/model-inputs.js';
 import { createRunDigestCache } from '../api/run-digests.js';
+import { runSearchPage } from '../api/run-search.js';
 import { createRunStatusCache } from '../api/run-status.js';
 import { runRecord, runView, toolOutput } from '../api/run-view.js';
 import { listRunsPage, RUN_STATUS_FILTERS } from '../api/runs-list.js';
@@ -117,6 +119,7 @@ export function createUiApp(options: UiAppOptions): Hono {
       ledger_types: [...LEDGER_EVENT_TYPES],
       filter_operators: [...METADATA_FILTER_OPERATORS],
       search: stores.ledger.capabilities.search === true,
+      run_search: stores.runs.capabilities.search === true,
     };
     return c.json(body);
   });
@@ -142,6 +145,9 @@ export function createUiApp(options: UiAppOptions): Hono {
         query(c),
       ),
     ),
+  );
+  api.get('/runs/:id/verify', async (c) =>
+    c.json(await runChainBadge({ runs: stores.runs, ledger: stores.ledger }, c.req.param('id'))),
   );
   api.get('/runs/:id/trace', async (c) =>
     c.json(await runTrace(stores.runs, c.req.param('id'), query(c))),
@@ -219,7 +225,11 @@ export function createUiApp(options: UiAppOptions): Hono {
   );
   api.get('/ledger', async (c) => c.json(await ledgerPage(stores.ledger, query(c))));
   api.get('/ledger/event', async (c) => c.json(await ledgerEvent(stores.ledger, query(c))));
+  api.get('/ledger/verify', async (c) =>
+    c.json(await ledgerChainBadge({ runs: stores.runs, ledger: stores.ledger }, query(c))),
+  );
   api.get('/search', async (c) => c.json(await searchPage(stores.ledger, query(c))));
+  api.get('/search/runs', async (c) => c.json(await runSearchPage(stores.runs, query(c))));
   api.get('/artifacts', async (c) => c.json(await artifactsPage(stores.artifacts, query(c))));
   api.all('*', (c) =>
     c.json(

@@ -6,6 +6,7 @@ import type {
 } from '../../../src/api/api-types.js';
 import { getJson, useApi, useOverview } from '../api.js';
 import { JsonBlock, Loading, Pager, Time } from '../components/bits.js';
+import { ChainBadge } from '../components/chain-badge.js';
 import {
   LedgerFilterFields,
   ledgerFilterParams,
@@ -106,6 +107,8 @@ export function LedgerView(props: { route: Route }) {
   const { global, scope, filters, chosenTypes } = ledgerFiltersOf(query, scopes);
   const cursor = query.get('cursor');
   const ready = global || scope !== '';
+  // One session of one scope is one chained stream: its badge is cheap to verify.
+  const session = (query.get('session') ?? '').trim();
   const loaded = useApi<LedgerPageResponse>(ready ? href('ledger', { ...filters, cursor }) : null);
   // A link to one event (a search hit) ends in `#event-<id>`: that row is marked and scrolled to
   // once the page has loaded (the rows arrive after the browser looked for the fragment).
@@ -144,6 +147,12 @@ export function LedgerView(props: { route: Route }) {
       {/T/.test(query.get('from') ?? '') && (
         <p class="muted">
           From <Time value={query.get('from')} /> on.
+        </p>
+      )}
+      {!global && scope !== '' && session !== '' && (
+        <p class="chain-line">
+          Chain of session <code>{session}</code>:{' '}
+          <ChainBadge path={href('ledger/verify', { scope, session })} />
         </p>
       )}
       {!ready ? (

@@ -16,6 +16,7 @@ import {
   StatusBadge,
   Time,
 } from '../components/bits.js';
+import { ChainBadge } from '../components/chain-badge.js';
 import { Link } from '../components/link.js';
 import { href, type Route } from '../router.js';
 
@@ -51,13 +52,14 @@ function FullOutput(props: { runId: string; callId: string }) {
   );
 }
 
-function RecordRow(props: { runId: string; record: RunRecordItem }) {
+function RecordRow(props: { runId: string; record: RunRecordItem; target: boolean }) {
   const { record } = props;
   const [raw, setRaw] = useState<unknown>(null);
   return (
     <li
-      class={`record record-${record.type.replace(/\./g, '-')}${record.error ? ' record-error' : ''}`}
+      class={`record record-${record.type.replace(/\./g, '-')}${record.error ? ' record-error' : ''}${props.target ? ' record-at' : ''}`}
       id={`record-${record.index}`}
+      aria-current={props.target ? 'true' : undefined}
     >
       <div class="record-line">
         <span class="record-index">{record.index}</span> <span class="kind">{record.type}</span>{' '}
@@ -158,8 +160,15 @@ function useLiveRecords(
 /** Run view: every record in order, tool calls paired with outputs, long outputs collapsed, errors marked; live while running. */
 export function RunView(props: { route: Route; runId: string }) {
   const from = props.route.query.get('from');
-  const loaded = useApi<RunViewResponse>(href(`runs/${props.runId}`, { from }));
+  // `at`: a run position (a search hit's): the page holding that record, marked and scrolled to.
+  const at = props.route.query.get('at');
+  const loaded = useApi<RunViewResponse>(href(`runs/${props.runId}`, { from, at }));
   const data = loaded.state === 'ready' ? loaded.data : null;
+  const atIndex = data?.at_index ?? null;
+  useEffect(() => {
+    if (atIndex === null) return;
+    document.getElementById(`record-${atIndex}`)?.scrollIntoView({ block: 'center' });
+  }, [atIndex]);
   // Live only on the last page of a run that has not ended.
   const follow = data !== null && !data.ended && data.next_from === null ? data.position : null;
   const live = useLiveRecords(props.runId, follow);
@@ -198,6 +207,7 @@ export function RunView(props: { route: Route; runId: string }) {
                   run.ended ? 'yes' : 'not yet: running, or its writer stopped before run.end',
                 ],
                 ['read', run.best_effort === null ? 'fully' : `best effort: ${run.best_effort}`],
+                ['chain', <ChainBadge key="chain" path={`runs/${run.run_id}/verify`} />],
               ]}
             />
             <p class="actions">
@@ -291,14 +301,25 @@ export function RunView(props: { route: Route; runId: string }) {
             )}
             <section aria-labelledby="records">
               <h2 id="records">Records</h2>
+              {at !== null && run.at_index === null && (
+                <p class="notice" role="status">
+                  Position {at} of this run is not a readable record (a damaged line, or past its
+                  end).
+                </p>
+              )}
               <ol class="records">
                 {[...run.records, ...live.records].map((record) => (
-                  <RecordRow key={record.index} runId={run.run_id} record={record} />
+                  <RecordRow
+                    key={record.index}
+                    runId={run.run_id}
+                    record={record}
+                    target={record.index === run.at_index}
+                  />
                 ))}
               </ol>
               <Pager
                 label="Records"
-                first={from === null ? null : `/runs/${run.run_id}`}
+                first={run.from === 0 ? null : `/runs/${run.run_id}`}
                 next={
                   run.next_from === null
                     ? null

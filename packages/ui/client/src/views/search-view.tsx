@@ -1,6 +1,11 @@
-import type { SearchHitRow, SearchPageResponse } from '../../../src/api/api-types.js';
+import type {
+  RunSearchHitRow,
+  RunSearchPageResponse,
+  SearchHitRow,
+  SearchPageResponse,
+} from '../../../src/api/api-types.js';
 import { useApi, useOverview } from '../api.js';
-import { Loading, Pager, Time } from '../components/bits.js';
+import { Loading, Pager, ShortId, Time } from '../components/bits.js';
 import {
   LedgerFilterFields,
   ledgerFilterParams,
@@ -64,6 +69,7 @@ export function HeaderSearch(props: { route: Route }) {
           navigate(
             href('/search', {
               q: text,
+              in: onSearch ? query.get('in') : null,
               scope: keep ? query.get('scope') : null,
               global: keep ? query.get('global') : null,
             }),
@@ -85,8 +91,185 @@ export function HeaderSearch(props: { route: Route }) {
   );
 }
 
+/** Where a run hit lives: its run, at the record's position (marked and scrolled to there). */
+export function runRecordHref(hit: RunSearchHitRow): string {
+  return href(`/runs/${hit.run_id}`, { at: hit.position });
+}
+
+/** The "ledger | runs" switch of the search page: the same words, searched in the other place. */
+function SearchIn(props: { query: URLSearchParams; current: 'ledger' | 'runs' }) {
+  const text = (props.query.get('q') ?? '').trim();
+  const link = (target: 'ledger' | 'runs', label: string) => (
+    <Link
+      href={href('/search', {
+        q: text,
+        in: target === 'runs' ? 'runs' : null,
+        // A ledger scope is not a run filter: runs name their scope in their header (most none).
+        scope: target === 'ledger' ? props.query.get('scope') : null,
+        global: target === 'ledger' ? props.query.get('global') : null,
+      })}
+      aria-current={props.current === target ? 'page' : undefined}
+    >
+      {label}
+    </Link>
+  );
+  return (
+    <nav class="search-in" aria-label="Search in">
+      {link('ledger', 'Ledger events')}
+      {link('runs', 'Run records')}
+    </nav>
+  );
+}
+
 /** Search results: the hits of one scope (or every scope), filters as the ledger page has, paging. */
 export function SearchView(props: { route: Route }) {
+  return props.route.query.get('in') === 'runs' ? (
+    <RunSearchView route={props.route} />
+  ) : (
+    <LedgerSearchView route={props.route} />
+  );
+}
+
+/** Search over the records of runs and task episodes (every run of the home, as the Runs page). */
+function RunSearchView(props: { route: Route }) {
+  const query = props.route.query;
+  const overview = useOverview();
+  const searchable = overview.state === 'ready' && overview.data.run_search;
+  const text = (query.get('q') ?? '').trim();
+  const filters: Record<string, string> = { in: 'runs' };
+  for (const name of ['q', 'scope', 'session', 'type', 'from', 'to'] as const) {
+    const value = (query.get(name) ?? '').trim();
+    if (value !== '') filters[name] = value;
+  }
+  const { in: _in, ...apiFilters } = filters;
+  const cursor = query.get('cursor');
+  const ready = searchable && text !== '';
+  const loaded = useApi<RunSearchPageResponse>(
+    ready ? href('search/runs', { ...apiFilters, cursor }) : null,
+  );
+  const field = (name: string, label: string, hint?: string) => (
+    <label>
+      {label}
+      <input
+        type="text"
+        name={name}
+        key={query.get(name) ?? ''}
+        defaultValue={query.get(name) ?? ''}
+        placeholder={hint}
+      />
+    </label>
+  );
+  return (
+    <>
+      <h1>Search</h1>
+      <SearchIn query={query} current="runs" />
+      <form
+        class="filters"
+        aria-label="Search run records with filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = new FormData(event.currentTarget);
+          const params: Record<string, string> = { in: 'runs' };
+          for (const name of ['q', 'scope', 'session', 'type', 'from', 'to']) {
+            params[name] = String(form.get(name) ?? '').trim();
+          }
+          navigate(href('/search', params));
+        }}
+      >
+        <label>
+          Words
+          <input
+            type="text"
+            name="q"
+            key={text}
+            defaultValue={text}
+            maxLength={1000}
+            aria-describedby="run-search-help"
+          />
+        </label>
+        {field('type', 'Record types', 'tool.output, agent.event')}
+        {field('session', 'Session')}
+        {field('scope', 'Scope (task episodes)')}
+        {field('from', 'From', 'YYYY-MM-DD')}
+        {field('to', 'To', 'YYYY-MM-DD')}
+        <button type="submit">Search with filters</button>
+      </form>
+      <p id="run-search-help" class="muted">
+        Every word and "quoted phrase" must match, in a run's input, model answers and tool calls,
+        tool outputs, task steps and completions, errors and final answers; case and accents do not
+        matter. Best matches first.
+      </p>
+      {overview.state === 'ready' && !overview.data.run_search ? (
+        <p class="notice" role="status">
+          This home's runs ({overview.data.store} store) keep no search index, so they cannot be
+          searched yet: only runs kept in SQLite can be (run files and PostgreSQL's runs come
+          later). The <Link href="/runs">Runs</Link> page filters runs by status, session and time.
+        </p>
+      ) : !ready ? (
+        <p>{overview.state === 'loading' ? 'Loading…' : 'Type the words to search for.'}</p>
+      ) : (
+        <Loading loaded={loaded}>
+          {(data) => (
+            <>
+              {data.hits.length === 0 ? (
+                <p>No run records match.</p>
+              ) : (
+                <table class="list search-hits run-hits">
+                  <caption class="visually-hidden">
+                    Run records matching the search, best first
+                  </caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Time</th>
+                      <th scope="col">Run</th>
+                      <th scope="col">Type</th>
+                      <th scope="col">Match (opens the run at this record)</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.hits.map((hit) => (
+                      <tr key={`${hit.run_id}-${hit.position}`}>
+                        <td>
+                          <Time value={hit.ts} />
+                        </td>
+                        <td>
+                          <Link href={`/runs/${hit.run_id}`}>
+                            <ShortId id={hit.run_id} />
+                          </Link>{' '}
+                          <span class="muted">#{hit.position}</span>
+                        </td>
+                        <td>
+                          <span class="kind">{hit.type}</span>
+                        </td>
+                        <td class="wrap snippet">
+                          <Link href={runRecordHref(hit)}>
+                            <Snippet text={hit.snippet} />
+                          </Link>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+              <Pager
+                label="Search"
+                first={cursor === null ? null : href('/search', filters)}
+                next={
+                  data.next_cursor === null
+                    ? null
+                    : href('/search', { ...filters, cursor: data.next_cursor })
+                }
+              />
+            </>
+          )}
+        </Loading>
+      )}
+    </>
+  );
+}
+
+/** Search over the ledger of one scope (or every scope), with the ledger page's filters. */
+function LedgerSearchView(props: { route: Route }) {
   const query = props.route.query;
   const overview = useOverview();
   const scopes = overview.state === 'ready' ? overview.data.scopes : [];
@@ -102,6 +285,7 @@ export function SearchView(props: { route: Route }) {
   return (
     <>
       <h1>Search</h1>
+      <SearchIn query={query} current="ledger" />
       <form
         class="filters"
         aria-label="Search the ledger with filters"
