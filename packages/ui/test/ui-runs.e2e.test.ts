@@ -92,6 +92,16 @@ beforeAll(async () => {
         statusRecords(runId, 3, (position) => `line ${position}`),
       );
     }
+    // The home's SQLite ledger chains too: one session of two events.
+    for (const summary of ['first decision', 'second decision']) {
+      await stores.ledger.append({
+        scope: 'proj',
+        session_id: 'ledger-session',
+        agent_id: 'a',
+        type: 'ops.decision',
+        summary,
+      });
+    }
   } finally {
     await stores.close();
   }
@@ -182,5 +192,13 @@ describe('run search and chain badges in Chromium', () => {
       'was changed outside Episodic',
     );
     await expectAccessible('run with a changed line');
+  });
+
+  it('shows the chain badge of one ledger session', async () => {
+    await open(chained, '/ledger?scope=proj&session=ledger-session');
+    await page.waitForSelector('.chain-line .badge.chain:not(.chain-checking)');
+    await expect(page.locator('.chain-line').textContent()).resolves.toContain('ledger-session');
+    await expect(page.locator('.chain-line .badge.chain').textContent()).resolves.toBe('verified');
+    await expectAccessible('ledger session with its chain badge');
   });
 });
