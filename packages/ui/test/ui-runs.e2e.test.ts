@@ -15,6 +15,8 @@ const SEARCHED = 'a1b2c3d4-0000-4000-8000-000000000001';
 const CLEAN = 'c1ea0000-0000-4000-8000-000000000002';
 const TAMPERED = 'dead0000-0000-4000-8000-000000000003';
 const STARTED = '2026-03-02T09:00:00.000Z';
+/** A record whose text is markup and script: the search page must show it as text. */
+const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> merlin';
 /** The record the search finds: far down a long run, so opening it must page and scroll. */
 const FOUND_AT = 231;
 
@@ -63,7 +65,11 @@ beforeAll(async () => {
     await one.runs.append(
       SEARCHED,
       statusRecords(SEARCHED, 260, (position) =>
-        position === FOUND_AT ? 'the peregrine landed on the roof' : `step ${position}`,
+        position === FOUND_AT
+          ? 'the peregrine landed on the roof'
+          : position === 3
+            ? HOSTILE
+            : `step ${position}`,
       ),
     );
     await one.ledger.append({
@@ -159,6 +165,20 @@ describe('run search and chain badges in Chromium', () => {
     await page.waitForSelector('.badge.chain:not(.chain-checking)');
     await expect(page.locator('.badge.chain').textContent()).resolves.toBe('not chained');
     await expectAccessible('run at a search hit');
+  });
+
+  it('shows hostile record text as text in a run hit', async () => {
+    await open(searchable, '/search?in=runs&q=merlin');
+    await page.waitForSelector('table.run-hits tbody tr');
+    const snippet = page.locator('table.run-hits td.snippet').first();
+    await expect(snippet.textContent()).resolves.toContain(
+      '<img src=x onerror="window.__pwned=1">',
+    );
+    await expect(snippet.locator('mark').allTextContents()).resolves.toEqual(['merlin']);
+    await expect(page.locator('main img, main script').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => (window as { __pwned?: number }).__pwned)).resolves.toBe(
+      undefined,
+    );
   });
 
   it('says plainly when the runs cannot be searched (run files)', async () => {
