@@ -118,23 +118,31 @@ describe('PostgreSQL run search', () => {
     const lines = [
       JSON.stringify(header(raw, { scope: 'team' })),
       JSON.stringify(said(raw, 'raw otter')),
+      // A type no text column takes: the rebuild still indexes the line (type '').
+      JSON.stringify({ type: 'x.a\u0000b', run_id: raw, ts: TS, text: 'nul otter' }),
     ];
     await store.pool.query(
-      `INSERT INTO ${tables.runs} (run_id, header_json, session_id, record_count) VALUES ($1, $2, NULL, 2)`,
+      `INSERT INTO ${tables.runs} (run_id, header_json, session_id, record_count) VALUES ($1, $2, NULL, 3)`,
       [raw, Buffer.from(lines[0] as string)],
     );
     await store.pool.query(
       `INSERT INTO ${tables.runRecords} (run_id, seq, json) SELECT $1, n, l FROM unnest($2::bytea[]) WITH ORDINALITY AS t(l, n)`,
       [raw, lines.map((line) => Buffer.from(line))],
     );
-    const otters = async () =>
-      (await store.runs.search({ text: 'otter', scope: 'team' })).hits.map((hit) => hit.run_id);
+    const otters = async () => [
+      ...new Set(
+        (await store.runs.search({ text: 'otter', scope: 'team' })).hits.map((hit) => hit.run_id),
+      ),
+    ];
     expect(await otters()).toEqual([runId]);
-    expect(await store.rebuildRunSearchIndex()).toBe(4);
+    expect(await store.rebuildRunSearchIndex()).toBe(5);
     expect((await otters()).sort()).toEqual([runId, raw].sort());
     const hit = (await store.runs.search({ text: 'raw otter' })).hits[0];
     expect(hit).toMatchObject({ run_id: raw, position: 2, type: 'agent.event', ts: TS });
     expect(hit?.snippet).toBe('«raw» «otter»');
+    expect((await store.runs.search({ text: 'nul otter' })).hits).toEqual([
+      expect.objectContaining({ run_id: raw, position: 3, type: '', snippet: '«nul» «otter»' }),
+    ]);
   });
 
   it('a schema from before run search is upgraded with every stored line indexed, in batches; a backfill stopped midway is finished by the next open', async () => {

@@ -27,10 +27,18 @@ export interface RunLineSearchColumns {
   readonly vector: string;
 }
 
-/** The search columns of one stored line (from its exact text, as every store reads it). */
+/**
+ * The search columns of one stored line (from its exact text, as every store reads it). A type
+ * holding NUL (a line another tool wrote; appended records' types cannot) is stored as `''`, as a
+ * damaged line's: a text column refuses NUL, and no search can name such a type.
+ */
 export function runLineSearchColumns(line: string): RunLineSearchColumns {
   const fields = searchFieldsOfRunLine(line);
-  return { type: fields.type, tsMs: fields.tsMs, vector: renderTsVector(fields.text) };
+  return {
+    type: fields.type.includes('\u0000') ? '' : fields.type,
+    tsMs: fields.tsMs,
+    vector: renderTsVector(fields.text),
+  };
 }
 
 /** The scope a stored header line names (`runHeaderScope`), or null when it is not a header. */
