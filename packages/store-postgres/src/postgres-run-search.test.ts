@@ -4,13 +4,16 @@
 // stopped midway finished by the next open), the cap, and the GIN index in the search's plan.
 import { type RunRecord, redactRun } from '@episodic/core';
 import { parseSearchText } from '@episodic/core/adapter';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker } from '../../../test-support/worker-process.js';
 import {
   dropSchema,
   testPostgresUrl,
   uniqueSchema,
   withClient,
 } from '../test/postgres-test-schema.js';
+import { buildWorker } from '../test/reliability/build-worker.js';
+import { connectionsGone } from '../test/reliability/worker-setup.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { tablesOf } from './postgres-database.js';
 import { buildRunSearchQuery } from './postgres-run-search.js';
@@ -64,6 +67,48 @@ const vectorsOf = async (store: PostgresStore, runId: string) =>
       [runId],
     )
   ).rows.map((row) => row.v);
+
+/**
+ * A schema as migration 6 left it, holding `runs` runs of a header and `perRun` lines each (no
+ * search columns yet); run `index` is `runIdFor(10 + index)` with scope `s<index>`.
+ */
+async function schemaAtMigration6(url: string, schema: string, runs: number, perRun: number) {
+  const tables = tablesOf(schema);
+  await withClient(url, async (client) => {
+    await client.query('BEGIN');
+    await client.query(`CREATE SCHEMA ${tables.schema}`);
+    await client.query(
+      `CREATE TABLE ${tables.migrations} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
+    for (const migration of MIGRATIONS.filter((step) => step.version <= 6)) {
+      await client.query(migration.sql(tables));
+      await migration.after?.(client, tables);
+      await client.query(
+        `INSERT INTO ${tables.migrations} (version, description) VALUES ($1, $2)`,
+        [migration.version, migration.description],
+      );
+    }
+    for (let index = 0; index < runs; index++) {
+      const runId = runIdFor(10 + index);
+      const headerLine = JSON.stringify(header(runId, { scope: `s${index}` }));
+      await client.query(
+        `INSERT INTO ${tables.runs} (run_id, header_json, session_id, record_count) VALUES ($1, $2, NULL, $3)`,
+        [runId, Buffer.from(headerLine), perRun + 1],
+      );
+      const lines = [
+        headerLine,
+        ...Array.from({ length: perRun }, (_, line) =>
+          JSON.stringify(said(runId, `line ${line} of run ${index} puffin`)),
+        ),
+      ];
+      await client.query(
+        `INSERT INTO ${tables.runRecords} (run_id, seq, json) SELECT $1, n, l FROM unnest($2::bytea[]) WITH ORDINALITY AS t(l, n)`,
+        [runId, lines.map((line) => Buffer.from(line))],
+      );
+    }
+    await client.query('COMMIT');
+  });
+}
 
 describe('PostgreSQL run search', () => {
   it('a redaction rewrites the line’s vector in the same UPDATE: the secret’s word leaves the column', async () => {
@@ -151,40 +196,7 @@ describe('PostgreSQL run search', () => {
     const tables = tablesOf(schema);
     const runs = 3;
     const perRun = 1000; // 3,000 lines and 3 headers: more than three backfill batches
-    await withClient(url, async (client) => {
-      await client.query('BEGIN');
-      await client.query(`CREATE SCHEMA ${tables.schema}`);
-      await client.query(
-        `CREATE TABLE ${tables.migrations} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
-      );
-      for (const migration of MIGRATIONS.filter((step) => step.version <= 6)) {
-        await client.query(migration.sql(tables));
-        await migration.after?.(client, tables);
-        await client.query(
-          `INSERT INTO ${tables.migrations} (version, description) VALUES ($1, $2)`,
-          [migration.version, migration.description],
-        );
-      }
-      for (let index = 0; index < runs; index++) {
-        const runId = runIdFor(10 + index);
-        const headerLine = JSON.stringify(header(runId, { scope: `s${index}` }));
-        await client.query(
-          `INSERT INTO ${tables.runs} (run_id, header_json, session_id, record_count) VALUES ($1, $2, NULL, $3)`,
-          [runId, Buffer.from(headerLine), perRun + 1],
-        );
-        const lines = [
-          headerLine,
-          ...Array.from({ length: perRun }, (_, line) =>
-            JSON.stringify(said(runId, `line ${line} of run ${index} puffin`)),
-          ),
-        ];
-        await client.query(
-          `INSERT INTO ${tables.runRecords} (run_id, seq, json) SELECT $1, n, l FROM unnest($2::bytea[]) WITH ORDINALITY AS t(l, n)`,
-          [runId, lines.map((line) => Buffer.from(line))],
-        );
-      }
-      await client.query('COMMIT');
-    });
+    await schemaAtMigration6(url, schema, runs, perRun);
     const store = await open(schema);
     const version = await store.pool.query(`SELECT max(version) AS v FROM ${tables.migrations}`);
     expect(version.rows[0].v).toBe(SCHEMA_VERSION);
@@ -280,5 +292,63 @@ describe('PostgreSQL run search', () => {
     });
     expect(plan).toMatch(/idx_episodic_run_records_search/);
     expect(plan).toMatch(/scope = /);
+  });
+
+  describe('the backfill across processes', () => {
+    let worker = '';
+    beforeAll(async () => {
+      worker = await buildWorker('postgres-worker');
+    }, 300_000);
+
+    it('a process killed (SIGKILL) midway through the backfill leaves its key; 3 processes opening at once finish it', async () => {
+      const url = testPostgresUrl();
+      const schema = uniqueSchema('run_search_kill');
+      const tables = tablesOf(schema);
+      opened.push({ store: { close: async () => undefined } as PostgresStore, schema });
+      const runs = 20;
+      const perRun = 1000; // 20,020 lines: 21 batches
+      await schemaAtMigration6(url, schema, runs, perRun);
+      const state = () =>
+        withClient(url, async (client) => {
+          const key = await client.query<{ run_id: string }>(
+            `SELECT run_id FROM ${tables.runSearchBackfill}`,
+          );
+          const left = await client.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM ${tables.runRecords} WHERE search_vector IS NULL`,
+          );
+          return { key: key.rows[0]?.run_id, left: left.rows[0]?.n ?? -1 };
+        });
+      const first = startWorker(worker, ['open', url, schema]);
+      // Killed once the backfill committed a batch past the first run (the migration is done).
+      let seen = await state().catch(() => ({ key: undefined, left: -1 }));
+      for (let poll = 0; poll < 6000; poll++) {
+        if (seen.key !== undefined && seen.key > runIdFor(10)) break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        seen = await state().catch(() => ({ key: undefined, left: -1 }));
+      }
+      first.child.kill('SIGKILL');
+      await first.exited;
+      await connectionsGone(first);
+      const stopped = await state();
+      // The test can fail: it needs the kill to land before the last batch.
+      expect(stopped.key).toBeDefined();
+      expect(stopped.left).toBeGreaterThan(0);
+      expect(stopped.left).toBeLessThan(runs * (perRun + 1) - 1000);
+      const openers = [0, 1, 2].map(() => startWorker(worker, ['open', url, schema]));
+      for (const exit of await Promise.all(openers.map((opener) => opener.exited))) {
+        expect(exit.code, exit.stderr).toBe(0);
+      }
+      expect(await state()).toEqual({ key: undefined, left: 0 });
+      const store = await open(schema);
+      const last = runIdFor(10 + runs - 1);
+      expect(
+        (await store.runs.search({ text: `"line ${perRun - 1} of run ${runs - 1}"` })).hits.map(
+          (hit) => [hit.run_id, hit.position],
+        ),
+      ).toEqual([[last, perRun + 1]]);
+      expect(
+        (await store.runs.search({ text: 'puffin', scope: 's0', limit: 1 })).hits[0]?.run_id,
+      ).toBe(runIdFor(10));
+    }, 300_000);
   });
 });
