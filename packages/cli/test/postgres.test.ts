@@ -23,7 +23,11 @@ import {
   startTestPostgres,
   type TestPostgresServer,
 } from '../../../test-support/postgres-server.js';
-import { migrateReceiptSchema, searchReceiptSchema } from '../src/receipts/index.js';
+import {
+  migrateReceiptSchema,
+  searchReceiptSchema,
+  searchRunsReceiptSchema,
+} from '../src/receipts/index.js';
 import {
   episodic,
   episodicJson,
@@ -511,6 +515,46 @@ describe('a postgres:// URL wherever a database is accepted', () => {
       expect(message).toContain('keeps no search index');
       expect(message).toContain('episodic episodes query');
     }
+  }, 300_000);
+
+  it('searches the runs of a PostgreSQL home (search --runs): a task step is found, its run named', async () => {
+    const url = urlFor(newSchema());
+    const home = temporaryHome();
+    const run = async (args: string[]) => {
+      const result = await episodicJson(['--home', home, '--db', url, ...args]);
+      expect(result.stdout + result.stderr).not.toContain(password());
+      expect(result.status, result.stderr).toBe(0);
+      return result.receipt;
+    };
+    const created = (await run([
+      'tasks',
+      'create',
+      '--description',
+      'Tune the cache',
+      '--domain',
+      'cli',
+      '--task-type',
+      'testing',
+    ])) as { task: { id: string } };
+    await run([
+      'tasks',
+      'step',
+      created.task.id,
+      '--step',
+      '1',
+      '--tool',
+      'shell',
+      '--action',
+      'flush the narwhal cache',
+    ]);
+    const receipt = searchRunsReceiptSchema.parse(await run(['search', 'narwhal', '--runs']));
+    expect(receipt.hits).toHaveLength(1);
+    expect(receipt.hits[0]?.run_id).toBe(created.task.id);
+    expect(receipt.hits[0]?.snippet).toContain('«narwhal»');
+    const none = searchRunsReceiptSchema.parse(
+      await run(['search', 'narwhal', '--runs', '--type', 'run.start']),
+    );
+    expect(none.hits).toEqual([]);
   }, 300_000);
 
   it('reports an unreachable server as STORAGE_ERROR without the password', async () => {

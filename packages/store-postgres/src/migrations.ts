@@ -3,6 +3,7 @@ import { renderTsVector, searchTextOfLedgerRow, summarizeSession } from '@episod
 import type pg from 'pg';
 import { type SlowQueries, type StoreTables, withQueryTimeout } from './postgres-database.js';
 import { codeOf, isConnectionFailure } from './postgres-errors.js';
+import { indexStoredRunScopes } from './postgres-run-search.js';
 import { seedEventsDdl } from './schema-sql.js';
 
 /** One schema step: it runs once, inside the migration transaction, and is recorded by version. */
@@ -192,6 +193,34 @@ ON CONFLICT (session_id) DO NOTHING;`,
     sql: (tables) =>
       `ALTER TABLE ${tables.events} ADD COLUMN IF NOT EXISTS search_vector tsvector;`,
     after: indexStoredEvents,
+  },
+  {
+    version: 7,
+    description: 'full-text search of run records: type, time and tsvector of each line, GIN index',
+    // Columns on the record rows rather than a side table: an append stays one INSERT, and a
+    // redaction's UPDATE of a line and a deletion of a run's rows change the vector with the line
+    // they come from (nothing to keep in step). The runs' scopes are set here (a row per run);
+    // the lines stored before are indexed after this transaction, in batches
+    // (`finishRunSearchBackfill`), from the key the backfill table holds while any are left.
+    // The search ranks the newest 10,000 matches: `idx_episodic_run_records_newest` is that
+    // order, so a word in most lines is read newest first until the cap (~10× faster at 100,000
+    // lines) instead of every match being fetched and sorted.
+    sql: (tables) => `ALTER TABLE ${tables.runRecords} ADD COLUMN IF NOT EXISTS type TEXT;
+ALTER TABLE ${tables.runRecords} ADD COLUMN IF NOT EXISTS ts_ms BIGINT;
+ALTER TABLE ${tables.runRecords} ADD COLUMN IF NOT EXISTS search_vector tsvector;
+ALTER TABLE ${tables.runs} ADD COLUMN IF NOT EXISTS scope TEXT;
+CREATE INDEX IF NOT EXISTS idx_episodic_run_records_search ON ${tables.runRecords} USING gin (search_vector);
+CREATE INDEX IF NOT EXISTS idx_episodic_run_records_newest ON ${tables.runRecords} (ts_ms DESC NULLS LAST, run_id DESC, seq DESC);
+CREATE INDEX IF NOT EXISTS idx_episodic_runs_scope ON ${tables.runs} (scope);
+CREATE TABLE IF NOT EXISTS ${tables.runSearchBackfill} (
+  run_id TEXT COLLATE "C" NOT NULL,
+  seq BIGINT NOT NULL
+);
+INSERT INTO ${tables.runSearchBackfill} (run_id, seq)
+SELECT '', 0 WHERE EXISTS (SELECT 1 FROM ${tables.runRecords});`,
+    after: async (client, tables) => {
+      await indexStoredRunScopes(client, tables);
+    },
   },
 ];
 

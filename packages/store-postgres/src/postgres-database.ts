@@ -13,6 +13,8 @@ export interface StoreTables {
   readonly heads: string;
   readonly runs: string;
   readonly runRecords: string;
+  /** Migration 7's backfill key, while the run records stored before it are being indexed. */
+  readonly runSearchBackfill: string;
   readonly sessions: string;
   readonly sessionDeltas: string;
   readonly sessionSizes: string;
@@ -30,6 +32,7 @@ export function tablesOf(schema: string): StoreTables {
     heads: q('episodic_session_heads'),
     runs: q('episodic_runs'),
     runRecords: q('episodic_run_records'),
+    runSearchBackfill: q('episodic_run_search_backfill'),
     sessions: q('episodic_sessions'),
     sessionDeltas: q('episodic_session_deltas'),
     sessionSizes: q('episodic_session_sizes'),

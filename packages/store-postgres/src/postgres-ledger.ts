@@ -14,6 +14,7 @@ import {
 import type { PostgresDatabase, Queryable, StoreTables } from './postgres-database.js';
 import { isUniqueViolation } from './postgres-errors.js';
 import type { Scrubber } from './scrub.js';
+import { RANKED_MATCHES, REINDEX_BATCH, rankSql, reindexInBatches } from './search-sql.js';
 
 /** Options of the PostgreSQL ledger adapter. */
 export interface PostgresLedgerAdapterOptions {
@@ -47,14 +48,6 @@ const vectorOfValues = (row: readonly unknown[]) =>
   });
 
 /**
- * How many matches a search ranks: the newest `RANKED_MATCHES` events (highest `id`) matching
- * inside the scope and filters, as in the SQLite store. Ranking every match of a word in most
- * events reads and scores each of them (seconds at 1M events); older matches are found by
- * narrowing the search (a time range, a session, a type).
- */
-export const RANKED_MATCHES = 10_000;
-
-/**
  * The SQL of one search: the newest `ranked` matching rows inside the scope and filters, scored
  * by `ts_rank_cd` with length normalization 1 (higher is better), the best `limit` of them (ties
  * in `id` order), and only the page's rows joined back for their columns. The score is `float8`
@@ -86,7 +79,7 @@ export function buildSearchQuery(
   const limit = parameter(plan.limit);
   return {
     text: `WITH matches AS (
-  SELECT e.id, ts_rank_cd(e.search_vector, $1::tsquery, 1)::float8 AS score FROM ${tables.events} e
+  SELECT e.id, ${rankSql('e.search_vector', '$1::tsquery')} AS score FROM ${tables.events} e
   WHERE ${where.join(' AND ')}
   ORDER BY e.id DESC LIMIT ${Math.trunc(ranked)}
 ), page AS (
@@ -101,9 +94,6 @@ ORDER BY page.score DESC, page.id`,
   };
 }
 
-/** Rows per transaction when the search column is recomputed. */
-const REBUILD_BATCH = 1000;
-
 /**
  * Recomputes every event's search vector from its stored columns (core's text), in transactions
  * of 1,000 rows that lock the rows they rewrite (a redaction meanwhile waits, then wins). For a
@@ -112,34 +102,29 @@ const REBUILD_BATCH = 1000;
  */
 export function rebuildPostgresSearchIndex(database: PostgresDatabase): Promise<number> {
   const { tables } = database;
-  return database.guard('rebuild the search index', async () => {
+  return database.guard('rebuild the search index', () => {
     let after = '0';
-    let total = 0;
-    for (;;) {
-      const count = await database.transaction(async (client) => {
-        const { rows } = await database.query<{
-          id: string;
-          summary: string;
-          payload_json: string | null;
-          refs_json: string | null;
-        }>(
-          `SELECT id, summary, payload_json, refs_json FROM ${tables.events} WHERE id > $1 ORDER BY id LIMIT ${REBUILD_BATCH} FOR UPDATE`,
-          [after],
-          client,
-        );
-        if (rows.length === 0) return 0;
-        await database.query(
-          `UPDATE ${tables.events} e SET search_vector = v.vector::tsvector
+    return reindexInBatches(database, async (client) => {
+      const { rows } = await database.query<{
+        id: string;
+        summary: string;
+        payload_json: string | null;
+        refs_json: string | null;
+      }>(
+        `SELECT id, summary, payload_json, refs_json FROM ${tables.events} WHERE id > $1 ORDER BY id LIMIT ${REINDEX_BATCH} FOR UPDATE`,
+        [after],
+        client,
+      );
+      if (rows.length === 0) return 0;
+      await database.query(
+        `UPDATE ${tables.events} e SET search_vector = v.vector::tsvector
 FROM unnest($1::bigint[], $2::text[]) AS v(id, vector) WHERE e.id = v.id`,
-          [rows.map((row) => row.id), rows.map(searchVectorOf)],
-          client,
-        );
-        after = rows[rows.length - 1]?.id ?? after;
-        return rows.length;
-      });
-      total += count;
-      if (count < REBUILD_BATCH) return total;
-    }
+        [rows.map((row) => row.id), rows.map(searchVectorOf)],
+        client,
+      );
+      after = rows[rows.length - 1]?.id ?? after;
+      return rows.length;
+    });
   });
 }
 

@@ -14,6 +14,11 @@ import {
 } from '@episodic/core/adapter';
 import type pg from 'pg';
 import type { PostgresDatabase } from './postgres-database.js';
+import {
+  runLineSearchColumns,
+  scopeOfHeaderLine,
+  searchPostgresRuns,
+} from './postgres-run-search.js';
 import type { Scrubber } from './scrub.js';
 
 const decoder = new TextDecoder();
@@ -43,15 +48,17 @@ export function createPostgresRunStoreAdapter(
   );
   const createRun = database.statement(
     'runs_create',
-    `INSERT INTO ${tables.runs} (run_id, header_json, session_id, record_count) VALUES ($1, $2, $3, 0) ON CONFLICT (run_id) DO NOTHING`,
+    `INSERT INTO ${tables.runs} (run_id, header_json, session_id, scope, record_count) VALUES ($1, $2, $3, $4, 0) ON CONFLICT (run_id) DO NOTHING`,
   );
   const bump = database.statement(
     'runs_bump',
     `UPDATE ${tables.runs} SET record_count = record_count + $2 WHERE run_id = $1`,
   );
+  // Each line with its search columns (core's text of the line, as tsvector input): the index
+  // is written by the append's own statement.
   const insertRecords = database.statement(
     'runs_insert_records',
-    `INSERT INTO ${tables.runRecords} (run_id, seq, json) SELECT $1, $2::bigint + r.ord, r.json FROM unnest($3::bytea[]) WITH ORDINALITY AS r(json, ord)`,
+    `INSERT INTO ${tables.runRecords} (run_id, seq, json, type, ts_ms, search_vector) SELECT $1, $2::bigint + r.ord, r.json, r.type, r.ts_ms, r.vector::tsvector FROM unnest($3::bytea[], $4::text[], $5::bigint[], $6::text[]) WITH ORDINALITY AS r(json, type, ts_ms, vector, ord)`,
   );
   const readAll = database.statement(
     'runs_read',
@@ -100,11 +107,12 @@ export function createPostgresRunStoreAdapter(
   );
   const updateLine = database.statement(
     'runs_update_line',
-    `UPDATE ${tables.runRecords} SET json = $3 WHERE run_id = $1 AND seq = $2`,
+    // The redacted line's search columns in the same UPDATE: its old words leave the index with it.
+    `UPDATE ${tables.runRecords} SET json = $3, type = $4, ts_ms = $5, search_vector = $6::tsvector WHERE run_id = $1 AND seq = $2`,
   );
   const updateHeader = database.statement(
     'runs_update_header',
-    `UPDATE ${tables.runs} SET header_json = $2 WHERE run_id = $1`,
+    `UPDATE ${tables.runs} SET header_json = $2, scope = $3 WHERE run_id = $1`,
   );
 
   const queue = createKeyedQueue();
@@ -130,7 +138,12 @@ export function createPostgresRunStoreAdapter(
         const sessionId = (first.record as RunHeader).session_id;
         await database.query(
           createRun,
-          [runId, encode(first.json), typeof sessionId === 'string' ? sessionId : null],
+          [
+            runId,
+            encode(first.json),
+            typeof sessionId === 'string' ? sessionId : null,
+            scopeOfHeaderLine(first.json),
+          ],
           client,
         );
         locked = (await lock()).rows[0];
@@ -147,9 +160,17 @@ export function createPostgresRunStoreAdapter(
         locked === undefined || position === 0 ? undefined : decode(locked.header_json);
       const toWrite = planRunAppend(runId, stored, entries);
       if (toWrite.length === 0) return { appended: 0, position };
+      const columns = toWrite.map((entry) => runLineSearchColumns(entry.json));
       await database.query(
         insertRecords,
-        [runId, position, toWrite.map((entry) => encode(entry.json))],
+        [
+          runId,
+          position,
+          toWrite.map((entry) => encode(entry.json)),
+          columns.map((column) => column.type),
+          columns.map((column) => column.tsMs),
+          columns.map((column) => column.vector),
+        ],
         client,
       );
       await database.query(bump, [runId, toWrite.length], client);
@@ -178,6 +199,7 @@ export function createPostgresRunStoreAdapter(
       toolOutputCache: false,
       redaction: true,
       headerLine: true,
+      search: true,
     },
     append(runId, entries) {
       return database.guard(
@@ -233,6 +255,9 @@ export function createPostgresRunStoreAdapter(
           if (rows.length < page) return collector.result();
         }
       });
+    },
+    search(plan) {
+      return database.guard('search the runs', () => searchPostgresRuns(database, plan));
     },
     runIdsWithPrefix(prefix, limit) {
       const { from, to } = idPrefixRange(prefix);
@@ -290,12 +315,21 @@ export function createPostgresRunStoreAdapter(
                 nextHeader = next;
               }
               if (next === text) continue;
-              await database.query(updateLine, [runId, row.seq, encode(next)], client);
+              const columns = runLineSearchColumns(next);
+              await database.query(
+                updateLine,
+                [runId, row.seq, encode(next), columns.type, columns.tsMs, columns.vector],
+                client,
+              );
               stats.changedLines++;
             }
             if (!headerAmongLines) nextHeader = redactor.line(storedHeader);
             if (nextHeader !== storedHeader) {
-              await database.query(updateHeader, [runId, encode(nextHeader)], client);
+              await database.query(
+                updateHeader,
+                [runId, encode(nextHeader), scopeOfHeaderLine(nextHeader)],
+                client,
+              );
             }
             return stats;
           },

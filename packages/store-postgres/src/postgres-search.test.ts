@@ -12,8 +12,9 @@ import {
 } from '../test/postgres-test-schema.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { tablesOf } from './postgres-database.js';
-import { buildSearchQuery, RANKED_MATCHES } from './postgres-ledger.js';
+import { buildSearchQuery } from './postgres-ledger.js';
 import { createPostgresStore, type PostgresStore } from './postgres-store.js';
+import { RANKED_MATCHES } from './search-sql.js';
 
 const opened: Array<{ store: PostgresStore; schema: string }> = [];
 afterEach(async () => {

@@ -26,6 +26,7 @@ import { createPostgresArtifactStoreAdapter } from './postgres-artifact-store.js
 import { createPostgresDatabase, type PostgresDatabase } from './postgres-database.js';
 import { toEpisodicError } from './postgres-errors.js';
 import { createPostgresLedgerAdapter, rebuildPostgresSearchIndex } from './postgres-ledger.js';
+import { finishRunSearchBackfill, rebuildPostgresRunSearchIndex } from './postgres-run-search.js';
 import { createPostgresRunStoreAdapter } from './postgres-run-store.js';
 import { createPostgresSessionStoreAdapter } from './postgres-session-store.js';
 import { createScrubber } from './scrub.js';
@@ -142,6 +143,14 @@ export interface PostgresStore extends Stores<Required<StoreAdapters>> {
    * by no search until then), or after an upgrade that changes how text becomes words.
    */
   rebuildSearchIndex(): Promise<number>;
+  /**
+   * Recomputes the run records' search index (each stored line's type, time and `search_vector`,
+   * and each run's header scope) from the stored lines, in transactions of 1,000 lines; returns
+   * the lines indexed. Appends, redaction and deletion keep it in their own transactions: this is
+   * for lines another tool wrote into the table directly, or after an upgrade that changes how
+   * text becomes words.
+   */
+  rebuildRunSearchIndex(): Promise<number>;
   /** For migrations: raises session heads to at least these positions (see `importLedgerRows`). */
   importSessionHeads(heads: readonly SessionHead[]): Promise<void>;
 }
@@ -271,8 +280,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         close: () => (owned ? pool.end() : void pool.off('error', onIdleError)),
       },
     );
-    if (checked.migrate !== false)
+    if (checked.migrate !== false) {
       await migrate(pool, database.tables, schema, maintenanceTimeoutMs);
+      await finishRunSearchBackfill(database);
+    }
   } catch (error) {
     if (owned) await pool.end().catch(() => undefined);
     else pool.off('error', onIdleError);
@@ -301,6 +312,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
     importLedgerRows: (rows) => importLedgerRows(database, rows),
     rebuildSearchIndex: () => rebuildPostgresSearchIndex(database),
+    rebuildRunSearchIndex: () => rebuildPostgresRunSearchIndex(database),
     importSessionHeads: (heads) => importSessionHeads(database, heads),
   };
 }

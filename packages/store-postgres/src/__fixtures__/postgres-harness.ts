@@ -80,6 +80,15 @@ export async function createPostgresHarness(): Promise<StoreHarness> {
       await pool.query(`UPDATE ${table('episodic_events')} SET search_vector = NULL`);
       await store.rebuildSearchIndex();
     },
+    rebuildRunSearchIndex: async () => {
+      // The run index as the record would give it again: every line's columns and every run's
+      // scope dropped, then recomputed.
+      await pool.query(
+        `UPDATE ${table('episodic_run_records')} SET type = NULL, ts_ms = NULL, search_vector = NULL`,
+      );
+      await pool.query(`UPDATE ${table('episodic_runs')} SET scope = NULL`);
+      await store.rebuildRunSearchIndex();
+    },
     runInChild: async (task) => {
       child ??= buildWorker('conformance-child');
       const worker = startWorker(await child, [JSON.stringify({ url, schema, task })]);

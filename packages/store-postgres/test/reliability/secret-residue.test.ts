@@ -178,9 +178,9 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
         deltaSecret,
         expiredSecret,
       ];
-      // The search index holds words folded (lower case): the ledger's secrets as the column
-      // `search_vector` and its GIN index store them, which the scan looks for too.
-      const folded = [...ledgerSecrets, expiredSecret].map((secret) => {
+      // The search indexes hold words folded (lower case): the ledger's and the run's secrets as
+      // the columns `search_vector` and their GIN indexes store them, which the scan looks for too.
+      const folded = [...ledgerSecrets, expiredSecret, runSecret].map((secret) => {
         const [token] = searchTokens(secret);
         expect(token).toBe(secret.toLowerCase());
         return token as string;
@@ -190,16 +190,21 @@ describe.skipIf(dataDirectory === '')('secret residue after redact + gc (Postgre
       // The test can fail: before the redaction every secret is in the files (the search
       // index's folded copies included).
       expect(Object.keys(residue(scanned).inFiles).sort()).toEqual([...scanned].sort());
-      const indexFile = await withClient(
-        url,
-        async (client) =>
-          (
-            await client.query<{ path: string }>('SELECT pg_relation_filepath($1) AS path', [
-              `"${schema}".idx_episodic_events_search`,
-            ])
-          ).rows[0]?.path,
+      const indexFile = (index: string) =>
+        withClient(
+          url,
+          async (client) =>
+            (
+              await client.query<{ path: string }>('SELECT pg_relation_filepath($1) AS path', [
+                `"${schema}".${index}`,
+              ])
+            ).rows[0]?.path,
+        );
+      const before = residue(folded).inFiles;
+      expect(before[folded[0] as string]).toContain(await indexFile('idx_episodic_events_search'));
+      expect(before[folded.at(-1) as string]).toContain(
+        await indexFile('idx_episodic_run_records_search'),
       );
-      expect(residue(folded).inFiles[folded[0] as string]).toContain(indexFile);
 
       expect(
         (await store.ledger.redact({ scope: 'residue', sessionId: 'redact-me' })).redacted_count,
