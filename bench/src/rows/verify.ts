@@ -439,7 +439,7 @@ export const verifyModule: RowModule = {
 
       // --- verify.ledger: verify chained ledger rows against one hash per row -----------------
       {
-        const count = quick ? 3000 : 200_000;
+        const count = quick ? 2000 : 200_000;
         const filename = join(scratch.path, 'verify-ledger.db');
         const store = createSqliteStore({ filename, chain: true });
         log(`verify.ledger: appending ${formatCount(count)} chained events`);
@@ -502,7 +502,7 @@ export const verifyModule: RowModule = {
             measured,
             (row) => [check('throughput ratio ≥ 0.8', row.ratio?.median ?? Number.NaN, '>=', 0.8)],
             quick
-              ? ['quick: 3,000 events (the full bench verifies 200,000)']
+              ? ['quick: 2,000 events (the full bench verifies 200,000)']
               : [
                   'full: 200,000 events, not the 1M of the design: building 1M chained events and verifying them in 12 runs would take minutes of this bench alone; the figure is per row',
                 ],
@@ -512,7 +512,7 @@ export const verifyModule: RowModule = {
 
       // --- run.append.growth.chain: an append at line N_large vs line 1,000 ---------------
       {
-        const large = quick ? 10_000 : 1_000_000;
+        const large = quick ? 5000 : 1_000_000;
         const small = 1000;
         const appends = quick ? 30 : 300;
         const root = join(scratch.path, 'growth');
