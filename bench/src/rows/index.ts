@@ -19,6 +19,7 @@ import { runReadModule } from './run-read.js';
 import { sessionModule } from './session.js';
 import { taskModule } from './task.js';
 import { uiPagesModule } from './ui-pages.js';
+import { verifyModule } from './verify.js';
 
 /** Every row module, in QUALITY.md's table order. */
 export const MODULES: readonly RowModule[] = [
@@ -33,6 +34,7 @@ export const MODULES: readonly RowModule[] = [
   ledgerSearchModule,
   ledgerNodeSqliteModule,
   ledgerGcModule,
+  verifyModule,
   postgresModule,
   postgresSessionsModule,
   cliStartModule,
