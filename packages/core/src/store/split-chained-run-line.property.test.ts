@@ -43,7 +43,7 @@ describe('splitChainedRunLine and chainMemberText (export v3 rebuilds stored lin
             event: { type: 'x', meta },
           };
           // What a writer stores: JSON.stringify of the record it holds.
-        const recordJson = JSON.stringify(record);
+          const recordJson = JSON.stringify(record);
           let counter = 0;
           const writer = createChainWriter({
             sha256,
