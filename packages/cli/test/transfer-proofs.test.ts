@@ -243,6 +243,18 @@ describe('export and import keep the proofs (episodic.export.v3)', () => {
       expect(show.status, show.stderr).toBe(0);
       expect(JSON.stringify(show.receipt)).not.toContain('"chain"');
     }
+    // And back: the SQLite home's runs do not chain, so it exports v2; a chained file home that
+    // imports it chains the runs anew and verifies clean.
+    const sqlite = newHome('sqlite', true);
+    await importInto(sqlite, file);
+    const back = await exportAll(sqlite);
+    expect(exportLines(back)[0]).toMatchObject({ format: 'episodic.export.v2' });
+    const files = newHome('fs', true);
+    expect((await importInto(files, back)).receipt.written).toMatchObject({ runs: 2 });
+    const verified = verify(files);
+    expect(verified.status).toBe(0);
+    if (!verified.receipt.ok) throw new Error('expected ok');
+    expect(verified.receipt.streams.chained).toBe(2);
   });
 
   it('an unchained home still exports v2, which imports into a chained home (chained there anew)', async () => {
