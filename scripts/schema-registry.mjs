@@ -179,11 +179,11 @@ export const SCHEMAS = [
   // The export file (`episodic export`).
   entry(
     'export-line',
-    'v2',
+    'v3',
     CLI,
     cli.exportLineSchema,
     'Export file line',
-    `One line of an "${cli.EXPORT_FORMAT}" export file: export.header, session, run.record, ledger.event, artifact, episode.metadata or export.end. It also validates "episodic.export.v1" files (v1 had no artifact or episode.metadata lines).`,
+    `One line of an "${cli.EXPORT_FORMAT}" export file: export.header, session, run.record (with its chain member when the run is chained), erasure, ledger.event, artifact, episode.metadata or export.end. It also validates "episodic.export.v2" files (no chain members, no erasure lines) and "episodic.export.v1" files (no artifact or episode.metadata lines either).`,
   ),
   // A home's config (written when the CLI or the MCP server creates a home).
   entry(

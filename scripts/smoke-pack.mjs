@@ -232,7 +232,7 @@ if (header.server?.version !== expected) {
 
 // The packages ship their JSON Schemas at \`<package>/schemas/<name>.<version>.json\`.
 const require = createRequire(import.meta.url);
-for (const name of ['@episodic/core/schemas/session-state.v1.json', '@episodic/cli/schemas/export-line.v2.json', '@episodic/mcp/schemas/tool.error.v1.json']) {
+for (const name of ['@episodic/core/schemas/session-state.v1.json', '@episodic/cli/schemas/export-line.v3.json', '@episodic/mcp/schemas/tool.error.v1.json']) {
   const schema = JSON.parse(readFileSync(require.resolve(name), 'utf8'));
   if (typeof schema.$id !== 'string' || !schema.$id.endsWith(name.split('/').at(-1))) throw new Error(\`\${name} has no matching $id\`);
 }

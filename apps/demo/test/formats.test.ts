@@ -119,7 +119,7 @@ describe('the published schemas', () => {
       }),
     ).toBe(false);
     expect(
-      validator('cli/export-line.v2.json')({
+      validator('cli/export-line.v3.json')({
         type: 'export.end',
         counts: { sessions: 0, runs: 0, records: 0, events: 0 },
         extra: 1,
@@ -167,7 +167,7 @@ describe('files the demo writes', () => {
     const lines = jsonLines(output);
     expect(lines.length).toBeGreaterThan(10);
     for (const [line, value] of lines.entries())
-      expectValid('cli/export-line.v2.json', value, `export line ${line + 1}`);
+      expectValid('cli/export-line.v3.json', value, `export line ${line + 1}`);
   });
 
   it('CLI --json receipts, successes and errors', async () => {
@@ -265,6 +265,6 @@ describe('format fixtures', () => {
   it('export files', () => {
     for (const file of filesUnder(join(formats, 'export'), /\.jsonl$/))
       for (const [line, value] of jsonLines(file).entries())
-        expectValid('cli/export-line.v2.json', value, `${file} line ${line + 1}`);
+        expectValid('cli/export-line.v3.json', value, `${file} line ${line + 1}`);
   });
 });

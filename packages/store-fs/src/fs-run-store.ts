@@ -1053,6 +1053,28 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
             const path = locate(runId);
             return path === null ? null : root.relative(path);
           },
+          importChained(runId: string, entries: readonly RunRecordEntry[]) {
+            checkToolOutputIds(entries);
+            const exists = () =>
+              new EpisodicError({
+                code: 'CONFLICT',
+                message: `Run ${runId} exists already: an import with proofs writes new runs only, byte for byte. Import into another home, or delete the run first.`,
+                details: { runId },
+              });
+            return withFileLock(lockPath(runId), lock, async () => {
+              if (locate(runId) !== null) throw exists();
+              const toWrite = planRunAppend(runId, undefined, entries);
+              const path = createRun(runId, toWrite[0]?.record as RunHeader);
+              if (path === null) throw exists();
+              // The lines carry their chain members: written as they are, never stamped again;
+              // the next append resumes the chain from the file's tail.
+              chains.delete(runId);
+              return write(runId, path, toWrite);
+            });
+          },
+          async importErasures(entries: readonly ErasureEntry[]) {
+            for (const entry of entries) await erasures.append(entry);
+          },
         }),
 
     readToolOutput(id) {

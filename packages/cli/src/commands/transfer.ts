@@ -1,17 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   EpisodicError,
+  type ErasureEntry,
   type Ledger,
   type LedgerEvent,
   normalizeScope,
   type RunRecord,
   type SessionState,
 } from '@episodic/core';
-import { jsonEqual, parseIdReference, parseInput } from '@episodic/core/adapter';
+import {
+  jsonEqual,
+  parseIdReference,
+  parseInput,
+  splitChainedRunLine,
+} from '@episodic/core/adapter';
 import { ledgerIdentifierSchema } from '@episodic/core/schemas';
-import { type EpisodicStores, openEpisodicStores } from '@episodic/home';
+import { type EpisodicStores, HOME_CONFIG_FILE, openEpisodicStores } from '@episodic/home';
 import type { CommandContext, CommandHandler } from '../command-spec.js';
 import { runIdArgument, sessionIdArgument } from '../id-arguments.js';
 import {
@@ -35,6 +41,7 @@ import {
 } from '../transfer/artifact-transfer.js';
 import {
   EXPORT_FORMAT,
+  EXPORT_FORMAT_UNCHAINED,
   type ExportCounts,
   type ExportedLedgerEvent,
   type ExportSelection,
@@ -130,6 +137,49 @@ async function exportSessionId(context: CommandContext, given: string): Promise<
   }
 }
 
+/**
+ * Writes a chained run's lines with their proofs: each stored line split into its record and its
+ * `chain` member (a line written before chaining has none). Damaged lines are left out with a
+ * warning, as for unchained runs. Null when the run has no readable header.
+ */
+async function exportChainedRun(
+  stores: EpisodicStores,
+  runId: string,
+  writer: { line(value: unknown): void },
+  warnings: string[],
+): Promise<{ records: number; damaged: number; key?: string } | null> {
+  const lines = await stores.runs.readChain(runId);
+  const parts = lines.map(({ text }) => splitChainedRunLine(text));
+  const first = parts[0];
+  if (first === null || first === undefined || first.record.type !== 'header') {
+    warnings.push(`skipped run ${runId}: it has no readable header (run "episodic doctor")`);
+    return null;
+  }
+  let records = 0;
+  let damaged = 0;
+  let key: string | undefined;
+  for (const part of parts) {
+    if (part === null || typeof part.record.type !== 'string') {
+      damaged++;
+      continue;
+    }
+    if (key === undefined && part.chain?.k !== undefined) key = part.chain.k;
+    writer.line({
+      type: 'run.record',
+      run_id: runId,
+      record: part.record,
+      ...(part.chain === null ? {} : { chain: part.chain }),
+    });
+    records++;
+  }
+  if (damaged > 0) {
+    warnings.push(
+      `run ${runId}: ${damaged} damaged line${damaged === 1 ? '' : 's'} left out (run "episodic doctor"); the run's proofs will show the gap`,
+    );
+  }
+  return { records, damaged, ...(key === undefined ? {} : { key }) };
+}
+
 /** `export`. */
 export const exportCommand: CommandHandler = async (context) => {
   const { options, globals } = context;
@@ -211,7 +261,15 @@ export const exportCommand: CommandHandler = async (context) => {
     await withStores(
       context,
       async (stores) => {
-        writer.line({ type: 'export.header', format: EXPORT_FORMAT, selection });
+        // A home whose runs are chained exports their proofs (v3); any other writes v2, which
+        // versions of Episodic that know no v3 still read.
+        const chained = stores.runs.capabilities.chain === true;
+        writer.line({
+          type: 'export.header',
+          format: chained ? EXPORT_FORMAT : EXPORT_FORMAT_UNCHAINED,
+          selection,
+        });
+        const streamKeys = new Set<string>();
         // Sessions.
         const states: SessionState[] = [];
         if (all) {
@@ -263,6 +321,18 @@ export const exportCommand: CommandHandler = async (context) => {
           ledgerSessions.add(sessionIsUuid ? sessionId.toLowerCase() : sessionId);
         for (const [index, summary] of summaries.entries()) {
           progress.update(index, summaries.length, 'runs');
+          if (chained) {
+            const exported = await exportChainedRun(stores, summary.runId, writer, warnings);
+            if (exported === null) continue;
+            skippedDamagedLines += exported.damaged;
+            if (exported.key !== undefined) streamKeys.add(exported.key);
+            counts.runs++;
+            counts.records += exported.records;
+            exportedRuns.push(summary.runId);
+            ledgerSessions.add(summary.runId);
+            if (summary.sessionId !== undefined) ledgerSessions.add(summary.sessionId);
+            continue;
+          }
           const run = await stores.runs.read(summary.runId);
           if (run.header === null) {
             warnings.push(
@@ -284,6 +354,14 @@ export const exportCommand: CommandHandler = async (context) => {
           ledgerSessions.add(summary.runId);
           if (summary.sessionId !== undefined) ledgerSessions.add(summary.sessionId);
         }
+        // The erasure log's entries about the exported runs: their redactions verify anywhere.
+        if (chained) {
+          const erasures = (await stores.runs.readErasures()).filter(
+            (entry) => entry.op !== 'import' && streamKeys.has(entry.stream),
+          );
+          for (const entry of erasures) writer.line({ type: 'erasure', entry });
+          counts.erasures = erasures.length;
+        }
         // Ledger events of the exported sessions (and runs), in each session's order.
         if (ledgerSelector !== undefined) {
           const byId = new Map<string, LedgerEvent>();
@@ -301,6 +379,11 @@ export const exportCommand: CommandHandler = async (context) => {
           for (const event of events)
             writer.line({ type: 'ledger.event', event: exportedEvent(event) });
           counts.events = events.length;
+          if (events.length > 0 && stores.ledger.capabilities.chain === true) {
+            warnings.push(
+              'the ledger events were exported without their proofs (not carried yet): a chained home that imports them chains them anew',
+            );
+          }
           // What was learned from them: metadata first, so an importer sets it before the
           // artifacts whose effective metadata it makes up.
           const learning = await collectLearning(stores.artifacts, ledgerSelector, {
@@ -358,10 +441,26 @@ export const exportCommand: CommandHandler = async (context) => {
   };
 };
 
+/** What an import did with the proofs of a v3 file. */
+interface ImportProofs {
+  /** Runs written with their proofs, byte for byte. */
+  runs: number;
+  /** Runs whose proofs were dropped (an unchained target, or a run that was already there). */
+  dropped: number;
+  /** Erasure log entries added. */
+  erasures: number;
+  warnings: string[];
+}
+
 interface ImportPlan {
   learning: LearningPlan;
   sessions: { state: SessionState; exists: boolean }[];
-  runs: { run: ExportedRun; from: number }[];
+  /** `proofs`: written with the lines the export carries, byte for byte (`importChained`). */
+  runs: { run: ExportedRun; from: number; proofs: boolean }[];
+  /** Erasure log entries to add (a chained target only). */
+  erasures: ErasureEntry[];
+  /** What happened to the proofs the export carries. */
+  proofs: ImportProofs;
   events: ExportedLedgerEvent[];
   skipped: ExportCounts;
   conflicts: string[];
@@ -376,10 +475,13 @@ async function planImport(
     learning: { artifacts: [], metadata: [], skippedArtifacts: 0, skippedMetadata: 0 },
     sessions: [],
     runs: [],
+    erasures: [],
+    proofs: { runs: 0, dropped: 0, erasures: 0, warnings: [] },
     events: [],
     skipped: { ...NO_COUNTS },
     conflicts,
   };
+  const chainedTarget = stores.runs.capabilities.chain === true;
   plan.learning = await planLearning(stores.artifacts, parsed.learning, conflicts);
   for (const { state } of parsed.sessions) {
     const stored = await stores.sessions
@@ -407,7 +509,10 @@ async function planImport(
       throw error;
     });
     if (stored === null) {
-      plan.runs.push({ run, from: 0 });
+      const proofs = run.lines !== undefined && chainedTarget;
+      if (run.lines !== undefined && !chainedTarget) plan.proofs.dropped++;
+      if (proofs) plan.proofs.runs++;
+      plan.runs.push({ run, from: 0, proofs });
       continue;
     }
     const prefix =
@@ -422,9 +527,24 @@ async function planImport(
       plan.skipped.runs++;
       plan.skipped.records += run.records.length;
     } else {
-      plan.runs.push({ run, from: stored.records.length });
+      if (run.lines !== undefined) {
+        plan.proofs.dropped++;
+        plan.proofs.warnings.push(
+          `run ${run.runId} was already in this home: its ${run.records.length - stored.records.length} new record(s) were appended without the export's proofs`,
+        );
+      }
+      plan.runs.push({ run, from: stored.records.length, proofs: false });
       plan.skipped.records += stored.records.length;
     }
+  }
+  if (plan.proofs.runs > 0) {
+    plan.erasures = parsed.erasures;
+    plan.proofs.erasures = parsed.erasures.length;
+  }
+  if (!chainedTarget && plan.proofs.dropped > 0) {
+    plan.proofs.warnings.push(
+      `this home does not chain its runs: the proofs of ${plan.proofs.dropped} run(s) were dropped and their records imported unchained; set "chain": true in ${HOME_CONFIG_FILE} (a file home) before importing to keep them`,
+    );
   }
   const bySession = new Map<string, ExportedLedgerEvent[]>();
   for (const { event } of parsed.events) {
@@ -515,7 +635,16 @@ async function writeImport(
     written.sessions++;
     onWritten(1);
   }
-  for (const { run, from } of planned.runs) {
+  for (const { run, from, proofs } of planned.runs) {
+    if (proofs) {
+      const lines = run.lines as string[];
+      await naming(`run ${run.runId}`, () => stores.runs.importChained(run.runId, lines));
+      writes.createdRuns.push(run.runId);
+      written.records += lines.length;
+      written.runs++;
+      onWritten(lines.length);
+      continue;
+    }
     for (let start = from; start < run.records.length; start += APPEND_CHUNK) {
       const chunk: RunRecord[] = run.records.slice(start, start + APPEND_CHUNK);
       await naming(`run ${run.runId}`, () => stores.runs.append(run.runId, chunk));
@@ -525,6 +654,10 @@ async function writeImport(
       onWritten(chunk.length);
     }
     written.runs++;
+  }
+  if (planned.erasures.length > 0) {
+    // The redactions the source recorded, ids kept, so its redacted lines verify here.
+    await naming('the erasure log', () => stores.runs.importErasures(planned.erasures));
   }
   for (const event of planned.events) {
     clocks.ledger.current = new Date(event.created_at);
@@ -557,13 +690,25 @@ function messageOf(error: unknown): string {
  * names of cached tool outputs) is found before anything is written to the home, and a dry run
  * reports the same failure as the import. The scratch stores are removed afterwards.
  */
-async function trialImport(context: CommandContext, planned: ImportPlan): Promise<void> {
+async function trialImport(
+  context: CommandContext,
+  planned: ImportPlan,
+  chain: boolean,
+): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'episodic-import-trial-'));
   const clocks = { ledger: { current: new Date() }, artifacts: { current: new Date() } };
   try {
+    const store = locate(context).store;
+    if (chain) {
+      // Scratch stores that chain as the home does, so proofs are written (and refused) alike.
+      writeFileSync(
+        join(directory, HOME_CONFIG_FILE),
+        `${JSON.stringify({ format: 'episodic.home.v1', store, chain: true })}\n`,
+      );
+    }
     const scratch = await openEpisodicStores({
       home: directory,
-      store: locate(context).store,
+      store,
       env: {},
       durability: 'none',
       ledger: { ...IMPORT_LEDGER_OPTIONS, now: () => clocks.ledger.current },
@@ -571,7 +716,10 @@ async function trialImport(context: CommandContext, planned: ImportPlan): Promis
     });
     try {
       // Scratch stores are empty: every run is written whole, as a new one.
-      const whole = { ...planned, runs: planned.runs.map(({ run }) => ({ run, from: 0 })) };
+      const whole = {
+        ...planned,
+        runs: planned.runs.map(({ run, proofs }) => ({ run, from: 0, proofs })),
+      };
       await writeImport(scratch, whole, clocks, emptyWrites(), () => {});
     } finally {
       await scratch.close();
@@ -637,7 +785,7 @@ export const importCommand: CommandHandler = async (context) => {
         });
       }
       // The dry run and the import make the same trial, so they fail alike.
-      await trialImport(context, planned);
+      await trialImport(context, planned, stores.runs.capabilities.chain === true);
       if (dryRun) return planned;
       const total =
         planned.sessions.length +
@@ -675,10 +823,28 @@ export const importCommand: CommandHandler = async (context) => {
     artifacts: plan.learning.artifacts.length,
     episode_metadata: plan.learning.metadata.length,
   };
+  const proofWarnings = [
+    ...parsed.proofFindings.map(
+      (finding) =>
+        `line ${finding.line} of the export (run ${finding.runId}${finding.n === undefined ? '' : `, entry ${finding.n}`}) does not match its proof (${finding.finding}): the file was changed after export; imported as given, and "episodic verify" names it`,
+    ),
+    ...plan.proofs.warnings,
+  ];
   const receipt = {
     input: input === '-' ? '-' : resolve(input),
     dry_run: dryRun,
     counts: parsed.counts,
+    ...(parsed.format === EXPORT_FORMAT
+      ? {
+          proofs: {
+            runs: plan.proofs.runs,
+            dropped: plan.proofs.dropped,
+            erasures: plan.proofs.erasures,
+            altered_lines: parsed.proofFindings.map((finding) => finding.line),
+          },
+          warnings: proofWarnings,
+        }
+      : {}),
     written: dryRun ? NO_COUNTS : written,
     ...(dryRun ? { would_write: wouldWrite } : {}),
     skipped: {
@@ -687,6 +853,11 @@ export const importCommand: CommandHandler = async (context) => {
       episode_metadata: plan.learning.skippedMetadata,
     },
   };
+  if (!globals.quiet && proofWarnings.length > 0) {
+    const styles = createStyles(globals.color, globals.width);
+    for (const warning of proofWarnings)
+      context.io.stderr(`${styles.yellow('warning:')} ${sanitizeForTerminal(warning)}\n`);
+  }
   return {
     receipt,
     render: (write) => {

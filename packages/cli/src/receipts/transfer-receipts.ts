@@ -10,6 +10,8 @@ const counts = z.object({
   artifacts: z.number().int().nonnegative(),
   /** Episodes whose metadata was exported (the source of artifacts' effective metadata). */
   episode_metadata: z.number().int().nonnegative(),
+  /** Erasure log entries about the exported runs (`episodic.export.v3` only). */
+  erasures: z.number().int().nonnegative().optional(),
 });
 
 /** Which runs an export selected (the command line, normalized). */
@@ -51,6 +53,21 @@ export const importReceiptSchema = successReceiptSchema('episodic.import.v1', {
   would_write: counts.optional(),
   /** What was already present with the same content. */
   skipped: counts,
+  /** An `episodic.export.v3` file: what became of its proofs. */
+  proofs: z
+    .object({
+      /** Runs written with their proofs, byte for byte. */
+      runs: z.number().int().nonnegative(),
+      /** Runs whose proofs were dropped (an unchained home, or a run that was already there). */
+      dropped: z.number().int().nonnegative(),
+      /** Erasure log entries added. */
+      erasures: z.number().int().nonnegative(),
+      /** Export lines whose proof does not check (the file was changed after export). */
+      altered_lines: z.array(z.number().int().nonnegative()),
+    })
+    .optional(),
+  /** An `episodic.export.v3` file: proofs dropped or not matching, one sentence each. */
+  warnings: z.array(z.string()).optional(),
 });
 
 const migrateCounts = z.object({

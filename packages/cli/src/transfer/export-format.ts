@@ -2,7 +2,9 @@ import {
   artifactContentSchema,
   artifactKeySchema,
   artifactKindSchema,
+  chainMemberSchema,
   episodeRefSchema,
+  erasureEntrySchema,
   LEDGER_EVENT_TYPES,
   ledgerEventIdSchema,
   ledgerIdentifierSchema,
@@ -14,11 +16,19 @@ import {
 import * as z from 'zod';
 
 /**
- * The format name written in every export's first line. v2 added learned artifacts (patterns,
- * reflections, checkpoint summaries) and episode metadata; v1 files still import.
+ * The format name written in the first line of an export of a home whose runs are chained
+ * (docs/design/verify.md 2.6): v3 adds the proofs, a `chain` member on `run.record` lines and
+ * `erasure` lines. v2 added learned artifacts (patterns, reflections, checkpoint summaries) and
+ * episode metadata. v1, v2 and v3 files import.
  */
-export const EXPORT_FORMAT = 'episodic.export.v2';
-const READABLE_FORMATS = ['episodic.export.v1', EXPORT_FORMAT] as const;
+export const EXPORT_FORMAT = 'episodic.export.v3';
+/**
+ * What an export of a home whose runs are not chained writes: it has no proofs to carry, and stays
+ * readable by Episodic versions that know no v3.
+ */
+export const EXPORT_FORMAT_UNCHAINED = 'episodic.export.v2';
+const READABLE_FORMATS = ['episodic.export.v1', EXPORT_FORMAT_UNCHAINED, EXPORT_FORMAT] as const;
+export type ExportFormat = (typeof READABLE_FORMATS)[number];
 
 /** What an export holds (the command line that made it, normalized). */
 export const exportSelectionSchema = z.strictObject({
@@ -50,11 +60,27 @@ export const sessionLineSchema = z.strictObject({
   state: sessionStateSchema,
 });
 
-/** One record of a run, in order; a run's records are consecutive and start with its header. */
+/**
+ * One record of a run, in order; a run's records are consecutive and start with its header. In
+ * v3, `chain` is the stored line's chain member (its commitment, salt or redaction mark, position,
+ * stream key on the first chained line, head where stored): the stored line is the record's own
+ * JSON text with this member last, so an importer rebuilds it byte for byte.
+ */
 export const runRecordLineSchema = z.strictObject({
   type: z.literal('run.record'),
   run_id: uuidSchema,
   record: z.looseObject({ type: z.string().min(1) }),
+  chain: chainMemberSchema.optional(),
+});
+
+/**
+ * An entry of the source home's erasure log about an exported run (v3): a redaction (the redacted
+ * lines name it by its id) or a collection, without the log's own chain member (its numbering is
+ * the home's). A home's `import` entries are its own and are not exported.
+ */
+export const erasureLineSchema = z.strictObject({
+  type: z.literal('erasure'),
+  entry: erasureEntrySchema,
 });
 
 const jsonValue = z.json();
@@ -123,6 +149,8 @@ export const exportCountsSchema = z.strictObject({
   events: count,
   artifacts: count.default(0),
   episode_metadata: count.default(0),
+  /** Erasure log entries (v3 only). */
+  erasures: count.optional(),
 });
 export type ExportCounts = z.infer<typeof exportCountsSchema>;
 
@@ -136,6 +164,7 @@ export const exportEndLineSchema = z.strictObject({
 export const exportBodyLineSchema = z.discriminatedUnion('type', [
   sessionLineSchema,
   runRecordLineSchema,
+  erasureLineSchema,
   ledgerEventLineSchema,
   episodeMetadataLineSchema,
   artifactLineSchema,

@@ -1,16 +1,26 @@
+import { createHash } from 'node:crypto';
 import {
+  type ChainMember,
   createMemoryLedger,
   EpisodicError,
+  type ErasureEntry,
   type LedgerOptions,
   type RunRecord,
   type SessionState,
 } from '@episodic/core';
-import { prepareRunRecords, safeJsonParse } from '@episodic/core/adapter';
+import {
+  chainMemberText,
+  createChainVerifier,
+  prepareRunRecords,
+  safeJsonParse,
+} from '@episodic/core/adapter';
 import { CONTENT_KINDS } from '@episodic/core/schemas';
 import type { ExportedLearning } from './artifact-transfer.js';
 import {
+  EXPORT_FORMAT,
   type ExportCounts,
   type ExportedLedgerEvent,
+  type ExportFormat,
   type ExportSelection,
   exportBodyLineSchema,
   exportHeaderLineSchema,
@@ -22,6 +32,19 @@ export interface ExportedRun {
   readonly records: RunRecord[];
   /** The line of its first record. */
   readonly line: number;
+  /**
+   * With proofs (v3, a chained run): its stored lines as the source home held them, each the
+   * record's own JSON text with its `chain` member last (lines without one as the record's text).
+   */
+  readonly lines?: string[];
+}
+
+/** A run line of the export whose proof does not check (a v3 file changed after export). */
+export interface ExportProofFinding {
+  readonly line: number;
+  readonly runId: string;
+  readonly finding: string;
+  readonly n?: number;
 }
 
 /** An export, parsed and fully validated. */
@@ -33,6 +56,12 @@ export interface ParsedExport {
   /** Artifacts and episode metadata (exports since `episodic.export.v2`). */
   readonly learning: ExportedLearning;
   readonly counts: ExportCounts;
+  /** The format of the file's header. */
+  readonly format: ExportFormat;
+  /** The erasure log entries it carries (v3). */
+  readonly erasures: ErasureEntry[];
+  /** Proofs that do not check against the lines they cover (v3): the file was changed. */
+  readonly proofFindings: ExportProofFinding[];
 }
 
 /** Caps and guards wide enough for anything a ledger stored before (the data was accepted once). */
@@ -100,19 +129,35 @@ export async function readExport(text: string): Promise<ParsedExport> {
   const seenSessions = new Set<string>();
   const seenRuns = new Set<string>();
   const seenEvents = new Set<string>();
+  const format = header.data.format;
+  const erasures: ErasureEntry[] = [];
+  const seenErasures = new Set<string>();
   let counts: ExportCounts | undefined;
-  let current: { runId: string; records: RunRecord[]; line: number } | undefined;
+  let current:
+    | { runId: string; records: RunRecord[]; line: number; chains: (ChainMember | undefined)[] }
+    | undefined;
   const closeRun = () => {
     if (current === undefined) return;
+    let entries: ReturnType<typeof prepareRunRecords>;
     try {
-      prepareRunRecords(current.runId, current.records);
+      entries = prepareRunRecords(current.runId, current.records);
     } catch (error) {
       const message = EpisodicError.isInstance(error) ? error.message : String(error);
       throw invalid(current.line, `run ${current.runId}: ${message}`);
     }
     if (current.records[0]?.type !== 'header')
       throw invalid(current.line, `run ${current.runId} does not start with its header`);
-    runs.push(current);
+    const { runId, records, line, chains } = current;
+    if (chains.some((chain) => chain !== undefined)) {
+      // The stored lines, rebuilt: the record's own JSON text, then its chain member.
+      const lines = entries.map(({ json }, index) => {
+        const chain = chains[index];
+        return chain === undefined
+          ? json
+          : `${json.slice(0, -1)},"chain":${chainMemberText(chain)}}`;
+      });
+      runs.push({ runId, records, line, lines });
+    } else runs.push({ runId, records, line });
     current = undefined;
   };
   for (let index = 1; index < values.length; index++) {
@@ -140,12 +185,32 @@ export async function readExport(text: string): Promise<ParsedExport> {
       }
       case 'run.record': {
         const id = value.run_id.toLowerCase();
+        if (value.chain !== undefined && format !== EXPORT_FORMAT)
+          throw invalid(
+            line,
+            `a chain member in a ${format} file (proofs came with ${EXPORT_FORMAT})`,
+          );
         if (current === undefined) {
           if (seenRuns.has(id)) throw invalid(line, `the records of run ${id} are not consecutive`);
           seenRuns.add(id);
-          current = { runId: id, records: [], line };
+          current = { runId: id, records: [], line, chains: [] };
         }
         current.records.push(value.record as RunRecord);
+        current.chains.push(value.chain);
+        break;
+      }
+      case 'erasure': {
+        if (format !== EXPORT_FORMAT)
+          throw invalid(
+            line,
+            `an erasure line in a ${format} file (they came with ${EXPORT_FORMAT})`,
+          );
+        if (value.entry.op === 'import')
+          throw invalid(line, "an import entry is the exporting home's own and is never exported");
+        if (seenErasures.has(value.entry.id))
+          throw invalid(line, `erasure entry ${value.entry.id} appears twice`);
+        seenErasures.add(value.entry.id);
+        erasures.push(value.entry);
         break;
       }
       case 'ledger.event': {
@@ -189,6 +254,9 @@ export async function readExport(text: string): Promise<ParsedExport> {
     events: events.length,
     artifacts: learning.artifacts.length,
     episode_metadata: learning.metadata.length,
+    ...(counts.erasures === undefined && erasures.length === 0
+      ? {}
+      : { erasures: erasures.length }),
   };
   if (JSON.stringify(found) !== JSON.stringify(counts)) {
     throw invalid(
@@ -208,5 +276,43 @@ export async function readExport(text: string): Promise<ParsedExport> {
       );
     }
   }
-  return { selection: header.data.selection, sessions, runs, events, learning, counts };
+  return {
+    selection: header.data.selection,
+    sessions,
+    runs,
+    events,
+    learning,
+    counts,
+    format,
+    erasures,
+    proofFindings: checkProofs(runs, erasures),
+  };
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
+
+/**
+ * The proofs of a v3 file checked against the lines they cover, with core's verifier: a changed
+ * byte in an exported record (or member) is `altered` at its export line. Import goes on (the
+ * records are valid; the target's `episodic verify` names the same entries) and says so.
+ */
+function checkProofs(runs: readonly ExportedRun[], erasures: ErasureEntry[]): ExportProofFinding[] {
+  const chained = runs.filter((run) => run.lines !== undefined);
+  if (chained.length === 0) return [];
+  const verifier = createChainVerifier({ sha256, erasures, maxFindings: 1000 });
+  for (const run of chained) {
+    const stream = { kind: 'run', id: run.runId } as const;
+    for (const [index, text] of (run.lines as string[]).entries())
+      verifier.line(stream, text, { line: run.line + index });
+    verifier.endStream(stream);
+  }
+  return verifier
+    .report()
+    .findings.filter((finding) => finding.severity === 'error')
+    .map((finding) => ({
+      line: finding.where?.line ?? 0,
+      runId: finding.stream.id ?? '',
+      finding: finding.finding,
+      ...(finding.n === undefined ? {} : { n: finding.n }),
+    }));
 }

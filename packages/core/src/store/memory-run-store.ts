@@ -4,7 +4,9 @@ import {
   type ChainWriterOptions,
   createChainWriter,
   newChainState,
+  resumeChainState,
 } from '../chain/index.js';
+import { EpisodicError } from '../errors/episodic-error.js';
 import type { RunHeader, RunRecord } from '../schema/run-record.js';
 import { isAfterRunSearchPoint } from '../search/run-search-query.js';
 import { rankDocuments, type SearchDocument, searchDocument } from '../search/search-rank.js';
@@ -27,6 +29,7 @@ import {
   readRunText,
   runChainLines,
   runHeaderScope,
+  splitChainedRunLine,
   tailRunText,
 } from './run-store.js';
 
@@ -344,6 +347,37 @@ export function createMemoryRunStoreAdapter(
           readChain(runId: string) {
             const run = runs.get(runId);
             return run === undefined ? null : runChainLines(run.text);
+          },
+          importChained(runId: string, entries: readonly RunRecordEntry[]) {
+            if (runs.has(runId)) {
+              throw new EpisodicError({
+                code: 'CONFLICT',
+                message: `Run ${runId} exists already: an import with proofs writes new runs only, byte for byte. Import into another store, or delete the run first.`,
+                details: { runId },
+              });
+            }
+            const toWrite = planRunAppend(runId, undefined, entries);
+            const run = storedRun(toWrite.map((entry) => `${entry.json}\n`).join(''));
+            // The chain resumes after the imported lines: from the last segment boundary (or the
+            // first chained line) to the end, with the stream key of the line that carries it.
+            const members = toWrite.map((entry) => splitChainedRunLine(entry.json)?.chain ?? null);
+            const key = members.find((member) => member?.k !== undefined)?.k ?? null;
+            let start = -1;
+            for (let index = members.length - 1; index >= 0; index--) {
+              const member = members[index];
+              if (member === null || member === undefined) break;
+              if (member.k !== undefined || member.n % 64 === 0) {
+                start = index;
+                break;
+              }
+            }
+            run.chain =
+              start === -1
+                ? newChainState(run.ends.length)
+                : resumeChainState(members.slice(start), key);
+            indexRun(run);
+            runs.set(runId, run);
+            return toWrite.length;
           },
         }),
     readLines(runId) {

@@ -1,6 +1,12 @@
 import * as z from 'zod';
 import type { Sha256 } from '../chain/formulas.js';
-import type { ChainReport } from '../chain/schemas.js';
+import {
+  type ChainMember,
+  type ChainReport,
+  chainMemberSchema,
+  type ErasureEntry,
+  erasureEntrySchema,
+} from '../chain/schemas.js';
 import { createChainVerifier } from '../chain/verifier.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import {
@@ -497,6 +503,19 @@ export interface RunStoreAdapter {
    * (store-fs: its file, relative to the store's root), or null when the run does not exist.
    */
   chainLocation?(runId: string): MaybePromise<string | null>;
+  /**
+   * Optional, on a store that declares `chain`: writes a new run from an export with the proofs it
+   * carries (docs/design/verify.md 2.6): each entry's `json` is the whole stored line, its `chain`
+   * member included, written byte for byte (never stamped again). `RunStore.importChained` alone
+   * calls it, after checking every line. A run that exists already is a `CONFLICT`.
+   */
+  importChained?(runId: string, entries: readonly RunRecordEntry[]): MaybePromise<number>;
+  /**
+   * Optional, with `importChained`: appends erasure entries an export carries to the store's
+   * erasure log, as they are (their ids kept, so the redacted lines that name them verify), each
+   * stamped into the log's own chain; an entry whose id is in the log already is skipped.
+   */
+  importErasures?(entries: readonly ErasureEntry[]): MaybePromise<void>;
   close?(): MaybePromise<void>;
 }
 
@@ -613,6 +632,34 @@ export interface RunStore {
    * store does not chain (`capabilities.chain`).
    */
   verifyChain(options: RunVerifyChainOptions): Promise<ChainReport>;
+  /**
+   * A run's stored lines as they are, each with its `chain` member (what an export with proofs
+   * carries, docs/design/verify.md 2.6). `NOT_FOUND` when the run does not exist, `UNSUPPORTED`
+   * when the store does not chain (`capabilities.chain`).
+   */
+  readChain(runId: string): Promise<RunChainLine[]>;
+  /**
+   * The entries of the store's erasure log (its redactions and collections of chained runs),
+   * oldest first, each checked with `erasureEntrySchema` (an entry that does not parse is left
+   * out). Empty on a store that keeps no erasure log.
+   */
+  readErasures(): Promise<ErasureEntry[]>;
+  /**
+   * Writes a new run from exported lines with their proofs (`import` of an
+   * `episodic.export.v3` file): every line is a record's own JSON text (`JSON.stringify` of the
+   * record) with, for a chained line, its `chain` member last, and is stored byte for byte, so the
+   * run verifies to the same heads as in the home it came from. Every record is validated as
+   * `append` validates it, and nothing is written unless every line is accepted
+   * (`VALIDATION_ERROR` naming the line). `CONFLICT` when the run exists, `UNSUPPORTED` when the
+   * store does not chain. Returns the number of lines written.
+   */
+  importChained(runId: string, lines: readonly string[]): Promise<number>;
+  /**
+   * Adds erasure entries from an export to the store's erasure log, ids kept (an id already in the
+   * log is skipped), so that redactions recorded in the source home verify as `redacted` here.
+   * `UNSUPPORTED` when the store keeps no erasure log.
+   */
+  importErasures(entries: readonly ErasureEntry[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -1158,10 +1205,132 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
       }
       return verifier.report();
     },
+    async readChain(id) {
+      const runId = parseRunId(id);
+      const readChain = adapter.readChain?.bind(adapter);
+      if (adapter.capabilities.chain !== true || readChain === undefined)
+        throw notChained(name, 'read its proofs');
+      const lines = await callAdapter(name, `read run ${runId}`, () => readChain(runId));
+      if (lines === null) throw runNotFound(runId);
+      return lines;
+    },
+    async readErasures() {
+      if (adapter.capabilities.chain !== true || adapter.erasures === undefined) return [];
+      const erasures = adapter.erasures.bind(adapter);
+      const entries = await callAdapter(name, 'read the erasure log', () => erasures());
+      const valid: ErasureEntry[] = [];
+      for (const entry of entries) {
+        const parsed = erasureEntrySchema.safeParse(entry);
+        if (parsed.success) valid.push(parsed.data);
+      }
+      return valid;
+    },
+    async importChained(id, lines) {
+      const runId = parseRunId(id);
+      const checked = parseInput(importLinesSchema, lines, 'imported run lines');
+      const importChained = adapter.importChained?.bind(adapter);
+      if (adapter.capabilities.chain !== true || importChained === undefined)
+        throw notChained(name, 'import proofs');
+      const entries = importedEntries(runId, checked);
+      return callAdapter(name, `import run ${runId}`, () => importChained(runId, entries));
+    },
+    async importErasures(input) {
+      const checked = parseInput(importErasuresSchema, input, 'imported erasure entries');
+      const importErasures = adapter.importErasures?.bind(adapter);
+      if (adapter.capabilities.chain !== true || importErasures === undefined)
+        throw notChained(name, 'import erasure entries');
+      if (checked.length === 0) return;
+      await callAdapter(name, 'import erasure entries', () => importErasures(checked));
+    },
     async close() {
       await callAdapter(name, 'close', () => adapter.close?.());
     },
   };
+}
+
+const importLinesSchema = z.array(z.string().min(2)).min(1);
+const importErasuresSchema = z.array(erasureEntrySchema).max(10_000_000);
+const CHAIN_MEMBER_START = ',"chain":{"n":';
+
+function notChained(name: string, what: string): EpisodicError {
+  return new EpisodicError({
+    code: 'UNSUPPORTED',
+    message: `The ${name} run store does not chain its runs, so it cannot ${what}. Open it with its chain option (createFsStore({ chain: true }), "chain": true in episodic-home.json) first.`,
+    details: { store: name },
+  });
+}
+
+/** A chain member as a stored line writes it: n, k, s or r, c, h, in that order. */
+export function chainMemberText(member: ChainMember): string {
+  const parts = [`"n":${member.n}`];
+  if (member.k !== undefined) parts.push(`"k":"${member.k}"`);
+  if (member.s !== undefined) parts.push(`"s":"${member.s}"`);
+  if (member.r !== undefined) parts.push(`"r":"${member.r}"`);
+  parts.push(`"c":"${member.c}"`);
+  if (member.h !== undefined) parts.push(`"h":"${member.h}"`);
+  return `{${parts.join(',')}}`;
+}
+
+/**
+ * A stored run line split into its record's text and its chain member (null for a line written
+ * without one). Padding spaces after a redacted line are dropped. Null when the line is no JSON
+ * object with a record (a damaged line).
+ */
+export function splitChainedRunLine(
+  text: string,
+): { record: Record<string, unknown>; recordJson: string; chain: ChainMember | null } | null {
+  const line = text.trimEnd();
+  const at = line.lastIndexOf(CHAIN_MEMBER_START);
+  let recordJson = line;
+  let chain: ChainMember | null = null;
+  if (at > 0 && line.endsWith('}}')) {
+    const member = safeJsonParse(line.slice(at + ',"chain":'.length, -1));
+    const parsed = member.success ? chainMemberSchema.safeParse(member.value) : undefined;
+    if (parsed?.success === true && chainMemberText(parsed.data) === line.slice(at + 9, -1)) {
+      recordJson = `${line.slice(0, at)}}`;
+      chain = parsed.data;
+    }
+  }
+  const parsed = safeJsonParse(recordJson);
+  if (!parsed.success || typeof parsed.value !== 'object' || parsed.value === null) return null;
+  if (Array.isArray(parsed.value)) return null;
+  return { record: parsed.value as Record<string, unknown>, recordJson, chain };
+}
+
+/** The entries `importChained` gives the adapter: each record validated, `json` the whole line. */
+function importedEntries(runId: string, lines: readonly string[]): RunRecordEntry[] {
+  const split = lines.map((text, index) => {
+    const parts = splitChainedRunLine(text);
+    if (parts === null)
+      throw invalidField(
+        `imported run line ${index + 1}`,
+        'line',
+        text,
+        'must be a run record as JSON',
+      );
+    return parts;
+  });
+  const entries = prepareRunRecords(
+    runId,
+    split.map((parts) => parts.record),
+  );
+  return entries.map((entry, index) => {
+    const parts = split[index] as (typeof split)[number];
+    if (entry.json !== parts.recordJson) {
+      throw invalidField(
+        `imported run line ${index + 1}`,
+        'line',
+        parts.recordJson,
+        "must be the record's own JSON text (JSON.stringify of the record), as Episodic writes it",
+      );
+    }
+    return parts.chain === null
+      ? entry
+      : {
+          record: entry.record,
+          json: `${parts.recordJson.slice(0, -1)},"chain":${chainMemberText(parts.chain)}}`,
+        };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { EpisodicError } from '../errors/episodic-error.js';
 import { SCOPE_MAX_LENGTH } from '../ledger/scope.js';
 import type { AccessPredicate } from '../provenance/access-policy.js';
 import { effectiveMetadata } from '../provenance/effective-metadata.js';
@@ -22,6 +23,14 @@ import {
   runNotFound,
   runSearchPageOf,
 } from './run-store.js';
+
+function scopedImport(): EpisodicError {
+  return new EpisodicError({
+    code: 'UNSUPPORTED',
+    message:
+      "A scoped run store does not import proofs: import through the home's own run store (episodic import).",
+  });
+}
 
 /** Options of `scopeRunStore`. */
 export interface ScopeRunStoreOptions {
@@ -331,6 +340,21 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
         if (visible === undefined || (await allowed(summary))) ids.push(summary.runId);
       }
       return runs.verifyChain({ ...rest, runIds: ids });
+    },
+    async readChain(runId) {
+      const id = parseRunId(runId);
+      if (!(await isVisible(id))) throw runNotFound(id);
+      return runs.readChain(id);
+    },
+    async readErasures() {
+      // The erasure log is the home's: a scoped store names no other scope's erasures.
+      return [];
+    },
+    async importChained() {
+      throw scopedImport();
+    },
+    async importErasures() {
+      throw scopedImport();
     },
     resolveRunId: (reference, resolveOptions = {}) =>
       runs.resolveRunId(reference, {

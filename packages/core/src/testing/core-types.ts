@@ -9,6 +9,7 @@ export type {
   chainReportSchema,
   chainStreamRefSchema,
   chainWhereSchema,
+  erasureEntrySchema,
 } from '../chain/schemas.js';
 export type {
   AccessPolicy,
@@ -35,6 +36,7 @@ export type {
   EpisodicError,
   EpisodicErrorCode,
   EpisodicErrorOptions,
+  ErasureEntry,
   GetArtifactOptions,
   JsonValue,
   KnownRunRecord,
@@ -89,6 +91,7 @@ export type {
   ResolveRunIdOptions,
   RunAppendOptions,
   RunAppendReceipt,
+  RunChainLine,
   RunContextRecord,
   RunDurability,
   RunEndRecord,

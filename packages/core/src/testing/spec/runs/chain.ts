@@ -210,4 +210,32 @@ export function runChainTests({ open, capabilities }: ContractGroup<'runs'>): vo
     expect(mine.findings).toEqual([]);
     expect(mine.verified.streams).toBe(1);
   });
+  it('importChained writes the lines of a chaining store byte for byte (the same proofs), and appends continue the chain', async (context) => {
+    const { store: source, harness } = await open(context);
+    requireCapability(context, source.capabilities.chain, 'chain (RunStoreCapabilities)');
+    chainHooks(context, harness);
+    // Past a segment boundary, so the resumed chain holds a stored head.
+    const records = completedRun(RUN, 70);
+    await source.append(RUN, records);
+    const lines = (await source.readChain(RUN)).map(({ text }) => text);
+    const { store: target, harness: targetHarness } = await open(context);
+    expect(await target.importChained(RUN.toUpperCase(), lines)).toBe(lines.length);
+    expect((await target.readChain(RUN)).map(({ text }) => text)).toEqual(lines);
+    expect((await target.read(RUN)).records).toEqual(records);
+    await target.append(RUN, [agentEvent(RUN, 500)]);
+    const report = await verifyRun(chainHooks(context, targetHarness), RUN);
+    expect(errorsOf(report)).toEqual([]);
+    expect(report.verified.entries).toBe(lines.length + 1);
+    await expectEpisodicError(target.importChained(RUN, lines), 'CONFLICT');
+    // Every line is checked before anything is written.
+    const other = runIdFor(0x71);
+    await expectEpisodicError(target.importChained(other, lines), 'VALIDATION_ERROR');
+    const spaced = lines.map((line, index) =>
+      index === 2 ? line.replace('{"type":', '{ "type":') : line,
+    );
+    const error = await expectEpisodicError(source.importChained(RUN, spaced), 'VALIDATION_ERROR');
+    expect(error.message).toMatch(/imported run line/);
+    await expectEpisodicError(target.read(other), 'NOT_FOUND');
+    await expectEpisodicError(target.importChained(other, []), 'VALIDATION_ERROR');
+  });
 }
