@@ -185,6 +185,16 @@ export const SCHEMAS = [
     'Export file line',
     `One line of an "${cli.EXPORT_FORMAT}" export file: export.header, session, run.record (with its chain member when the run is chained), erasure, ledger.event, artifact, episode.metadata or export.end. It also validates "episodic.export.v2" files (no chain members, no erasure lines) and "episodic.export.v1" files (no artifact or episode.metadata lines either).`,
   ),
+  // The v2 path stays published: what referenced it keeps resolving (the schema is v3's, which
+  // accepts every v2 line).
+  entry(
+    'export-line',
+    'v2',
+    CLI,
+    cli.exportLineSchema,
+    'Export file line (v2 path)',
+    'Kept so references to export-line.v2.json keep working: the same schema as export-line.v3.json, which validates "episodic.export.v1", "v2" and "v3" files.',
+  ),
   // A home's config (written when the CLI or the MCP server creates a home).
   entry(
     'home-config',
