@@ -36,8 +36,7 @@ export function searchTokenSpans(text: string): SearchToken[] {
     const end = start + run.length;
     // An ASCII run is one token, lower-cased (the fold of ASCII); only other runs are folded.
     if (!NON_ASCII.test(run)) found.push({ token: run.toLowerCase(), start, end });
-    else
-      for (const token of foldSearchText(run).match(TOKEN) ?? []) found.push({ token, start, end });
+    else for (const token of tokensOfFoldedRun(run)) found.push({ token, start, end });
   }
   return found;
 }
@@ -56,7 +55,30 @@ export function searchTokens(text: string): string[] {
   const tokens: string[] = [];
   for (const run of text.match(SPAN) ?? []) {
     if (!NON_ASCII.test(run)) tokens.push(run.toLowerCase());
-    else for (const token of foldSearchText(run).match(TOKEN) ?? []) tokens.push(token);
+    else for (const token of tokensOfFoldedRun(run)) tokens.push(token);
+  }
+  return tokens;
+}
+
+/** Non-ASCII runs whose tokens are remembered (a text's words repeat across events). */
+const FOLDED_RUNS_KEPT = 4096;
+/** The most characters of a run whose tokens are remembered. */
+const FOLDED_RUN_MAX_LENGTH = 64;
+const foldedRuns = new Map<string, readonly string[]>();
+
+/**
+ * The tokens of a run of token characters and marks holding non-ASCII: its fold's runs of
+ * letters, digits and private-use characters. The fold costs ~5 µs a run, so the tokens of short
+ * runs are remembered (a pure function of the run: the same tokens either way); the memory is
+ * cleared when full.
+ */
+function tokensOfFoldedRun(run: string): readonly string[] {
+  const kept = foldedRuns.get(run);
+  if (kept !== undefined) return kept;
+  const tokens = foldSearchText(run).match(TOKEN) ?? [];
+  if (run.length <= FOLDED_RUN_MAX_LENGTH) {
+    if (foldedRuns.size >= FOLDED_RUNS_KEPT) foldedRuns.clear();
+    foldedRuns.set(run, tokens);
   }
   return tokens;
 }
