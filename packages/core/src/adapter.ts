@@ -24,6 +24,7 @@ export {
   type ChainStamp,
   type ChainStampOptions,
   type ChainState,
+  type ChainStoredEnd,
   type ChainStreamKind,
   type ChainStreamRef,
   type ChainStreamSummary,

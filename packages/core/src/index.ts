@@ -41,6 +41,7 @@ export type {
   ChainMember,
   ChainOption,
   ChainReport,
+  ChainStoredEnd,
   ChainStreamRef,
   ChainWhere,
   ChainWriterOptions,

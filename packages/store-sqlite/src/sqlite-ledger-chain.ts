@@ -417,10 +417,13 @@ export function createSqliteLedgerChain(
     rows(scope, sessionId) {
       const head = readHead.get(scope, sessionId) as HeadRow | undefined;
       const key = head?.chain_key == null ? null : b64(head.chain_key);
-      const first =
+      const tail =
         head?.chain_key == null || head.chain_tail == null
-          ? 0
-          : decodeTail(head.chain_tail, head.chain_key).first;
+          ? undefined
+          : decodeTail(head.chain_tail, head.chain_key);
+      const first = tail?.first ?? 0;
+      // Where the writer left the chain (the head row, apart from the rows): a cut tail shows.
+      const storedHead = tail === undefined ? undefined : chainStateHead(sha256, tail.state);
       const heads = new Map<number, string>();
       if (head?.chain_key != null)
         for (const { n, h } of segmentHeads.all(head.chain_key) as Array<{ n: number; h: Buffer }>)
@@ -442,7 +445,13 @@ export function createSqliteLedgerChain(
           return { row: stored, chain, where };
         },
       );
-      return { key, rows };
+      return {
+        key,
+        rows,
+        ...(tail === undefined || storedHead === undefined
+          ? {}
+          : { head: { n: tail.state.n, h: storedHead } }),
+      };
     },
     erasures() {
       const lists = new Map<number, Array<{ n: number; c: string; after?: string }>>();

@@ -7,6 +7,7 @@ import {
   type ChainMember,
   type ChainState,
   chainCanonicalJson,
+  chainStateHead,
   createChainVerifier,
   createChainWriter,
   genesisHead,
@@ -130,6 +131,61 @@ describe('chain verifier: ledger rows', () => {
       { finding: 'deleted', from: 5, to: 7 },
       { finding: 'deleted', from: 64, to: 65 },
     ]);
+  });
+
+  it("a stored end (the session's head row): a cut tail is deleted unless collected, a head its rows do not give is altered", () => {
+    const { rows: events, state } = rows('ledger', 70);
+    const key = events[0]?.chain.k as string;
+    const stored = { n: state.n, h: chainStateHead(sha256, state) as string };
+    const verify = (count: number, end: unknown, erasures: unknown[] = []) => {
+      const verifier = createChainVerifier({ sha256, erasures });
+      for (const row of events.slice(0, count)) verifier.row(ledger, row);
+      const summary = verifier.endStream(ledger, end as typeof stored);
+      return { report: verifier.report(), summary };
+    };
+    const whole = verify(70, stored);
+    expect(whole.report.findings).toEqual([]);
+    expect(whole.summary.head).toBe(stored.h);
+    const cut = verify(67, stored).report;
+    expect(cut.ok).toBe(false);
+    expect(cut.findings).toMatchObject([
+      {
+        finding: 'deleted',
+        n: 68,
+        from: 68,
+        to: 70,
+        detail: expect.stringMatching(/tail was cut/),
+      },
+    ]);
+    // Past a segment boundary, and a session with no row left.
+    expect(verify(60, stored).report.findings).toMatchObject([{ finding: 'deleted', from: 61 }]);
+    expect(verify(0, stored).report.findings).toMatchObject([
+      { finding: 'deleted', from: 1, to: 70 },
+    ]);
+    // Retention took the newest rows: collected, the head still checks.
+    const collect = {
+      op: 'collect',
+      at: '2026-11-29T12:00:00.000Z',
+      by: { api: 'Ledger.gc' },
+      id: 'OAccrEPLowjzTGZTCNYJ-Q',
+      stream: key,
+      reason: 'retention',
+      entries: [69, 70].map((n) => ({ n, c: events[n - 1]?.chain.c as string })),
+    };
+    const collected = verify(68, stored, [collect]);
+    expect(collected.report.ok).toBe(true);
+    expect(collected.report.findings).toMatchObject([{ finding: 'collected', from: 69, to: 70 }]);
+    expect(collected.summary).toMatchObject({ n: 70, head: stored.h });
+    // Every row verifies, but the head the writer stored is another one.
+    expect(verify(70, { n: 70, h: events[0]?.chain.c }).report.findings).toMatchObject([
+      { finding: 'altered', n: 70, detail: expect.stringMatching(/stored head at entry 70/) },
+    ]);
+    const refused = thrownError(() => verify(70, { n: -1 }));
+    expect(refused.details).toMatchObject({
+      subject: 'stored end of a chain stream',
+      issues: [{ field: 'n' }],
+    });
+    expect(refused.message).toMatch(/n .*\(got -1\)/);
   });
 
   it('a redacted row (salt gone, r set) verifies against its erasure entry; a copied row is inserted; a stored position that differs from n is altered', () => {

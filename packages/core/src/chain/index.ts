@@ -44,6 +44,7 @@ export {
 export {
   type ChainBaseInput,
   type ChainRowInput,
+  type ChainStoredEnd,
   type ChainStreamSummary,
   type ChainVerifier,
   type ChainVerifierOptions,

@@ -78,6 +78,20 @@ export interface ChainStreamSummary {
   readonly boundary?: { readonly n: number; readonly h: string };
 }
 
+/**
+ * Where a stream's writer says it ends, stored outside its entries (a ledger session's head row):
+ * its last `n` and, when it can tell, `head(n)`.
+ */
+export interface ChainStoredEnd {
+  readonly n: number;
+  readonly h?: string;
+}
+
+const storedEndSchema = z.strictObject({
+  n: z.number().int().min(0),
+  h: z.string().optional(),
+});
+
 /** The fold; see `createChainVerifier`. */
 export interface ChainVerifier {
   /** One stored line of a line stream (a run line), without its newline, in stored order. */
@@ -86,8 +100,12 @@ export interface ChainVerifier {
   row(stream: ChainStreamRef, row: ChainRowInput, where?: ChainWhere): void;
   /** A session's base, before its deltas. */
   base(stream: ChainStreamRef, base: ChainBaseInput, where?: ChainWhere): void;
-  /** Ends a stream: reports what is still missing, frees its state, and says where it ended. */
-  endStream(stream: ChainStreamRef): ChainStreamSummary;
+  /**
+   * Ends a stream: reports what is still missing, frees its state, and says where it ended. With
+   * `stored` (where the writer's stored head says the stream ends), entries cut from the tail are
+   * `deleted` and a head that differs from the recomputed one is `altered`.
+   */
+  endStream(stream: ChainStreamRef, stored?: ChainStoredEnd): ChainStreamSummary;
   /** Ends every open stream and gives the report. */
   report(): ChainReport;
 }
@@ -760,6 +778,39 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
     );
   };
 
+  /** Compares the stream's stored end with its entries: a cut tail, or a head that does not match. */
+  const checkStoredEnd = (state: StreamState, input: ChainStoredEnd) => {
+    const stored = parseInput(storedEndSchema, input, 'stored end of a chain stream');
+    const last = state.chained ? state.lastN : state.prefix;
+    if (stored.n > last) {
+      state.key ??= state.ref.key;
+      const before = state.missing.length;
+      gap(state, last + 1, stored.n);
+      const cut = state.missing.splice(before);
+      for (const [from, to] of cut)
+        add('deleted', state.ref, {
+          n: from,
+          ...(to === from ? {} : { from, to }),
+          detail: `${to === from ? `entry ${from}` : `entries ${from}–${to}`} after the last stored entry ${last} ${to === from ? 'is' : 'are'} missing (the stored head counts ${stored.n}): the stream's tail was cut`,
+        });
+      if (cut.length === 0 && state.chained) state.lastN = stored.n;
+    }
+    if (
+      stored.h === undefined ||
+      !state.chained ||
+      state.lastN !== stored.n ||
+      !state.clean ||
+      !state.headsTrusted
+    )
+      return;
+    const actual = headAt(state, stored.n);
+    if (actual !== undefined && actual !== stored.h)
+      add('altered', state.ref, {
+        n: stored.n,
+        detail: `the stored head at entry ${stored.n} differs from the head its entries give: entries were rewritten with new seals, or the head was changed`,
+      });
+  };
+
   const whereOf = (where: ChainWhere | undefined) =>
     where === undefined ? undefined : parseInput(chainWhereSchema, where, 'chain entry location');
 
@@ -979,10 +1030,11 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
       }
     },
 
-    endStream(ref) {
+    endStream(ref, stored) {
       const id = streamId(ref);
       const state = streams.get(id) ?? stateOf(ref);
       resolvePending(state, undefined);
+      if (stored !== undefined) checkStoredEnd(state, stored);
       if (!state.chained) {
         totals.unchained++;
         if (state.prefix > 0)

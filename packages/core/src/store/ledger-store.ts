@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { ledgerChainValue } from '../chain/canonical.js';
 import type { Sha256 } from '../chain/formulas.js';
 import type { ChainMember, ChainReport, ChainWhere } from '../chain/schemas.js';
-import { createChainVerifier } from '../chain/verifier.js';
+import { type ChainStoredEnd, createChainVerifier } from '../chain/verifier.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { DEFAULT_CONTENT_RULES } from '../ledger/content-rules.js';
@@ -136,6 +136,12 @@ export interface LedgerChainRow {
 export interface LedgerChainRows {
   readonly key: string | null;
   readonly rows: readonly LedgerChainRow[];
+  /**
+   * Where the session's stored head (kept apart from its rows) says the chain stands: the
+   * writer's last `n` and `head(n)`. The verifier reports rows cut from the tail (`deleted`) and a
+   * head its rows do not give (`altered`). Absent: not compared (an adapter that keeps no head).
+   */
+  readonly head?: ChainStoredEnd;
 }
 
 /**
@@ -1111,7 +1117,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
           (left.session_id < right.session_id ? -1 : left.session_id > right.session_id ? 1 : 0),
       );
       for (const stream of ordered) {
-        const { key, rows } = await callAdapter(name, 'read a ledger stream', () =>
+        const { key, rows, head } = await callAdapter(name, 'read a ledger stream', () =>
           chainRows.call(adapter, stream.scope, stream.session_id),
         );
         const ref = {
@@ -1130,7 +1136,7 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
             },
             where,
           );
-        verifier.endStream(ref);
+        verifier.endStream(ref, head);
       }
       return verifier.report();
     },

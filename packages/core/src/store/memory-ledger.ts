@@ -341,14 +341,29 @@ export function createMemoryLedgerAdapter(options: MemoryLedgerOptions = {}): Me
                   scope: row.scope,
                   session_id: row.session_id,
                 });
+            // A chained session whose rows are all gone still has its head: listed, so its cut
+            // tail is found.
+            for (const key of chains.keys()) {
+              const [rowScope, sessionId] = key.split('\u0000') as [string, string];
+              if ((scope === null || rowScope === scope) && !seen.has(key))
+                seen.set(key, { scope: rowScope, session_id: sessionId });
+            }
             return [...seen.values()];
           },
           chainRows(scope: string, sessionId: string) {
             const stream = rows
               .filter((row) => row.scope === scope && row.session_id === sessionId)
               .sort((left, right) => left.position - right.position);
+            const state = chains.get(sessionKey(scope, sessionId));
+            const head =
+              state === undefined || state.key === null
+                ? undefined
+                : chainStateHead(sha256 as NonNullable<typeof sha256>, state);
             return {
-              key: chains.get(sessionKey(scope, sessionId))?.key ?? null,
+              key: state?.key ?? null,
+              ...(state === undefined || head === undefined
+                ? {}
+                : { head: { n: state.n, h: head } }),
               rows: stream.map((row) => ({
                 row,
                 chain: members.get(row.event_id) ?? null,

@@ -20,10 +20,14 @@ export interface StoreDamageHooks {
   /** Appends raw bytes after a session's stored deltas (a torn commit, garbage). */
   appendRawToDeltas?(sessionId: string, bytes: Uint8Array): Promise<void>;
   /**
-   * Changes a stored ledger event's summary underneath the ledger (`'delete'`: deletes its row),
-   * as another program editing the store would. Runs the ledger chain's tamper tests.
+   * Changes a stored ledger event's summary or session id underneath the ledger (`'delete'`:
+   * deletes its row), as another program editing the store would. Runs the ledger chain's tamper
+   * tests.
    */
-  changeLedgerRow?(eventId: string, change: { summary: string } | 'delete'): Promise<void>;
+  changeLedgerRow?(
+    eventId: string,
+    change: { summary: string } | { session_id: string } | 'delete',
+  ): Promise<void>;
   /**
    * Inserts a ledger event as another program that shares the store does (openclaw-mem: its own
    * column list, no position, no chain columns). Runs the ledger chain's shared-stream tests.

@@ -62,6 +62,10 @@ export function createSqliteHarness(): StoreHarness {
       changeLedgerRow: async (eventId, change) => {
         if (change === 'delete')
           database.prepare('DELETE FROM episodic_events WHERE event_id = ?').run(eventId);
+        else if ('session_id' in change)
+          database
+            .prepare('UPDATE episodic_events SET session_id = ? WHERE event_id = ?')
+            .run(change.session_id, eventId);
         else
           database
             .prepare('UPDATE episodic_events SET summary = ? WHERE event_id = ?')

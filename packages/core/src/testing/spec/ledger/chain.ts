@@ -123,6 +123,26 @@ export function ledgerChainTests({ open, capabilities }: ContractGroup<'ledger'>
     expect(named(deleted)).toEqual([['deleted', 8]]);
   });
 
+  it("a cut tail (the session's newest events deleted or moved out) is deleted, named by position", async (context) => {
+    const { harness, ledger, verify } = await openChained(open, context);
+    const change = harness.damage?.changeLedgerRow;
+    if (change === undefined) context.skip('the harness has no damage.changeLedgerRow');
+    await fill(ledger, 'session-1', 10);
+    await fill(ledger, 'session-2', 1);
+    await change?.('session-1-9', 'delete');
+    const one = await verify('session-1');
+    expect(named(one)).toEqual([['deleted', 10]]);
+    expect(one.findings[0]?.detail).toMatch(/tail was cut/);
+    expect(one.ok).toBe(false);
+    await change?.('session-1-8', { session_id: 'elsewhere' });
+    await change?.('session-1-7', 'delete');
+    const range = await verify('session-1');
+    expect(range.findings).toMatchObject([{ finding: 'deleted', from: 8, to: 10 }]);
+    // A session whose only event is gone: its stored head still names it.
+    await change?.('session-2-0', 'delete');
+    expect(named(await verify('session-2'))).toEqual([['deleted', 1]]);
+  });
+
   it('a redaction is reported as redacted by Episodic (with when and by what), with no error', async (context) => {
     const { ledger, verify } = await openChained(open, context);
     await fill(ledger, 'session-1', 5);
