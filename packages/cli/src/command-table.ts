@@ -1352,7 +1352,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage:
       'episodic anchors create --key FILE --out FILE [--runs] [--ledger] [--scope SCOPE | --global | --all-scopes]',
     description:
-      'Verifies the home, then signs the head of every chained run, of the erasure log and, with --scope, --global or --all-scopes, of every ledger session of that scope into an episodic.anchors.v1 file (streams named by random keys only: the file names no run, session or scope). Sessions are not chained yet and are not anchored. A home that fails verification is not anchored (exit 1); a key file group or others may read is refused (exit 2, chmod 600 it); FILE is never overwritten. Keep anchor files outside the home, and check the home later with "episodic verify --anchors FILE". Reads the home only (its episodic-home.json gains a random home_key on the first anchor).',
+      'Verifies the home, then signs the head of every chained run, of the erasure log and, with --scope, --global or --all-scopes, of every ledger session of that scope into an episodic.anchors.v1 file (streams named by random keys only: the file names no run, session or scope). Sessions are not chained yet and are not anchored. A home that fails verification, or has nothing chained, is not anchored (exit 1); a key file group or others may read is refused (exit 2, chmod 600 it); FILE is never overwritten. Keep anchor files outside the home, and check the home later with "episodic verify --anchors FILE". Reads the home only (its episodic-home.json gains a random home_key on the first anchor).',
     options: {
       key: {
         type: 'string',

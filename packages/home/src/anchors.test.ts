@@ -160,7 +160,9 @@ describe('anchors', () => {
     expect(made.notes).toContain('sessions: not anchored (session streams are not chained yet)');
     // Streams by key only: no run id, scope or session id in the file.
     const text = readFileSync(out, 'utf8');
-    for (const name of [RUN_A, RUN_B, 'proj', 's1']) expect(text).not.toContain(name);
+    // (as whole JSON strings: a short name may occur by chance inside a base64url key)
+    for (const name of [RUN_A, RUN_B, 'proj', 's1'])
+      expect(text).not.toContain(JSON.stringify(name));
     expect(verifyAnchorSignature(file)).toBe(true);
     const config = readHomeConfig(home);
     expect(file.home).toBe(config?.home_key);
@@ -174,6 +176,24 @@ describe('anchors', () => {
     await expect(
       withHome(home, (stores) => createAnchors(stores, { keyFile: key.keyFile, out })),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
+  });
+
+  it('createAnchors refuses a home that fails verification, and one with nothing chained', async () => {
+    const { home, key } = await seeded();
+    const path = runFile(home, RUN_B);
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"seq":1', '"seq":9'));
+    const broken = await withHome(home, (stores) =>
+      createAnchors(stores, { keyFile: key.keyFile }),
+    ).catch((caught: unknown) => caught as EpisodicError);
+    expect(broken).toMatchObject({ code: 'CORRUPT_DATA' });
+    expect((broken as EpisodicError).message).toMatch(/fails verification \(1 error finding/);
+
+    const plain = temporaryDirectory();
+    const nothing = await withHome(plain, (stores) =>
+      createAnchors(stores, { keyFile: key.keyFile, home: plain }),
+    ).catch((caught: unknown) => caught as EpisodicError);
+    expect(nothing).toMatchObject({ code: 'UNSUPPORTED' });
+    expect((nothing as EpisodicError).message).toMatch(/^Nothing to anchor: runs: not anchored/);
   });
 
   it('refuses a key file group or others may read, naming the file, its mode and chmod 600', async () => {

@@ -299,7 +299,8 @@ const createOptionsSchema = z.strictObject({
  * scope asked for) and of the run store's erasure log into an `episodic.anchors.v1` document
  * (docs/design/verify.md section 5), streams named by their random keys only. The home is verified
  * first: a home with an error finding is refused (`CORRUPT_DATA`), since anchoring it would sign
- * the change. Sessions are not chained yet, so they are not anchored (a note says so).
+ * the change; a selection with no chained part is `UNSUPPORTED`. Sessions are not chained yet, so
+ * they are not anchored (a note says so).
  *
  * ```ts
  * const stores = await openEpisodicStores({ home: '/tmp/demo', readOnly: true });
@@ -355,6 +356,12 @@ export async function createAnchors(
       'ledger: not anchored (the ledger does not chain: "chain": true in episodic-home.json)',
     );
   }
+  if (runsPart !== 'anchored' && ledgerPart !== 'anchored')
+    throw new EpisodicError({
+      code: 'UNSUPPORTED',
+      message: `Nothing to anchor: ${notes.slice(1).join('; ')}. Add "chain": true to episodic-home.json to chain from the next write on, or name a chained part; nothing was written.`,
+      details: { runs: runsPart, ledger: ledgerPart },
+    });
   if (errors > 0)
     throw new EpisodicError({
       code: 'CORRUPT_DATA',
