@@ -141,7 +141,9 @@ describe('anchors', () => {
     })();
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain(out);
-    expect(() => generateAnchorKey({ out: '' })).toThrow(/out/);
+    expect(() => generateAnchorKey({ out: '' })).toThrow(
+      /^Invalid anchor key options: out .* \(got ""\)\. Pass \{ out:/,
+    );
   });
 
   it('createAnchors signs every chained head by key only, and adds the home key once', async () => {

@@ -51,10 +51,15 @@ function parseOptions<T>(schema: z.ZodType<T>, input: unknown, subject: string, 
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue?.path.join('.') || 'options';
+  const given = issue?.path.reduce<unknown>(
+    (value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key],
+    input,
+  );
+  const shown = given === undefined ? 'nothing' : (JSON.stringify(given) ?? String(given));
   throw invalid(
     field,
-    JSON.stringify(issue?.path.reduce<unknown>((value, key) => (value as never)?.[key], input)),
-    `Invalid ${subject}: ${field} ${issue?.message ?? 'is invalid'}. ${fix}`,
+    shown,
+    `Invalid ${subject}: ${field} ${issue?.message ?? 'is invalid'} (got ${shown.length > 80 ? `${shown.slice(0, 80)}…` : shown}). ${fix}`,
   );
 }
 
