@@ -18,6 +18,7 @@ import { createChainWriter } from '@episodic/core/adapter';
 import { anchorFileSchema, verifyReceiptSchema } from '@episodic/core/schemas';
 import { completedRun, runIdFor } from '@episodic/core/testing';
 import { createFsStore } from '@episodic/store-fs';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
   anchorsCreateReceiptSchema,
@@ -232,6 +233,36 @@ describe('episodic anchors (built binary, chained file home)', () => {
       }),
     );
     expect(deleted.receipt.details.anchors).toMatchObject({ deleted: 1 });
+  });
+
+  it('a ledger session deleted with the sqlite3 module is deleted under --all-scopes, and not checked under another scope', async () => {
+    const { home, outside } = await seedHome();
+    const key = keygen(outside);
+    const out = join(outside, 'a1.json');
+    anchor(home, key.key_file, out);
+    const database = new Database(join(home, 'episodic.db'));
+    try {
+      database.prepare("DELETE FROM episodic_events WHERE session_id = 's1'").run();
+    } finally {
+      database.close();
+    }
+    const all = verify(home, ['--all-scopes', '--anchors', out]);
+    expect(all.status).toBe(1);
+    if (all.receipt.ok) throw new Error('expected a failure');
+    expect(all.receipt.details.findings).toContainEqual(
+      expect.objectContaining({
+        finding: 'deleted',
+        stream: expect.objectContaining({ kind: 'ledger' }),
+      }),
+    );
+    expect(all.receipt.details.anchors).toMatchObject({ verified: 2, deleted: 1 });
+    const other = verify(home, ['--scope', 'other', '--anchors', out]);
+    expect(other.status, other.stderr).toBe(0);
+    if (!other.receipt.ok) throw new Error('expected ok');
+    expect(other.receipt.anchors).toMatchObject({ verified: 2, not_checked: 1 });
+    expect(other.receipt.notes).toContainEqual(
+      expect.stringMatching(/^anchors: 1 anchored stream\(s\) not checked/),
+    );
   });
 
   it('a gc-collected run is collected (exit 0); a run created after the anchor is not anchored', async () => {
