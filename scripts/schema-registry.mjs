@@ -202,7 +202,7 @@ export const SCHEMAS = [
     MCP,
     home.homeConfigSchema,
     'Home config',
-    `<home>/${home.HOME_CONFIG_FILE}: which store holds the home's runs and sessions (sqlite or fs), when and by what it was created, and whether its run files are chained.`,
+    `<home>/${home.HOME_CONFIG_FILE}: which store holds the home's runs and sessions (sqlite or fs), when and by what it was created, whether its run files are chained, and the random key that names it in anchor files (home_key).`,
   ),
   // The CLI's --json receipts.
   entry(

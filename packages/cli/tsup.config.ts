@@ -42,6 +42,7 @@ const COMMAND_MODULES = [
   'scopes',
   'search',
   'verify',
+  'anchors',
 ];
 
 const bin: Options = {

@@ -188,6 +188,7 @@ const importTranscripts = () => import('./commands/import-transcripts.js');
 const scopes = () => import('./commands/scopes.js');
 const search = () => import('./commands/search.js');
 const verify = () => import('./commands/verify.js');
+const anchors = () => import('./commands/anchors.js');
 // The completion script is generated from this table, which lists `completion` too: the table
 // hands itself to the handler, so the handler's module never imports the table back.
 const completion = async (): Promise<CommandModule> => {
@@ -242,6 +243,16 @@ export const GROUPS: readonly GroupSpec[] = [
     name: 'scopes',
     summary: 'the scopes of the home and what each holds',
     examples: ['episodic scopes list', 'episodic scopes list --json'],
+  },
+  {
+    name: 'anchors',
+    summary: 'signed chain heads: make a key, anchor the home, check it with verify --anchors',
+    description:
+      'An anchor file signs the current head of every chained stream with an Ed25519 key you hold (docs/design/verify.md section 5). Keep keys and anchor files outside the home: "episodic verify --anchors FILE" then catches a stream rewritten whole, which the chain alone cannot.',
+    examples: [
+      'episodic anchors keygen --out ~/.config/episodic/anchor.pem',
+      'episodic anchors create --key ~/.config/episodic/anchor.pem --out /backup/anchors/$(date -u +%F).json --all-scopes',
+    ],
   },
 ];
 
@@ -1268,9 +1279,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     path: ['verify'],
     summary: 'check that the history was not changed outside Episodic (the hash chains)',
     usage:
-      'episodic verify [--runs] [--ledger] [--scope SCOPE | --global | --all-scopes] [--run RUN_ID] [--session-id ID] [--require-chain]',
+      'episodic verify [--runs] [--ledger] [--scope SCOPE | --global | --all-scopes] [--run RUN_ID] [--session-id ID] [--require-chain] [--anchors FILE… [--public-key KEY]]',
     description:
-      'Verifies the hash chains of the home (docs/design/verify.md): every run and the erasure log, and the ledger sessions of the scope given (--scope, --global or --all-scopes; without one the ledger is not verified, and a note says so). Names each entry that was altered, inserted, deleted or reordered outside Episodic (file and line, or table and row), and tells what Episodic itself redacted or collected. Prints one line per stream with a finding and a summary line. Exits 0 when no finding is an error, 1 when one is (the --json receipt is then ok: false with code CORRUPT_DATA and the report under details), 2 on bad input. A home whose stores do not chain (no "chain": true in episodic-home.json) says "no chain" and exits 0, or 1 with --require-chain. Read-only: nothing is created or changed.',
+      'Verifies the hash chains of the home (docs/design/verify.md): every run and the erasure log, and the ledger sessions of the scope given (--scope, --global or --all-scopes; without one the ledger is not verified, and a note says so). Names each entry that was altered, inserted, deleted or reordered outside Episodic (file and line, or table and row), and tells what Episodic itself redacted or collected. Prints one line per stream with a finding and a summary line. Exits 0 when no finding is an error, 1 when one is (the --json receipt is then ok: false with code CORRUPT_DATA and the report under details), 2 on bad input. A home whose stores do not chain (no "chain": true in episodic-home.json) says "no chain" and exits 0, or 1 with --require-chain. With --anchors FILE (repeatable, checked oldest first) it also checks the signature of each file (against --public-key when given, else the key in the file) and every anchored stream: the same head (verified), a different one (anchor-mismatch: rewritten since the anchor), gone without a collect erasure (deleted), gone with one (collected); a failing signature or an anchor-mismatch exits 1, an unreadable anchor file or bad key 2. Read-only: nothing is created or changed.',
     options: {
       runs: { type: 'boolean', description: 'verify the runs (and the erasure log) only' },
       ledger: {
@@ -1298,15 +1309,75 @@ export const COMMANDS: readonly CommandSpec[] = [
         description:
           'exit 1 when a part asked for is not chained, or holds entries written before chaining',
       },
+      anchors: {
+        type: 'string',
+        multiple: true,
+        value: 'FILE',
+        description:
+          'check the home against this anchor file too (repeatable; "anchors create" writes them): a rewritten, deleted or collected anchored stream is named',
+      },
+      'public-key': {
+        type: 'string',
+        value: 'KEY',
+        description:
+          'check the anchor files\' signatures against this public key (what "anchors keygen" printed), not the key each file names',
+      },
     },
     examples: [
       'episodic verify',
       'episodic verify --scope my-project',
       'episodic verify --all-scopes --require-chain --json',
       'episodic verify --run 8f1d7b7a',
+      'episodic verify --all-scopes --anchors /backup/anchors/2026-11-29.json --public-key MCowBQYDK2VwAyEA…',
     ],
     load: verify,
     handler: 'verify',
+  },
+  {
+    path: ['anchors', 'keygen'],
+    summary: 'make an Ed25519 key for signing anchors (PKCS#8 PEM, mode 0600)',
+    usage: 'episodic anchors keygen --out FILE',
+    description:
+      'Writes a new Ed25519 private key to FILE (PKCS#8 PEM, mode 0600; an existing file is never overwritten) and prints its public key (SPKI, base64url) and fingerprint (key id). Keep the key outside the home: whoever holds it can sign anchors. Give the public key to "episodic verify --public-key" to check anchor files against it.',
+    options: {
+      out: { type: 'string', value: 'FILE', description: 'the key file to create' },
+    },
+    examples: ['episodic anchors keygen --out ~/.config/episodic/anchor.pem'],
+    load: anchors,
+    handler: 'keygen',
+  },
+  {
+    path: ['anchors', 'create'],
+    summary: "sign the current heads of the home's chained streams into an anchor file",
+    usage:
+      'episodic anchors create --key FILE --out FILE [--runs] [--ledger] [--scope SCOPE | --global | --all-scopes]',
+    description:
+      'Verifies the home, then signs the head of every chained run, of the erasure log and, with --scope, --global or --all-scopes, of every ledger session of that scope into an episodic.anchors.v1 file (streams named by random keys only: the file names no run, session or scope). Sessions are not chained yet and are not anchored. A home that fails verification, or has nothing chained, is not anchored (exit 1); a key file group or others may read is refused (exit 2, chmod 600 it); FILE is never overwritten. Keep anchor files outside the home, and check the home later with "episodic verify --anchors FILE". Reads the home only (its episodic-home.json gains a random home_key on the first anchor).',
+    options: {
+      key: {
+        type: 'string',
+        value: 'FILE',
+        description: 'the private key "anchors keygen" wrote (mode 0600)',
+      },
+      out: { type: 'string', value: 'FILE', description: 'the anchor file to create' },
+      runs: { type: 'boolean', description: 'anchor the runs (and the erasure log) only' },
+      ledger: {
+        type: 'boolean',
+        description: 'anchor the ledger only (needs --scope, --global or --all-scopes)',
+      },
+      scope: { ...scope, description: 'anchor the ledger sessions of this scope too' },
+      global: {
+        type: 'boolean',
+        description: 'anchor the ledger sessions of the scope named global (as --scope global)',
+      },
+      'all-scopes': { type: 'boolean', description: 'anchor the ledger sessions of every scope' },
+    },
+    examples: [
+      'episodic anchors create --key ~/.config/episodic/anchor.pem --out /backup/anchors/$(date -u +%F).json --all-scopes',
+      'episodic anchors create --key anchor.pem --out anchors.json --runs',
+    ],
+    load: anchors,
+    handler: 'create',
   },
   {
     path: ['export'],

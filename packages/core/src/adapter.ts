@@ -10,6 +10,7 @@
 // the formulas and canonical bytes. Its zod schemas are on @episodic/core/schemas.
 export {
   type AnchorFile,
+  anchorSigningText,
   type BaseChain,
   CHAIN_SEGMENT,
   type ChainBaseInput,

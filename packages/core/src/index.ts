@@ -36,13 +36,16 @@ export {
 // What `verify` reports (docs/design/verify.md section 4), type-only here: the values (zod
 // schemas) are on @episodic/core/schemas, the writer and the verifier on @episodic/core/adapter.
 export type {
+  AnchorFile,
   ChainFinding,
   ChainFindingKind,
   ChainMember,
   ChainOption,
   ChainReport,
   ChainStoredEnd,
+  ChainStreamKind,
   ChainStreamRef,
+  ChainStreamSummary,
   ChainWhere,
   ChainWriterOptions,
   ErasureEntry,

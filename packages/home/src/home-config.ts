@@ -39,6 +39,11 @@ export interface EpisodicHomeConfig {
    * `true`, `'strict'`, or `false`. Absent: `false`.
    */
   readonly chain?: ChainOption;
+  /**
+   * A random key (16 bytes, base64url) naming this home in its anchor files
+   * (`episodic.anchors.v1`, docs/design/verify.md section 5), added by the first `anchors create`.
+   */
+  readonly home_key?: string;
 }
 
 export const homeConfigSchema = z.looseObject({
@@ -47,6 +52,7 @@ export const homeConfigSchema = z.looseObject({
   created_at: z.string().optional(),
   created_by: z.string().optional(),
   chain: chainOptionSchema.optional(),
+  home_key: z.string().min(1).max(100).optional(),
 });
 
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
@@ -118,12 +124,30 @@ function readOnlyHint(error: unknown, home: string): string {
  * sees half of it). Existing homes are never given one afterwards: what they hold decides.
  */
 export function writeHomeConfig(home: string, store: 'sqlite' | 'fs', now: Date): void {
-  const config: EpisodicHomeConfig = {
+  writeConfigFile(home, {
     format: HOME_CONFIG_FORMAT,
     store,
     created_at: now.toISOString(),
     created_by: `@episodic/home ${VERSION}`,
-  };
+  });
+}
+
+/**
+ * The home's anchor key (`home_key`), drawn and added to its config on first use (every other
+ * field kept, unknown ones too). `undefined` when the home has no config: a home created before
+ * the config existed is never given one (what it holds decides how it opens).
+ */
+export function homeAnchorKey(home: string, draw: () => string): string | undefined {
+  const config = readHomeConfig(home);
+  if (config === null) return undefined;
+  if (config.home_key !== undefined) return config.home_key;
+  const homeKey = draw();
+  writeConfigFile(home, { ...config, home_key: homeKey });
+  return homeKey;
+}
+
+/** Writes the config (temp file, fsync, rename, so a reader never sees half of it). */
+function writeConfigFile(home: string, config: EpisodicHomeConfig): void {
   const path = join(home, HOME_CONFIG_FILE);
   const temporary = `${path}.${process.pid}.tmp`;
   try {

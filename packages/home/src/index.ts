@@ -3,6 +3,15 @@
 // it holds and inspects its database's health. The SQL behind the last two lives in the store
 // packages; this package composes them.
 
+export type { AnchorKey, CreateAnchorsOptions, CreatedAnchors } from './anchors.js';
+export {
+  anchorKeyId,
+  createAnchors,
+  generateAnchorKey,
+  parseAnchorPublicKey,
+  readAnchorFile,
+  verifyAnchorSignature,
+} from './anchors.js';
 export { BOUND_SCOPE_MAX_LENGTH, bindScope, DEFAULT_SCOPE, resolveScope } from './bind-scope.js';
 export {
   assertArgumentsAreUtf8,
@@ -35,8 +44,10 @@ export type { EpisodicRunStores } from './open-episodic-run-stores.js';
 export { openEpisodicRunStores } from './open-episodic-run-stores.js';
 export { openEpisodicStores } from './open-episodic-stores.js';
 export type {
+  HomeAnchorResult,
   HomeVerification,
   HomeVerifyPart,
+  VerifyAnchorsOptions,
   VerifyEpisodicHomeOptions,
 } from './verify-home.js';
 export { verifyEpisodicHome } from './verify-home.js';

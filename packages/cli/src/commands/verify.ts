@@ -1,14 +1,15 @@
+import { resolve } from 'node:path';
 import type { ChainFinding, ChainReport } from '@episodic/core';
-import { type HomeVerification, verifyEpisodicHome } from '@episodic/home';
+import { type HomeVerification, readAnchorFile, verifyEpisodicHome } from '@episodic/home';
 
 import type { CommandContext, CommandHandler, CommandResult } from '../command-spec.js';
 import { EXIT_FAILURE } from '../exit-codes.js';
 import { runIdArgument } from '../id-arguments.js';
 import { commandName, ledgerCommand } from '../ledger-command.js';
 import { writeNotes } from '../notes.js';
-import { flag, optionalScopeSelector, optionalString } from '../option-values.js';
+import { flag, listOption, optionalScopeSelector, optionalString } from '../option-values.js';
 import { createStyles } from '../output.js';
-import { withStores } from '../stores.js';
+import { locate, withStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
 
 /** The most findings a receipt holds (docs/design/verify.md 4.3); the counts are never capped. */
@@ -62,6 +63,10 @@ function failureSentence(report: ChainReport): string {
   if (first === undefined)
     return `${total} error finding(s) (not listed: the findings were truncated)`;
   const rest = total - 1;
+  const more = rest > 0 ? ` (and ${rest} more error finding${rest === 1 ? '' : 's'})` : '';
+  // A finding about an anchor file itself (its signature, its home) names no stream.
+  if (first.stream.kind === undefined && first.stream.key === undefined)
+    return `${first.detail ?? first.finding}${more}. Check the anchor file and the key (--public-key), or run "episodic verify --json" for every finding.`;
   const verb =
     first.finding === 'altered'
       ? 'was changed outside Episodic'
@@ -71,9 +76,11 @@ function failureSentence(report: ChainReport): string {
           ? 'was inserted outside Episodic'
           : first.finding === 'reordered'
             ? 'was moved outside Episodic'
-            : `is ${first.finding}`;
+            : first.finding === 'anchor-mismatch'
+              ? 'differs from its signed anchor (rewritten since it was anchored)'
+              : `is ${first.finding}`;
   const where = whereText(first);
-  return `${streamLabel(first.stream)}${where === '' ? '' : ` ${where}`} ${verb}${rest > 0 ? ` (and ${rest} more error finding${rest === 1 ? '' : 's'})` : ''}. Restore it from a backup or an export, or run "episodic verify --json" for every finding.`;
+  return `${streamLabel(first.stream)}${where === '' ? '' : ` ${where}`} ${verb}${more}. Restore it from a backup or an export, or run "episodic verify --json" for every finding.`;
 }
 
 /** The number of error findings (from the counts when the list was capped). */
@@ -96,7 +103,7 @@ function reportFields(verification: HomeVerification) {
     findings: report.findings,
     counts: report.counts,
     truncated: report.truncated,
-    anchors: null,
+    anchors: verification.anchors ?? null,
     parts: verification.parts,
     notes: [...verification.notes],
   };
@@ -157,6 +164,23 @@ function render(
       ? `${styles.green('verified')} ${verified}: no change outside Episodic${counted.length === 0 ? '' : ` (${counted.join(', ')})`}`
       : `${styles.red('NOT verified')} ${verified}: ${counted.join(', ')}`;
   write(`${summary}${report.truncated ? ` (findings listed: the first ${MAX_FINDINGS})` : ''}\n`);
+  const { anchors } = verification;
+  if (anchors !== undefined) {
+    const valid = anchors.signatures.filter((signature) => signature.valid).length;
+    const failed = anchors.files - valid;
+    const outcome = [
+      `${anchors.verified} verified`,
+      ...(anchors.mismatched > 0
+        ? [styles.red(`${anchors.mismatched} changed since the anchor`)]
+        : []),
+      ...(anchors.deleted > 0 ? [styles.red(`${anchors.deleted} deleted`)] : []),
+      ...(anchors.collected > 0 ? [`${anchors.collected} collected by Episodic`] : []),
+      ...(anchors.not_checked > 0 ? [`${anchors.not_checked} not checked`] : []),
+    ];
+    write(
+      `anchors: ${anchors.files} file${anchors.files === 1 ? '' : 's'}, signatures checked against ${anchors.checked_against === 'public-key' ? 'the public key given' : 'the key in each file'}${failed > 0 ? ` (${styles.red(`${failed} failed`)}: their heads are not used)` : ''}; ${anchors.streams} anchored stream${anchors.streams === 1 ? '' : 's'}: ${outcome.join(', ')}${anchors.not_anchored > 0 ? `; ${anchors.not_anchored} stream${anchors.not_anchored === 1 ? '' : 's'} not anchored (newer than the anchors)` : ''}\n`,
+    );
+  }
 }
 
 /**
@@ -196,6 +220,18 @@ export const verify: CommandHandler = ledgerCommand(async (context): Promise<Com
       '--run names a run: drop --ledger (or add --runs) to verify it. Nothing was read.',
     );
   }
+  const anchorPaths = listOption(options, 'anchors', false);
+  const publicKey = optionalString(options, 'public-key');
+  if (publicKey !== undefined && anchorPaths === undefined) {
+    throw new UsageError(
+      '--public-key checks the signatures of anchor files: add --anchors FILE (repeatable). Nothing was read.',
+    );
+  }
+  // Unreadable or malformed anchor files are bad input (exit 2), before any store is opened.
+  const anchorFiles = anchorPaths?.map((path) => ({
+    name: path,
+    file: readAnchorFile(resolve(path)),
+  }));
   const runId =
     runReference === undefined ? undefined : await runIdArgument(context, runReference, '--run');
   const verification = await withStores(
@@ -207,6 +243,15 @@ export const verify: CommandHandler = ledgerCommand(async (context): Promise<Com
         ...(runId === undefined ? {} : { runId }),
         ...(ledger && selector !== undefined ? { ledger: selector } : {}),
         ...(sessionId === undefined ? {} : { sessionId }),
+        ...(anchorFiles === undefined
+          ? {}
+          : {
+              anchors: {
+                files: anchorFiles,
+                home: locate(context).home,
+                ...(publicKey === undefined ? {} : { publicKey }),
+              },
+            }),
       }),
     { readOnly: true },
   );

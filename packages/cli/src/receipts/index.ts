@@ -1,4 +1,5 @@
 // Public exports of the package: the zod schemas of every `--json` receipt, listed by name.
+export { anchorsCreateReceiptSchema, anchorsKeygenReceiptSchema } from './anchors-receipts.js';
 export { doctorProblemSchema, doctorReceiptSchema } from './doctor-receipt.js';
 export {
   episodesAppendReceiptSchema,

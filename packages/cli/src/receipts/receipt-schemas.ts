@@ -1,5 +1,6 @@
 import { verifyReceiptSchema } from '@episodic/core/schemas';
 import * as z from 'zod';
+import { anchorsCreateReceiptSchema, anchorsKeygenReceiptSchema } from './anchors-receipts.js';
 import { doctorReceiptSchema } from './doctor-receipt.js';
 import {
   episodesAppendReceiptSchema,
@@ -91,6 +92,8 @@ export const RECEIPT_SCHEMAS = {
    * `details`.
    */
   'episodic.verify.v1': verifyReceiptSchema,
+  'episodic.anchors.keygen.v1': anchorsKeygenReceiptSchema,
+  'episodic.anchors.create.v1': anchorsCreateReceiptSchema,
 } as const;
 
 /** The kind of a successful receipt. */

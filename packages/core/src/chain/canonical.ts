@@ -2,7 +2,7 @@
 // (compact, keys sorted) of the entry without its `chain` member; for a ledger event, of the
 // stored fields its commitment covers (not `position`, `redacted` or the chain columns).
 import { canonicalJson } from '../ledger/canonical-json.js';
-import type { ChainStreamKind } from './schemas.js';
+import type { AnchorFile, ChainStreamKind } from './schemas.js';
 
 /** The fields of a ledger event its commitment covers, in the stored (snake_case) names. */
 export const LEDGER_CHAIN_FIELDS = [
@@ -108,4 +108,14 @@ export function ledgerChainCanonicalJson(row: LedgerChainColumns): string {
     return chainCanonicalJson('ledger', ledgerChainValue(row));
   const json = JSON.stringify;
   return `{"agent_id":${json(row.agent_id)},"created_at":${json(row.created_at)},"event_id":${json(row.event_id)},"metadata":${json(row.metadata_json)},"payload":${json(payload)},"refs":${json(row.refs_json)},"schema_version":${json(row.schema_version)},"scope":${json(row.scope)},"session_id":${json(row.session_id)},"summary":${json(row.summary)},"ts_ms":${json(tsMs)},"type":${json(row.type)}}`;
+}
+
+/**
+ * The text an anchor file's signature covers (docs/design/verify.md section 5): the canonical JSON
+ * (compact, keys sorted) of every field of the file but `signature`. Signing and checking both
+ * use it, so they cannot drift.
+ */
+export function anchorSigningText(file: Omit<AnchorFile, 'signature'> | AnchorFile): string {
+  const { signature: _signature, ...signed } = file as AnchorFile;
+  return canonicalJson(signed, 'anchor file');
 }

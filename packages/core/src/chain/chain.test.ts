@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { thrownError } from '../__fixtures__/episodic-errors.js';
 import {
+  anchorSigningText,
   CHAIN_SEGMENT,
   type ChainMember,
   chainCanonicalJson,
@@ -470,6 +471,44 @@ describe('chain verifier', () => {
     expect(thrownError(() => createChainVerifier({ sha256, erasures: [{ op: 'x' }] })).code).toBe(
       'VALIDATION_ERROR',
     );
+  });
+
+  it('anchoredKinds: an anchored stream of a kind the fold does not see whole is never called gone', () => {
+    const { lines, state } = stamped(3);
+    const { summary } = verify(lines);
+    const anchor = {
+      format: 'episodic.anchors.v1',
+      created_at: '2026-11-29T11:00:00.000Z',
+      home: 'h',
+      public_key: 'p',
+      key_id: 'id',
+      heads: [{ stream: state.key, kind: 'run', n: 3, h: summary.head }],
+      erasure_logs: [],
+      signature: 'sig',
+    };
+    const good = () => true;
+    const some = { anchors: [anchor], verifySignature: good };
+    expect(verify([], { ...some, anchoredKinds: ['ledger'] }).report.findings).toEqual([]);
+    expect(verify([], { ...some, anchoredKinds: ['run'] }).report.findings).toMatchObject([
+      { finding: 'deleted', stream: { kind: 'run', key: state.key } },
+    ]);
+    // Seen, it is still checked against its head.
+    const rewritten = stamped(3).lines.map((line) =>
+      line.replace(/"k":"[^"]+"/, `"k":"${state.key}"`),
+    );
+    expect(
+      verify(rewritten, { ...some, anchoredKinds: [] }).report.counts['anchor-mismatch'],
+    ).toBeGreaterThan(0);
+    expect(
+      thrownError(() => createChainVerifier({ sha256, anchoredKinds: ['x'] as never })).code,
+    ).toBe('VALIDATION_ERROR');
+  });
+
+  it('anchorSigningText: the canonical JSON of every field but the signature', () => {
+    const file = { signature: 'sig', b: [2, 1], a: { d: 1, c: 'é' } };
+    expect(anchorSigningText(file as never)).toBe('{"a":{"c":"é","d":1},"b":[2,1]}');
+    const { signature: _signature, ...unsigned } = file;
+    expect(anchorSigningText(unsigned as never)).toBe(anchorSigningText(file as never));
   });
 
   it('the report fits the receipt schema', () => {

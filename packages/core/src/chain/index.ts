@@ -2,6 +2,7 @@
 // stamps entries and the verifier fold over stored entries. No I/O, no node:crypto: SHA-256 and
 // random bytes are injected.
 export {
+  anchorSigningText,
   chainCanonicalJson,
   type LedgerChainColumns,
   ledgerChainCanonicalJson,

@@ -251,8 +251,32 @@ const receiptReport = {
   findings: z.array(chainFindingSchema).max(1000),
   counts: countsSchema,
   truncated: z.boolean().optional(),
+  /** With `--anchors` (section 5): the files' signatures and what became of each anchored stream. */
   anchors: z
-    .looseObject({ files: z.number().int().min(0), streams: z.number().int().min(0) })
+    .looseObject({
+      files: z.number().int().min(0),
+      streams: z.number().int().min(0),
+      /** Signatures checked against the `--public-key` given, or each file's own key. */
+      checked_against: z.enum(['public-key', 'file-key']).optional(),
+      /** Per file, oldest first. */
+      signatures: z
+        .array(
+          z.strictObject({
+            file: z.string(),
+            created_at: z.string(),
+            key_id: z.string(),
+            valid: z.boolean(),
+            home: z.enum(['this', 'other', 'unknown']),
+          }),
+        )
+        .optional(),
+      verified: z.number().int().min(0).optional(),
+      mismatched: z.number().int().min(0).optional(),
+      collected: z.number().int().min(0).optional(),
+      deleted: z.number().int().min(0).optional(),
+      not_checked: z.number().int().min(0).optional(),
+      not_anchored: z.number().int().min(0).optional(),
+    })
     .nullable(),
   /** Per part of the home: verified, not chained (its store does not chain), or not asked for. */
   parts: z

@@ -3,10 +3,9 @@
 // its position, the open segment's commitments and the gaps seen: never the whole history.
 import * as z from 'zod';
 import { EpisodicError } from '../errors/index.js';
-import { canonicalJson } from '../ledger/canonical-json.js';
 import { safeJsonParse } from '../util/json.js';
 import { parseInput } from '../validation/parse-input.js';
-import { chainCanonicalJson } from './canonical.js';
+import { anchorSigningText, chainCanonicalJson } from './canonical.js';
 import {
   CHAIN_SEGMENT,
   digest,
@@ -23,9 +22,11 @@ import {
   anchorFileSchema,
   baseChainSchema,
   CHAIN_FINDINGS,
+  CHAIN_STREAM_KINDS,
   type ChainFinding,
   type ChainFindingKind,
   type ChainReport,
+  type ChainStreamKind,
   type ChainStreamRef,
   type ChainWhere,
   chainMemberSchema,
@@ -45,6 +46,13 @@ export interface ChainVerifierOptions {
   readonly anchors?: readonly unknown[];
   /** Checks an anchor file's signature over `signed` (the canonical JSON of every other field). */
   readonly verifySignature?: (file: AnchorFile, signed: string) => boolean;
+  /**
+   * The kinds of stream this fold sees whole (every run, every ledger session): an anchored stream
+   * of these kinds that it never sees is `deleted` (or `collected`, per the erasure logs). An
+   * anchored stream of another kind is checked when it is fed, and never called gone.
+   * @default every kind
+   */
+  readonly anchoredKinds?: readonly ChainStreamKind[];
   /** Findings kept in the report (the counts keep counting): 1,000 unless given. */
   readonly maxFindings?: number;
 }
@@ -133,6 +141,7 @@ const optionsSchema = z.strictObject({
       'must be a function',
     )
     .optional(),
+  anchoredKinds: z.array(z.enum(CHAIN_STREAM_KINDS)).optional(),
   maxFindings: z.number().int().min(0).optional(),
 });
 
@@ -298,8 +307,7 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
       details: { subject: 'chain verifier options', field: 'verifySignature', value: 'undefined' },
     });
   anchorFiles.forEach((file, index) => {
-    const { signature: _signature, ...signed } = file;
-    if (parsed.verifySignature?.(file, canonicalJson(signed, 'anchor file')) !== true) {
+    if (parsed.verifySignature?.(file, anchorSigningText(file)) !== true) {
       add(
         'anchor-mismatch',
         {},
@@ -1097,8 +1105,10 @@ export function createChainVerifier(options: ChainVerifierOptions): ChainVerifie
           },
         );
       }
+      const wholeKinds = new Set(parsed.anchoredKinds ?? CHAIN_STREAM_KINDS);
       for (const [key, checks] of anchorChecks) {
         if (seenKeys.has(key) || collected.get(key)?.through?.h !== undefined) continue;
+        if (!wholeKinds.has(anchorKinds.get(key) ?? 'run')) continue;
         add(
           'deleted',
           { ...kindOf(key), key },

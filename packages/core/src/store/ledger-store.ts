@@ -2,8 +2,8 @@ import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
 import { ledgerChainValue } from '../chain/canonical.js';
 import type { Sha256 } from '../chain/formulas.js';
-import type { ChainMember, ChainReport, ChainWhere } from '../chain/schemas.js';
-import { type ChainStoredEnd, createChainVerifier } from '../chain/verifier.js';
+import type { AnchorFile, ChainMember, ChainReport, ChainWhere } from '../chain/schemas.js';
+import { type ChainStoredEnd, type ChainStreamSummary, createChainVerifier } from '../chain/verifier.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { DEFAULT_CONTENT_RULES } from '../ledger/content-rules.js';
@@ -443,12 +443,35 @@ export interface LedgerVerifyChainOptions {
   global?: true;
   /** Only this session of the scope. */
   sessionId?: string;
+  /**
+   * Anchor files (`episodic.anchors.v1`, checked by the verifier), oldest first; needs
+   * `verifySignature`. An anchored ledger session gone from the store is `deleted` only when every
+   * scope is verified (`global: true`, no `sessionId`).
+   */
+  anchors?: readonly unknown[];
+  /** Checks an anchor file's Ed25519 signature over its signing text (`@episodic/home` wires it). */
+  verifySignature?: (file: AnchorFile, signed: string) => boolean;
+  /** Called with where each verified ledger session ended (its key, `n`, head). */
+  onStream?: (summary: ChainStreamSummary) => void;
 }
 
 const verifyChainOptionsSchema = z.strictObject({
   sha256: z.custom<Sha256>((value) => typeof value === 'function', 'must be a function'),
   ...scopeSelectorShape,
   sessionId: storedSessionIdSchema.optional(),
+  anchors: z.array(z.unknown()).max(10_000).optional(),
+  verifySignature: z
+    .custom<(file: AnchorFile, signed: string) => boolean>(
+      (value) => typeof value === 'function',
+      'must be a function',
+    )
+    .optional(),
+  onStream: z
+    .custom<(summary: ChainStreamSummary) => void>(
+      (value) => typeof value === 'function',
+      'must be a function',
+    )
+    .optional(),
 });
 
 /** `search()` input: `LedgerSearchQuery` with its metadata filter and policy typed. */
@@ -1100,7 +1123,16 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
         });
       }
       const entries = await callAdapter(name, 'read the erasure log', () => erasures?.() ?? []);
-      const verifier = createChainVerifier({ sha256: parsed.sha256, erasures: [...entries] });
+      const verifier = createChainVerifier({
+        sha256: parsed.sha256,
+        erasures: [...entries],
+        ...(parsed.anchors === undefined ? {} : { anchors: parsed.anchors }),
+        ...(parsed.verifySignature === undefined
+          ? {}
+          : { verifySignature: parsed.verifySignature }),
+        // One scope or one session: an anchored session elsewhere is not gone, only not asked for.
+        anchoredKinds: scope === null && parsed.sessionId === undefined ? ['ledger'] : [],
+      });
       const streams =
         parsed.sessionId === undefined
           ? await callAdapter(name, 'list ledger streams', () => chainStreams.call(adapter, scope))
@@ -1136,7 +1168,8 @@ export function createLedger(adapter: LedgerAdapter, options: LedgerOptions = {}
             },
             where,
           );
-        verifier.endStream(ref, head);
+        const summary = verifier.endStream(ref, head);
+        parsed.onStream?.(summary);
       }
       return verifier.report();
     },

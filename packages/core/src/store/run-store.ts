@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import type { Sha256 } from '../chain/formulas.js';
 import {
+  type AnchorFile,
   type ChainMember,
   type ChainReport,
   chainMemberSchema,
   type ErasureEntry,
   erasureEntrySchema,
 } from '../chain/schemas.js';
-import { createChainVerifier } from '../chain/verifier.js';
+import { type ChainStreamSummary, createChainVerifier } from '../chain/verifier.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import {
   CUSTOM_RUN_RECORD_TYPE_PATTERN,
@@ -673,6 +674,16 @@ export interface RunVerifyChainOptions {
   runIds?: readonly string[];
   /** Findings kept in the report (the counts keep counting). @default 1000 */
   maxFindings?: number;
+  /**
+   * Anchor files (`episodic.anchors.v1`, checked by the verifier), oldest first; needs
+   * `verifySignature`. An anchored run (or erasure log) gone from the store is `deleted` only when
+   * every run is verified (no `runId`, `runIds`).
+   */
+  anchors?: readonly unknown[];
+  /** Checks an anchor file's Ed25519 signature over its signing text (`@episodic/home` wires it). */
+  verifySignature?: (file: AnchorFile, signed: string) => boolean;
+  /** Called with where each verified stream ended (its key, `n`, head): what an anchor records. */
+  onStream?: (summary: ChainStreamSummary) => void;
 }
 
 /** The default number of records `tail()` returns. */
@@ -1173,7 +1184,14 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
         sha256: parsed.sha256,
         erasures: [...erasures],
         ...(parsed.maxFindings === undefined ? {} : { maxFindings: parsed.maxFindings }),
+        ...(parsed.anchors === undefined ? {} : { anchors: parsed.anchors }),
+        ...(parsed.verifySignature === undefined
+          ? {}
+          : { verifySignature: parsed.verifySignature }),
+        // Runs named: an anchored run not among them is not gone, only not asked for.
+        anchoredKinds: restricted ? [] : ['run', 'erasures'],
       });
+      const ended = (summary: ChainStreamSummary) => parsed.onStream?.(summary);
       for (const runId of runIds) {
         const lines = await callAdapter(name, `read run ${runId}`, () => readChain(runId));
         if (lines === null) {
@@ -1187,7 +1205,7 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
         const stream = { kind: 'run', id: runId } as const;
         for (const { line, text } of lines)
           verifier.line(stream, text, location === null ? { line } : { file: location, line });
-        verifier.endStream(stream);
+        ended(verifier.endStream(stream));
       }
       if (!restricted && adapter.erasureChain !== undefined) {
         const erasureChain = adapter.erasureChain.bind(adapter);
@@ -1200,7 +1218,7 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
               text,
               log.location === undefined ? { line } : { file: log.location, line },
             );
-          verifier.endStream(stream);
+          ended(verifier.endStream(stream));
         }
       }
       return verifier.report();
@@ -1429,6 +1447,19 @@ const verifyChainOptionsSchema = z.strictObject({
   runId: uuidSchema.optional(),
   runIds: z.array(uuidSchema).max(100_000).optional(),
   maxFindings: z.number().int().min(1).max(1_000_000).optional(),
+  anchors: z.array(z.unknown()).max(10_000).optional(),
+  verifySignature: z
+    .custom<(file: AnchorFile, signed: string) => boolean>(
+      (value) => typeof value === 'function',
+      'must be a function',
+    )
+    .optional(),
+  onStream: z
+    .custom<(summary: ChainStreamSummary) => void>(
+      (value) => typeof value === 'function',
+      'must be a function',
+    )
+    .optional(),
 });
 
 /** The stream key a stored run line's `chain` member names (`k`, on a stream's first chained line). */

@@ -4,7 +4,9 @@
 
 // The chain's schemas that `ChainReport` (of `Ledger.verifyChain`) is inferred from, type-only.
 export type {
+  anchorFileSchema,
   CHAIN_FINDINGS,
+  CHAIN_STREAM_KINDS,
   chainFindingSchema,
   chainReportSchema,
   chainStreamRefSchema,
@@ -14,6 +16,7 @@ export type {
 export type {
   AccessPolicy,
   AgentEventRecord,
+  AnchorFile,
   Artifact,
   ArtifactPage,
   ArtifactStore,
@@ -22,7 +25,9 @@ export type {
   ChainFinding,
   ChainFindingKind,
   ChainReport,
+  ChainStreamKind,
   ChainStreamRef,
+  ChainStreamSummary,
   ChainWhere,
   CONTENT_KINDS,
   ContentKind,
