@@ -3,7 +3,11 @@ import * as z from 'zod';
 import { ledgerChainValue } from '../chain/canonical.js';
 import type { Sha256 } from '../chain/formulas.js';
 import type { AnchorFile, ChainMember, ChainReport, ChainWhere } from '../chain/schemas.js';
-import { type ChainStoredEnd, type ChainStreamSummary, createChainVerifier } from '../chain/verifier.js';
+import {
+  type ChainStoredEnd,
+  type ChainStreamSummary,
+  createChainVerifier,
+} from '../chain/verifier.js';
 import { EpisodicError } from '../errors/episodic-error.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { DEFAULT_CONTENT_RULES } from '../ledger/content-rules.js';
