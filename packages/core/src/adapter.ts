@@ -332,6 +332,7 @@ export {
   readRunLine,
   readRunText,
   runChainLines,
+  runChainLinesOfBytes,
   runHeaderScope,
   runLineExcerpt,
   runNotFound,

@@ -29,6 +29,7 @@ import {
   readRunHeaderLine,
   resumeChainState,
   runChainLines,
+  runChainLinesOfBytes,
   runNotFound,
   safeJsonParse,
   segmentHead,
@@ -56,6 +57,7 @@ import {
   isToolOutputId,
   openRegularFile,
   readRegularFile,
+  readRegularFileBytes,
   SESSIONS_DIR,
   type StoreRoot,
   TOOL_OUTPUT_DIR,
@@ -985,7 +987,10 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
     },
 
     readChain(runId) {
-      return readKnown(runId, (path) => runChainLines(readRegularFile(path, root.relative(path))));
+      // Bytes, not text: the verifier hashes each line where it lies in the read buffer (no decode).
+      return readKnown(runId, (path) =>
+        runChainLinesOfBytes(readRegularFileBytes(path, root.relative(path))),
+      );
     },
 
     runIdsWithPrefix(prefix: string, limit: number) {

@@ -202,6 +202,16 @@ export function readRegularFile(path: string, location: string = storeLocation(p
   }
 }
 
+/** `readRegularFile` as bytes: one Buffer, not decoded (what a chain verifier hashes). */
+export function readRegularFileBytes(path: string, location: string = storeLocation(path)): Buffer {
+  const fd = openRegularFile(fs, path, location);
+  try {
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Flags for appending to an existing run file (read access lets the writer check its last byte). */
 export const APPEND_FLAGS =
   fs.constants.O_RDWR | fs.constants.O_APPEND | (fs.constants.O_NOFOLLOW ?? 0);

@@ -4,35 +4,45 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const VALUES = new Int16Array(128).fill(-1);
 for (let index = 0; index < ALPHABET.length; index++) VALUES[ALPHABET.charCodeAt(index)] = index;
 
-/** Every pair of characters, by the 12 bits they encode: half the lookups of one per character. */
-const PAIRS: string[] = [];
-for (let value = 0; value < 4096; value++)
-  PAIRS.push(ALPHABET.charAt(value >>> 6) + ALPHABET.charAt(value & 63));
+const CODES = new Uint16Array(64);
+for (let index = 0; index < ALPHABET.length; index++) CODES[index] = ALPHABET.charCodeAt(index);
+
+/** One character-code array per output length, reused: one flat string per call, no concatenation. */
+const SCRATCH = new Map<number, number[]>();
 
 /** `bytes` in base64url without padding (16 bytes: 22 characters; 32 bytes: 43 characters). */
 export function toBase64Url(bytes: Uint8Array): string {
-  let text = '';
   const length = bytes.length;
+  const size = Math.ceil((length * 8) / 6);
+  let out = SCRATCH.get(size);
+  if (out === undefined) {
+    out = new Array<number>(size).fill(0);
+    SCRATCH.set(size, out);
+  }
+  let at = 0;
   let index = 0;
   for (; index + 2 < length; index += 3) {
     const value =
       ((bytes[index] as number) << 16) |
       ((bytes[index + 1] as number) << 8) |
       (bytes[index + 2] as number);
-    text += (PAIRS[value >>> 12] as string) + (PAIRS[value & 4095] as string);
+    out[at++] = CODES[value >>> 18] as number;
+    out[at++] = CODES[(value >>> 12) & 63] as number;
+    out[at++] = CODES[(value >>> 6) & 63] as number;
+    out[at++] = CODES[value & 63] as number;
   }
   const rest = length - index;
   if (rest === 1) {
     const value = (bytes[index] as number) << 16;
-    text += ALPHABET.charAt(value >>> 18) + ALPHABET.charAt((value >>> 12) & 63);
+    out[at++] = CODES[value >>> 18] as number;
+    out[at++] = CODES[(value >>> 12) & 63] as number;
   } else if (rest === 2) {
     const value = ((bytes[index] as number) << 16) | ((bytes[index + 1] as number) << 8);
-    text +=
-      ALPHABET.charAt(value >>> 18) +
-      ALPHABET.charAt((value >>> 12) & 63) +
-      ALPHABET.charAt((value >>> 6) & 63);
+    out[at++] = CODES[value >>> 18] as number;
+    out[at++] = CODES[(value >>> 12) & 63] as number;
+    out[at++] = CODES[(value >>> 6) & 63] as number;
   }
-  return text;
+  return String.fromCharCode.apply(null, out);
 }
 
 /** Whether `text` is base64url without padding that encodes exactly `bytes` bytes. */

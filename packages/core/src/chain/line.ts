@@ -55,11 +55,20 @@ const CLOSE = 0x7d;
 /** The longest member Episodic writes (n of 16 digits, k, s, c and h), rounded up. */
 const MEMBER_WINDOW = 200;
 
+/** One character-code array per length, reused. */
+const SCRATCH = new Map<number, number[]>();
+
 function ascii(bytes: Uint8Array, start: number, end: number): string {
-  // A loop: spreading a subarray into String.fromCharCode costs more than the hash of the line.
-  let text = '';
-  for (let index = start; index < end; index++) text += String.fromCharCode(bytes[index] as number);
-  return text;
+  // Copied into a reused array of numbers, then one flat string: spreading a subarray into
+  // String.fromCharCode, or a string built one character at a time, costs more.
+  const length = end - start;
+  let codes = SCRATCH.get(length);
+  if (codes === undefined) {
+    codes = new Array<number>(length).fill(0);
+    SCRATCH.set(length, codes);
+  }
+  for (let index = 0; index < length; index++) codes[index] = bytes[start + index] as number;
+  return String.fromCharCode.apply(null, codes);
 }
 
 /** Finds `,"chain":{"n":` in the last MEMBER_WINDOW bytes before `end`, scanning back. */

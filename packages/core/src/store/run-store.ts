@@ -536,6 +536,59 @@ export interface RunChainLine {
   readonly line: number;
   /** The line's text without its newline, exactly as stored (padding and damage included). */
   readonly text: string;
+  /**
+   * Optional: the line's stored bytes without its newline (a store that reads its file as bytes:
+   * `runChainLinesOfBytes`). `RunStore.verifyChain` hashes these where they lie (no decode);
+   * `text` is then their UTF-8 decoding, made when it is read.
+   */
+  readonly bytes?: Uint8Array;
+}
+
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** A line read as bytes: its text decoded once, when it is first read. */
+class BytesChainLine implements RunChainLine {
+  #text: string | undefined;
+  constructor(
+    readonly position: number,
+    readonly line: number,
+    readonly bytes: Uint8Array,
+  ) {}
+  get text(): string {
+    this.#text ??= utf8.decode(this.bytes);
+    return this.#text;
+  }
+}
+
+/** `isBlankRunLine` on a line's bytes: decodes only a line that starts with a non-ASCII byte. */
+function isBlankRunBytes(bytes: Uint8Array, start: number, end: number, first: boolean): boolean {
+  for (let index = start; index < end; index++) {
+    const byte = bytes[index] as number;
+    if (byte === 0x20 || (byte >= 0x09 && byte <= 0x0d)) continue;
+    if (byte < 0x80) return false;
+    return isBlankRunLine(utf8.decode(bytes.subarray(start, end)), first);
+  }
+  return true;
+}
+
+/**
+ * `runChainLines` over a run's stored bytes (its whole file): the same lines, each with `bytes`, a
+ * view into `bytes` (not a copy), and its `text` decoded only when read.
+ */
+export function runChainLinesOfBytes(bytes: Uint8Array): RunChainLine[] {
+  const lines: RunChainLine[] = [];
+  let start = 0;
+  let line = 0;
+  const length = bytes.length;
+  while (start < length) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? length : newline;
+    line++;
+    if (!isBlankRunBytes(bytes, start, end, line === 1))
+      lines.push(new BytesChainLine(lines.length + 1, line, bytes.subarray(start, end)));
+    start = end + 1;
+  }
+  return lines;
 }
 
 /**
@@ -1203,8 +1256,12 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
           adapter.chainLocation === undefined ? null : adapter.chainLocation(runId),
         );
         const stream = { kind: 'run', id: runId } as const;
-        for (const { line, text } of lines)
-          verifier.line(stream, text, location === null ? { line } : { file: location, line });
+        for (const stored of lines)
+          verifier.line(
+            stream,
+            stored.bytes ?? stored.text,
+            location === null ? { line: stored.line } : { file: location, line: stored.line },
+          );
         ended(verifier.endStream(stream));
       }
       if (!restricted && adapter.erasureChain !== undefined) {
@@ -1230,7 +1287,9 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
         throw notChained(name, 'read its proofs');
       const lines = await callAdapter(name, `read run ${runId}`, () => readChain(runId));
       if (lines === null) throw runNotFound(runId);
-      return lines;
+      // Plain lines with their text (a store's byte lines decode it only when read): what a caller
+      // spreads or serializes keeps every field.
+      return lines.map(({ position, line, text }) => ({ position, line, text }));
     },
     async readErasures() {
       if (adapter.capabilities.chain !== true || adapter.erasures === undefined) return [];
