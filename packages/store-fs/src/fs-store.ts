@@ -196,7 +196,9 @@ export function createFsStore(options?: FsStoreOptions): FsStore {
       return runAdapter.locate(parseRunId(runId));
     },
     async readRunChain(runId) {
-      return (await runAdapter.readChain?.(parseRunId(runId))) ?? null;
+      const lines = await runAdapter.readChain?.(parseRunId(runId));
+      // Plain lines with their text, as RunStore.readChain gives them (the adapter's decode lazily).
+      return lines?.map(({ position, line, text }) => ({ position, line, text })) ?? null;
     },
     async readErasures() {
       return runAdapter.erasureLog?.read() ?? [];
