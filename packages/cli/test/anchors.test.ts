@@ -303,10 +303,17 @@ describe('episodic anchors (built binary, chained file home)', () => {
     expect(after).toMatchObject({ since: 'created-at' });
     expect(after?.entries).toHaveLength(2);
     expect(after?.entries.every((entry) => entry.op === 'collect')).toBe(true);
+    // The erasure log names the command and its flags given, never their values.
+    for (const entry of after?.entries ?? [])
+      expect(entry.by).toEqual({ command: 'episodic runs gc', flags: ['--older-than', '--scope'] });
     const human = episodicBinary(['--home', home, 'verify', '--anchors', out]);
     expect(human.status, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/erased after the newest anchor \([^)]+\), for review/);
-    expect(human.stdout.match(/ {2}\S+ {2}collected {2}stream [\w-]{22} {2}by /g)).toHaveLength(2);
+    expect(
+      human.stdout.match(
+        / {2}\S+ {2}collected {2}stream [\w-]{22} {2}by episodic runs gc --older-than --scope\n/g,
+      ),
+    ).toHaveLength(2);
     // Anchored again: the log head is signed, nothing is listed any more.
     const second = join(outside, 'a2.json');
     anchor(home, key.key_file, second, ['--runs']);

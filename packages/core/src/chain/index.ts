@@ -37,6 +37,7 @@ export {
   chainMemberSchema,
   chainOptionSchema,
   chainReportSchema,
+  type ErasureBy,
   type ErasureEntry,
   erasureEntrySchema,
   type VerifyReceipt,

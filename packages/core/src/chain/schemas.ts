@@ -69,6 +69,8 @@ export const erasureBySchema = z.union([
   }),
   z.looseObject({ api: z.string().min(1).max(200), label: z.string().max(200).optional() }),
 ]);
+/** Who made an erasure (the `by` of an erasure entry). */
+export type ErasureBy = z.infer<typeof erasureBySchema>;
 
 const segmentPointSchema = z.strictObject({ n: positionSchema, h: chainDigestSchema });
 
