@@ -39,6 +39,7 @@ export {
   chainReportSchema,
   type ErasureBy,
   type ErasureEntry,
+  erasureBySchema,
   erasureEntrySchema,
   type VerifyReceipt,
   verifyReceiptSchema,
