@@ -6,11 +6,13 @@ import {
   redactRun,
   type SessionRedactReceipt,
 } from '@episodic/core';
-import type { StoredRedactionOptions } from '@episodic/core/adapter';
+import type { ErasureBy, StoredRedactionOptions } from '@episodic/core/adapter';
 import { safeJsonParse } from '@episodic/core/adapter';
 import { CONTENT_KINDS, uuidSchema } from '@episodic/core/schemas';
 import type { EpisodicStores } from '@episodic/home';
-import type { OptionValues } from './command-spec.js';
+import type { CommandContext, OptionValues } from './command-spec.js';
+import { GLOBAL_OPTIONS } from './command-table.js';
+import { commandName } from './ledger-command.js';
 import { readLedgerEventRow } from './ledger-event-row.js';
 import { listOption, optionalChoice } from './option-values.js';
 import { UsageError } from './usage-error.js';
@@ -44,6 +46,22 @@ export function storedRedactionOptions(
     return null;
   }
   return { mode, ...(kinds === undefined ? {} : { kinds: kinds as ContentKind[] }) };
+}
+
+/**
+ * Who erases, as a chained store's erasure log records it (`by`): the command and the names of its
+ * own flags given, sorted, never their values (a scope or a path may be personal); the global
+ * options (`--home`, `--db`, `--json`, ...) are left out.
+ */
+export function erasureBy(context: CommandContext): ErasureBy {
+  const flags = Object.entries(context.options)
+    .filter(
+      ([name, value]) =>
+        value !== undefined && value !== false && !Object.hasOwn(GLOBAL_OPTIONS, name),
+    )
+    .map(([name]) => `--${name}`)
+    .sort();
+  return { command: commandName(context), flags };
 }
 
 /** A run's redaction as receipts show it. */

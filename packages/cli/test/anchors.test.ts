@@ -297,6 +297,35 @@ describe('episodic anchors (built binary, chained file home)', () => {
       deleted: 0,
       not_anchored: 2, // the new run and the erasure log gc started
     });
+    // The collections came after the anchor (no erasure log was signed then: judged by its time),
+    // so they are listed apart for review, in the receipt and under a heading.
+    const after = checked.receipt.anchors?.erasures_after;
+    expect(after).toMatchObject({ since: 'created-at' });
+    expect(after?.entries).toHaveLength(2);
+    expect(after?.entries.every((entry) => entry.op === 'collect')).toBe(true);
+    // The erasure log names the command and its flags given, never their values.
+    for (const entry of after?.entries ?? [])
+      expect(entry.by).toEqual({ command: 'episodic runs gc', flags: ['--older-than', '--scope'] });
+    const human = episodicBinary(['--home', home, 'verify', '--anchors', out]);
+    expect(human.status, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/erased after the newest anchor \([^)]+\), for review/);
+    expect(
+      human.stdout.match(
+        / {2}\S+ {2}collected {2}stream [\w-]{22} {2}by episodic runs gc --older-than --scope\n/g,
+      ),
+    ).toHaveLength(2);
+    // Anchored again: the log head is signed, nothing is listed any more.
+    const second = join(outside, 'a2.json');
+    anchor(home, key.key_file, second, ['--runs']);
+    const again = verify(home, ['--anchors', out, '--anchors', second]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.receipt.ok && again.receipt.anchors?.erasures_after).toMatchObject({
+      since: 'erasure-log-head',
+      entries: [],
+    });
+    expect(episodicBinary(['--home', home, 'verify', '--anchors', second]).stdout).not.toMatch(
+      /erased after/,
+    );
   });
 
   it('a changed byte in the anchor file or the wrong --public-key fails the signature (exit 1); a bad key or file is exit 2; a 0644 key is refused', async () => {

@@ -11,6 +11,7 @@ import {
   appendEvent,
   BIN,
   cleanEnv,
+  episodic,
   episodicJson,
   expectError,
   temporaryDirectory,
@@ -76,6 +77,55 @@ describe('doctor', () => {
       checked: { run_files: 0, database: null },
     });
     expect(existsSync(home)).toBe(false);
+    expect(receipt.chain).toBeNull();
+  });
+
+  it('on a chained home, says per kind which streams began before chaining and where they are verified from, exit unchanged', async () => {
+    const home = temporaryHome();
+    mkdirSync(home, { recursive: true });
+    const config = (chain: boolean) =>
+      writeFileSync(
+        join(home, 'episodic-home.json'),
+        `${JSON.stringify({ format: 'episodic.home.v1', store: 'fs', ...(chain ? { chain } : {}) })}\n`,
+      );
+    const runA = completedRun(RUN, 3);
+    const runB = completedRun(runIdFor(2), 3);
+    const fields = { scope: 'proj', 'session-id': 's1', 'agent-id': 'a', type: 'ops.decision' };
+    // Written before chaining was turned on...
+    config(false);
+    const plain = createFsStore({ root: home, durability: 'none' });
+    await plain.runs.append(RUN, runA.slice(0, 2));
+    await plain.runs.append(runIdFor(2), runB.slice(0, 4));
+    await plain.close();
+    await appendEvent(home, { ...fields, summary: 'before' });
+    const before = await episodicJson(['--home', home, 'doctor']);
+    expect(doctorReceiptSchema.parse(before.receipt).chain).toBeNull();
+    // ...and continued after.
+    config(true);
+    const chained = createFsStore({ root: home, durability: 'none', chain: true });
+    await chained.runs.append(RUN, runA.slice(2));
+    await chained.runs.append(runIdFor(2), runB.slice(4));
+    await chained.runs.append(runIdFor(3), completedRun(runIdFor(3), 1)); // chained throughout
+    await chained.close();
+    await appendEvent(home, { ...fields, summary: 'after' });
+
+    const result = await episodicJson(['--home', home, 'doctor']);
+    expect(result.status, result.stderr).toBe(0);
+    const receipt = doctorReceiptSchema.parse(result.receipt);
+    expect(receipt.healthy).toBe(true);
+    expect(receipt.chain?.unchained).toEqual([
+      { kind: 'run', streams: 2, verified_from: { min: 3, max: 5 } },
+      { kind: 'ledger', streams: 1, verified_from: { min: 2, max: 2 } },
+    ]);
+    const human = await episodic(['--home', home, 'doctor']);
+    expect(human.status, human.stderr).toBe(0);
+    expect(human.stdout).toContain(
+      'info 2 runs have entries written before chaining; verified from entry 3–5 (per stream)',
+    );
+    expect(human.stdout).toContain(
+      'info 1 ledger session has entries written before chaining; verified from entry 2',
+    );
+    expect(human.stdout).toContain('Healthy.');
   });
 
   it('reports exactly the damaged lines of a damaged run file, exit 1, changing nothing', async () => {

@@ -176,7 +176,10 @@ describe('export and import keep the proofs (episodic.export.v3)', () => {
     expect(readFileSync(file, 'utf8')).not.toContain(SECRET);
     const erasures = exportLines(file).filter((line) => line.type === 'erasure');
     expect(erasures).toHaveLength(1);
-    expect(erasures[0]).toMatchObject({ entry: { op: 'redact', by: { api: 'RunStore.redact' } } });
+    // The log names the command, and the flags given by name only.
+    expect(erasures[0]).toMatchObject({
+      entry: { op: 'redact', by: { command: 'episodic runs redact', flags: [] } },
+    });
     expect(exportLines(file).at(-1)).toMatchObject({ counts: { erasures: 1 } });
 
     const target = newHome('fs', true);
@@ -199,6 +202,31 @@ describe('export and import keep the proofs (episodic.export.v3)', () => {
         .trim()
         .split('\n'),
     ).toHaveLength(1);
+  });
+
+  it('runs redact records the command and its flag names in the erasure log, never their values', async () => {
+    const home = await seedHome(true);
+    const redact = episodicBinary([
+      '--home',
+      home,
+      'runs',
+      'redact',
+      RUN_A,
+      '--mode',
+      'secrets',
+      '--kind',
+      'secret',
+      '--kind',
+      'pii',
+    ]);
+    expect(redact.status, redact.stderr).toBe(0);
+    const log = readFileSync(join(home, 'sessions', 'erasures.jsonl'), 'utf8');
+    const [entry] = log
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { by: unknown });
+    expect(entry?.by).toEqual({ command: 'episodic runs redact', flags: ['--kind', '--mode'] });
+    expect(log).not.toContain('pii');
   });
 
   it('a changed byte in an exported record imports with a warning naming the line; verify names it', async () => {

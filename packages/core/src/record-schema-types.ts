@@ -13,6 +13,7 @@ export type {
   chainReportSchema,
   chainStreamRefSchema,
   chainWhereSchema,
+  erasureBySchema,
   erasureEntrySchema,
   verifyReceiptSchema,
 } from './chain/schemas.js';

@@ -279,6 +279,79 @@ describe('anchors', () => {
     expect(scoped.anchors?.not_checked).toBe(3);
   });
 
+  it('lists the erasures recorded after the newest anchor apart: past the log head it signed, else after its time', async () => {
+    const { home, outside, key } = await seeded();
+    const redact = async (runId: string) => {
+      const stores = await openEpisodicStores({ home, env: {} });
+      try {
+        expect((await stores.runs.redact(runId, { mode: 'content' })).changedLines).toBeGreaterThan(
+          0,
+        );
+      } finally {
+        await stores.close();
+      }
+    };
+    const verifyWith = (...paths: string[]) =>
+      withHome(home, (stores) =>
+        verifyEpisodicHome(stores, {
+          anchors: { files: paths.map((path) => ({ name: path, file: readAnchorFile(path) })) },
+        }),
+      );
+    // No erasure log when anchored: an erasure after it is judged by the anchor's time.
+    const first = join(outside, 'a1.json');
+    await withHome(home, (stores) =>
+      createAnchors(stores, {
+        keyFile: key.keyFile,
+        out: first,
+        now: new Date(Date.now() - 60_000),
+      }),
+    );
+    expect((await verifyWith(first)).anchors?.erasures_after).toEqual({
+      anchor_created_at: readAnchorFile(first).created_at,
+      since: 'created-at',
+      entries: [],
+    });
+    await redact(RUN_B);
+    const [erasedB] = await withHome(home, (stores) => stores.runs.readErasures());
+    expect((await verifyWith(first)).anchors?.erasures_after).toEqual({
+      anchor_created_at: readAnchorFile(first).created_at,
+      since: 'created-at',
+      entries: [
+        { op: 'redact', at: erasedB?.at, by: { api: 'RunStore.redact' }, stream: erasedB?.stream },
+      ],
+    });
+
+    // Anchored again: the log's head is signed, so the redaction before it is no longer listed
+    // and the one after it is, whatever the clocks say.
+    const second = join(outside, 'a2.json');
+    await withHome(home, (stores) => createAnchors(stores, { keyFile: key.keyFile, out: second }));
+    expect(readAnchorFile(second).erasure_logs).toHaveLength(1);
+    const beforeAny = await verifyWith(first, second);
+    expect(beforeAny.report.ok).toBe(true);
+    expect(beforeAny.anchors?.erasures_after).toMatchObject({
+      anchor_created_at: readAnchorFile(second).created_at,
+      since: 'erasure-log-head',
+      entries: [],
+    });
+    await redact(RUN_A);
+    const erasedA = (await withHome(home, (stores) => stores.runs.readErasures()))[1];
+    const after = await verifyWith(second, first);
+    expect(after.report.ok).toBe(true);
+    expect(after.anchors?.erasures_after?.entries).toEqual([
+      { op: 'redact', at: erasedA?.at, by: { api: 'RunStore.redact' }, stream: erasedA?.stream },
+    ]);
+    expect(erasedA?.stream).not.toBe(erasedB?.stream);
+    // Without --anchors, or with the runs not verified, nothing is listed.
+    const ledgerOnly = await withHome(home, (stores) =>
+      verifyEpisodicHome(stores, {
+        runs: false,
+        ledger: { global: true },
+        anchors: { files: [{ name: second, file: readAnchorFile(second) }] },
+      }),
+    );
+    expect(ledgerOnly.anchors?.erasures_after).toBeUndefined();
+  });
+
   it('a changed byte in the anchor file, a wrong public key or another home fails the signature check: exit-1 findings, heads unused', async () => {
     const { home, outside, key } = await seeded();
     const out = join(outside, 'a1.json');

@@ -44,6 +44,7 @@ export type { EpisodicRunStores } from './open-episodic-run-stores.js';
 export { openEpisodicRunStores } from './open-episodic-run-stores.js';
 export { openEpisodicStores } from './open-episodic-stores.js';
 export type {
+  ErasuresAfterAnchor,
   HomeAnchorResult,
   HomeVerification,
   HomeVerifyPart,

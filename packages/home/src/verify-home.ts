@@ -7,6 +7,7 @@ import {
   type ChainStreamRef,
   type ChainStreamSummary,
   EpisodicError,
+  type ErasureEntry,
   type Ledger,
   type RunStore,
 } from '@episodic/core';
@@ -79,6 +80,29 @@ export interface HomeAnchorResult {
   readonly not_checked: number;
   /** Chained streams no file anchors (created after the newest anchor). */
   readonly not_anchored: number;
+  /**
+   * The run store's redactions and collections recorded after the newest valid anchor, listed
+   * apart for review (design section 5); absent when the runs were not verified or no anchor holds.
+   */
+  readonly erasures_after?: ErasuresAfterAnchor;
+}
+
+/** The erasures recorded after the newest valid anchor (the receipt's `anchors.erasures_after`). */
+export interface ErasuresAfterAnchor {
+  /** The newest valid anchor's `created_at`. */
+  readonly anchor_created_at: string;
+  /**
+   * How "after" was decided: past the erasure-log head the anchor signed (no clock trusted), or,
+   * when it signed none for this log, entries whose `at` is later than its `created_at`.
+   */
+  readonly since: 'erasure-log-head' | 'created-at';
+  /** Oldest first: what was erased, when, by whom, and the stream's key. */
+  readonly entries: readonly {
+    readonly op: 'redact' | 'collect';
+    readonly at: string;
+    readonly by: Extract<ErasureEntry, { op: 'redact' }>['by'];
+    readonly stream: string;
+  }[];
 }
 
 /** What `verifyEpisodicHome` found. */
@@ -206,6 +230,7 @@ export async function verifyEpisodicHome(
   if (anchoring !== undefined) report = mergeChainReports(report, anchoring.report, maxFindings);
   let runsPart: HomeVerifyPart = 'not-asked';
   let ledgerPart: HomeVerifyPart = 'not-asked';
+  let erasureLogKeys: Set<string> | undefined;
   if (checked.runs !== false) {
     if (stores.runs.capabilities.chain === true) {
       const runs = await stores.runs.verifyChain({
@@ -216,6 +241,11 @@ export async function verifyEpisodicHome(
       });
       report = mergeChainReports(report, runs, maxFindings);
       runsPart = 'verified';
+      erasureLogKeys = new Set(
+        summaries.flatMap((summary) =>
+          summary.stream.kind === 'erasures' && summary.key !== undefined ? [summary.key] : [],
+        ),
+      );
     } else {
       runsPart = 'not-chained';
       notes.push(
@@ -255,11 +285,19 @@ export async function verifyEpisodicHome(
     checked.sessionId === undefined
   )
     covered.add('ledger');
-  const anchors = anchorResult(anchoring, report, summaries, covered);
-  if (anchors.not_checked > 0)
+  const result = anchorResult(anchoring, report, summaries, covered);
+  if (result.not_checked > 0)
     notes.push(
-      `anchors: ${anchors.not_checked} anchored stream(s) not checked (outside what was verified: give the selection the anchors were made with, e.g. --all-scopes)`,
+      `anchors: ${result.not_checked} anchored stream(s) not checked (outside what was verified: give the selection the anchors were made with, e.g. --all-scopes)`,
     );
+  const newest = anchoring.trusted.at(-1);
+  const anchors =
+    newest === undefined || erasureLogKeys === undefined
+      ? result
+      : {
+          ...result,
+          erasures_after: erasuresAfter(newest, erasureLogKeys, await stores.runs.readErasures()),
+        };
   return { report, parts, notes, anchors };
 }
 
@@ -332,6 +370,35 @@ function checkAnchorFiles(
     checkedAgainst: publicKey === undefined ? 'file-key' : 'public-key',
     report,
     files: files.length,
+  };
+}
+
+/**
+ * The run store's redactions and collections recorded after `anchor` (design section 5: listed
+ * apart, for review). When the anchor signed this erasure log's head (its key among `logKeys`),
+ * the entries past its `n` are the ones after it: no clock is trusted. Otherwise (the log did not
+ * exist then, or the anchor covered only the ledger) entries whose `at` is later than the anchor's
+ * `created_at`. Positions count the log's readable entries: an unreadable line is a finding of
+ * its own.
+ */
+function erasuresAfter(
+  anchor: AnchorFile,
+  logKeys: ReadonlySet<string>,
+  entries: readonly ErasureEntry[],
+): ErasuresAfterAnchor {
+  const signed = anchor.erasure_logs.find((log) => logKeys.has(log.stream));
+  const after =
+    signed === undefined
+      ? entries.filter((entry) => Date.parse(entry.at) > Date.parse(anchor.created_at))
+      : entries.slice(signed.n);
+  return {
+    anchor_created_at: anchor.created_at,
+    since: signed === undefined ? 'created-at' : 'erasure-log-head',
+    entries: after.flatMap((entry) =>
+      entry.op === 'redact' || entry.op === 'collect'
+        ? [{ op: entry.op, at: entry.at, by: entry.by, stream: entry.stream }]
+        : [],
+    ),
   };
 }
 

@@ -118,6 +118,31 @@ describe('chained run files', () => {
     expect((await rejection(store.runs.read(plainId))).code).toBe('NOT_FOUND');
   });
 
+  it('records the by a caller gives (a command and its flag names) on redact and delete, and refuses a malformed one', async () => {
+    const { store } = fresh({ chain: true });
+    const runId = runIdFor(0x84);
+    const records = completedRun(runId, 2);
+    records.splice(1, 0, agentEvent(runId, 5, { event: { type: 'text', content: SECRET } }));
+    await store.runs.append(runId, records);
+    const bad = await rejection(store.runs.redact(runId, { by: { command: '' } as never }));
+    expect(bad.code).toBe('VALIDATION_ERROR');
+    expect(bad.message).toMatch(/by/);
+    const badDelete = await rejection(store.runs.delete(runId, { by: { flags: [] } as never }));
+    expect(badDelete.code).toBe('VALIDATION_ERROR');
+    expect(badDelete.message).toMatch(/by/);
+    expect(await store.readErasures()).toEqual([]); // refused before anything was written
+    await store.runs.redact(runId, {
+      by: { command: 'episodic runs redact', flags: ['--mode'] },
+    });
+    expect(await store.runs.delete(runId, { by: { command: 'episodic runs gc', flags: [] } })).toBe(
+      true,
+    );
+    expect(await store.readErasures()).toMatchObject([
+      { op: 'redact', by: { command: 'episodic runs redact', flags: ['--mode'] } },
+      { op: 'collect', by: { command: 'episodic runs gc', flags: [] } },
+    ]);
+  });
+
   it('a writer resuming from the tail continues from the highest n, not from a racing line that landed late', async () => {
     const { root, store } = fresh({ chain: true });
     const runId = runIdFor(0x86);

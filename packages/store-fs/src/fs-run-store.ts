@@ -20,6 +20,7 @@ import {
   type ChainWriter,
   type ChainWriterOptions,
   createChainWriter,
+  type ErasureBy,
   type ErasureEntry,
   genesisHead,
   newChainState,
@@ -220,7 +221,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       : createFsErasureLog({ root, chain: chainWriter, lock, sync: durability !== 'none' });
   const sha256 = options.chain?.writer.sha256;
   /** How a chained run's redaction records itself (docs/design/verify.md 1.5). */
-  const chainedRedaction = (mode: string): ChainedRedaction | undefined =>
+  const chainedRedaction = (mode: string, by?: ErasureBy): ChainedRedaction | undefined =>
     chainWriter === undefined || erasures === undefined || sha256 === undefined
       ? undefined
       : {
@@ -229,7 +230,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
           entry: (id, stream, entries, altered) => ({
             op: 'redact',
             at: now().toISOString(),
-            by: { api: 'RunStore.redact' },
+            by: by ?? { api: 'RunStore.redact' },
             id,
             stream,
             mode,
@@ -554,7 +555,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
         const id = outputIdOf(text);
         if (id !== undefined) outputIds.add(id);
       },
-      chainedRedaction(redactor.mode),
+      chainedRedaction(redactor.mode, redactor.by),
     );
     const stats: RunRedactStats = { changedLines, changedToolOutputs: 0 };
     const outputs = outputIds.size === 0 ? null : root.directory(TOOL_OUTPUT_DIR, false);
@@ -880,7 +881,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
    * its last `n` and `head(n)` goes to the erasure log first, then the files (section 6), so an
    * anchor that names the stream verifies as collected, not deleted.
    */
-  const collectThenDelete = (runId: string, first: string): Promise<boolean> =>
+  const collectThenDelete = (runId: string, first: string, by?: ErasureBy): Promise<boolean> =>
     withFileLock(lockPath(runId), lock, async () => {
       await writer.drain(first);
       const { state } = resumeChain(runId, first);
@@ -891,7 +892,7 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
         const entry: ErasureEntry = {
           op: 'collect',
           at: now().toISOString(),
-          by: { api: 'RunStore.delete' },
+          by: by ?? { api: 'RunStore.delete' },
           id: (chainWriter as ChainWriter).randomId(),
           stream: state.key,
           reason: 'deletion',
@@ -1020,10 +1021,10 @@ export function createFsRunStoreAdapter(options: FsRunStoreAdapterOptions): FsRu
       return listDays(dayDirectories(dayOf(filter.fromMs), dayOf(filter.toMs)));
     },
 
-    delete(runId) {
+    delete(runId, options) {
       const first = locate(runId);
       if (first === null) return false;
-      if (chainWriter !== undefined) return collectThenDelete(runId, first);
+      if (chainWriter !== undefined) return collectThenDelete(runId, first, options?.by);
       return deleteFiles(runId, first);
     },
 

@@ -10,6 +10,7 @@ import {
   resolveEpisodicLocation,
 } from '@episodic/home';
 import type { CommandHandler } from '../command-spec.js';
+import { checkUnchainedPrefixes, unchainedPrefixLine } from '../doctor/chain-doctor.js';
 import { checkHomeLayout } from '../doctor/home-layout.js';
 import { createQuarantine } from '../doctor/quarantine.js';
 import { checkRunFile, type RunFileCheck, repairRunFile } from '../doctor/run-file-doctor.js';
@@ -206,6 +207,9 @@ export const doctor: CommandHandler = async (context) => {
     }
   }
 
+  // The chain, on a home that chains: streams begun before chaining was turned on (information).
+  const unchained = await checkUnchainedPrefixes(context, home);
+
   const remaining = problems.filter((problem) => !problem.fixed);
   const healthy = remaining.length === 0;
   const receipt: Record<string, unknown> = {
@@ -239,6 +243,7 @@ export const doctor: CommandHandler = async (context) => {
     fixed_count: problems.length - remaining.length,
     problems,
     quarantine: quarantine.path,
+    chain: unchained === null ? null : { unchained },
   };
   return {
     receipt,
@@ -272,6 +277,8 @@ export const doctor: CommandHandler = async (context) => {
         if (problem.action !== undefined)
           write(`        ${styles.dim(sanitizeForTerminal(problem.action))}\n`);
       }
+      for (const prefixes of unchained ?? [])
+        write(`${styles.dim('info')} ${unchainedPrefixLine(prefixes)}\n`);
       if (quarantine.path !== null)
         write(
           `Quarantined fragments and files are in ${sanitizeForTerminal(quarantine.path)} (see manifest.json).\n`,

@@ -25,6 +25,7 @@ import {
 } from '../option-values.js';
 import { createStyles, renderTable } from '../output.js';
 import {
+  erasureBy,
   findRedactionSources,
   redactRuns,
   redactSessions,
@@ -141,7 +142,10 @@ export const redact: CommandHandler = ledgerCommand(async (context) => {
       scrub === null
         ? { runIds: new Set<string>(), sessionIds: new Set<string>() }
         : await findRedactionSources(stores, target as LedgerRedactTarget, scope);
-    const runs = scrub === null ? [] : await redactRuns(stores, sources.runIds, scrub);
+    const runs =
+      scrub === null
+        ? []
+        : await redactRuns(stores, sources.runIds, { ...scrub, by: erasureBy(context) });
     const sessions = scrub === null ? [] : await redactSessions(stores, sources.sessionIds, scrub);
     const result = await stores.ledger.redact(target, { replacement });
     return { result, runs, sessions };

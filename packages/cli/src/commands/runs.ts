@@ -35,7 +35,7 @@ import { createRunFileFollower, findRunFile } from '../run-file-follower.js';
 import { type RunStatus, runStatusOf, styleStatus } from '../run-status.js';
 import { damageJson, damageLine, describeRecord, recordLine } from '../run-view.js';
 import { describeRunStore, notFoundWhere, otherRunStoreNotes } from '../store-notes.js';
-import { runRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
+import { erasureBy, runRedactionOutput, storedRedactionOptions } from '../stored-redaction.js';
 import { locate, withRunStores, withStores } from '../stores.js';
 import { UsageError } from '../usage-error.js';
 
@@ -535,7 +535,10 @@ export const tail: CommandHandler = async (context) => {
 /** `runs redact RUN_ID`. */
 export const redact: CommandHandler = async (context) => {
   const runId = await runIdArgument(context);
-  const options = storedRedactionOptions(context.options, 'mode') as StoredRedactionOptions;
+  const options = {
+    ...(storedRedactionOptions(context.options, 'mode') as StoredRedactionOptions),
+    by: erasureBy(context),
+  };
   // Every store: the artifact store keeps a copy of a task's metadata, scrubbed with the run.
   const { receipt, store } = await withStores(context, async (stores) => ({
     receipt: await redactRun(stores, runId, options).catch(async (error: unknown) => {
@@ -616,6 +619,7 @@ export const gc: CommandHandler = async (context) => {
         olderThanDays: days,
         nowMs,
         dryRun,
+        by: erasureBy(context),
         ...(scope === null ? {} : { scope }),
         ...(sessionId === undefined ? {} : { sessionId }),
       }),

@@ -94,6 +94,15 @@ function errorCount(report: ChainReport): number {
   );
 }
 
+/** Who made an erasure, as one phrase: the command (with its flag names) or the library call. */
+function erasureByText(by: Record<string, unknown>): string {
+  if (typeof by.command === 'string') {
+    const flags = Array.isArray(by.flags) && by.flags.length > 0 ? ` ${by.flags.join(' ')}` : '';
+    return `${by.command}${flags}`;
+  }
+  return typeof by.api === 'string' ? by.api : 'unknown';
+}
+
 /** The receipt's report fields (the same object under `details` when it fails). */
 function reportFields(verification: HomeVerification) {
   const { report } = verification;
@@ -180,6 +189,16 @@ function render(
     write(
       `anchors: ${anchors.files} file${anchors.files === 1 ? '' : 's'}, signatures checked against ${anchors.checked_against === 'public-key' ? 'the public key given' : 'the key in each file'}${failed > 0 ? ` (${styles.red(`${failed} failed`)}: their heads are not used)` : ''}; ${anchors.streams} anchored stream${anchors.streams === 1 ? '' : 's'}: ${outcome.join(', ')}${anchors.not_anchored > 0 ? `; ${anchors.not_anchored} stream${anchors.not_anchored === 1 ? '' : 's'} not anchored (newer than the anchors)` : ''}\n`,
     );
+    const after = anchors.erasures_after;
+    if (after !== undefined && after.entries.length > 0) {
+      write(
+        `${styles.bold(`erased after the newest anchor (${after.anchor_created_at})`)}, for review (${after.since === 'erasure-log-head' ? 'past the erasure-log head it signed' : 'recorded later than its time'}):\n`,
+      );
+      for (const entry of after.entries)
+        write(
+          `  ${entry.at}  ${entry.op === 'redact' ? 'redacted' : 'collected'}  stream ${entry.stream}  by ${erasureByText(entry.by)}\n`,
+        );
+    }
   }
 }
 

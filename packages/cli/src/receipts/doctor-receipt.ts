@@ -52,4 +52,25 @@ export const doctorReceiptSchema = z.object({
   problems: z.array(doctorProblemSchema),
   /** The quarantine folder of this run (with its manifest.json), or null when nothing was moved. */
   quarantine: z.string().nullable(),
+  /**
+   * On a home that chains (`"chain"` in episodic-home.json): per kind of stream, how many hold
+   * entries written before chaining was turned on, and the entry verification starts from
+   * (lowest and highest). Information: it never changes the exit code. Null when the home does
+   * not chain.
+   */
+  chain: z
+    .object({
+      unchained: z.array(
+        z.object({
+          kind: z.enum(['run', 'session', 'ledger', 'erasures']),
+          streams: z.number().int().positive(),
+          verified_from: z.object({
+            min: z.number().int().positive(),
+            max: z.number().int().positive(),
+          }),
+        }),
+      ),
+    })
+    .nullable()
+    .optional(),
 });

@@ -69,6 +69,8 @@ export const erasureBySchema = z.union([
   }),
   z.looseObject({ api: z.string().min(1).max(200), label: z.string().max(200).optional() }),
 ]);
+/** Who made an erasure (the `by` of an erasure entry). */
+export type ErasureBy = z.infer<typeof erasureBySchema>;
 
 const segmentPointSchema = z.strictObject({ n: positionSchema, h: chainDigestSchema });
 
@@ -276,6 +278,24 @@ const receiptReport = {
       deleted: z.number().int().min(0).optional(),
       not_checked: z.number().int().min(0).optional(),
       not_anchored: z.number().int().min(0).optional(),
+      /**
+       * The run store's redactions and collections recorded after the newest valid anchor, listed
+       * apart for review (section 5): past the erasure-log head it signed, else after its time.
+       */
+      erasures_after: z
+        .strictObject({
+          anchor_created_at: z.string(),
+          since: z.enum(['erasure-log-head', 'created-at']),
+          entries: z.array(
+            z.strictObject({
+              op: z.enum(['redact', 'collect']),
+              at: z.string(),
+              by: erasureBySchema,
+              stream: chainIdSchema,
+            }),
+          ),
+        })
+        .optional(),
     })
     .nullable(),
   /** Per part of the home: verified, not chained (its store does not chain), or not asked for. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type ErasureBy, erasureBySchema } from '../chain/schemas.js';
 import type { RunRecord } from '../schema/run-record.js';
 import type { RunStore } from '../store/run-store.js';
 import { parseInput } from '../validation/parse-input.js';
@@ -103,6 +104,11 @@ export function planRunRetention(
 export interface CollectExpiredRunsOptions extends RunRetentionPolicy {
   /** Count (and name) the runs that would be deleted; delete nothing. */
   dryRun?: boolean;
+  /**
+   * Who asks, recorded as the `by` of each `collect` erasure entry a chained store writes (a
+   * command and its flag names, never their values). @default the library call
+   */
+  by?: ErasureBy;
 }
 
 /** What `collectExpiredRuns` did. */
@@ -137,8 +143,12 @@ export async function collectExpiredRuns(
   runs: RunStore,
   options: CollectExpiredRunsOptions,
 ): Promise<CollectExpiredRunsResult> {
-  const { dryRun = false, ...policy } = parseInput(
-    policySchema.extend({ dryRun: z.boolean().optional() }),
+  const {
+    dryRun = false,
+    by,
+    ...policy
+  } = parseInput(
+    policySchema.extend({ dryRun: z.boolean().optional(), by: erasureBySchema.optional() }),
     options,
     'run retention options',
   );
@@ -172,7 +182,7 @@ export async function collectExpiredRuns(
   const byScope: Record<string, number> = {};
   let deleted = 0;
   for (const runId of plan.expired) {
-    if (!dryRun && !(await runs.delete(runId))) continue;
+    if (!dryRun && !(await runs.delete(runId, by === undefined ? undefined : { by }))) continue;
     deleted += 1;
     const scope = scopes.get(runId) ?? UNSCOPED_RUN_SCOPE;
     byScope[scope] = (byScope[scope] ?? 0) + 1;

@@ -5,7 +5,9 @@ import {
   type ChainMember,
   type ChainReport,
   chainMemberSchema,
+  type ErasureBy,
   type ErasureEntry,
+  erasureBySchema,
   erasureEntrySchema,
 } from '../chain/schemas.js';
 import { type ChainStreamSummary, createChainVerifier } from '../chain/verifier.js';
@@ -344,6 +346,17 @@ export interface RunRedactStats {
   changedToolOutputs: number;
 }
 
+/** Options of `RunStore.delete`. */
+export interface RunDeleteOptions {
+  /**
+   * Who asks, recorded as the `by` of the erasure entry a chained store writes (a command and its
+   * flag names, never their values). @default the library call, `{ api: 'RunStore.delete' }`
+   */
+  by?: ErasureBy;
+}
+
+const runDeleteOptionsSchema = z.strictObject({ by: erasureBySchema.optional() }).optional();
+
 /** What `RunStore.redact()` did. */
 export interface RunRedactReceipt extends RunRedactStats {
   /** The run id (lowercase). */
@@ -458,8 +471,11 @@ export interface RunStoreAdapter {
    * sorts and limits), in one page or an iterable of pages ordered by start (see `RunListPage`).
    */
   list(filter: RunListFilter): MaybePromise<RunListPage | Iterable<RunListPage>>;
-  /** Deletes the run; false when there was none. */
-  delete(runId: string): MaybePromise<boolean>;
+  /**
+   * Deletes the run; false when there was none. A chained store records the deletion in its
+   * erasure log with `options.by` (who asks) when given.
+   */
+  delete(runId: string, options?: RunDeleteOptions): MaybePromise<boolean>;
   /**
    * Rewrites the run through `redactor` (optional; declare the `redaction` capability): each stored
    * line becomes `redactor.line(text)` (kept byte for byte when that returns its input; never
@@ -653,8 +669,11 @@ export interface RunStore {
   tail(runId: string, options?: RunTailOptions): Promise<RunTailResult>;
   /** Runs matching `query`, newest first; one bad run yields one error and hides nothing else. */
   list(query?: RunListQuery): Promise<RunListResult>;
-  /** Deletes a run; false when there was none. */
-  delete(runId: string): Promise<boolean>;
+  /**
+   * Deletes a run; false when there was none. On a chained store the deletion is recorded in the
+   * erasure log (a `collect` entry) with `options.by` as who asked (default: the library call).
+   */
+  delete(runId: string, options?: RunDeleteOptions): Promise<boolean>;
   /**
    * Scrubs a stored run in place (see `StoredRedactionOptions`): by default every secret the
    * ledger's content detectors find in its records, damaged lines and cached tool outputs is
@@ -1101,9 +1120,14 @@ export function createRunStore(adapter: RunStoreAdapter): RunStore {
       }
       return callAdapter(name, 'list runs', () => listRuns(adapter, filter));
     },
-    async delete(id) {
+    async delete(id, options) {
       const runId = parseRunId(id);
-      return callAdapter(name, `delete run ${runId}`, () => adapter.delete(runId));
+      const checked = parseInput(runDeleteOptionsSchema, options, 'run delete options');
+      return callAdapter(name, `delete run ${runId}`, () =>
+        checked?.by === undefined
+          ? adapter.delete(runId)
+          : adapter.delete(runId, { by: checked.by }),
+      );
     },
     async redact(id, options) {
       const runId = parseRunId(id);

@@ -311,12 +311,12 @@ export function scopeRunStore(runs: RunStore, options: ScopeRunStoreOptions): Ru
       }
       return { runs: found, errors: [] };
     },
-    async delete(runId) {
+    async delete(runId, deleteOptions) {
       const id = parseRunId(runId);
       if (!(await isVisible(id))) return false;
       decided.delete(id);
       byLine.delete(id);
-      return runs.delete(id);
+      return runs.delete(id, deleteOptions);
     },
     async redact(runId, redactOptions) {
       const id = parseRunId(runId);

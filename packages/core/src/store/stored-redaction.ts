@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type ErasureBy, erasureBySchema } from '../chain/schemas.js';
 import { redactStringValue, redactText, uniqueKey } from '../ledger/content-guard.js';
 import type { ContentRule } from '../ledger/content-rules.js';
 import { CONTENT_KINDS, type ContentKind } from '../schema/ledger-event.js';
@@ -40,6 +41,12 @@ export interface StoredRedactionOptions {
   kinds?: ContentKind[];
   /** The detectors. @default DEFAULT_CONTENT_RULES (the ledger's) */
   rules?: ContentRule[];
+  /**
+   * Who asks, recorded as the `by` of the erasure entry a chained store writes (a command and its
+   * flag names, never their values: `{ command: 'episodic runs redact', flags: ['--mode'] }`).
+   * @default the library call, e.g. `{ api: 'RunStore.redact' }`
+   */
+  by?: ErasureBy;
 }
 
 /** The text every string becomes in `content` mode. */
@@ -52,6 +59,7 @@ const optionsSchema = z
     rules: z
       .array(z.looseObject({ id: z.string().min(1), pattern: z.instanceof(RegExp) }))
       .optional(),
+    by: erasureBySchema.optional(),
   })
   .optional();
 
@@ -68,6 +76,8 @@ export interface StoredRedactionCounts {
  */
 export interface StoredRedactor {
   readonly mode: StoredRedactionMode;
+  /** Who asks (`StoredRedactionOptions.by`): what a chained store records in its erasure log. */
+  readonly by?: ErasureBy;
   /** Running totals over every call. */
   readonly counts: StoredRedactionCounts;
   /** A JSON value (a parsed record or snapshot). */
@@ -305,5 +315,12 @@ export function createStoredRedactor(options: StoredRedactionOptions = {}): Stor
     return result.text;
   };
 
-  return { mode, counts, json, line, text };
+  return {
+    mode,
+    ...(options.by === undefined ? {} : { by: options.by }),
+    counts,
+    json,
+    line,
+    text,
+  };
 }

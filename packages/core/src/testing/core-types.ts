@@ -11,6 +11,7 @@ export type {
   chainReportSchema,
   chainStreamRefSchema,
   chainWhereSchema,
+  erasureBySchema,
   erasureEntrySchema,
 } from '../chain/schemas.js';
 export type {
@@ -41,6 +42,7 @@ export type {
   EpisodicError,
   EpisodicErrorCode,
   EpisodicErrorOptions,
+  ErasureBy,
   ErasureEntry,
   GetArtifactOptions,
   JsonValue,
@@ -98,6 +100,7 @@ export type {
   RunAppendReceipt,
   RunChainLine,
   RunContextRecord,
+  RunDeleteOptions,
   RunDurability,
   RunEndRecord,
   RunErrorRecord,
