@@ -11,7 +11,7 @@ import { safeJsonParse } from '@episodic/core/adapter';
 import { CONTENT_KINDS, uuidSchema } from '@episodic/core/schemas';
 import type { EpisodicStores } from '@episodic/home';
 import type { CommandContext, OptionValues } from './command-spec.js';
-import { GLOBAL_OPTIONS } from './command-table.js';
+import { GLOBAL_OPTIONS } from './global-options.js';
 import { commandName } from './ledger-command.js';
 import { readLedgerEventRow } from './ledger-event-row.js';
 import { listOption, optionalChoice } from './option-values.js';
